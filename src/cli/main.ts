@@ -1,0 +1,72 @@
+import { UsageError, UserError } from '../core/errors.js';
+import { CliIO, Command, processIO } from './io.js';
+
+/**
+ * Every command, in help order. Each lives in `commands/<file>.ts` and is loaded only when run,
+ * so a command's dependencies never slow down another's start-up.
+ */
+const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: Command }> }[] = [
+  { name: 'generate', summary: 'Generate a package (and other artifacts) from a bundle module', load: () => import('./commands/generate.js') },
+  { name: 'verify', summary: 'Fail when generated files differ from what the bundle module produces', load: () => import('./commands/verify.js') },
+  { name: 'render', summary: 'Render a package like PKO does, for a test case or a config', load: () => import('./commands/render.js') },
+  { name: 'tree', summary: "Print a package's phases and objects in PKO's tree format", load: () => import('./commands/tree.js') },
+  { name: 'validate', summary: "Validate a package with PKO's rules and stricter checks", load: () => import('./commands/validate.js') },
+  { name: 'build', summary: 'Build a reproducible package image; write it or push it', load: () => import('./commands/build.js') },
+  { name: 'update', summary: 'Resolve spec.images to digests and write manifest.lock.yaml', load: () => import('./commands/update.js') },
+  { name: 'lint-rollout', summary: 'Lint an OpenShift rollout Template (SelectorSyncSet → Policy → Package)', load: () => import('./commands/lint-rollout.js') },
+  { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
+];
+
+function topHelp(): string {
+  const w = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'pkogen: generate, validate, build and ship Package Operator packages for HyperShift',
+    '',
+    'Usage: pkogen <command> [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
+    '',
+    "Run 'pkogen <command> --help' for a command's options.",
+    'Exit codes: 0 ok, 1 findings or bad input, 2 usage error.',
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    if (name === undefined) {
+      io.stderr(topHelp());
+      return 2;
+    }
+    io.stdout(topHelp());
+    return 0;
+  }
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
+    io.stderr(`pkogen: unknown command ${JSON.stringify(name)}; run 'pkogen --help'\n`);
+    return 2;
+  }
+  try {
+    const { command } = await entry.load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.stdout(command.help.endsWith('\n') ? command.help : command.help + '\n');
+      return 0;
+    }
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`pkogen: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof UserError) {
+      io.stderr(`error: ${e.describe()}\n`);
+      return 1;
+    }
+    const err = e as Error;
+    io.stderr(`pkogen: internal error: ${err?.message ?? String(e)}\n`);
+    if (io.env.PKOGEN_DEBUG) io.stderr(`${err?.stack ?? ''}\n`);
+    return 1;
+  }
+}

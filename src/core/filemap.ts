@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The seam between every stage: posix path (relative, no leading `./`) → bytes.
+ * A Map keeps insertion order; `sortedPaths` gives the canonical order for output.
+ */
+export type FileMap = Map<string, Uint8Array>;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+export function fileMap(entries: Record<string, string | Uint8Array> = {}): FileMap {
+  const fm: FileMap = new Map();
+  for (const p of Object.keys(entries).sort()) {
+    const v = entries[p];
+    fm.set(normalizePath(p), typeof v === 'string' ? encoder.encode(v) : v);
+  }
+  return fm;
+}
+
+export function toBytes(s: string): Uint8Array {
+  return encoder.encode(s);
+}
+
+export function toText(b: Uint8Array): string {
+  return decoder.decode(b);
+}
+
+/** Byte-wise (code unit) sort, the same on every machine and locale. */
+export function sortedPaths(fm: FileMap): string[] {
+  return [...fm.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function normalizePath(p: string): string {
+  let s = p.replace(/\\/g, '/');
+  while (s.startsWith('./')) s = s.slice(2);
+  return s;
+}
+
+/** Stable digest of a FileMap's content, for tests and change detection. */
+export function fileMapDigest(fm: FileMap): string {
+  const h = createHash('sha256');
+  for (const p of sortedPaths(fm)) {
+    const b = fm.get(p)!;
+    h.update(`${p}\0${b.length}\0`);
+    h.update(b);
+  }
+  return h.digest('hex');
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Paths that differ between two FileMaps: added, removed or changed. */
+export function diffFileMaps(expected: FileMap, actual: FileMap): { added: string[]; removed: string[]; changed: string[] } {
+  const added: string[] = [];
+  const removed: string[] = [];
+  const changed: string[] = [];
+  for (const p of sortedPaths(actual)) {
+    const e = expected.get(p);
+    if (!e) added.push(p);
+    else if (!equalBytes(e, actual.get(p)!)) changed.push(p);
+  }
+  for (const p of sortedPaths(expected)) if (!actual.has(p)) removed.push(p);
+  return { added, removed, changed };
+}
