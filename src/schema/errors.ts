@@ -3,6 +3,8 @@ import { FORMAT_MESSAGES } from './formats.js';
 import { joinPath, pointerToPath } from './paths.js';
 import type { SchemaIssue } from './types.js';
 
+const LEAF = new Set(['type', 'format', 'pattern', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength']);
+
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
@@ -34,8 +36,19 @@ function prefixed(prefix: string, path: string): string {
  */
 export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, prefix = ''): SchemaIssue[] {
   const folds = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  // A branch error nests under its fold's schemaPath; kubernetes-models' compiled validators
+  // restart schemaPath per sub-validator, so there leaf errors at the fold's own value that come
+  // before it count as its branches too.
   const inFold = (e: ErrorObject): ErrorObject | undefined =>
-    folds.find((f) => f !== e && e.schemaPath.startsWith(f.schemaPath + '/') && e.instancePath.startsWith(f.instancePath));
+    folds.find(
+      (f) =>
+        f !== e &&
+        e.instancePath.startsWith(f.instancePath) &&
+        (e.schemaPath.startsWith(f.schemaPath + '/') ||
+          (e.instancePath === f.instancePath && errors.indexOf(e) < errors.indexOf(f) && LEAF.has(e.keyword))),
+    );
+  // A value of the wrong type also fails its format/pattern: report the type only.
+  const typeFailed = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   const out: SchemaIssue[] = [];
   const seen = new Set<string>();
   const push = (i: SchemaIssue): void => {
@@ -48,6 +61,7 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
   for (const e of errors) {
     if (inFold(e)) continue;
     if (e.keyword === 'propertyNames') continue; // reported by the inner error, which names the key
+    if ((e.keyword === 'format' || e.keyword === 'pattern') && typeFailed.has(e.instancePath)) continue;
     const base = pointerToPath(e.instancePath, data);
     const value = valueAt(data, e.instancePath);
     const p = e.params as Record<string, unknown>;
@@ -86,6 +100,13 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         const branches = errors.filter((b) => b !== e && inFold(b) === e);
         const inner = renderAjvErrors(branches, data).map((i) => (i.path === base ? i.message : `${i.path}: ${i.message}`));
         const uniq = [...new Set(inner)];
+        // int-or-string and friends: every branch failed on type alone.
+        if (branches.length > 0 && branches.every((b) => b.keyword === 'type' && b.instancePath === e.instancePath)) {
+          const types = [...new Set(branches.flatMap((b) => String((b.params as { type: unknown }).type).split(',')))];
+          message = `must be ${types.join(' or ')}, got ${describe(value)}`;
+          push({ path: prefixed(prefix, path), message, keyword: 'type' });
+          continue;
+        }
         if (e.keyword === 'oneOf' && (p.passingSchemas as unknown) != null) message = 'must match exactly one of the allowed forms, but matches several';
         else message = `must match ${e.keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the allowed forms${uniq.length ? ` (${uniq.join(' | ')})` : ''}`;
         break;

@@ -10,6 +10,7 @@ import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
 import { objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
+import { removedApiMessage } from './removed.js';
 import { builtinScope, groupOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
 
@@ -199,7 +200,9 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
         return { known: true, source: 'crd', issues };
       }
       if (isBuiltinKind(apiVersion, kind)) {
+        const removed = removedApiMessage(apiVersion, kind);
         const issues = [
+          ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
           ...presenceIssues(obj),
           ...validateBuiltin(obj, apiVersion, kind),
           ...validateMeta(obj, nameRule(apiVersion, kind)),
