@@ -5,6 +5,12 @@ import type { SchemaIssue } from './types.js';
 
 const LEAF = new Set(['type', 'format', 'pattern', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength']);
 
+/** "null" is allowed on optional fields as "unset"; it only confuses a type message. */
+function typeList(types: string[]): string {
+  const shown = types.filter((t) => t !== 'null');
+  return (shown.length ? shown : types).join(' or ');
+}
+
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
@@ -78,7 +84,7 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         message = `unknown field "${String(p.additionalProperty)}"`;
         break;
       case 'type':
-        message = `must be ${String(p.type).split(',').join(' or ')}, got ${describe(value)}`;
+        message = `must be ${typeList(String(p.type).split(','))}, got ${describe(value)}`;
         break;
       case 'enum':
         message = `must be one of ${(p.allowedValues as unknown[]).filter((v) => v !== null).map((v) => JSON.stringify(v)).join(', ')}; got ${describe(value)}`;
@@ -97,13 +103,15 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         break;
       case 'anyOf':
       case 'oneOf': {
+        // A more specific error inside the same value already explains the failure.
+        if (errors.some((o) => !folds.includes(o) && !inFold(o) && o.instancePath.startsWith(e.instancePath))) continue;
         const branches = errors.filter((b) => b !== e && inFold(b) === e);
         const inner = renderAjvErrors(branches, data).map((i) => (i.path === base ? i.message : `${i.path}: ${i.message}`));
         const uniq = [...new Set(inner)];
         // int-or-string and friends: every branch failed on type alone.
         if (branches.length > 0 && branches.every((b) => b.keyword === 'type' && b.instancePath === e.instancePath)) {
           const types = [...new Set(branches.flatMap((b) => String((b.params as { type: unknown }).type).split(',')))];
-          message = `must be ${types.join(' or ')}, got ${describe(value)}`;
+          message = `must be ${typeList(types)}, got ${describe(value)}`;
           push({ path: prefixed(prefix, path), message, keyword: 'type' });
           continue;
         }
