@@ -113,6 +113,12 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
   if (intOrString) type = ['integer', 'string'];
 
   for (const k of COPY) if (s[k] !== undefined) out[k] = s[k];
+  // The API server applies defaults before validating: a required field with a default is never missing.
+  if (Array.isArray(out.required) && isObj(s.properties)) {
+    const props = s.properties;
+    out.required = (out.required as string[]).filter((r) => !(isObj(props[r]) && props[r].default !== undefined));
+    if ((out.required as string[]).length === 0) delete out.required;
+  }
   if (typeof s.pattern === 'string') {
     try {
       new RegExp(s.pattern, 'u');

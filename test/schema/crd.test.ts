@@ -110,6 +110,14 @@ describe('bundled CRDs', () => {
     expect(issues(b)).toEqual(['spec: unknown field "spec"']);
   });
 
+  test('a required field with a CRD default is not missing (the API server defaults before validating)', () => {
+    const c = structuredClone(valid.ConfigurationPolicy) as any;
+    delete c.spec.remediationAction;
+    expect(issues(c)).toEqual([]);
+    delete c.spec['object-templates'][0].complianceType; // required, no default
+    expect(issues(c)).toEqual(['spec.object-templates[0].complianceType: missing required field "complianceType"']);
+  });
+
   test('preserve-unknown-fields: anything goes below it (Package config, ConfigurationPolicy objectDefinition)', () => {
     const p = structuredClone(valid.Package) as any;
     p.spec.config = { whatever: { deep: [1, { x: null }] }, Typo: true };
