@@ -204,7 +204,11 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
         const issues = [
           ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
           ...presenceIssues(obj),
-          ...validateBuiltin(obj, apiVersion, kind),
+          ...validateBuiltin(obj, apiVersion, kind, (value, path) => {
+            if (!isObj(value)) return [];
+            const v = metaValidator('any');
+            return v(value) ? [] : renderAjvErrors(v.errors ?? [], value, path);
+          }),
           ...validateMeta(obj, nameRule(apiVersion, kind)),
         ];
         return { known: true, source: 'builtin', issues };

@@ -255,6 +255,20 @@ describe('built-in kinds', () => {
       expect(r).toContain('metadata.labels.num: must be string, got integer 1');
     });
 
+    test('embedded ObjectMeta (pod templates, claim templates) is strict and label-checked too', () => {
+      const s = structuredClone(valid.StatefulSet) as any;
+      s.spec.template.metadata.labels['app.kubernetes.io/version'] = 'v1.2.3+build';
+      s.spec.template.metadata.annotation = {};
+      s.spec.volumeClaimTemplates[0].metadata.labels = { 'x/y/z': 'a' };
+      const r = issues(s);
+      expect(r.map((x) => x.split(': ')[0]).sort()).toEqual([
+        'spec.template.metadata.annotation',
+        'spec.template.metadata.labels["app.kubernetes.io/version"]',
+        'spec.volumeClaimTemplates[0].metadata.labels["x/y/z"]',
+      ]);
+      expect(r).toContain('spec.template.metadata.annotation: unknown field "annotation"');
+    });
+
     test('missing metadata or name', () => {
       expect(issues({ apiVersion: 'v1', kind: 'ConfigMap' })).toEqual(['metadata: missing required field "metadata"']);
       expect(issues({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'x' } })).toEqual(['metadata.name: missing required field "name"']);
