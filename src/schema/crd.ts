@@ -155,6 +155,8 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
     props.kind ??= { type: 'string' };
     props.metadata = props.metadata ? { allOf: [embeddedMeta(), props.metadata] } : embeddedMeta();
     out.properties = props;
+    // The API server rejects an embedded object without apiVersion or kind.
+    out.required = [...new Set([...(Array.isArray(out.required) ? (out.required as string[]) : []), 'apiVersion', 'kind'])];
   }
   if (isObj(s.additionalProperties)) out.additionalProperties = convert(s.additionalProperties, ctx, false);
   else if (typeof s.additionalProperties === 'boolean') out.additionalProperties = s.additionalProperties;

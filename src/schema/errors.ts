@@ -105,9 +105,17 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
       case 'oneOf': {
         // A more specific error inside the same value already explains the failure.
         if (errors.some((o) => !folds.includes(o) && !inFold(o) && o.instancePath.startsWith(e.instancePath))) continue;
-        const branches = errors.filter((b) => b !== e && inFold(b) === e);
+        let branches = errors.filter((b) => b !== e && inFold(b) === e);
+        // A branch whose type the value has explains the failure better than the branches it
+        // does not match at all (quantity: "must be number" vs the string branch's format).
+        const specific = branches.filter((b) => b.keyword !== 'type' && b.instancePath === e.instancePath);
+        if (specific.length > 0) branches = specific;
         const inner = renderAjvErrors(branches, data).map((i) => (i.path === base ? i.message : `${i.path}: ${i.message}`));
         const uniq = [...new Set(inner)];
+        if (specific.length > 0 && uniq.length === 1) {
+          push({ path: prefixed(prefix, path), message: uniq[0]!, keyword: specific[0]!.keyword });
+          continue;
+        }
         // int-or-string and friends: every branch failed on type alone.
         if (branches.length > 0 && branches.every((b) => b.keyword === 'type' && b.instancePath === e.instancePath)) {
           const types = [...new Set(branches.flatMap((b) => String((b.params as { type: unknown }).type).split(',')))];

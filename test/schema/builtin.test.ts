@@ -205,7 +205,18 @@ describe('built-in kinds', () => {
     d.spec.template.spec.containers[0].resources.requests.cpu = 0.5;
     expect(issues(d)).toEqual([]);
     d.spec.template.spec.containers[0].resources.requests.memory = '64 MB';
-    expect(issues(d).join('\n')).toMatch(/^spec\.template\.spec\.containers\[0\]\.resources\.requests\.memory: /);
+    expect(issues(d)).toEqual([
+      'spec.template.spec.containers[0].resources.requests.memory: must be a quantity such as "100m", "1.5", "512Mi"; got string "64 MB"',
+    ]);
+  });
+
+  test('base64 data and YAML 1.1 booleans where strings belong', () => {
+    const s = structuredClone(valid.Secret) as any;
+    s.data['tls.key'] = 'not base64!';
+    expect(issues(s)).toEqual(['data["tls.key"]: must be base64-encoded data; got string "not base64!"']);
+    const d = structuredClone(valid.Deployment) as any;
+    d.spec.template.spec.containers[0].env[1].value = true; // `value: yes` in YAML 1.1
+    expect(issues(d)).toEqual(['spec.template.spec.containers[0].env[1].value: must be string, got boolean']);
   });
 
   test('enums', () => {

@@ -132,6 +132,30 @@ describe('bundled CRDs', () => {
     ]);
   });
 
+  test('embedded resources need apiVersion and kind', () => {
+    const o = structuredClone(valid.ObjectSet) as any;
+    delete o.spec.phases[0].objects[0].object.apiVersion;
+    expect(issues(o)).toEqual(['spec.phases[0].objects[0].object.apiVersion: missing required field "apiVersion"']);
+  });
+
+  test('every served version of every bundled CRD compiles', () => {
+    const kinds = [
+      'Package', 'ClusterPackage', 'HostedClusterPackage', 'ObjectTemplate', 'ClusterObjectTemplate', 'ObjectDeployment',
+      'ClusterObjectDeployment', 'ObjectSet', 'ClusterObjectSet', 'ObjectSetPhase', 'ClusterObjectSetPhase', 'ObjectSlice', 'ClusterObjectSlice',
+    ];
+    for (const k of kinds) expect(registry.notes(PKO, k)).toMatchObject({ droppedPatterns: [] });
+    for (const [av, k] of [
+      ['policy.open-cluster-management.io/v1', 'Policy'], ['policy.open-cluster-management.io/v1', 'ConfigurationPolicy'],
+      ['policy.open-cluster-management.io/v1', 'PlacementBinding'], ['policy.open-cluster-management.io/v1beta1', 'PolicySet'],
+      ['apps.open-cluster-management.io/v1', 'PlacementRule'], ['cluster.open-cluster-management.io/v1beta1', 'Placement'],
+      ['cluster.open-cluster-management.io/v1beta2', 'ManagedClusterSetBinding'], ['hive.openshift.io/v1', 'SelectorSyncSet'],
+      ['machineconfiguration.openshift.io/v1', 'MachineOSConfig'], ['machineconfiguration.openshift.io/v1', 'MachineOSBuild'],
+    ]) {
+      expect(registry.knows(av!, k!)).toBe(true);
+      expect(registry.notes(av!, k!)).toBeDefined();
+    }
+  });
+
   test('enums and wrong types', () => {
     const b = structuredClone(valid.PlacementBinding) as any;
     b.placementRef.kind = 'Placementrule';
