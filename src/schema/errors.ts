@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { FORMAT_MESSAGES } from './formats.js';
-import { joinPath, pointerToPath } from './paths.js';
+import { joinPath, pointerToPath, unknownFieldMessage } from './paths.js';
 import type { SchemaIssue } from './types.js';
 
 const LEAF = new Set(['type', 'format', 'pattern', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength']);
@@ -81,7 +81,7 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         break;
       case 'additionalProperties':
         path = joinPath(base, String(p.additionalProperty));
-        message = `unknown field "${String(p.additionalProperty)}"`;
+        message = unknownFieldMessage(String(p.additionalProperty), Object.keys((e.parentSchema?.properties as object | undefined) ?? {}));
         break;
       case 'type':
         message = `must be ${typeList(String(p.type).split(','))}, got ${describe(value)}`;

@@ -15,6 +15,7 @@ import { builtinScope, groupOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
+export { pathSegments } from './paths.js';
 
 export interface SchemaRegistryOptions {
   /** Extra CRD YAML files, or directories searched recursively for *.yaml/*.yml. Later ones override bundled CRDs of the same group/kind. */
@@ -113,7 +114,8 @@ export function loadCrdFiles(paths: readonly string[]): BundledCrd[] {
 }
 
 export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRegistry {
-  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false });
+  // verbose: errors carry their parent schema, for did-you-mean on unknown fields.
+  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
   addKubernetesFormats(ajv);
   if (opts.cel !== false) addCelKeyword(ajv);
   else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });

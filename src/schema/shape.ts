@@ -1,5 +1,5 @@
 import type { SchemaIssue } from './types.js';
-import { joinPath } from './paths.js';
+import { joinPath, unknownFieldMessage } from './paths.js';
 
 /**
  * The field tree of a built-in kind, used only to find unknown fields (kubernetes-models'
@@ -50,7 +50,7 @@ export function findUnknownFields(
     if (skip?.(p)) continue;
     const child = s.o[k];
     if (child === undefined) {
-      out.push({ path: p, message: `unknown field "${k}"`, keyword: 'additionalProperties' });
+      out.push({ path: p, message: unknownFieldMessage(k, Object.keys(s.o)), keyword: 'additionalProperties' });
     } else findUnknownFields(v, child, defs, p, out, skip, onNamed);
   }
 }

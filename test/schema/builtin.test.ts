@@ -156,7 +156,7 @@ describe('built-in kinds', () => {
     d.spec.template.spec.affxxxinity = d.spec.template.spec.affinity;
     delete d.spec.template.spec.affinity;
     expect(registry.validate(d).issues).toEqual([
-      { path: 'spec.template.spec.affxxxinity', message: 'unknown field "affxxxinity"', keyword: 'additionalProperties' },
+      { path: 'spec.template.spec.affxxxinity', message: 'unknown field "affxxxinity" (did you mean "affinity"?)', keyword: 'additionalProperties' },
     ]);
   });
 
@@ -168,11 +168,11 @@ describe('built-in kinds', () => {
     d.spec.template.spec.volumes[0].secret.secretname = 'x';
     d.spec.template.metadata.label = {};
     expect(issues(d).sort()).toEqual([
-      'spec.template.metadata.label: unknown field "label"',
-      'spec.template.spec.containers[0].env[1].valeu: unknown field "valeu"',
-      'spec.template.spec.containers[0].imagePullPolicyy: unknown field "imagePullPolicyy"',
-      'spec.template.spec.volumes[0].secret.secretname: unknown field "secretname"',
-      'specc: unknown field "specc"',
+      'spec.template.metadata.label: unknown field "label" (did you mean "labels"?)',
+      'spec.template.spec.containers[0].env[1].valeu: unknown field "valeu" (did you mean "value"?)',
+      'spec.template.spec.containers[0].imagePullPolicyy: unknown field "imagePullPolicyy" (did you mean "imagePullPolicy"?)',
+      'spec.template.spec.volumes[0].secret.secretname: unknown field "secretname" (did you mean "secretName"?)',
+      'specc: unknown field "specc" (did you mean "spec"?)',
     ]);
   });
 
@@ -232,7 +232,7 @@ describe('built-in kinds', () => {
     c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.anything = { type: 'string', 'x-kubernetes-validations': [{ rule: 'self != ""' }] };
     expect(issues(c)).toEqual([]);
     c.spec.versions[0].schema.openAPIV3Schema.typo = 1;
-    expect(issues(c)).toEqual(['spec.versions[0].schema.openAPIV3Schema.typo: unknown field "typo"']);
+    expect(issues(c)).toEqual(['spec.versions[0].schema.openAPIV3Schema.typo: unknown field "typo" (did you mean "type"?)']);
   });
 
   test('null optional fields count as unset', () => {
@@ -277,7 +277,7 @@ describe('built-in kinds', () => {
         'spec.template.metadata.labels["app.kubernetes.io/version"]',
         'spec.volumeClaimTemplates[0].metadata.labels["x/y/z"]',
       ]);
-      expect(r).toContain('spec.template.metadata.annotation: unknown field "annotation"');
+      expect(r).toContain('spec.template.metadata.annotation: unknown field "annotation" (did you mean "annotations"?)');
     });
 
     test('missing metadata or name', () => {
@@ -322,5 +322,21 @@ describe('built-in kinds', () => {
     expect(issues(psp)).toEqual(['apiVersion: PodSecurityPolicy policy/v1beta1 is no longer served since Kubernetes 1.25; the kind was removed']);
     const cj = { apiVersion: 'batch/v1beta1', kind: 'CronJob', metadata: { name: 'x' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { containers: [] } } } } } };
     expect(issues(cj)).toEqual(['apiVersion: CronJob batch/v1beta1 is no longer served since Kubernetes 1.25; use apiVersion batch/v1']);
+  });
+});
+
+describe('paths', () => {
+  test('pathSegments inverts issue paths', async () => {
+    const { pathSegments } = await import('../../src/schema/registry.js');
+    expect(pathSegments('spec.template.spec.containers[0].image')).toEqual(['spec', 'template', 'spec', 'containers', 0, 'image']);
+    expect(pathSegments('metadata.labels["app.kubernetes.io/name"]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
+    expect(pathSegments('data["a\\"]b"].x[12]')).toEqual(['data', 'a"]b', 'x', 12]);
+    expect(pathSegments('')).toEqual([]);
+  });
+
+  test('no suggestion when nothing is close', () => {
+    const d = structuredClone(valid.ConfigMap) as any;
+    d.zzzzzz = 1;
+    expect(issues(d)).toEqual(['zzzzzz: unknown field "zzzzzz"']);
   });
 });

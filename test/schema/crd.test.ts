@@ -101,9 +101,9 @@ describe('bundled CRDs', () => {
     delete p.spec.template.spec.image;
     p.spec.strategy.rollingUpgrade.maxUnavaliable = 1;
     expect(issues(p).sort()).toEqual([
-      'spec.strategy.rollingUpgrade.maxUnavaliable: unknown field "maxUnavaliable"',
+      'spec.strategy.rollingUpgrade.maxUnavaliable: unknown field "maxUnavaliable" (did you mean "maxUnavailable"?)',
       'spec.template.spec.image: missing required field "image"',
-      'spec.template.spec.imagee: unknown field "imagee"',
+      'spec.template.spec.imagee: unknown field "imagee" (did you mean "image"?)',
     ]);
     const b = structuredClone(valid.PlacementBinding) as any;
     b.spec = { placementRef: b.placementRef };
@@ -169,7 +169,7 @@ describe('bundled CRDs', () => {
   test('apiVersion and kind must match the schema found; metadata strict', () => {
     const p = structuredClone(valid.Package) as any;
     p.metadata.nmae = 'x';
-    expect(issues(p)).toEqual(['metadata.nmae: unknown field "nmae"']);
+    expect(issues(p)).toEqual(['metadata.nmae: unknown field "nmae" (did you mean "name"?)']);
     delete p.metadata.nmae;
     p.metadata.name = 'Demo';
     expect(issues(p)[0]).toMatch(/^metadata\.name: must be a lowercase RFC 1123 subdomain/);
@@ -268,7 +268,7 @@ describe('extra CRD files (--crd)', () => {
       'spec: must match exactly one of the allowed forms, but matches several',
     ]);
     expect(issues(widget(base, { status: { ready: true } }), r)).toEqual([]);
-    expect(issues(widget(base, { statuss: {} }), r)).toEqual(['statuss: unknown field "statuss"']);
+    expect(issues(widget(base, { statuss: {} }), r)).toEqual(['statuss: unknown field "statuss" (did you mean "status"?)']);
     expect(r.notes('example.com/v1', 'Widget')).toEqual({ droppedPatterns: ['^(?i)[a-z]+$'], celRules: 2 });
   });
 
