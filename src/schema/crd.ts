@@ -171,6 +171,11 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
   }
   if (isObj(s.not)) out.not = convert(s.not, { ...ctx, branch: true }, false);
 
+  if (s['x-kubernetes-list-type'] === 'set') out.uniqueItems = true;
+  if (s['x-kubernetes-list-type'] === 'map' && Array.isArray(s['x-kubernetes-list-map-keys'])) {
+    out['x-kubernetes-list-map-keys'] = s['x-kubernetes-list-map-keys'];
+  }
+
   const rules = s['x-kubernetes-validations'];
   if (Array.isArray(rules) && rules.length > 0) {
     ctx.notes.celRules += rules.length;

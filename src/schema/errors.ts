@@ -98,6 +98,9 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         message = `${FORMAT_MESSAGES[f] ?? `must match format "${f}"`}; got ${shown}`;
         break;
       }
+      case 'uniqueItems':
+        message = `duplicate entry: items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are identical (the list is a set)`;
+        break;
       case 'pattern':
         message = `must match the regular expression ${String(p.pattern)}; got ${describe(value)}`;
         break;

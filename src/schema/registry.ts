@@ -8,6 +8,7 @@ import { crdFromObject, crdVersionToJsonSchema, type BundledCrd, type Conversion
 import { addCelKeyword } from './cel.js';
 import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
+import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
 import { objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
 import { removedApiMessage } from './removed.js';
@@ -117,6 +118,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   // verbose: errors carry their parent schema, for did-you-mean on unknown fields.
   const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
   addKubernetesFormats(ajv);
+  addListMapKeyword(ajv);
   if (opts.cel !== false) addCelKeyword(ajv);
   else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });
   for (const rule of ['subdomain', 'label', 'path-segment', 'any'] as const) ajv.addSchema(objectMetaSchema(rule));

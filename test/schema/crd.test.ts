@@ -156,6 +156,15 @@ describe('bundled CRDs', () => {
     }
   });
 
+  test('list types: set items and map keys must be unique', () => {
+    const h = structuredClone(valid.HostedClusterPackage) as any;
+    h.spec.partition.order.static = ['canary', 'canary'];
+    expect(issues(h)).toEqual(['spec.partition.order.static: duplicate entry: items 0 and 1 are identical (the list is a set)']);
+    const m = structuredClone(valid.MachineOSConfig) as any;
+    m.spec.containerFile.push({ containerfileArch: 'NoArch', content: 'RUN true' });
+    expect(issues(m)).toEqual(['spec.containerFile: duplicate entry: items 0 and 1 both have containerfileArch="NoArch"']);
+  });
+
   test('enums and wrong types', () => {
     const b = structuredClone(valid.PlacementBinding) as any;
     b.placementRef.kind = 'Placementrule';
@@ -182,8 +191,11 @@ describe('bundled CRDs', () => {
       expect.stringMatching(/^spec\.renderedImagePushSpec: /),
     ]);
     const h = structuredClone(valid.HostedClusterPackage) as any;
-    h.spec.partition.order.static = ['*', '*'];
-    expect(issues(h)).toHaveLength(1);
+    h.spec.partition.order.static = ['*', 'a', '*'];
+    expect(issues(h)).toEqual([
+      "spec.partition.order.static: catch all '*' group may only be used once",
+      'spec.partition.order.static: duplicate entry: items 0 and 2 are identical (the list is a set)',
+    ]);
     h.spec.partition.order.static = ['bad value!'];
     expect(issues(h)).toHaveLength(1);
   });
