@@ -167,7 +167,11 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   const validateMeta = (obj: Record<string, unknown>, rule: NameRule): SchemaIssue[] => {
     const meta = obj.metadata;
-    if (!isObj(meta)) return [];
+    if (meta === undefined || meta === null) return []; // presenceIssues reports it
+    if (!isObj(meta)) {
+      const got = Array.isArray(meta) ? 'array' : typeof meta;
+      return [{ path: 'metadata', message: `must be object, got ${got}`, keyword: 'type' }];
+    }
     const v = metaValidator(rule);
     return v(meta) ? [] : renderAjvErrors(v.errors ?? [], meta, 'metadata');
   };
