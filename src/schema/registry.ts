@@ -70,6 +70,19 @@ function presenceIssues(obj: Record<string, unknown>): SchemaIssue[] {
   return [];
 }
 
+/** The API server requires a CRD's name to be <spec.names.plural>.<spec.group>. */
+function crdNameIssues(obj: Record<string, unknown>): SchemaIssue[] {
+  const meta = obj.metadata;
+  const spec = obj.spec;
+  if (!isObj(meta) || !isObj(spec) || !isObj(spec.names)) return [];
+  const { plural } = spec.names;
+  if (typeof meta.name !== 'string' || typeof plural !== 'string' || typeof spec.group !== 'string') return [];
+  const want = `${plural}.${spec.group}`;
+  return meta.name === want
+    ? []
+    : [{ path: 'metadata.name', message: `must be spec.names.plural + "." + spec.group ("${want}")`, keyword: 'crd-name' }];
+}
+
 function listYamlFiles(p: string): string[] {
   let st;
   try {
@@ -219,6 +232,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
           }),
           ...validateMeta(obj, nameRule(apiVersion, kind)),
         ];
+        if (kind === 'CustomResourceDefinition') issues.push(...crdNameIssues(obj));
         return { known: true, source: 'builtin', issues };
       }
       return { known: false, issues: [], reason: `no schema for ${kind} in ${apiVersion}` };

@@ -235,6 +235,12 @@ describe('built-in kinds', () => {
     expect(issues(c)).toEqual(['spec.versions[0].schema.openAPIV3Schema.typo: unknown field "typo" (did you mean "type"?)']);
   });
 
+  test('a CRD name must be <plural>.<group>', () => {
+    const c = structuredClone(valid.CustomResourceDefinition) as any;
+    c.metadata.name = 'widget.example.com';
+    expect(issues(c)).toEqual(['metadata.name: must be spec.names.plural + "." + spec.group ("widgets.example.com")']);
+  });
+
   test('null optional fields count as unset', () => {
     const d = structuredClone(valid.Deployment) as any;
     d.metadata.creationTimestamp = null;
