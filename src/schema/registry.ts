@@ -148,14 +148,20 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   // "apiVersion/Kind" → served CRD version; "group/Kind" → scope.
   const crdVersions = new Map<string, CrdEntry>();
   const crdScopes = new Map<string, Scope>();
+  const crdKeys = new Map<string, string[]>(); // "group/Kind" → its "apiVersion/Kind" keys
   const addCrd = (crd: BundledCrd): void => {
-    crdScopes.set(`${crd.group}/${crd.kind}`, crd.scope === 'Cluster' ? 'Cluster' : 'Namespaced');
+    const gk = `${crd.group}/${crd.kind}`;
+    // A later CRD of the same group/kind replaces the earlier one entirely, versions included.
+    for (const key of crdKeys.get(gk) ?? []) crdVersions.delete(key);
+    const keys: string[] = [];
+    crdScopes.set(gk, crd.scope === 'Cluster' ? 'Cluster' : 'Namespaced');
     for (const v of crd.versions) {
-      const apiVersion = crd.group === '' ? v.name : `${crd.group}/${v.name}`;
-      const key = `${apiVersion}/${crd.kind}`;
-      if (v.served) crdVersions.set(key, { crd, version: v.name, schema: v.schema });
-      else crdVersions.delete(key);
+      if (!v.served) continue;
+      const key = `${crd.group === '' ? v.name : `${crd.group}/${v.name}`}/${crd.kind}`;
+      crdVersions.set(key, { crd, version: v.name, schema: v.schema });
+      keys.push(key);
     }
+    crdKeys.set(gk, keys);
   };
   for (const crd of BUNDLED_CRDS) addCrd(crd);
   if (opts.crdFiles?.length) for (const crd of loadCrdFiles(opts.crdFiles)) addCrd(crd);

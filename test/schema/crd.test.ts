@@ -288,7 +288,17 @@ describe('extra CRD files (--crd)', () => {
     const file = join(dir, 'package-override.yaml');
     writeFileSync(file, PACKAGE_OVERRIDE);
     const r = createSchemaRegistry({ crdFiles: [file] });
+    expect(r.knows(PKO, 'Package')).toBe(true);
+    expect(r.knows('package-operator.run/v1', 'Package')).toBe(true);
     expect(issues(valid.Package, r).sort()).toEqual(['spec.config: unknown field "config"', 'spec.image: unknown field "image"']);
+  });
+
+  test('an overriding CRD replaces every version of the bundled one', () => {
+    const file = join(dir, 'hcp-override.yaml');
+    writeFileSync(file, PACKAGE_OVERRIDE.replace(/packages/g, 'hostedclusterpackages').replace(/kind: Package/, 'kind: HostedClusterPackage').replace(/v1alpha1/g, 'v1beta1').replace('scope: Namespaced', 'scope: Cluster'));
+    const r = createSchemaRegistry({ crdFiles: [file] });
+    expect(r.knows(PKO, 'HostedClusterPackage')).toBe(false);
+    expect(r.knows('package-operator.run/v1beta1', 'HostedClusterPackage')).toBe(true);
   });
 
   test('missing and malformed CRD files are user errors', () => {
@@ -398,4 +408,9 @@ spec:
         type: object
         properties:
           spec: {type: object, properties: {other: {type: string}}}
+  - name: v1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `;
