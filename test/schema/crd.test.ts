@@ -200,10 +200,12 @@ describe('bundled CRDs', () => {
     expect(issues(h)).toHaveLength(1);
   });
 
-  test('rules that need Kubernetes-only CEL libraries or oldSelf are skipped, not failed', () => {
+  test("Kubernetes' format library idiom (!format.dns1123Subdomain().validate(x).hasValue()) is evaluated", () => {
     const m = structuredClone(valid.MachineOSConfig) as any;
-    m.spec.machineConfigPool.name = 'Not_A_Subdomain'; // format.dns1123Subdomain() is Kubernetes-only
-    expect(issues(m)).toEqual([]);
+    m.spec.machineConfigPool.name = 'Not_A_Subdomain';
+    expect(issues(m)).toEqual([
+      "spec.machineConfigPool.name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.",
+    ]);
     const notes = registry.notes('machineconfiguration.openshift.io/v1', 'MachineOSConfig');
     expect(notes?.celRules).toBeGreaterThan(0);
   });
@@ -253,6 +255,12 @@ describe('extra CRD files (--crd)', () => {
     expect(issues(widget(base), r)).toEqual([]);
   });
 
+  test('CEL rules with oldSelf or Kubernetes-only libraries are skipped, never failed', () => {
+    const r = createSchemaRegistry({ crdFiles: [dir] });
+    // size differs from any "old" value and a is not a URL: neither rule can run offline.
+    expect(issues(widget({ ...base, a: 'not a url' }), r)).toEqual([]);
+  });
+
   test('conversion rules: int-or-string, nullable, enum, formats, patterns, preserve, embedded, oneOf, CEL', () => {
     const r = createSchemaRegistry({ crdFiles: [join(dir, 'nested', 'widgets.yaml')] });
     expect(issues(widget({ ...base, port: 'http' }), r)).toEqual([]);
@@ -281,7 +289,7 @@ describe('extra CRD files (--crd)', () => {
     ]);
     expect(issues(widget(base, { status: { ready: true } }), r)).toEqual([]);
     expect(issues(widget(base, { statuss: {} }), r)).toEqual(['statuss: unknown field "statuss" (did you mean "status"?)']);
-    expect(r.notes('example.com/v1', 'Widget')).toEqual({ droppedPatterns: ['^(?i)[a-z]+$'], celRules: 2 });
+    expect(r.notes('example.com/v1', 'Widget')).toEqual({ droppedPatterns: ['^(?i)[a-z]+$'], celRules: 3 });
   });
 
   test('a later CRD file overrides the bundled CRD of the same group/kind', () => {
@@ -347,6 +355,8 @@ spec:
             - rule: "self.mode != 'fast' || self.size <= 10"
               message: size must not exceed 10 in fast mode
             - rule: "self.size == oldSelf.size"
+            - rule: "isURL(self.a)"
+              message: needs the Kubernetes URL library, skipped offline
             properties:
               a: {type: string}
               b: {type: string}
