@@ -5,7 +5,7 @@ import { UserError } from '../core/errors.js';
 import { parseAllYaml11, YamlParseError } from '../yaml/parse.js';
 import { isBuiltinKind, validateBuiltin } from './builtin.js';
 import { crdFromObject, crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
-import { addCelKeyword } from './cel.js';
+import { addCelKeyword, type CelStats } from './cel.js';
 import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
 import { addListMapKeyword } from './listtype.js';
@@ -34,6 +34,8 @@ export interface SchemaRegistry {
   knows(apiVersion: string, kind: string): boolean;
   /** What a CRD's conversion could not carry over (unparseable regexes, CEL rules), by "apiVersion/Kind". */
   notes(apiVersion: string, kind: string): ConversionNotes | undefined;
+  /** CEL rule evaluations so far: run, or skipped (oldSelf, Kubernetes-only library, runtime error). */
+  celStats(): CelStats;
 }
 
 /** Kinds whose metadata.name the API server validates differently from the DNS-subdomain default. */
@@ -132,7 +134,8 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
   addKubernetesFormats(ajv);
   addListMapKeyword(ajv);
-  if (opts.cel !== false) addCelKeyword(ajv);
+  const cel: CelStats = { evaluated: 0, skipped: 0 };
+  if (opts.cel !== false) addCelKeyword(ajv, cel);
   else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });
   for (const rule of ['subdomain', 'label', 'path-segment', 'any'] as const) ajv.addSchema(objectMetaSchema(rule));
   const metaValidators = new Map<NameRule, ValidateFunction>();
@@ -200,6 +203,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   return {
     knows,
+    celStats: () => ({ ...cel }),
     scopeOf(apiVersion, kind) {
       return crdScopes.get(`${groupOf(apiVersion)}/${kind}`) ?? builtinScope(apiVersion, kind, isBuiltinKind(apiVersion, kind));
     },

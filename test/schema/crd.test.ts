@@ -259,6 +259,10 @@ describe('extra CRD files (--crd)', () => {
     const r = createSchemaRegistry({ crdFiles: [dir] });
     // size differs from any "old" value and a is not a URL: neither rule can run offline.
     expect(issues(widget({ ...base, a: 'not a url' }), r)).toEqual([]);
+    expect(r.celStats()).toEqual({ evaluated: 1, skipped: 2 });
+    const off = createSchemaRegistry({ crdFiles: [dir], cel: false });
+    expect(issues(widget({ ...base, size: 20 }), off)).toEqual([]);
+    expect(off.celStats()).toEqual({ evaluated: 0, skipped: 0 });
   });
 
   test('conversion rules: int-or-string, nullable, enum, formats, patterns, preserve, embedded, oneOf, CEL', () => {
