@@ -28,9 +28,10 @@ export function validateBuiltin(
 ): SchemaIssue[] {
   const entry = BUILTIN_KINDS[`${apiVersion}/${kind}`];
   if (!entry) return [];
-  const validate = BUILTIN_VALIDATORS[entry.schemaId]!;
+  // Absent for API versions Kubernetes removed: the caller reports those, field names are still checked.
+  const validate = BUILTIN_VALIDATORS[entry.schemaId];
   const issues: SchemaIssue[] = [];
-  if (!validate(obj)) {
+  if (validate && !validate(obj)) {
     const errs = (validate.errors ?? []).filter((e) => !e.instancePath.startsWith('/metadata'));
     issues.push(...renderAjvErrors(errs, obj));
   }
