@@ -111,7 +111,9 @@ export function loadCrdFiles(paths: readonly string[]): BundledCrd[] {
     try {
       docs = parseAllYaml11(readFileSync(file, 'utf8'), file);
     } catch (e) {
-      if (e instanceof YamlParseError || e instanceof UserError) throw e;
+      if (e instanceof YamlParseError) {
+        throw new UserError(`invalid YAML in CRD file: ${e.message}`, { file, line: e.line, column: e.column });
+      }
       throw new UserError(`cannot read CRD file: ${(e as Error).message}`, { file });
     }
     docs.forEach((doc, i) => {

@@ -318,9 +318,21 @@ describe('extra CRD files (--crd)', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n');
     expect(() => createSchemaRegistry({ crdFiles: [bad] })).toThrow(/no spec.names/);
+    const badType = join(dir, 'bad-type.yaml');
+    writeFileSync(badType, PACKAGE_OVERRIDE.replace('{other: {type: string}}', '{other: {type: strnig}}'));
+    const r = createSchemaRegistry({ crdFiles: [badType] });
+    // Compilation is lazy: a broken schema surfaces on first use, naming the file.
+    expect(() => r.validate(valid.Package)).toThrow(UserError);
+    expect(() => r.validate(valid.Package)).toThrow(/cannot compile the schema of package-operator.run\/v1alpha1\/Package from .*bad-type.yaml/);
     const broken = join(dir, 'broken.yaml');
     writeFileSync(broken, 'a: [\n');
-    expect(() => createSchemaRegistry({ crdFiles: [broken] })).toThrow();
+    try {
+      createSchemaRegistry({ crdFiles: [broken] });
+      throw new Error('expected a UserError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(UserError);
+      expect((e as UserError).describe()).toMatch(/broken\.yaml:2:1: invalid YAML in CRD file: /);
+    }
   });
 });
 
