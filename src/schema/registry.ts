@@ -1,10 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { parseAllYaml11, YamlParseError } from '../yaml/parse.js';
 import { isBuiltinKind, validateBuiltin } from './builtin.js';
-import { crdFromObject, crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
+import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
+import { loadCrdFiles } from './crdfiles.js';
 import { addCelKeyword, type CelStats } from './cel.js';
 import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
@@ -17,6 +15,7 @@ import type { SchemaIssue, SchemaResult, Scope } from './types.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
 export { pathSegments } from './paths.js';
+export { loadCrdFiles } from './crdfiles.js';
 
 export interface SchemaRegistryOptions {
   /** Extra CRD YAML files, or directories searched recursively for *.yaml/*.yml. Later ones override bundled CRDs of the same group/kind. */
@@ -83,52 +82,6 @@ function crdNameIssues(obj: Record<string, unknown>): SchemaIssue[] {
   return meta.name === want
     ? []
     : [{ path: 'metadata.name', message: `must be spec.names.plural + "." + spec.group ("${want}")`, keyword: 'crd-name' }];
-}
-
-function listYamlFiles(p: string): string[] {
-  let st;
-  try {
-    st = statSync(p);
-  } catch {
-    throw new UserError(`CRD file or directory not found: ${p}`, { file: p });
-  }
-  if (!st.isDirectory()) return [p];
-  const out: string[] = [];
-  for (const name of readdirSync(p).sort()) {
-    if (name.startsWith('.')) continue;
-    const child = join(p, name);
-    if (statSync(child).isDirectory()) out.push(...listYamlFiles(child));
-    else if (/\.ya?ml$/.test(name)) out.push(child);
-  }
-  return out;
-}
-
-/** Reads CRDs from YAML files (multi-document; `kind: List` of CRDs accepted). */
-export function loadCrdFiles(paths: readonly string[]): BundledCrd[] {
-  const out: BundledCrd[] = [];
-  for (const file of paths.flatMap(listYamlFiles)) {
-    let docs: unknown[];
-    try {
-      docs = parseAllYaml11(readFileSync(file, 'utf8'), file);
-    } catch (e) {
-      if (e instanceof YamlParseError) {
-        throw new UserError(`invalid YAML in CRD file: ${e.message}`, { file, line: e.line, column: e.column });
-      }
-      throw new UserError(`cannot read CRD file: ${(e as Error).message}`, { file });
-    }
-    docs.forEach((doc, i) => {
-      const items = isObj(doc) && doc.kind === 'List' && Array.isArray(doc.items) ? doc.items : [doc];
-      for (const item of items) {
-        try {
-          const crd = crdFromObject(item, file);
-          if (crd) out.push(crd);
-        } catch (e) {
-          throw new UserError((e as Error).message, { file, doc: i });
-        }
-      }
-    });
-  }
-  return out;
 }
 
 export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRegistry {

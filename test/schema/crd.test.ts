@@ -5,6 +5,17 @@ import { UserError } from '../../src/core/errors.js';
 import { createSchemaRegistry } from '../../src/schema/registry.js';
 
 const registry = createSchemaRegistry();
+
+/** The located one-line text of the UserError fn throws. */
+function userError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof UserError) return e.describe();
+    throw e;
+  }
+  throw new Error('expected a UserError');
+}
 const issues = (obj: unknown, r = registry): string[] => r.validate(obj).issues.map((i) => `${i.path}: ${i.message}`);
 
 const PKO = 'package-operator.run/v1alpha1';
@@ -315,9 +326,18 @@ describe('extra CRD files (--crd)', () => {
 
   test('missing and malformed CRD files are user errors', () => {
     expect(() => createSchemaRegistry({ crdFiles: [join(dir, 'nope.yaml')] })).toThrow(UserError);
+    const empty = mkdtempSync(join(tmpdir(), 'pkogen-schema-empty-'));
+    try {
+      expect(() => createSchemaRegistry({ crdFiles: [empty] })).toThrow(/no CustomResourceDefinition found/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n');
     expect(() => createSchemaRegistry({ crdFiles: [bad] })).toThrow(/no spec.names/);
+    const notCrd = join(dir, 'not-a-crd.yaml');
+    writeFileSync(notCrd, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
+    expect(userError(() => createSchemaRegistry({ crdFiles: [notCrd] }))).toMatch(/not-a-crd\.yaml: no CustomResourceDefinition found/);
     const badType = join(dir, 'bad-type.yaml');
     writeFileSync(badType, PACKAGE_OVERRIDE.replace('{other: {type: string}}', '{other: {type: strnig}}'));
     const r = createSchemaRegistry({ crdFiles: [badType] });
@@ -326,13 +346,7 @@ describe('extra CRD files (--crd)', () => {
     expect(() => r.validate(valid.Package)).toThrow(/cannot compile the schema of package-operator.run\/v1alpha1\/Package from .*bad-type.yaml/);
     const broken = join(dir, 'broken.yaml');
     writeFileSync(broken, 'a: [\n');
-    try {
-      createSchemaRegistry({ crdFiles: [broken] });
-      throw new Error('expected a UserError');
-    } catch (e) {
-      expect(e).toBeInstanceOf(UserError);
-      expect((e as UserError).describe()).toMatch(/broken\.yaml:2:1: invalid YAML in CRD file: /);
-    }
+    expect(userError(() => createSchemaRegistry({ crdFiles: [broken] }))).toMatch(/broken\.yaml:2:1: invalid YAML in CRD file: /);
   });
 });
 
