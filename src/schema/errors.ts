@@ -98,6 +98,33 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         message = `${FORMAT_MESSAGES[f] ?? `must match format "${f}"`}; got ${shown}`;
         break;
       }
+      case 'minimum':
+      case 'maximum':
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum':
+        message = `must be ${String(p.comparison)} ${String(p.limit)}; got ${describe(value)}`;
+        break;
+      case 'minLength':
+        message = `must be at least ${String(p.limit)} characters long`;
+        break;
+      case 'maxLength':
+        message = `must be at most ${String(p.limit)} characters long`;
+        break;
+      case 'minItems':
+        message = `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+        break;
+      case 'maxItems':
+        message = `must have at most ${String(p.limit)} items`;
+        break;
+      case 'minProperties':
+        message = `must have at least ${String(p.limit)} field${p.limit === 1 ? '' : 's'}`;
+        break;
+      case 'maxProperties':
+        message = `must have at most ${String(p.limit)} fields`;
+        break;
+      case 'multipleOf':
+        message = `must be a multiple of ${String(p.multipleOf)}; got ${describe(value)}`;
+        break;
       case 'uniqueItems':
         message = `duplicate entry: items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are identical (the list is a set)`;
         break;

@@ -209,6 +209,8 @@ describe('bundled CRDs', () => {
     ]);
     h.spec.partition.order.static = ['bad value!'];
     expect(issues(h)).toHaveLength(1);
+    h.spec.partition.order.static = Array.from({ length: 21 }, (_, i) => `g${i}`);
+    expect(issues(h)).toEqual(['spec.partition.order.static: must have at most 20 items']);
   });
 
   test("Kubernetes' format library idiom (!format.dns1123Subdomain().validate(x).hasValue()) is evaluated", () => {
@@ -297,7 +299,7 @@ describe('extra CRD files (--crd)', () => {
     expect(issues(widget({ ...base, template: { ...base.template, metadata: { name: 'p', bogus: 1 } } }), r)).toEqual([
       'spec.template.metadata.bogus: unknown field "bogus"',
     ]);
-    expect(issues(widget({ ...base, size: 0 }), r)).toEqual(['spec.size: must be >= 1']);
+    expect(issues(widget({ ...base, size: 0 }), r)).toEqual(['spec.size: must be >= 1; got integer 0']);
     expect(issues(widget({ ...base, size: 20 }), r)).toEqual(['spec: size must not exceed 10 in fast mode']);
     expect(issues(widget({ ...base, a: 'x', b: 'y' }), r)).toEqual([
       'spec: must match exactly one of the allowed forms, but matches several',
