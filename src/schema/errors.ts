@@ -67,6 +67,7 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
   for (const e of errors) {
     if (inFold(e)) continue;
     if (e.keyword === 'propertyNames') continue; // reported by the inner error, which names the key
+    if (e.keyword === 'if') continue; // "must match then": the then-branch error says what is wrong
     if ((e.keyword === 'format' || e.keyword === 'pattern') && typeFailed.has(e.instancePath)) continue;
     const base = pointerToPath(e.instancePath, data);
     const value = valueAt(data, e.instancePath);
@@ -114,7 +115,7 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         message = `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
         break;
       case 'maxItems':
-        message = `must have at most ${String(p.limit)} items`;
+        message = p.limit === 0 ? 'must be empty' : `must have at most ${String(p.limit)} items`;
         break;
       case 'minProperties':
         message = `must have at least ${String(p.limit)} field${p.limit === 1 ? '' : 's'}`;

@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { UserError } from '../core/errors.js';
-import { isBuiltinKind, validateBuiltin } from './builtin.js';
+import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, validateBuiltin } from './builtin.js';
 import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
 import { loadCrdFiles } from './crdfiles.js';
 import { addCelKeyword, type CelStats } from './cel.js';
@@ -8,7 +8,7 @@ import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
 import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
-import { objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
+import { labelSelectorSchema, objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
 import { removedApiMessage } from './removed.js';
 import { builtinScope, groupOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
@@ -93,6 +93,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   if (opts.cel !== false) addCelKeyword(ajv, cel);
   else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });
   for (const rule of ['subdomain', 'label', 'path-segment', 'any'] as const) ajv.addSchema(objectMetaSchema(rule));
+  const selectorValidator = ajv.compile(labelSelectorSchema());
   const metaValidators = new Map<NameRule, ValidateFunction>();
   const metaValidator = (rule: NameRule): ValidateFunction => {
     let v = metaValidators.get(rule);
@@ -190,9 +191,11 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
         const issues = [
           ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
           ...presenceIssues(obj),
-          ...validateBuiltin(obj, apiVersion, kind, (value, path) => {
+          ...validateBuiltin(obj, apiVersion, kind, (name, value, path) => {
+            const v = name === OBJECT_META_SHAPE ? metaValidator('any') : name === LABEL_SELECTOR_SHAPE ? selectorValidator : undefined;
+            if (!v) return undefined;
+            // Wrong types are reported by kubernetes-models' validator.
             if (!isObj(value)) return [];
-            const v = metaValidator('any');
             return v(value) ? [] : renderAjvErrors(v.errors ?? [], value, path);
           }),
           ...validateMeta(obj, nameRule(apiVersion, kind)),
