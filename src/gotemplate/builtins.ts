@@ -210,7 +210,9 @@ export function eq(args: V[]): boolean {
     const k2 = basicKind(a);
     let t = false;
     if (k1 !== k2) {
-      if (a1 !== undefined && a !== undefined) throw new BuiltinError('incompatible types for comparison');
+      if (a1 !== undefined && a !== undefined) {
+        throw new BuiltinError(`incompatible types for comparison: ${goTypeName(a1)} and ${goTypeName(a)}`);
+      }
     } else if (k1 !== K.Invalid) {
       t = unwrapTyped(a1) === unwrapTyped(a);
     } else {
@@ -236,7 +238,7 @@ export function lt(args: V[]): boolean {
   const a2 = concrete(args[1]);
   const k2 = basicKind(a2);
   if (k2 === K.Invalid) throw new BuiltinError('invalid type for comparison');
-  if (k1 !== k2) throw new BuiltinError('incompatible types for comparison');
+  if (k1 !== k2) throw new BuiltinError(`incompatible types for comparison: ${goTypeName(a1)} and ${goTypeName(a2)}`);
   const x = unwrapTyped(a1);
   const y = unwrapTyped(a2);
   switch (k1) {

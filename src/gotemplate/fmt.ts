@@ -164,11 +164,63 @@ function fmtF(dg: Digits, prec: number): string {
   return out;
 }
 
-/** strconv.FormatFloat(x, fmt, prec, 64) for fmt in e E f F g G; prec -1 = shortest. */
+/** strconv.FormatFloat's 'x'/'X' (hex mantissa, binary exponent) and 'b' formats. */
+function formatFloatBinary(x: number, fmt: string, prec: number): string {
+  f64[0] = x;
+  const lo = u32[0]!;
+  const hi = u32[1]!;
+  const neg = hi >>> 31 === 1;
+  let exp = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  if (exp === 0) exp++;
+  else mant |= 1n << 52n;
+  exp -= 1023;
+  if (fmt === 'b') return (neg ? '-' : '') + mant.toString() + 'p' + (exp - 52 >= 0 ? '+' : '') + (exp - 52);
+  if (mant === 0n) exp = 0;
+  mant <<= 8n;
+  while (mant !== 0n && (mant & (1n << 60n)) === 0n) {
+    mant <<= 1n;
+    exp--;
+  }
+  if (prec >= 0 && prec < 15) {
+    const shift = BigInt(prec * 4);
+    const extra = (mant << shift) & ((1n << 60n) - 1n);
+    mant >>= 60n - shift;
+    if ((extra | (mant & 1n)) > 1n << 59n) mant++;
+    mant <<= 60n - shift;
+    if ((mant & (1n << 61n)) !== 0n) {
+      mant >>= 1n;
+      exp++;
+    }
+  }
+  const digits = fmt === 'X' ? '0123456789ABCDEF' : '0123456789abcdef';
+  let out = (neg ? '-' : '') + '0' + fmt + String((mant >> 60n) & 1n);
+  mant = (mant << 4n) & ((1n << 64n) - 1n);
+  if (prec < 0 && mant !== 0n) {
+    out += '.';
+    while (mant !== 0n) {
+      out += digits[Number((mant >> 60n) & 15n)];
+      mant = (mant << 4n) & ((1n << 64n) - 1n);
+    }
+  } else if (prec > 0) {
+    out += '.';
+    for (let i = 0; i < prec; i++) {
+      out += digits[Number((mant >> 60n) & 15n)];
+      mant = (mant << 4n) & ((1n << 64n) - 1n);
+    }
+  }
+  out += fmt === 'X' ? 'P' : 'p';
+  out += exp < 0 ? '-' : '+';
+  const e = Math.abs(exp);
+  return out + (e < 10 ? '0' + e : String(e));
+}
+
+/** strconv.FormatFloat(x, fmt, prec, 64) for fmt in e E f F g G x X b; prec -1 = shortest. */
 export function formatFloat(x: number, fmt: string, prec: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return '+Inf';
   if (x === -Infinity) return '-Inf';
+  if (fmt === 'x' || fmt === 'X' || fmt === 'b') return formatFloatBinary(x, fmt, prec);
   const neg = x < 0 || Object.is(x, -0);
   const ax = Math.abs(x);
   const shortest = prec < 0;
@@ -329,12 +381,13 @@ class Printer {
     else this.out += (sp.zero ? '0' : ' ').repeat(n) + s;
   }
 
-  badVerb(verb: string, v: GoValue | undefined): void {
+  // Go prints the offending value with %v but keeps the verb's flags, width and precision.
+  badVerb(verb: string, v: GoValue | undefined, sp: Spec = plainSpec): void {
     this.out += '%!' + verb + '(';
     if (v === null || v === undefined) this.out += '<nil>';
     else {
       this.out += goTypeName(v) + '=';
-      this.print(v, 'v', plainSpec, 0);
+      this.print(v, 'v', sp, 0);
     }
     this.out += ')';
   }
@@ -359,7 +412,7 @@ class Printer {
     switch (typeof v) {
       case 'boolean':
         if (verb === 't' || verb === 'v') this.pad(v ? 'true' : 'false', sp);
-        else this.badVerb(verb, v0);
+        else this.badVerb(verb, v0, sp);
         return;
       case 'bigint':
         this.fmtInt(v, verb, sp, v0);
@@ -372,7 +425,7 @@ class Printer {
         return;
       case 'function':
         if (verb === 'v' || verb === 'p') this.pad('0xc000000000', sp);
-        else this.badVerb(verb, v0);
+        else this.badVerb(verb, v0, sp);
         return;
     }
     if (Array.isArray(v)) {
@@ -442,7 +495,7 @@ class Printer {
         return;
       }
       default:
-        this.badVerb(verb, orig);
+        this.badVerb(verb, orig, sp);
     }
   }
 
@@ -482,8 +535,9 @@ class Printer {
       case 'v': fmt = 'g'; prec = -1; break;
       case 'g': case 'G': fmt = verb; prec = -1; break;
       case 'e': case 'E': case 'f': case 'F': fmt = verb; prec = 6; break;
+      case 'x': case 'X': case 'b': fmt = verb; prec = -1; break;
       default:
-        this.badVerb(verb, orig);
+        this.badVerb(verb, orig, sp);
         return;
     }
     if (sp.prec >= 0) prec = sp.prec;
@@ -497,10 +551,10 @@ class Printer {
     }
     if (sp.sharp) {
       let digits = 0;
-      if (fmt === 'g' || fmt === 'G') digits = prec === -1 ? 6 : prec;
+      if (fmt === 'g' || fmt === 'G' || fmt === 'x') digits = prec === -1 ? 6 : prec;
       let tail = '';
       let body = num;
-      const ei = body.search(/[eE]/);
+      const ei = body.search(fmt === 'x' || fmt === 'X' || fmt === 'b' ? /[pP]/ : /[eE]/);
       if (ei >= 0) {
         tail = body.slice(ei);
         body = body.slice(0, ei);
@@ -566,7 +620,7 @@ class Printer {
         return;
       }
       default:
-        this.badVerb(verb, orig);
+        this.badVerb(verb, orig, sp);
     }
   }
 }

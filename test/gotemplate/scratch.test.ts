@@ -21,6 +21,15 @@ const cases: string[] = [
   '{{define "a"}}x{{end}}{{define "a"}}y{{end}}', '{{template "x" 1 2}}', '{{else}}', '{{range $i, $v, $w := .l}}{{end}}', '{{$x := 1, 2}}',
   'line1\n{{.nope}}', 'a\n\n{{.l | printf "%s"}}\n{{.nope}}', '{{ .a\n\n', '{{ .a \n | printf "%v" }}', '{{(1)}}', '{{(.a) 1}}', '{{"a".x}}', '{{..}}', '{{.a..b}}',
   '{{with .s}}{{.}}{{else with .a}}{{.}}{{end}}', '{{with .e}}{{.}}{{else with .a}}A{{.}}{{else}}none{{end}}',
+  '{{eq .s 1}}', '{{eq .a .s .a}}', '{{lt .s 1}}', '{{lt .z 1}}', '{{lt nil 1}}', '{{le .a 1}}', '{{eq .l 1}}', '{{eq .z 1}}', '{{eq .m .m}}', '{{eq .l nil}}', '{{eq}}', '{{eq 1}}',
+  '{{printf "%5.2f|%-8.3e|%+d|% d|%x|%X|%o|%#o|%O|%b" 3.14159 1234.5 5 5 -255 255 8 8 8 5}}', '{{printf "%q|%+q|%#q|%#q" "a\"b\n" "h\u00e9llo" "ab" "a`b"}}',
+  '{{printf "%.0d|%.3d|%08.3f|%-8.2f|%+08d" 0 7 -3.14159 2.5 42}}', '{{printf "%06.2f|%6v|%-6v|" .s "ab" 1}}', '{{printf "%3v" .l}}', '{{printf "%v %%" .m}}',
+  '{{printf "%x %X %o %c %U" 3.5 "hi" .a 0x1F600 0x1F600}}', '{{printf "%t %t" .t 1}}', '{{printf "%s" .z}} {{printf "%d" nil}}', '{{printf "%e %E %g %G" 1e-7 1e300 1e-7 1e21}}',
+  '{{printf "%10.3s|%-10s|%010d" "abcdef" "ab" -42}}', '{{printf "%v %v %v" 0.1 123456.0 1234567.0}}', '{{printf "%.2f %.1f %.0f %.3f" 0.125 0.05 0.5 1.0005}}',
+  '{{index .l 0 0}}', '{{index .m "a" 0}}', '{{index .m 1}}', '{{index .l "a"}}', '{{index .l nil}}', '{{index .l -1}}', '{{slice .s 1 2 3}}', '{{slice .l 0 1 1 1}}',
+  '{{slice .a 1}}', '{{slice .l 1 0}}', '{{slice .l 0 0 1}}', '{{slice .z}}', '{{len 3}}', '{{len .a}}', '{{len "héllo"}}', '{{index "héllo" 1}}', '{{slice "héllo" 0 1}}',
+  '{{printf "%x|%X|%.2x|%b|%x|%x|%#x|%10.1x" 1.0 -0.1 3.14159 1.0 0.0 5e-324 1.0 255.5}}', '{{printf "%#d|%#s|%-#8q" "a" 1 "b"}}',
+  '{{printf "%6.2d" .s}} {{printf "%[2]*[1]d|%[1]*d" 5 3}} {{printf "%.*f" 2 3.14159}} {{printf "%*d" "x" 1}} {{printf "%.*d" -1 5}}',
 ];
 test('scratch', async () => {
   await initOracle();
