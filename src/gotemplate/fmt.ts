@@ -394,13 +394,15 @@ class Printer {
 
   print(v0: GoValue | undefined, verb: string, sp: Spec, depth: number): void {
     if (verb === 'T') {
-      this.pad(goTypeName(v0), sp);
+      const t = goTypeName(v0);
+      this.pad(sp.prec >= 0 && t !== '<nil>' ? truncateRunes(t, sp.prec) : t, sp);
       return;
     }
     if (v0 === null || v0 === undefined) {
-      if (depth > 0 || verb === 'v') {
-        this.pad(sp.sharpV ? (depth > 0 ? 'interface {}(nil)' : '<nil>') : '<nil>', sp);
-      } else this.badVerb(verb, null);
+      // A nil element inside a container is written without padding; a nil argument is padded.
+      if (depth > 0) this.out += sp.sharpV ? 'interface {}(nil)' : '<nil>';
+      else if (verb === 'v') this.pad('<nil>', sp);
+      else this.badVerb(verb, null);
       return;
     }
     const v = unwrap(v0);
@@ -549,7 +551,7 @@ class Printer {
       this.pad(num, { ...sp, zero: false });
       return;
     }
-    if (sp.sharp) {
+    if (sp.sharp && fmt !== 'b') {
       let digits = 0;
       if (fmt === 'g' || fmt === 'G' || fmt === 'x') digits = prec === -1 ? 6 : prec;
       let tail = '';
@@ -593,7 +595,7 @@ class Printer {
   fmtString(s: string, verb: string, sp: Spec, orig: GoValue): void {
     switch (verb) {
       case 'v':
-        if (sp.sharpV) this.pad(quoteString(s), sp);
+        if (sp.sharpV) this.pad(quoteString(sp.prec >= 0 ? truncateRunes(s, sp.prec) : s), sp);
         else this.pad(sp.prec >= 0 ? truncateRunes(s, sp.prec) : s, sp);
         return;
       case 's':

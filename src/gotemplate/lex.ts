@@ -129,7 +129,6 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
     startLine = line;
   };
   const ignore = (): void => {
-    line += countNewlines(input, start, pos);
     start = pos;
     startLine = line;
   };
@@ -236,7 +235,7 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
       advance(x + RIGHT_COMMENT.length);
       const [delim, trimSpace] = atRightDelim();
       if (!delim) return errorf('comment ends before closing delimiter');
-      if (trimSpace) pos += 2;
+      if (trimSpace) advance(pos + 2);
       pos += RIGHT.length;
       if (trimSpace) advance(pos + leftTrimLength(pos));
       ignore();
