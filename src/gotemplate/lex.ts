@@ -383,9 +383,10 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
           parenDepth++;
           continue;
         case ')':
-          emit(T.RightParen);
+          // Go's lexer replaces the paren item by the error when the parens do not balance.
           parenDepth--;
           if (parenDepth < 0) return errorf('unexpected right paren');
+          emit(T.RightParen);
           continue;
       }
       if (r === '+' || r === '-' || (r >= '0' && r <= '9')) {
