@@ -30,6 +30,7 @@ export interface ReferencedFieldsOptions {
 class Analyzer {
   readonly found = new Map<string, string[]>();
   private readonly visited = new Set<string>();
+  private readonly calls = new Map<string, number>();
   private budget = 1_000_000;
 
   constructor(
@@ -47,6 +48,10 @@ class Analyzer {
     const key = name + '\u0001' + (dot === null ? '?' : dot.join('\u0000'));
     if (this.visited.has(key)) return;
     this.visited.add(key);
+    // Recursive templates that descend (r → r .child → …) would never revisit the same chain.
+    const n = (this.calls.get(name) ?? 0) + 1;
+    this.calls.set(name, n);
+    if (n > 32) return;
     this.walk(tree.root, dot, new Map([['$', dot]]));
   }
 
@@ -168,7 +173,8 @@ class Analyzer {
 
 /**
  * Field chains read from the root data by the templates of `set` (see the module comment for
- * what is followed). Sorted, without duplicates; a chain's prefixes are not listed separately.
+ * what is followed). Sorted, without duplicates; a prefix is listed only when it is read itself
+ * (`{{with .config}}` reads ['config']). A recursive template is followed at most 32 times.
  */
 export function referencedFields(set: TemplateSet, opts: ReferencedFieldsOptions = {}): string[][] {
   const a = new Analyzer((name) => set.tree(name), new Set(opts.includeFuncs ?? ['include']));
