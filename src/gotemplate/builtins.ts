@@ -316,8 +316,9 @@ export function urlQueryEscape(s: string): string {
   return out;
 }
 
-function nilToNull(args: V[]): GoValue[] {
-  return args.map((a) => (a === undefined ? null : a));
+// print/printf/println take interface{} parameters: the executor already turned "no value" into nil.
+function asValues(args: V[]): GoValue[] {
+  return args as GoValue[];
 }
 
 const R = 'reflect';
@@ -331,9 +332,9 @@ export const builtins: Record<string, BuiltinFunc> = {
   len: { sig: { params: [R] }, fn: length },
   index: { sig: { params: [R, R], variadic: true }, fn: index },
   slice: { sig: { params: [R, R], variadic: true }, fn: slice },
-  print: { sig: { params: ['any'], variadic: true }, fn: (a) => sprint(nilToNull(a)) },
-  printf: { sig: { params: ['string', 'any'], variadic: true }, fn: (a) => sprintf(a[0] as string, nilToNull(a.slice(1))) },
-  println: { sig: { params: ['any'], variadic: true }, fn: (a) => sprintln(nilToNull(a)) },
+  print: { sig: { params: ['any'], variadic: true }, fn: (a) => sprint(asValues(a)) },
+  printf: { sig: { params: ['string', 'any'], variadic: true }, fn: (a) => sprintf(a.shift() as string, asValues(a)) },
+  println: { sig: { params: ['any'], variadic: true }, fn: (a) => sprintln(asValues(a)) },
   eq: { sig: { params: [R, R], variadic: true }, fn: eq },
   ne: { sig: { params: [R, R] }, fn: (a) => !eq(a) },
   lt: { sig: { params: [R, R] }, fn: lt },

@@ -150,9 +150,12 @@ export class Exec {
     this.varIface.push(iface);
   }
   private pop(mark: number): void {
-    this.varNames.length = mark;
-    this.varVals.length = mark;
-    this.varIface.length = mark;
+    // Setting an array's length is slow in V8; most scopes declare nothing.
+    while (this.varNames.length > mark) {
+      this.varNames.pop();
+      this.varVals.pop();
+      this.varIface.pop();
+    }
   }
   private setVar(name: string, value: V, iface: boolean): void {
     for (let i = this.varNames.length - 1; i >= 0; i--) {
@@ -504,11 +507,6 @@ export class Exec {
         this.errorf(`wrong number of args for ${name}: want ${sig.params.length} got ${numIn}`);
       }
     }
-    const paramKind = (i: number): string => {
-      if (!sig) return 'any';
-      if (sig.variadic && i >= numFixed) return sig.params[sig.params.length - 1]!;
-      return sig.params[i] ?? 'any';
-    };
 
     if (isBuiltin && (name === 'and' || name === 'or')) {
       let v: V = undefined;
@@ -521,8 +519,8 @@ export class Exec {
     }
 
     const argv: V[] = new Array(numIn);
-    for (let i = 0; i < nArgs; i++) argv[i] = this.evalArg(dot, dotIface, paramKind(i), argNodes![i + 1]!);
-    if (final !== MISSING) argv[nArgs] = this.validateType(final, paramKind(nArgs));
+    for (let i = 0; i < nArgs; i++) argv[i] = this.evalArg(dot, dotIface, paramKind(sig, numFixed, i), argNodes![i + 1]!);
+    if (final !== MISSING) argv[nArgs] = this.validateType(final, paramKind(sig, numFixed, nArgs));
 
     if (isBuiltin && name === 'call') return this.builtinCall(argv, argNodes, node);
 
@@ -616,6 +614,12 @@ export class Exec {
     }
     this.errorf(`can't handle ${nodeString(n)} for arg of type ${kind}`);
   }
+}
+
+function paramKind(sig: FuncSignature | undefined, numFixed: number, i: number): string {
+  if (!sig) return 'any';
+  if (sig.variadic && i >= numFixed) return sig.params[sig.params.length - 1]!;
+  return sig.params[i] ?? 'any';
 }
 
 function canBeNil(kind: string): boolean {

@@ -221,6 +221,11 @@ export function formatFloat(x: number, fmt: string, prec: number): string {
   if (x === Infinity) return '+Inf';
   if (x === -Infinity) return '-Inf';
   if (fmt === 'x' || fmt === 'X' || fmt === 'b') return formatFloatBinary(x, fmt, prec);
+  if (prec < 0 && fmt === 'g') {
+    // Fast path: in this range Go's shortest %g and JavaScript's toString agree digit for digit.
+    const a = Math.abs(x);
+    if (a >= 1e-4 && a < 1e6) return String(x);
+  }
   const neg = x < 0 || Object.is(x, -0);
   const ax = Math.abs(x);
   const shortest = prec < 0;
@@ -298,7 +303,10 @@ function quoteRuneBody(cp: number, quote: number, asciiOnly: boolean): string {
 }
 
 /** strconv.Quote (or QuoteToASCII when asciiOnly). */
+const plainAsciiRe = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 export function quoteString(s: string, asciiOnly = false): string {
+  if (plainAsciiRe.test(s)) return '"' + s + '"';
   let out = '"';
   for (const ch of s) out += quoteRuneBody(ch.codePointAt(0)!, 34, asciiOnly);
   return out + '"';
@@ -673,7 +681,7 @@ function parseNum(format: string, i: number): [number, number, boolean] {
   while (i < format.length) {
     const c = format.charCodeAt(i);
     if (c < 48 || c > 57) break;
-    if (n > 1e6) return [0, i, false]; // Go's tooLarge guard
+    if (n > 1e6) return [0, format.length, false]; // Go's tooLarge guard: gives up on the rest
     n = n * 10 + (c - 48);
     ok = true;
     i++;
@@ -681,8 +689,113 @@ function parseNum(format: string, i: number): [number, number, boolean] {
   return [n, i, ok];
 }
 
+type Piece = string | { sp: Spec; verb: string };
+const planCache = new Map<string, Piece[]>();
+
+/** Pre-parsed form of a format without argument indexes or `*` (the common case), cached. */
+function plan(format: string): Piece[] | null {
+  const cached = planCache.get(format);
+  if (cached) return cached;
+  if (format.includes('[') || format.includes('*')) return null;
+  const pieces: Piece[] = [];
+  const end = format.length;
+  let i = 0;
+  let lit = '';
+  while (i < end) {
+    const pct = format.indexOf('%', i);
+    if (pct < 0) {
+      lit += format.slice(i);
+      break;
+    }
+    lit += format.slice(i, pct);
+    i = pct + 1;
+    const sp = newSpec();
+    flags: for (; i < end; i++) {
+      switch (format[i]) {
+        case '#': sp.sharp = true; break;
+        case '0': sp.zero = !sp.minus; break;
+        case '+': sp.plus = true; break;
+        case '-': sp.minus = true; sp.zero = false; break;
+        case ' ': sp.space = true; break;
+        default: break flags;
+      }
+    }
+    const [w, wi, wok] = parseNum(format, i);
+    if (wok) sp.wid = w;
+    i = wi;
+    if (i < end && format[i] === '.') {
+      const [pr, pi] = parseNum(format, i + 1);
+      sp.prec = pr;
+      i = pi;
+    }
+    if (i >= end) {
+      lit += '%!(NOVERB)';
+      break;
+    }
+    const verb = String.fromCodePoint(format.codePointAt(i)!);
+    i += verb.length;
+    if (verb === '%') {
+      lit += '%';
+      continue;
+    }
+    if (verb === 'v') {
+      if (sp.sharp) {
+        sp.sharp = false;
+        sp.sharpV = true;
+      }
+      if (sp.plus) {
+        sp.plus = false;
+        sp.plusV = true;
+      }
+    }
+    if (lit) pieces.push(lit);
+    lit = '';
+    pieces.push({ sp, verb });
+  }
+  if (lit) pieces.push(lit);
+  if (planCache.size < 1000) planCache.set(format, pieces);
+  return pieces;
+}
+
+function sprintfPlanned(pieces: Piece[], args: readonly GoValue[]): string {
+  const p = new Printer();
+  let argNum = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    const piece = pieces[k]!;
+    if (typeof piece === 'string') {
+      p.out += piece;
+      continue;
+    }
+    if (argNum >= args.length) {
+      p.out += '%!' + piece.verb + '(MISSING)';
+      continue;
+    }
+    if (piece.verb === 'w') p.badVerb('w', args[argNum]!, piece.sp);
+    else p.print(args[argNum]!, piece.verb, piece.sp, 0);
+    argNum++;
+  }
+  if (argNum < args.length) appendExtra(p, args, argNum);
+  return p.out;
+}
+
+function appendExtra(p: Printer, args: readonly GoValue[], from: number): void {
+  p.out += '%!(EXTRA ';
+  for (let k = from; k < args.length; k++) {
+    if (k > from) p.out += ', ';
+    const a = args[k]!;
+    if (a === null || a === undefined) p.out += '<nil>';
+    else {
+      p.out += goTypeName(a) + '=';
+      p.print(a, 'v', plainSpec, 0);
+    }
+  }
+  p.out += ')';
+}
+
 /** Go's fmt.Sprintf. */
 export function sprintf(format: string, args: readonly GoValue[]): string {
+  const pieces = plan(format);
+  if (pieces) return sprintfPlanned(pieces, args);
   const p = new Printer();
   let argNum = 0;
   let reordered = false;
@@ -812,19 +925,7 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
     p.print(args[argNum]!, verb, sp, 0);
     argNum++;
   }
-  if (!reordered && argNum < args.length) {
-    p.out += '%!(EXTRA ';
-    for (let k = argNum; k < args.length; k++) {
-      if (k > argNum) p.out += ', ';
-      const a = args[k]!;
-      if (a === null) p.out += '<nil>';
-      else {
-        p.out += goTypeName(a) + '=';
-        p.print(a, 'v', plainSpec, 0);
-      }
-    }
-    p.out += ')';
-  }
+  if (!reordered && argNum < args.length) appendExtra(p, args, argNum);
   return p.out;
 }
 
