@@ -277,8 +277,10 @@ export class Exec {
       } else if (typeof val === 'bigint') {
         if (decl.length > 1) this.errorf(`can't use ${formatValue(val)} to iterate over more than one variable`);
         if (val > 0n) {
+          // The elements have the ranged value's type (uint8 from `index "str" 0` stays uint8).
+          const typ = val0 instanceof GoTyped ? val0.goType : null;
           for (let i = 0n; i < val; i++) {
-            if (one(undefined, i, false) === STATUS_BREAK) break;
+            if (one(undefined, typ ? new GoTyped(typ, i) : i, false) === STATUS_BREAK) break;
           }
           return STATUS_NORMAL;
         }

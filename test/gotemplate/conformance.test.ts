@@ -19,7 +19,7 @@ const groups: Record<string, string[]> = {
     '{{with .s}}{{.}}{{else with .a}}{{.}}{{end}}', '{{with .e}}{{.}}{{else with .a}}A{{.}}{{else}}none{{end}}',
     '{{range 3}}{{.}}{{end}}', '{{range $i := 3}}{{$i}}{{end}}', '{{range .l}}{{if eq . "a"}}{{break}}{{end}}{{.}}{{end}}', '{{range .e}}x{{else}}none{{end}}',
     '{{range .l}}{{continue}}x{{end}}', '{{range .a}}{{end}}', '{{range $i, $v := 3}}{{end}}', '{{range $i, $v, $w := .l}}{{end}}',
-    '{{if .z}}a{{end}}{{if .l}}b{{end}}{{if .m}}c{{end}}{{if .n}}d{{end}}', '{{range $x := .l}}{{if $x}}{{break}}{{end}}{{end}}-',
+    '{{if .z}}a{{end}}{{if .l}}b{{end}}{{if .m}}c{{end}}{{if .n}}d{{end}}', '{{range $x := .l}}{{if $x}}{{break}}{{end}}{{end}}-', '{{range (index .s 0)}}{{if eq . 3}}{{break}}{{end}}{{.}}{{end}}', '{{range (index .s 0)}}{{.x}}{{end}}',
   ],
   'variables': [
     '{{$x := 1}}{{$x = 2}}{{$x}}', '{{with $x := .s}}{{$x}}{{end}}', '{{range $x := .l}}{{end}}{{$x}}', '{{if .t}}{{$y := 1}}{{end}}{{$y}}', '{{$x}}',
