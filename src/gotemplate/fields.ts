@@ -176,9 +176,21 @@ class Analyzer {
  * what is followed). Sorted, without duplicates; a prefix is listed only when it is read itself
  * (`{{with .config}}` reads ['config']). A recursive template is followed at most 32 times.
  */
-export function referencedFields(set: TemplateSet, opts: ReferencedFieldsOptions = {}): string[][] {
+export function referencedFields(source: TemplateSet | Tree, opts: ReferencedFieldsOptions = {}): string[][] {
+  if (!('execute' in source)) {
+    // A single tree: calls to other templates are not followed.
+    const tree = source;
+    const a = new Analyzer((name) => (name === tree.name ? tree : undefined), new Set(opts.includeFuncs ?? ['include']));
+    a.runTemplate(tree.name, []);
+    return sorted(a);
+  }
+  const set = source;
   const a = new Analyzer((name) => set.tree(name), new Set(opts.includeFuncs ?? ['include']));
   const entries = opts.entries ?? set.names().filter((n) => set.tree(n)!.src.parseName === n);
   for (const e of entries) a.runTemplate(e, []);
+  return sorted(a);
+}
+
+function sorted(a: Analyzer): string[][] {
   return [...a.found.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, p]) => p);
 }

@@ -186,6 +186,12 @@ describe('referencedFields', () => {
       'config.image.tag',
     ]);
   });
+  test('a single tree, and explicit entries', () => {
+    const set = new TemplateSet();
+    set.parse('a', '{{define "d"}}{{.inner}}{{end}}{{.config.x}}{{template "d" .config}}');
+    expect(referencedFields(set.tree('a')!).map((p) => p.join('.'))).toEqual(['config', 'config.x']);
+    expect(referencedFields(set, { entries: ['d'] }).map((p) => p.join('.'))).toEqual(['inner']);
+  });
   test('recursive templates terminate', () => {
     expect(fields({ a: '{{define "r"}}{{.x}}{{template "r" .y}}{{end}}{{template "r" .c}}' }).length).toBeGreaterThan(2);
   });
