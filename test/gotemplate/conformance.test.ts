@@ -23,7 +23,8 @@ const groups: Record<string, string[]> = {
   ],
   'variables': [
     '{{$x := 1}}{{$x = 2}}{{$x}}', '{{with $x := .s}}{{$x}}{{end}}', '{{range $x := .l}}{{end}}{{$x}}', '{{if .t}}{{$y := 1}}{{end}}{{$y}}', '{{$x}}',
-    '{{$x := 1, 2}}', '{{$x := .l}}{{range $x}}{{$x}}{{end}}',
+    '{{$x := 1, 2}}', '{{$x := .l}}{{range $x}}{{$x}}{{end}}', '{{$x := 0}}{{range .l}}{{$x = .}}{{end}}{{$x}}', '{{$x := 1}}{{with .s}}{{$x := 2}}{{$x}}{{end}}{{$x}}',
+    '{{range $i, $e := .l}}{{$i}}{{end}}{{$i}}', '{{$x = 1}}', '{{$ := 1}}{{$}}', '{{range $i, $e = .l}}{{end}}', '{{$i := 0}}{{$e := 0}}{{range $i, $e = .l}}{{end}}{{$i}}{{$e}}',
   ],
   'define, template, block': [
     '{{define "t"}}T{{.}}{{end}}{{template "t" .a}}', '{{block "b" .s}}B{{.}}{{end}}', '{{template "nope"}}', '{{define "a"}}x{{end}}{{define "a"}}y{{end}}',
@@ -43,7 +44,8 @@ const groups: Record<string, string[]> = {
     '{{', '{{.a}', '{{end}}', '{{else}}', '{{if}}{{end}}', '{{range .l}}', '{{foo}}', '{{break}}', '{{1 | 2}}', '{{.a | 1}}', '{{ .a\n\n', '{{ .a \n | printf "%v" }}',
     'line1\n{{.nope}}', 'a\n\n{{.l | printf "%s"}}\n{{.nope}}', '{{(.a}}', '{{.a)}}', '{{if .a}}x{{else}}y{{else}}z{{end}}', '{{define "x"}}{{end}', '{{define x}}{{end}}',
     '{{template x}}', '{{range $i, 3}}{{end}}', '{{with $x, $y := .a}}{{end}}', '{{$x := }}', '{{.a := 1}}', '{{ @ }}', '{{ é }}', '{{.a!}}', '{{if .a}}{{define "x"}}{{end}}{{end}}',
-    '{{continue}}', '{{range .l}}{{break 1}}{{end}}', '{{end 1}}', '{{else if}}', '{{block "b"}}{{end}}', '{{$x.y := 1}}',
+    '{{continue}}', '{{range .l}}{{break 1}}{{end}}', '{{.é}}', 'é{{.nope}}', '{{`a\nb`}}{{.nope}}', '{{/* a\nb */}}{{.a}', 'a\r\n{{- .a -}}\r\nb', '{{"a\nb"}}',
+    '{{define "x"}}\n{{.nope}}{{end}}{{template "x" .}}', '{{.l.x.y}}', '{{index .m "a" 0 | printf "%v"}}', '{{end 1}}', '{{else if}}', '{{block "b"}}{{end}}', '{{$x.y := 1}}',
   ],
   'builtins': [
     '{{len .l}} {{len .s}} {{len .m}}', '{{index .l 1}} {{index .m "b"}} {{index .m "q"}}', '{{slice .l 1 2}} {{slice .s 1}}',

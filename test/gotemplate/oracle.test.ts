@@ -97,9 +97,9 @@ test('engine output equals Go text/template on random templates and data', () =>
       if (JSON.stringify(want) !== JSON.stringify(got)) failures++;
       expect(got).toEqual(want);
     }),
-    { seed: seed ?? 20261122, numRuns: runs ?? 300, endOnFailure: true },
+    { seed: seed ?? 20261122, numRuns: runs ?? 250, endOnFailure: true },
   );
-  expect(compared).toBeGreaterThanOrEqual(runs ?? 300);
+  expect(compared).toBeGreaterThanOrEqual(runs ?? 250);
   expect(failures).toBe(0);
 });
 
@@ -115,6 +115,6 @@ test('printf agrees with Go fmt on random verbs, flags and values', () => {
       const tpl = `{{printf ${JSON.stringify(format)} ${args.join(' ')}}}`;
       expect(tsRender(tpl, d)).toEqual(goRender(tpl, d));
     }),
-    { seed: seed ?? 7, numRuns: runs ?? 400, endOnFailure: true },
+    { seed: seed ?? 7, numRuns: runs ?? 300, endOnFailure: true },
   );
 });
