@@ -57,6 +57,9 @@ const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     ),
     fc.tuple(tie('e'), fc.constantFrom('printf "%v"', 'len', 'not', 'print "p"', 'html', 'eq 1.5')).map(([x, f]) => `(${x} | ${f})`),
     tie('e').map((x) => `${x}.a`),
+    fc.tuple(tie('e'), fc.constantFrom('"a" "b"', '0 0', '"l" 1', '1 "a"')).map(([x, k]) => `(index ${x} ${k})`),
+    tie('e').map((x) => `(slice ${x} 0 1 1)`),
+    fc.constantFrom('$x', '$i', '(call .a)', '.l.a.b', '(.m).l', '$.l'),
   ),
 })).e;
 
@@ -76,6 +79,11 @@ const stmt: fc.Arbitrary<string> = fc.letrec<{ s: string; body: string }>((tie) 
     fc.tuple(expr, tie('body')).map(([e, b]) => `{{range $v := ${e}}}{{if $v}}{{break}}{{end}}{{$v}}${b}{{continue}}{{end}}`),
     fc.tuple(expr, expr).map(([e, f]) => `{{$x := ${e}}}{{$x = ${f}}}{{$x}}`),
     fc.constantFrom('{{/* c */}}', '{{- /* c */ -}}', '{{', '}}', '{{end}}', '{{.a}', '{{$nope}}', '{{nofunc 1}}', '{{range 3}}{{.}}{{end}}'),
+    fc.tuple(fc.constantFrom('d1', 'd2'), tie('body'), expr).map(([n, b, e]) => `{{define "${n}"}}${b}{{end}}{{template "${n}" ${e}}}`),
+    fc.tuple(fc.constantFrom('d1', 'd2'), expr).map(([n, e]) => `{{template "${n}" ${e}}}`),
+    fc.tuple(fc.constantFrom('b1', 'd1'), expr, tie('body')).map(([n, e, b]) => `{{block "${n}" ${e}}}${b}{{end}}`),
+    fc.tuple(expr, expr, tie('body'), tie('body')).map(([e, f, b, c]) => `{{with ${e}}}${b}{{else with ${f}}}${c}{{end}}`),
+    fc.tuple(expr, tie('body')).map(([e, b]) => `{{range $i, $e := ${e}}}{{if eq $i 1}}{{continue}}{{end}}${b}{{$e}}{{end}}`),
   ),
   body: fc.array(tie('s'), { maxLength: 3 }).map((xs) => xs.join('')),
 })).s;
