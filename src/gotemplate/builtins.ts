@@ -299,7 +299,7 @@ export function jsEscape(s: string): string {
       else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
       continue;
     }
-    if (jsPrintable.test(ch) || ch === '\u00a0' || /\p{Zs}/u.test(ch)) out += ch;
+    if (jsPrintable.test(ch)) out += ch; // unicode.IsPrint: no spaces beyond ASCII
     else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
   }
   return out;

@@ -70,15 +70,28 @@ const groups: Record<string, string[]> = {
     '{{printf "%d %d" 1}} {{printf "%d" 1 2 "x"}} {{printf "%z" 1}} {{printf "%"}} {{printf "%!"}} {{printf "%[2]d %[1]d" 1 2}} {{printf "%[3]d" 1}}',
     '{{printf "%T %T %T %T %T %T" 1 1.0 "a" .l .m nil}}', '{{printf "%#v %#v %#v" .l .m "a"}}', '{{printf "%v|%5v|%-5v|%05v" nil nil nil nil}}',
   ],
+  'edge values (run with the edge data below)': [
+  '{{9223372036854775807}} {{-9223372036854775808}}', '{{9223372036854775808}}', '{{0x8000000000000000}}', '{{-9223372036854775809}}', '{{.f}} {{.t}}',
+  '{{printf "%d" 1e3}}', '{{len "𝄞"}}', '{{slice "𝄞" 0 2}}|{{slice "𝄞" 0 4}}', '{{html "\\x00"}}', '{{js .u}}', '{{printf "%q %+q %x % X" .u .u .u .u}}',
+  '{{printf "%c %q %U" 0xD800 0xD800 -1}}', '{{printf "%c" 0x110000}}', '{{printf "%.3q" "\\u00e9\\u00e9\\u00e9\\u00e9"}}', '{{print 1.0 2.0 "x" 3 4}}',
+  '{{printf "%v" 1e20}} {{printf "%v" 1e-5}} {{printf "%g" 100000.0}} {{printf "%g" 1000000.0}} {{printf "%.3v" 3.14159}} {{printf "%10.4v|" 3.14159}}',
+  '{{printf "%e" 0.0}} {{printf "%.0e" 5.5}} {{printf "%.0e" 6.5}} {{printf "%#.0e" 5.0}} {{printf "%#.0f" 5.0}} {{printf "%#g" 0.0}} {{printf "%#.3g" 100.0}}',
+  '{{printf "%08.3f" -1.5}} {{printf "%+.2e" 0.0}} {{printf "% .2f" 1.0}} {{printf "%+ d" 5}} {{printf "% +d" 5}}', '{{printf "%x" -1}} {{printf "%#o" 0}} {{printf "%#x" 0}} {{printf "%#b" 5}}',
+  '{{printf "%5t|%-5t|%05t" true false true}}', '{{printf "%05q" "a"}} {{printf "%-05d" 3}} {{printf "%05s" "é"}}', '{{urlquery "\\u00e9 ~*\'()!"}}',
+  '{{js "<script>alert(\'x\')</script>"}}', '{{html "a" 1 nil}}', '{{js 1 2}}', '{{len .g | printf "%T"}}', '{{index .g 0 | printf "%T %v %c"}}',
+],
 };
+
+const edgeData = { f: 1e300, t: 5e-324, u: 'é\u00a0\u2028x', g: 'ab' };
 
 beforeAll(async () => {
   await initOracle();
 });
 
-describe.each(Object.entries(groups))('%s', (_group, cases) => {
+describe.each(Object.entries(groups))('%s', (group, cases) => {
+  const d = group.startsWith('edge values') ? edgeData : data;
   test.each(cases)('%s', (tpl) => {
-    expect(tsRender(tpl, data)).toEqual(goRender(tpl, data));
+    expect(tsRender(tpl, d)).toEqual(goRender(tpl, d));
   });
 });
 
