@@ -356,8 +356,9 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
         case '$':
         case '.': {
           if (r === '.') {
+            // Like Go, a '.' at the very end of the input is lexed as a (bad) number.
             const c = input[pos];
-            if (c === undefined || c < '0' || c > '9') {
+            if (c !== undefined && (c < '0' || c > '9')) {
               if (!lexFieldOrVariable(T.Field)) return false;
               continue;
             }

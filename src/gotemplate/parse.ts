@@ -95,7 +95,7 @@ class Parser {
     const it = this.nextNonSpace();
     // Go backs up only one token here, which leaves the spaces consumed.
     this.idx = save;
-    while (this.items[this.idx]!.typ === T.Space) this.idx++;
+    while (this.items[this.idx]?.typ === T.Space) this.idx++;
     return it;
   }
 

@@ -126,3 +126,19 @@ test('printf agrees with Go fmt on random verbs, flags and values', () => {
     { seed: seed ?? 7, numRuns: runs ?? 300, endOnFailure: true },
   );
 });
+
+test('token soup: malformed templates fail (or render) exactly like Go, never crash or hang', () => {
+  const token = fc.constantFrom(
+    '{{', '}}', '{{- ', ' -}}', '-', ' ', '\n', '.', '.a', '.l', 'a', '$', '$x', '(', ')', '|', '"s"', '"', '`', "'", "'a'", '/*', '*/',
+    'if', 'else', 'end', 'range', 'with', 'define', 'template', 'block', 'break', 'continue', ':=', '=', ',', '1', '1.5', 'x', 'nil',
+    'len', 'index', 'printf', '"%v"', 'eq', 'and', 'true', '{{end}}', '{{else}}', '}', '{', '@', 'é', '\t', '0x', '1e', '-1', '+',
+  );
+  fc.assert(
+    fc.property(fc.array(token, { minLength: 1, maxLength: 25 }), (toks) => {
+      const tpl = toks.join('');
+      const d = { a: 1, l: [1, 2], s: 'x' };
+      expect(tsRender(tpl, d)).toEqual(goRender(tpl, d));
+    }),
+    { seed: seed ?? 99, numRuns: runs ?? 300, endOnFailure: true },
+  );
+});
