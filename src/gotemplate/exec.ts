@@ -321,6 +321,9 @@ export class Exec {
     this.depth++;
     try {
       this.walk(newDot, false, tree.root);
+    } catch (e) {
+      if (e instanceof RangeError) this.stackExhausted(t);
+      throw e;
     } finally {
       this.depth--;
       this.varNames = savedNames;
@@ -328,6 +331,16 @@ export class Exec {
       this.varIface = savedIface;
       this.tmplName = savedName;
     }
+  }
+
+  /**
+   * JavaScript ran out of stack before maxDepth was reached (deep recursion through heavy
+   * bodies or re-entrant calls). Reported at the innermost template call that has stack left.
+   */
+  private stackExhausted(at: Node): never {
+    const name = this.tmplName;
+    this.node = at;
+    this.limitf(`templates nest too deeply: the JavaScript stack ran out at depth ${this.depth} (the depth limit is ${this.env.maxDepth}) in ${quoteString(name)}`);
   }
 
   private printValue(node: Node, v: V): void {
@@ -534,7 +547,8 @@ export class Exec {
         result = (fn as (...a: V[]) => unknown)(...argv);
       }
     } catch (e) {
-      if (e instanceof LimitError || e instanceof RangeError) throw e;
+      if (e instanceof LimitError) throw e;
+      if (e instanceof RangeError) this.stackExhausted(node);
       this.node = node;
       this.errorf(`error calling ${name}: ${errorMessage(e)}`);
     }
