@@ -186,6 +186,11 @@ describe('referencedFields', () => {
       'config.image.tag',
     ]);
   });
+  test('sprig lookups with literal keys', () => {
+    const set = new TemplateSet({ funcs: { get: () => null, hasKey: () => false, dig: () => null } });
+    set.parse('a', '{{get .config "a"}}{{if hasKey .config "b"}}{{end}}{{dig "c" "d" "x" .config}}{{(get .config "e").f}}{{get .config .k}}');
+    expect(referencedFields(set).map((p) => p.join('.'))).toEqual(['config', 'config.a', 'config.b', 'config.c.d', 'config.e', 'config.e.f', 'k']);
+  });
   test('a single tree, and explicit entries', () => {
     const set = new TemplateSet();
     set.parse('a', '{{define "d"}}{{.inner}}{{end}}{{.config.x}}{{template "d" .config}}');
