@@ -11,9 +11,9 @@
  * and the configured include-like functions (`include "n" X`) into the named template with the
  * chain of X as its dot and `$`.
  * Not followed (limits): chains through other function results (e.g. `default`, `merge`,
- * `fromYaml`), keys computed at run time, dynamic template names, variables reassigned inside control
- * structures are treated with the last assignment seen in program order, and a {{define}} is
- * only analysed through calls that reach it from a top-level template.
+ * `fromYaml`), keys computed at run time, dynamic template names; a variable reassigned
+ * (`$x = …`) inside if/with/range keeps its earlier chain after the block; a {{define}} is only
+ * analysed through calls that reach it from a top-level template.
  */
 import { N, type ArgNode, type CommandNode, type ListNode, type Node, type PipeNode } from './nodes.js';
 import type { Tree } from './parse.js';
