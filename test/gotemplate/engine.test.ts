@@ -24,6 +24,11 @@ describe('missingkey', () => {
   test('zero: interface{} maps still print <no value>, typed maps give their zero value', () => {
     expect(run('{{.nope}}|{{.labels.q}}|[{{index .labels "q"}}]', data, { missingKey: 'zero' })).toBe('<no value>||[]');
   });
+  test('zero: chaining through a zero interface{} is a nil pointer error, like Go', () => {
+    expect(err(() => run('{{.nope.deeper}}', data, { missingKey: 'zero' })).message).toBe(
+      'template: t:1:7: executing "t" at <.nope.deeper>: nil pointer evaluating interface {}.deeper',
+    );
+  });
   test('error: Go message with location', () => {
     const e = err(() => run('line\n  {{.m.b}}', data, { missingKey: 'error' }));
     expect(e.message).toBe('template: t:2:6: executing "t" at <.m.b>: map has no entry for key "b"');
