@@ -76,6 +76,7 @@ class Linter {
   readonly findings: RolloutFinding[] = [];
   /** ConfigurationPolicy name → first Policy path using it (P4 across policies). */
   private readonly cfgPolicyNames = new Map<string, string>();
+  private readonly deferred: { obj: Obj; path: Path; chain: string; rule: string }[] = [];
 
   constructor(readonly t: LoadedTemplate, readonly schema?: SchemaValidator) {}
 
@@ -103,12 +104,30 @@ class Linter {
         }
       }
     }
-    if (this.schema) {
-      const problems = this.schema(obj);
-      for (const p of problems ?? []) {
-        const full = [...path, ...p.path];
-        if (reported.has(formatPath(full))) continue;
-        this.report('error', rule, full, p.message, chain);
+    if (this.schema) this.deferred.push({ obj, path, chain, rule });
+  }
+
+  /** CRD validation runs last so that a rule's own, more specific finding on a path wins. */
+  schemaChecks(): void {
+    if (!this.schema) return;
+    const taken = new Set(this.findings.filter((f) => f.severity === 'error').map((f) => f.path ?? ''));
+    for (const d of this.deferred) {
+      let problems: { path: Path; message: string }[] | undefined;
+      try {
+        problems = this.schema(d.obj);
+      } catch (e) {
+        this.report('error', d.rule, d.path, `schema validation failed: ${(e as Error).message}`, d.chain);
+        continue;
+      }
+      if (problems === undefined) {
+        this.report('info', d.rule, d.path, `no CRD known for ${String(d.obj.apiVersion)} ${String(d.obj.kind)}: not schema-checked`, d.chain);
+        continue;
+      }
+      for (const p of problems) {
+        const full = formatPath([...d.path, ...p.path]);
+        if (taken.has(full) || [...taken].some((t) => t !== '' && full.startsWith(t + '.'))) continue;
+        taken.add(full);
+        this.report('error', d.rule, [...d.path, ...p.path], `${p.message} (CRD ${String(d.obj.kind)})`, d.chain);
       }
     }
   }
@@ -202,6 +221,7 @@ class Linter {
       }
       this.selectorSyncSet(o, path);
     });
+    this.schemaChecks();
     return { findings: this.findings, parameters, objects: processed.objects, template: this.t };
   }
 
