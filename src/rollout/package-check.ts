@@ -5,8 +5,7 @@
  * an optional renderer (render branch).
  */
 import type { FileMap } from '../core/filemap.js';
-import { fieldErrorText } from '../pko/field-errors.js';
-import { validateConfigValue } from '../pko/config-schema.js';
+import { admitConfig, formatFieldError } from '../pko/config-admission.js';
 import { loadPackage } from '../pko/loader.js';
 import type { LoadedPackage } from '../pko/types.js';
 import type { PackageRenderer, PackageRenderRequest, SimFinding } from './simulate.js';
@@ -21,7 +20,8 @@ export function packageChecker(files: FileMap, render?: FullRenderer): PackageRe
     const findings: SimFinding[] = [];
     if (!namespaced) findings.push({ severity: 'error', rule: 'K1', message: `Package unsupported scope: the package manifest does not list scope Namespaced, so PKO marks the Package in ${req.namespace} Invalid` });
     if (schema) {
-      for (const e of validateConfigValue(schema, req.config, 'spec.config')) findings.push({ severity: 'error', rule: 'K1', message: `config: ${fieldErrorText(e)}` });
+      // PKO's admission: prune unknown fields, apply defaults, validate.
+      for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
     }
     if (!render) return { objects: -1, findings };
     const r = render(pkg, req);

@@ -7,6 +7,9 @@ import { Violation } from '../../pko/types.js';
 import { defaultFleet, Fleet, hcpNamespaceNames } from '../../rollout/fleet.js';
 import { countBySeverity, formatRolloutFinding } from '../../rollout/lint.js';
 import { packageChecker } from '../../rollout/package-check.js';
+import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
+import { validatePackage } from '../../pko/validate.js';
+import { formatFinding, type Finding } from '../../core/errors.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
 import { redactConfig, simulateRollout, SimFinding, SimulationResult } from '../../rollout/simulate.js';
 import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
@@ -124,12 +127,16 @@ export const command: Command = {
     }
     const env = values.environment ? await readEnvironment(values.environment as string, io.cwd) : {};
     let renderPackage;
+    let packageFindings: Finding[] = [];
     if (values.package) {
       const dir = path.resolve(io.cwd, values.package as string);
       const st = await stat(dir).catch(() => undefined);
       if (!st?.isDirectory()) throw new UserError('--package must be a package directory', { file: values.package as string });
       try {
-        renderPackage = packageChecker(await readDirToFileMap(dir));
+        const fm = await readDirToFileMap(dir);
+        // The package itself, once (PKO's rules); each Package's config and render per namespace below.
+        packageFindings = await validatePackage(fm);
+        renderPackage = packageChecker(fm, renderWithPko);
       } catch (e) {
         if (e instanceof Violation) throw new UserError(`the package does not load: ${e.message}`, { file: values.package as string });
         throw e;
@@ -140,8 +147,10 @@ export const command: Command = {
       fleet: env.fleet ?? defaultFleet(names),
       environment: env.environment,
       schema: rolloutSchemaValidator(),
+      renderTemplate: renderObjectTemplateText,
       renderPackage,
     });
+    for (const f of packageFindings) res.findings.push({ severity: f.severity, rule: f.rule, message: formatFinding({ ...f, file: `${String(values.package)}/${f.file ?? ''}` }) });
     const s = summary(res);
     if (output === 'json') {
       const packages = res.packages.map((p) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined }));
