@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { lintRolloutTemplate, LintOptions, RolloutFinding } from '../../src/rollout/lint.js';
 import { rolloutSchemaValidator } from '../../src/rollout/schema.js';
+import type { RolloutTemplateOptions } from '../../src/rollout/generate.js';
 
 export const REF_DIR = '../shared/reference/rollout-templates';
 export const SKELETON = readFileSync(`${REF_DIR}/synthesized-reference-skeleton.yaml`, 'utf8');
@@ -27,3 +28,15 @@ export function has(fs: RolloutFinding[], severity: string, rule: string, messag
   if (!f) throw new Error(`no ${severity} ${rule} ${message}; got:\n${fs.map((x) => `${x.severity} ${x.rule} ${x.path} ${x.message}`).join('\n')}`);
   return f;
 }
+
+/** The call our bundle makes (resources/resources.ts), config keys provisional. */
+export const ON_CLUSTER_BUILD: RolloutTemplateOptions = {
+  packageName: 'on-cluster-build',
+  config: [
+    { parameter: 'MACHINE_OS_BUILDER_IMAGE', configKey: 'machineOSBuilderImage', format: 'image-digest' },
+    { parameter: 'WEBHOOK_IMAGE', configKey: 'webhookImage', format: 'image-digest' },
+    { parameter: 'FINAL_IMAGE_PUSH_SECRET_NAME', configKey: 'finalImagePushSecretName' },
+    { parameter: 'FINAL_IMAGE_PULLSPEC', configKey: 'finalImagePullspec' },
+  ],
+  sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
+};

@@ -2,18 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { buildRolloutTemplate, emitRolloutTemplate, RolloutOptionsError, RolloutTemplateOptions } from '../../src/rollout/generate.js';
 import { lintRolloutTemplate } from '../../src/rollout/lint.js';
-import { errors, has, lint, MCVW, mutate, REF_DIR, SKELETON } from './helpers.js';
+import { errors, has, lint, MCVW, mutate, ON_CLUSTER_BUILD, REF_DIR, SKELETON } from './helpers.js';
 
-export const ON_CLUSTER_BUILD: RolloutTemplateOptions = {
-  packageName: 'on-cluster-build',
-  config: [
-    { parameter: 'MACHINE_OS_BUILDER_IMAGE', configKey: 'machineOSBuilderImage', format: 'image-digest' },
-    { parameter: 'WEBHOOK_IMAGE', configKey: 'webhookImage', format: 'image-digest' },
-    { parameter: 'FINAL_IMAGE_PUSH_SECRET_NAME', configKey: 'finalImagePushSecretName' },
-    { parameter: 'FINAL_IMAGE_PULLSPEC', configKey: 'finalImagePullspec' },
-  ],
-  sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
-};
 
 describe('real templates', () => {
   const files = readdirSync(REF_DIR).filter((f) => /\.(ya?ml|tmpl)$/.test(f)).sort();
