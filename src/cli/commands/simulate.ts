@@ -28,7 +28,8 @@ Options:
   -p, --param NAME=VALUE    a parameter as the SaaS file sets it (repeatable); required ones must be given
   --hcp-namespaces N|LIST   N generated OSD-style HCP namespaces, or a comma-separated list of names
   --package DIR             the package directory the Package image holds
-  --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional)
+  --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
+                            a fleet replaces --hcp-namespaces, see docs/rollout.md)
   -o, --output FORMAT       text (default) or json
 Exit: 0 every namespace got a valid Package, 1 errors, 2 usage error.`;
 
@@ -114,9 +115,11 @@ export const command: Command = {
     const output = values.output as string;
     if (output !== 'text' && output !== 'json') throw new UsageError(`simulate: --output must be text or json, not ${JSON.stringify(output)}`);
     const hcp = values['hcp-namespaces'] as string | undefined;
-    if (!hcp) throw new UsageError('simulate: --hcp-namespaces N|name,... is required');
-    const names = hcpNamespaceNames(hcp);
-    if (names.length === 0 || (/^\d+$/.test(hcp) && Number(hcp) > 100000)) throw new UsageError('simulate: --hcp-namespaces must be 1..100000 or a list of names');
+    const env = values.environment ? await readEnvironment(values.environment as string, io.cwd) : {};
+    if (!hcp && !env.fleet) throw new UsageError('simulate: --hcp-namespaces N|name,... is required (or a fleet in --environment)');
+    if (hcp && env.fleet) throw new UsageError('simulate: --hcp-namespaces and a fleet in --environment exclude each other');
+    const names = hcp ? hcpNamespaceNames(hcp) : [];
+    if (hcp && (names.length === 0 || (/^\d+$/.test(hcp) && (Number(hcp) < 1 || Number(hcp) > 100000)))) throw new UsageError('simulate: --hcp-namespaces must be 1..100000 or a list of names');
     const params = parseKeyValues('simulate', '-p', values.param as string[] | undefined);
     const file = positionals[0];
     let textIn: string;
@@ -125,7 +128,6 @@ export const command: Command = {
     } catch (e) {
       throw new UserError(`cannot read the template: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
     }
-    const env = values.environment ? await readEnvironment(values.environment as string, io.cwd) : {};
     let renderPackage;
     let packageFindings: Finding[] = [];
     if (values.package) {
