@@ -264,6 +264,12 @@ function configurationPolicy(
       const ns = byName.get(nsName) ?? { name: nsName, labels: {} };
       const entry: SimulatedPackage = { ...base, namespace: nsName, via: od.kind === 'Package' ? 'Package' : 'ObjectTemplate', findings: [] };
       if (!ns.hostedCluster) entry.findings.push({ severity: 'warning', rule: 'C2', object: ochain, message: `namespace ${nsName} is not a hosted control plane namespace` });
+      if (ns.terminating) {
+        // §11 #18: terminatingInclusion defaults to IfMatch.
+        entry.findings.push({ severity: 'warning', rule: 'C2', object: ochain, message: `namespace ${nsName} is terminating: creating the ${String(od.kind)} fails and the policy is NonCompliant until it is gone (namespaceSelector.terminatingInclusion: Never avoids it)` });
+        result.packages.push(entry);
+        continue;
+      }
       if (od.kind === 'Package') result.packages.push(finishPackage(entry, od, ns, opts));
       else {
         const pkg = renderObjectTemplate(od, ns, entry, ochain, opts);

@@ -163,3 +163,55 @@ describe('pkogen simulate / lint-rollout CLI', () => {
     expect(await main(['simulate', `${REF_DIR}/addon-operator-hs.yaml`], c.io)).toBe(2);
   });
 });
+
+describe('simulate --environment', () => {
+  function io() {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t), env: {}, cwd: process.cwd() } };
+  }
+  test('a fleet file: two hubs, the FedRAMP one excluded; a terminating HCP namespace is reported, not installed', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pkogen-env-'));
+    try {
+      const envFile = path.join(dir, 'env.yaml');
+      writeFileSync(envFile, `environment:
+  kubernetes: {version: v1.31.0}
+  openShift: {version: 4.18.0}
+fleet:
+  clusterDeployments:
+  - name: sc-a
+    namespace: uhc-sc-a
+    labels: {ext-hypershift.openshift.io/cluster-type: service-cluster, api.openshift.com/managed: "true"}
+    managedClusters:
+    - name: mc-a
+      labels: {hypershift.open-cluster-management.io/management-cluster: "true"}
+      namespaces:
+      - {name: ocm-production-aaa-one, labels: {hypershift.openshift.io/hosted-control-plane: "true"}, hostedCluster: {name: one, namespace: ocm-production-aaa}}
+      - {name: ocm-production-aaa-two, terminating: true, labels: {hypershift.openshift.io/hosted-control-plane: "true"}, hostedCluster: {name: two, namespace: ocm-production-aaa}}
+  - name: sc-b
+    namespace: uhc-sc-b
+    labels: {ext-hypershift.openshift.io/cluster-type: service-cluster, api.openshift.com/managed: "true", api.openshift.com/fedramp: "true"}
+    managedClusters: []
+`);
+      const tmpl = path.join(dir, 't.yaml');
+      writeFileSync(tmpl, emitRolloutTemplate({ ...ON_CLUSTER_BUILD, sources: [], excludeFedramp: true }));
+      const a = io();
+      const args = ['simulate', tmpl, '--environment', envFile, '-o', 'json', ...Object.entries(PARAMS).flatMap(([k, v]) => ['-p', `${k}=${v}`])];
+      expect(await main(args, a.io)).toBe(0);
+      const j = JSON.parse(a.out.join(''));
+      expect(j.hops[0].serviceClusters).toEqual(['sc-a']);
+      expect(j.packages.map((p: { namespace: string; package?: unknown }) => [p.namespace, p.package !== undefined])).toEqual([['ocm-production-aaa-one', true], ['ocm-production-aaa-two', false]]);
+      expect(JSON.stringify(j.packages[1].findings)).toMatch(/is terminating/);
+      const b = io();
+      writeFileSync(envFile, 'fleet: {clusterDeployments: []}\nextra: 1\n');
+      expect(await main(['simulate', tmpl, '--environment', envFile], b.io)).toBe(1);
+      expect(b.err.join('')).toMatch(/env\.yaml extra: unknown key "extra"/);
+      const c = io();
+      writeFileSync(envFile, 'fleet: [\n');
+      expect(await main(['simulate', tmpl, '--environment', envFile], c.io)).toBe(1);
+      expect(c.err.join('')).toMatch(/env\.yaml:\d+:\d+: invalid YAML/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
