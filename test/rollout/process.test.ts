@@ -65,7 +65,7 @@ describe('selectors, globs, JSONPath, delimiters', () => {
     expect(() => matchesSelector({ matchExpressions: [{ key: 'f', operator: 'in', values: ['x'] }] }, {})).toThrow(/invalid label selector operator/);
   });
   test('namespaceSelector: include default *, exclude, labels, empty ⇒ null', () => {
-    const nss = [{ name: 'ocm-a', labels: { h: 'true' } }, { name: 'kube-system', labels: { h: 'true' } }, { name: 'ocm-b', labels: {} }];
+    const nss: { name: string; labels: Record<string, string> }[] = [{ name: 'ocm-a', labels: { h: 'true' } }, { name: 'kube-system', labels: { h: 'true' } }, { name: 'ocm-b', labels: {} }];
     expect(selectNamespaces({ matchLabels: { h: 'true' }, exclude: ['kube-*'] }, nss)).toEqual(['ocm-a']);
     expect(selectNamespaces({}, nss)).toBeNull();
     expect(globMatch('ocm-*-[ab]', 'ocm-x-a')).toBe(true);
