@@ -4,6 +4,7 @@
  * (named conditions, path globs, the condition annotation), PKO's labels and object order.
  */
 import { type FileMap, toBytes, toText } from '../core/filemap.js';
+import { GoTemplateError } from '../gotemplate/exec.js';
 import { formatValue } from '../gotemplate/fmt.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 import { fromJs } from '../gotemplate/funcs/json.js';
@@ -155,9 +156,8 @@ export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>
     try {
       text = runner.execute(p, data);
     } catch (e) {
-      if (e instanceof TemplateExecError || e instanceof Error) {
-        const te = e as TemplateExecError;
-        throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(data)}: ${te.message}`), te.file ?? p, te.line, te.column);
+      if (e instanceof GoTemplateError) {
+        throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(data)}: ${e.message}`), e.template || p, e.line || undefined, e.column);
       }
       throw e;
     }
