@@ -4,11 +4,12 @@
  * (named conditions, path globs, the condition annotation), PKO's labels and object order.
  */
 import { type FileMap, toBytes, toText } from '../core/filemap.js';
+import { GoTemplateError } from '../gotemplate/exec.js';
 import { formatValue } from '../gotemplate/fmt.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
-import { fromJs, marshalJson } from '../gotemplate/funcs/json.js';
-import { GoTyped, type GoMap, type GoValue } from '../gotemplate/types.js';
-import { parseYaml11, splitPkoDocuments, YamlParseError } from '../yaml/parse.js';
+import { fromJs } from '../gotemplate/funcs/json.js';
+import { GoTyped, type GoMap } from '../gotemplate/types.js';
+import { type ObjectRef, parseObjectFile, pkoPathCompare } from './objects.js';
 import { CelContext, CelEvalError } from './cel.js';
 import { admitConfig, type FieldError } from './config-admission.js';
 import { doublestarMatch } from './doublestar.js';
@@ -44,16 +45,8 @@ export interface RenderRequest {
   component?: string;
 }
 
-export interface RenderedObject {
-  /** Rendered path (without `.gotmpl`). */
-  path: string;
-  /** Document index within the file (counting every `---` piece, like PKO's `idx`). */
-  index: number;
-  /** One-based line where the document starts in the rendered file. */
-  line: number;
-  /** The document's text as rendered (trimmed). */
-  text: string;
-  object: Record<string, unknown>;
+/** An object as PKO's RenderObjects reads it (validate's ObjectRef) plus its phase annotation. */
+export interface RenderedObject extends ObjectRef {
   phase?: string;
 }
 
@@ -83,18 +76,8 @@ export class RenderError extends Error {
 export const isTemplateFile = (p: string): boolean => p.endsWith(TEMPLATE_SUFFIX);
 export const stripTemplateSuffix = (p: string): string => (isTemplateFile(p) ? p.slice(0, -TEMPLATE_SUFFIX.length) : p);
 
-/** Files whose rendered content is parsed into objects. */
-export function isObjectFile(p: string): boolean {
-  const base = p.slice(p.lastIndexOf('/') + 1);
-  return (p.endsWith('.yaml') || p.endsWith('.yml')) && !base.startsWith('_');
-}
-
-/** PKO's path order: `/` sorts before every other byte (`a, a/b, a/b/c, b, b/x, bat`). */
-export function comparePkoPaths(a: string, b: string): number {
-  const x = a.replace(/\//g, '\0');
-  const y = b.replace(/\//g, '\0');
-  return x < y ? -1 : x > y ? 1 : 0;
-}
+export { isObjectFile, pkoPathCompare as comparePkoPaths } from './objects.js';
+import { isObjectFile } from './objects.js';
 
 /** The images map of tests and `tree`: every manifest image is the static image. */
 export function staticImages(manifest: PackageManifest): Record<string, string> {
@@ -173,9 +156,8 @@ export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>
     try {
       text = runner.execute(p, data);
     } catch (e) {
-      if (e instanceof TemplateExecError || e instanceof Error) {
-        const te = e as TemplateExecError;
-        throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(data)}: ${te.message}`), te.file ?? p, te.line, te.column);
+      if (e instanceof GoTemplateError) {
+        throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(data)}: ${e.message}`), e.template || p, e.line || undefined, e.column);
       }
       throw e;
     }
@@ -191,58 +173,6 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
   } catch (e) {
     throw new Error((e as Error).message);
   }
-}
-
-function jsonOf(v: unknown): string {
-  try {
-    return marshalJson(fromJs(v) as GoValue, { escapeHTML: true });
-  } catch {
-    return JSON.stringify(v);
-  }
-}
-
-/** Parses the objects of one rendered file (PKO's document rules). */
-export function parseObjects(path: string, text: string, component?: string): RenderedObject[] {
-  const out: RenderedObject[] = [];
-  const docs = splitPkoDocuments(text);
-  docs.forEach((d, index) => {
-    if (d.text === '') return;
-    let v: unknown;
-    try {
-      v = parseYaml11(d.text);
-    } catch (e) {
-      const pe = e as YamlParseError;
-      throw new Violation({
-        reason: ViolationReason.InvalidYAML,
-        path,
-        index,
-        component,
-        details: `error converting YAML to JSON: yaml: ${pe.line ? `line ${pe.line}: ` : ''}${pe.message}`,
-        line: pe.line !== undefined ? d.line + pe.line - 1 : d.line,
-      });
-    }
-    if (v === null || v === undefined) return;
-    if (typeof v !== 'object' || Array.isArray(v)) {
-      const t = Array.isArray(v) ? 'array' : typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'bool' : 'number';
-      throw new Violation({ reason: ViolationReason.InvalidYAML, path, index, component, details: `json: cannot unmarshal ${t} into Go value of type map[string]interface {}`, line: d.line });
-    }
-    const obj = v as Record<string, unknown>;
-    if (typeof obj.kind !== 'string' || obj.kind === '') {
-      throw new Violation({
-        reason: ViolationReason.InvalidYAML,
-        path,
-        index,
-        component,
-        details: `Object 'Kind' is missing in '${jsonOf(obj)}'`,
-        subject: d.text,
-        line: d.line,
-      });
-    }
-    const md = (obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : undefined) as { annotations?: Record<string, unknown> } | undefined;
-    const phase = md?.annotations?.[PHASE_ANNOTATION];
-    out.push({ path, index, line: d.line, text: d.text, object: obj, phase: typeof phase === 'string' ? phase : undefined });
-  });
-  return out;
 }
 
 /** Merges PKO's labels into an object (overwriting same keys), as RenderObjects does. */
@@ -270,9 +200,19 @@ export function renderPackage(req: RenderRequest): RenderResult {
   }
   const files = renderTemplates(req, ctx, cel);
 
-  const paths = [...files.keys()].filter(isObjectFile).sort(comparePkoPaths);
+  const paths = [...files.keys()].filter(isObjectFile).sort(pkoPathCompare);
   const allObjects: RenderedObject[] = [];
-  for (const p of paths) allObjects.push(...parseObjects(p, toText(files.get(p)!), req.component));
+  for (const p of paths) {
+    const r = parseObjectFile(p, files.get(p)!);
+    if (r.violations.length) {
+      const v = r.violations[0];
+      throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });
+    }
+    for (const o of r.objects) {
+      const phase = o.object.metadata?.annotations?.[PHASE_ANNOTATION];
+      allObjects.push({ ...o, phase: typeof phase === 'string' ? phase : undefined });
+    }
+  }
 
   const excludedGlobs: string[] = [];
   for (const rule of req.manifest.spec?.filter?.paths ?? []) {

@@ -109,7 +109,8 @@ export function runTemplateTests(pkg: Pick<LoadedPackage, 'manifest' | 'files' |
             reason: ViolationReason.FixtureMismatch,
             path: p,
             component: opts.component,
-            details: `Testcase "${tc.name}"\n${unifiedDiff(base, toText(fixture), toText(actual))}`,
+            // PKO TrimSpaces diff's output
+            details: `Testcase "${tc.name}"\n${unifiedDiff(base, toText(fixture), toText(actual)).trim()}`,
           }),
         );
       }
