@@ -92,6 +92,40 @@ describe('simulate', () => {
     }
   });
 
+  test('generated template (ObjectTemplate form, our bundle): 3 namespaces → 3 valid Packages with the service CA', async () => {
+    const r = await run(emitRolloutTemplate(ON_CLUSTER_BUILD), PARAMS, 3, true);
+    expect(r.lint.findings.filter((f) => f.severity !== 'info')).toEqual([]);
+    expect(r.findings).toEqual([]);
+    expect(r.packages.map((p) => [p.namespace, p.via])).toEqual(hcpNamespaceNames(3).map((n) => [n, 'ObjectTemplate']));
+    for (const p of r.packages) {
+      expect(p.findings).toEqual([]);
+      expect(p.rendered).toEqual({ objects: 1 });
+      expect(p.package?.image).toMatch(/^quay\.io\/app-sre\/on-cluster-build-hs-package@sha256:[0-9a-f]{64}$/);
+      expect(p.package?.config).toMatchObject({ machineOSBuilderImage: D1, webhookImage: D2, finalImagePushSecretName: 'final-image-push' });
+      expect(p.package?.config.serviceCA).toMatch(/^-----BEGIN CERTIFICATE-----\n.+\n-----END CERTIFICATE-----\n$/);
+    }
+  });
+
+  test('MCVW: PKO merge/dict/toJson in the ObjectTemplate, service CA under .serviceca', async () => {
+    const text = readFileSync(`${REF_DIR}/mcvw-hs.SelectorSyncSet.yaml.tmpl`, 'utf8');
+    const r = await run(text, { REGISTRY_IMG: 'quay.io/app-sre/managed-cluster-validating-webhooks-hs-package', OPERATOR_IMAGE: 'quay.io/app-sre/managed-cluster-validating-webhooks' }, 2);
+    expect(r.findings).toEqual([]);
+    expect(r.packages).toHaveLength(2);
+    for (const p of r.packages) {
+      expect(p.package?.name).toBe('validation-webhooks');
+      expect(p.package?.config.image).toBe('quay.io/app-sre/managed-cluster-validating-webhooks:0123456');
+      expect(typeof p.package?.config.serviceca).toBe('string');
+    }
+  });
+
+  test('a source the namespace lacks: PKO cannot render, located on the ObjectTemplate', async () => {
+    const fleet = defaultFleet(hcpNamespaceNames(1));
+    fleet.clusterDeployments[0].managedClusters![0].namespaces.at(-1)!.objects = [];
+    const r = simulateRollout('t.yaml', emitRolloutTemplate(ON_CLUSTER_BUILD), { parameters: PARAMS, fleet, renderTemplate: renderObjectTemplateText });
+    expect(r.packages[0].findings[0].message).toMatch(/source ConfigMap .*openshift-service-ca.crt not found/);
+    expect(r.packages[0].findings[0].object).toMatch(/> ObjectTemplate\/on-cluster-build$/);
+  });
+
   test('a config value the package rejects is an error in every namespace', async () => {
     const r = await run(emitRolloutTemplate({ ...ON_CLUSTER_BUILD, sources: [] }), { ...PARAMS, WEBHOOK_IMAGE: 'quay.io/app-sre/ocb-webhook:latest' }, 2, true);
     expect(r.packages).toHaveLength(2);
