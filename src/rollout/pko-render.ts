@@ -7,15 +7,26 @@ import type { FileMap } from '../core/filemap.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 import { fromJs } from '../gotemplate/funcs/json.js';
 import { RenderError, renderPackage } from '../pko/render.js';
-import { buildTemplateSet } from '../pko/template-runner.js';
+import { buildTemplateSet, type TemplateRunner } from '../pko/template-runner.js';
 import { Violation, type LoadedPackage } from '../pko/types.js';
 import type { FullRenderer } from './package-check.js';
 import type { GoTemplateRenderer, SimFinding } from './simulate.js';
 
 const NO_FILES: FileMap = new Map();
 
+// One ObjectTemplate text is rendered once per HCP namespace: parse it once.
+const runners = new Map<string, TemplateRunner>();
+const MAX_CACHED = 64;
+
 export const renderObjectTemplateText: GoTemplateRenderer = (name, text, data) => {
-  const runner = buildTemplateSet([{ name, text }], (self) => pkoFuncMap({ executeTemplate: (n, d) => self.execute(n, d), files: NO_FILES }));
+  const key = `${name}\u0000${text}`;
+  let runner = runners.get(key);
+  if (!runner) {
+    const r = buildTemplateSet([{ name, text }], (self) => pkoFuncMap({ executeTemplate: (n, d) => self.execute(n, d), files: NO_FILES }));
+    if (runners.size >= MAX_CACHED) runners.delete(runners.keys().next().value as string);
+    runners.set(key, r);
+    runner = r;
+  }
   return runner.execute(name, fromJs(data));
 };
 
