@@ -112,6 +112,7 @@ describe('plain HTTP registry on loopback', () => {
     expect(b.stdout).toBe(a.stdout);
     const skip = await pkogen(['build', pkgDir, '-t', ref, '--push', '--skip-if-exists', '--output-format', 'digest']);
     expect(skip).toMatchObject({ code: 0, stdout: a.stdout });
+    expect(skip.stderr).toMatch(/already exists \(sha256:[0-9a-f]{64}\); nothing built or pushed/);
   });
 
   it('update resolves spec.images to digests, is idempotent, honours PKO_REPOSITORY_HOST', async () => {

@@ -91,8 +91,12 @@ export const command: Command = {
       if (values.push) client = new RegistryClient(registryOptions(io, insecure));
       if (client && values['skip-if-exists'] && (await client.exists(refs[0]))) {
         const digest = await client.resolveDigest(refs[0]);
-        if (format === 'digest') io.stdout(`${digest}\n`);
-        else io.stdout(`Image ${formatReference(refs[0])} already exists (${digest}); nothing built or pushed\n`);
+        // stdout stays machine-readable in digest format; the note goes to stderr there.
+        const note = `Image ${formatReference(refs[0])} already exists (${digest}); nothing built or pushed\n`;
+        if (format === 'digest') {
+          io.stderr(note);
+          io.stdout(`${digest}\n`);
+        } else io.stdout(note);
         return 0;
       }
 
