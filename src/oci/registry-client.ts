@@ -223,27 +223,31 @@ export class RegistryClient {
     return true;
   }
 
-  private async uploadBlob(repo: Repo, blob: Blob, mountFrom?: Repo): Promise<'exists' | 'mounted' | 'uploaded'> {
+  /**
+   * Makes the blob present in the repository. Returns how, and whether the registry confirmed
+   * the digest (a HEAD that matched, or a 201 naming our digest); unconfirmed ones are checked
+   * again before the manifest goes up.
+   */
+  private async uploadBlob(repo: Repo, blob: Blob, mountFrom?: Repo): Promise<{ how: 'exists' | 'mounted' | 'uploaded'; confirmed: boolean }> {
     const scopes = RegistryClient.pushScopes(repo, mountFrom);
-    if (await this.blobExists(repo, blob, scopes)) return 'exists';
+    if (await this.blobExists(repo, blob, scopes)) return { how: 'exists', confirmed: true };
     const what = `uploading blob ${blob.digest} to ${repo.registry}/${repo.repository}`;
     const start = mountFrom
       ? `/v2/${repo.repository}/blobs/uploads/?mount=${encodeURIComponent(blob.digest)}&from=${encodeURIComponent(mountFrom.repository)}`
       : `/v2/${repo.repository}/blobs/uploads/`;
     const started = this.check(await this.request(repo, scopes, { method: 'POST', target: start }), [201, 202], what);
-    if (started.status === 201) return 'mounted';
-    let location = this.location(started, repo, what);
-    const patched = this.check(
-      await this.request(repo, scopes, { method: 'PATCH', target: location, headers: { 'Content-Type': 'application/octet-stream' }, body: blob.bytes }),
-      [202, 204],
+    if (started.status === 201) return { how: 'mounted', confirmed: header(started, 'docker-content-digest') === blob.digest };
+    // Monolithic upload (distribution spec "POST then PUT"): one request carries the bytes.
+    const location = this.location(started, repo, what);
+    location.searchParams.set('digest', blob.digest);
+    const done = this.check(
+      await this.request(repo, scopes, { method: 'PUT', target: location, headers: { 'Content-Type': 'application/octet-stream' }, body: blob.bytes }),
+      [201, 204],
       what,
     );
-    location = header(patched, 'location') ? this.location(patched, repo, what, location) : location;
-    location.searchParams.set('digest', blob.digest);
-    const done = this.check(await this.request(repo, scopes, { method: 'PUT', target: location, headers: { 'Content-Type': 'application/octet-stream' } }), [201, 204], what);
     const dig = header(done, 'docker-content-digest');
     if (dig !== undefined && dig !== blob.digest) throw new UserError(`${what}: registry stored digest ${dig}, expected ${blob.digest}`);
-    return 'uploaded';
+    return { how: 'uploaded', confirmed: dig === blob.digest };
   }
 
   private location(res: HttpResponse, repo: Repo, what: string, base?: URL): URL {
@@ -258,7 +262,7 @@ export class RegistryClient {
   /**
    * Pushes `image` under every reference (tags; refs may span repositories of one or more
    * registries). Per repository: every blob uploaded (or mounted from a repository pushed
-   * earlier in this call), every blob verified present, then the manifest PUT per tag.
+   * earlier in this call) and confirmed by digest, then the manifest PUT per tag.
    */
   async push(image: Image, refs: Reference[]): Promise<{ digest: string; uploaded: number; skipped: number; mounted: number }> {
     const stats = { digest: image.digest, uploaded: 0, skipped: 0, mounted: 0 };
@@ -274,12 +278,14 @@ export class RegistryClient {
     for (const { repo, tags } of groups.values()) {
       const name = `${repo.registry}/${repo.repository}`;
       const from = done.find((d) => d.registry === repo.registry);
-      for (const blob of image.blobs()) {
-        const r = await this.retry(`uploading blob ${blob.digest} to ${name}`, () => this.uploadBlob(repo, blob, from));
-        stats[r === 'exists' ? 'skipped' : r]++;
-      }
+      // Blobs go up concurrently (a package image has two); the manifest waits for all of them.
+      const results = await Promise.all(
+        image.blobs().map((blob) => this.retry(`uploading blob ${blob.digest} to ${name}`, () => this.uploadBlob(repo, blob, from)).then((r) => ({ blob, ...r }))),
+      );
       const scopes = RegistryClient.pushScopes(repo);
-      for (const blob of image.blobs()) {
+      for (const { blob, how, confirmed } of results) {
+        stats[how === 'exists' ? 'skipped' : how]++;
+        if (confirmed) continue;
         const present = await this.retry(`verifying blob ${blob.digest} in ${name}`, () => this.blobExists(repo, blob, scopes));
         if (!present) throw new UserError(`registry ${repo.registry} does not have blob ${blob.digest} after upload; no tag was pushed`);
       }

@@ -29,16 +29,16 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-const isBlobPatch = (m?: string, u?: string) => m === 'PATCH' && /\/blobs\/uploads\//.test(u ?? '');
+const isBlobPost = (m?: string, u?: string) => m === 'POST' && /\/blobs\/uploads\//.test(u ?? '');
 const isBlobPut = (m?: string, u?: string) => m === 'PUT' && /\/blobs\/uploads\/.*digest=/.test(u ?? '');
 const isManifestPut = (m?: string, u?: string) => m === 'PUT' && /\/manifests\//.test(u ?? '');
 
 it('retries 503, 429 and a dropped connection, then succeeds', async () => {
-  let patches = 0;
+  let posts = 0;
   let puts = 0;
   let manifests = 0;
   proxy = await startProxy(reg.port, (req) => {
-    if (isBlobPatch(req.method, req.url) && patches++ < 2) return { status: 503, body: '{"errors":[{"code":"UNAVAILABLE","message":"try later"}]}' };
+    if (isBlobPost(req.method, req.url) && posts++ < 2) return { status: 503, body: '{"errors":[{"code":"UNAVAILABLE","message":"try later"}]}' };
     if (isBlobPut(req.method, req.url) && puts++ === 0) return 'drop';
     if (isManifestPut(req.method, req.url) && manifests++ === 0) return { status: 429, headers: { 'Retry-After': '0' } };
     return 'pass';
@@ -103,18 +103,27 @@ it('follows a bearer challenge (anonymous token), sends the token, and reports a
 });
 
 it('refuses to tag when the registry lies about a blob, and reports a wrong manifest digest', async () => {
+  let lie = false;
   proxy = await startProxy(
     reg.port,
     () => 'pass',
     (req, res) => {
-      if (req.method === 'HEAD' && /\/blobs\/sha256:/.test(req.url!) && res.status === 200 && /faults\/liar\//.test(req.url!)) res.headers['content-length'] = '1';
+      if (lie && req.method === 'HEAD' && /\/blobs\/sha256:/.test(req.url!) && res.status === 200 && /faults\/liar\//.test(req.url!)) res.headers['content-length'] = '1';
+      if (isBlobPut(req.method, req.url) && /faults\/liar2\//.test(req.url!)) res.headers['docker-content-digest'] = `sha256:${'1'.repeat(64)}`;
       if (isManifestPut(req.method, req.url) && /faults\/wrongdigest\//.test(req.url!)) res.headers['docker-content-digest'] = `sha256:${'0'.repeat(64)}`;
     },
   );
+  expect((await pkogen(['build', pkgDir, '-t', `${proxy.host}/faults/liar:v0`, '--push'])).code).toBe(0);
+  lie = true;
   const liar = await pkogen(['build', pkgDir, '-t', `${proxy.host}/faults/liar:v1`, '--push']);
   expect(liar.code).toBe(1);
   expect(liar.stderr).toMatch(/reports blob sha256:[0-9a-f]+ with size 1/);
-  expect(proxy.log.some((l) => l.includes('faults/liar/manifests'))).toBe(false);
+  expect(proxy.log.some((l) => l.includes('faults/liar/manifests/v1'))).toBe(false);
+
+  const liar2 = await pkogen(['build', pkgDir, '-t', `${proxy.host}/faults/liar2:v1`, '--push']);
+  expect(liar2.code).toBe(1);
+  expect(liar2.stderr).toMatch(/registry stored digest sha256:1{64}, expected sha256:/);
+  expect(proxy.log.some((l) => l.includes('faults/liar2/manifests'))).toBe(false);
 
   const wrong = await pkogen(['build', pkgDir, '-t', `${proxy.host}/faults/wrongdigest:v1`, '--push']);
   expect(wrong.code).toBe(1);

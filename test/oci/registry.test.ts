@@ -6,6 +6,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { sortedPaths, toText } from '../../src/core/filemap.js';
+import { scalarString } from '../../src/yaml/emit.js';
 import { readDirToFileMap } from '../../src/core/fs.js';
 import { openOciLayout, packageFilesFromImage, pullImage } from '../../src/oci/sources.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from './registry-harness.js';
@@ -138,7 +139,7 @@ describe('plain HTTP registry on loopback', () => {
         'spec:',
         '  images:',
         `  - digest: ${d}`,
-        `    image: "${reg.host}/org/app:1.0"`,
+        `    image: ${scalarString(`${reg.host}/org/app:1.0`)}`,
         '    name: app',
         `  - digest: ${d}`,
         '    image: quay.io/org/app:1.0',
