@@ -106,3 +106,18 @@ describe('bad input gives clear findings', () => {
     expect(() => parseYamlSafe('a: 1', { maxNodes: 10, maxDepth: 10, maxChars: 2 })).toThrow(YamlLimitError);
   });
 });
+
+describe('duplicate-key prefilter', () => {
+  test('never misses a duplicate the exact parse finds (block style)', async () => {
+    const { duplicateKeysExact, mayHaveDuplicateKeys } = await import('../../src/pko/yaml-positions.js');
+    const key = fc.constantFrom('a', 'b', 'c', '"a"', "'b'");
+    const line = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean(), key, fc.constantFrom(' 1', '', ' |', ' x', ' [1, 2]', ' "q: r"'));
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 14 }), fc.array(fc.constantFrom('  text', '    more: z'), { maxLength: 2 }), (lines, extra) => {
+        const text = lines.map(([ind, item, k, v]) => '  '.repeat(ind) + (item ? '- ' : '') + `${k}:${v}` + (v === ' |' ? `\n${'  '.repeat(ind + 2)}${extra.join(' ')}` : '')).join('\n');
+        if (duplicateKeysExact({ text, firstLine: 1 }).length > 0) expect(mayHaveDuplicateKeys(text)).toBe(true);
+      }),
+      { seed: 31337, numRuns: 500 },
+    );
+  });
+});
