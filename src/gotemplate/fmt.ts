@@ -1,0 +1,783 @@
+/**
+ * Go's fmt printing rules for the template value model (see types.ts): `%v` as text/template
+ * prints values, `fmt.Sprint`/`Sprintln`, and `fmt.Sprintf` with Go's verbs, flags, width,
+ * precision, explicit argument indexes and error annotations (`%!d(string=x)`, `%!(EXTRA …)`).
+ *
+ * Floats are formatted from their exact binary value with round-half-even, as Go's strconv
+ * does (JS toFixed rounds ties away from zero: `%.0f` of 2.5 is "2" in Go, "3" in JS).
+ */
+import { GoTyped, type GoValue } from './types.js';
+
+/** Go's type name of a value, as `%T` and error messages print it. */
+export function goTypeName(v: GoValue | undefined): string {
+  if (v === null || v === undefined) return '<nil>';
+  switch (typeof v) {
+    case 'string': return 'string';
+    case 'bigint': return 'int';
+    case 'number': return 'float64';
+    case 'boolean': return 'bool';
+    case 'function': return 'func(...interface {}) interface {}';
+  }
+  if (v instanceof GoTyped) return v.goType;
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
+
+function unwrap(v: GoValue): GoValue {
+  while (v instanceof GoTyped) v = v.value;
+  return v;
+}
+
+/** Sorted keys as Go's fmtsort orders string keys (byte order of UTF-8 = code point order). */
+export function sortedKeys(m: object): string[] {
+  const keys = Object.keys(m);
+  keys.sort(compareStrings);
+  return keys;
+}
+
+/** Go string comparison: by UTF-8 bytes, i.e. by code point (JS `<` compares UTF-16 units). */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      // Surrogates (code points above U+FFFF) sort after every BMP character in UTF-8.
+      const xs = x >= 0xd800 && x <= 0xdfff;
+      const ys = y >= 0xd800 && y <= 0xdfff;
+      if (xs !== ys) return xs ? 1 : -1;
+      return x < y ? -1 : 1;
+    }
+  }
+  return a.length - b.length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Float formatting (strconv.FormatFloat semantics)
+
+interface Digits {
+  d: string; // significant digits, no leading/trailing zeros ('' for zero)
+  dp: number; // decimal point position: value = 0.d × 10^dp
+}
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+/** Exact decimal expansion of a finite, non-negative double. */
+function exactDigits(x: number): Digits {
+  if (x === 0) return { d: '', dp: 0 };
+  f64[0] = x;
+  const lo = u32[0]!;
+  const hi = u32[1]!;
+  const bexp = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  let e: number;
+  if (bexp === 0) e = -1074;
+  else {
+    mant |= 1n << 52n;
+    e = bexp - 1075;
+  }
+  let s: string;
+  let dp: number;
+  if (e >= 0) {
+    s = (mant << BigInt(e)).toString();
+    dp = s.length;
+  } else {
+    s = (mant * 5n ** BigInt(-e)).toString();
+    dp = s.length + e; // value = s × 10^e
+  }
+  return trimDigits(s, dp);
+}
+
+function trimDigits(s: string, dp: number): Digits {
+  let start = 0;
+  while (start < s.length && s.charCodeAt(start) === 48) {
+    start++;
+    dp--;
+  }
+  let end = s.length;
+  while (end > start && s.charCodeAt(end - 1) === 48) end--;
+  if (start === end) return { d: '', dp: 0 };
+  return { d: s.slice(start, end), dp };
+}
+
+/** Shortest digits that round-trip (what JS and Go both compute). */
+function shortestDigits(x: number): Digits {
+  if (x === 0) return { d: '', dp: 0 };
+  const s = x.toExponential(); // "d.ddde±x"
+  const ei = s.indexOf('e');
+  const mant = s.slice(0, ei).replace('.', '');
+  const exp = parseInt(s.slice(ei + 1), 10);
+  return trimDigits(mant, exp + 1);
+}
+
+/** Round exact digits to nd significant digits, ties to even (Go's decimal.Round). */
+function roundDigits(dg: Digits, nd: number): Digits {
+  if (nd < 0) return { d: '', dp: 0 };
+  if (nd >= dg.d.length) return dg;
+  const c = dg.d.charCodeAt(nd);
+  let up: boolean;
+  if (c === 53 && nd + 1 === dg.d.length) up = nd > 0 && (dg.d.charCodeAt(nd - 1) - 48) % 2 === 1;
+  else up = c >= 53;
+  if (!up) return trimDigits(dg.d.slice(0, nd), dg.dp);
+  // Round up: increment the prefix.
+  const arr = dg.d.slice(0, nd).split('');
+  let i = nd - 1;
+  while (i >= 0 && arr[i] === '9') {
+    arr[i] = '0';
+    i--;
+  }
+  if (i < 0) return { d: '1', dp: dg.dp + 1 };
+  arr[i] = String.fromCharCode(arr[i]!.charCodeAt(0) + 1);
+  return trimDigits(arr.join(''), dg.dp);
+}
+
+function digitAt(dg: Digits, i: number): string {
+  return i >= 0 && i < dg.d.length ? dg.d[i]! : '0';
+}
+
+function fmtE(dg: Digits, prec: number, e: string): string {
+  let out = dg.d.length === 0 ? '0' : dg.d[0]!;
+  if (prec > 0) {
+    out += '.';
+    for (let i = 1; i <= prec; i++) out += digitAt(dg, i);
+  }
+  let exp = dg.d.length === 0 ? 0 : dg.dp - 1;
+  let sign = '+';
+  if (exp < 0) {
+    sign = '-';
+    exp = -exp;
+  }
+  return out + e + sign + (exp < 10 ? '0' + exp : String(exp));
+}
+
+function fmtF(dg: Digits, prec: number): string {
+  let out = '';
+  if (dg.dp > 0) {
+    for (let i = 0; i < dg.dp; i++) out += digitAt(dg, i);
+  } else out = '0';
+  if (prec > 0) {
+    out += '.';
+    for (let i = 1; i <= prec; i++) out += digitAt(dg, dg.dp + i - 1);
+  }
+  return out;
+}
+
+/** strconv.FormatFloat(x, fmt, prec, 64) for fmt in e E f F g G; prec -1 = shortest. */
+export function formatFloat(x: number, fmt: string, prec: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === Infinity) return '+Inf';
+  if (x === -Infinity) return '-Inf';
+  const neg = x < 0 || Object.is(x, -0);
+  const ax = Math.abs(x);
+  const shortest = prec < 0;
+  let dg: Digits;
+  if (shortest) {
+    dg = shortestDigits(ax);
+    switch (fmt) {
+      case 'e': case 'E': prec = Math.max(dg.d.length - 1, 0); break;
+      case 'f': case 'F': prec = Math.max(dg.d.length - dg.dp, 0); break;
+      default: prec = dg.d.length; break;
+    }
+  } else {
+    const exact = exactDigits(ax);
+    switch (fmt) {
+      case 'e': case 'E': dg = roundDigits(exact, prec + 1); break;
+      case 'f': case 'F': dg = roundDigits(exact, exact.dp + prec); break;
+      default:
+        if (prec === 0) prec = 1;
+        dg = roundDigits(exact, prec);
+        break;
+    }
+  }
+  let body: string;
+  switch (fmt) {
+    case 'e': case 'E': body = fmtE(dg, prec, fmt); break;
+    case 'f': case 'F': body = fmtF(dg, prec); break;
+    default: {
+      let eprec = prec;
+      const nd = dg.d.length;
+      if (eprec > nd && nd >= dg.dp) eprec = nd;
+      if (shortest) eprec = 6;
+      const exp = dg.dp - 1;
+      if (nd !== 0 && (exp < -4 || exp >= eprec)) {
+        if (prec > nd) prec = nd;
+        body = fmtE(dg, prec - 1, fmt === 'G' ? 'E' : 'e');
+      } else {
+        if (prec > dg.dp) prec = nd;
+        body = fmtF(dg, Math.max(prec - dg.dp, 0));
+      }
+    }
+  }
+  return (neg ? '-' : '') + body;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quoting (strconv.Quote and friends)
+
+const printableRe = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+
+function isPrint(cp: number): boolean {
+  if (cp < 0x80) return cp >= 0x20 && cp < 0x7f;
+  return printableRe.test(String.fromCodePoint(cp));
+}
+
+function hex(n: number, width: number): string {
+  return n.toString(16).padStart(width, '0');
+}
+
+function quoteRuneBody(cp: number, quote: number, asciiOnly: boolean): string {
+  if (cp === quote || cp === 92) return '\\' + String.fromCharCode(cp);
+  if (asciiOnly ? cp < 0x80 && isPrint(cp) : isPrint(cp)) return String.fromCodePoint(cp);
+  switch (cp) {
+    case 7: return '\\a';
+    case 8: return '\\b';
+    case 12: return '\\f';
+    case 10: return '\\n';
+    case 13: return '\\r';
+    case 9: return '\\t';
+    case 11: return '\\v';
+  }
+  if (cp < 0x20 || cp === 0x7f) return '\\x' + hex(cp, 2);
+  if (cp >= 0xd800 && cp <= 0xdfff) return '\\ufffd'; // lone surrogate: invalid UTF-8 in Go
+  if (cp < 0x10000) return '\\u' + hex(cp, 4);
+  return '\\U' + hex(cp, 8);
+}
+
+/** strconv.Quote (or QuoteToASCII when asciiOnly). */
+export function quoteString(s: string, asciiOnly = false): string {
+  let out = '"';
+  for (const ch of s) out += quoteRuneBody(ch.codePointAt(0)!, 34, asciiOnly);
+  return out + '"';
+}
+
+function quoteRune(cp: number, asciiOnly: boolean): string {
+  if (cp > 0x10ffff || cp < 0 || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
+  return "'" + quoteRuneBody(cp, 39, asciiOnly) + "'";
+}
+
+function canBackquote(s: string): boolean {
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0x60 || cp === 0xfeff) return false;
+    if (cp < 0x20 && cp !== 9) return false;
+    if (cp === 0x7f) return false;
+  }
+  return true;
+}
+
+function runeCount(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+function truncateRunes(s: string, n: number): string {
+  let i = 0;
+  let count = 0;
+  while (i < s.length && count < n) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
+    count++;
+  }
+  return s.slice(0, i);
+}
+
+function utf8Bytes(s: string): Uint8Array {
+  return new TextEncoder().encode(s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The printer
+
+interface Spec {
+  plus: boolean;
+  minus: boolean;
+  sharp: boolean;
+  space: boolean;
+  zero: boolean;
+  plusV: boolean;
+  sharpV: boolean;
+  wid: number; // -1 = absent
+  prec: number; // -1 = absent
+}
+
+function newSpec(): Spec {
+  return { plus: false, minus: false, sharp: false, space: false, zero: false, plusV: false, sharpV: false, wid: -1, prec: -1 };
+}
+
+const plainSpec: Spec = newSpec();
+
+class Printer {
+  out = '';
+
+  pad(s: string, sp: Spec): void {
+    if (sp.wid < 0) {
+      this.out += s;
+      return;
+    }
+    const n = sp.wid - runeCount(s);
+    if (n <= 0) {
+      this.out += s;
+      return;
+    }
+    if (sp.minus) this.out += s + ' '.repeat(n);
+    else this.out += (sp.zero ? '0' : ' ').repeat(n) + s;
+  }
+
+  badVerb(verb: string, v: GoValue | undefined): void {
+    this.out += '%!' + verb + '(';
+    if (v === null || v === undefined) this.out += '<nil>';
+    else {
+      this.out += goTypeName(v) + '=';
+      this.print(v, 'v', plainSpec, 0);
+    }
+    this.out += ')';
+  }
+
+  print(v0: GoValue | undefined, verb: string, sp: Spec, depth: number): void {
+    if (verb === 'T') {
+      this.pad(goTypeName(v0), sp);
+      return;
+    }
+    if (v0 === null || v0 === undefined) {
+      if (depth > 0 || verb === 'v') {
+        this.pad(sp.sharpV ? (depth > 0 ? 'interface {}(nil)' : '<nil>') : '<nil>', sp);
+      } else this.badVerb(verb, null);
+      return;
+    }
+    const v = unwrap(v0);
+    if (v === null) {
+      // A typed nil (e.g. a nil map under GoTyped)
+      this.pad(sp.sharpV ? goTypeName(v0) + '(nil)' : Array.isArray(v) ? '[]' : '<nil>', sp);
+      return;
+    }
+    switch (typeof v) {
+      case 'boolean':
+        if (verb === 't' || verb === 'v') this.pad(v ? 'true' : 'false', sp);
+        else this.badVerb(verb, v0);
+        return;
+      case 'bigint':
+        this.fmtInt(v, verb, sp, v0);
+        return;
+      case 'number':
+        this.fmtFloat(v, verb, sp, v0);
+        return;
+      case 'string':
+        this.fmtString(v, verb, sp, v0);
+        return;
+      case 'function':
+        if (verb === 'v' || verb === 'p') this.pad('0xc000000000', sp);
+        else this.badVerb(verb, v0);
+        return;
+    }
+    if (Array.isArray(v)) {
+      if (sp.sharpV) {
+        this.out += goTypeName(v0) + '{';
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) this.out += ', ';
+          this.print(v[i], verb, sp, depth + 1);
+        }
+        this.out += '}';
+        return;
+      }
+      this.out += '[';
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) this.out += ' ';
+        this.print(v[i], verb, sp, depth + 1);
+      }
+      this.out += ']';
+      return;
+    }
+    const m = v as Record<string, GoValue>;
+    const keys = sortedKeys(m);
+    if (sp.sharpV) {
+      this.out += goTypeName(v0) + '{';
+      for (let i = 0; i < keys.length; i++) {
+        if (i > 0) this.out += ', ';
+        this.print(keys[i]!, verb, sp, depth + 1);
+        this.out += ':';
+        this.print(m[keys[i]!]!, verb, sp, depth + 1);
+      }
+      this.out += '}';
+      return;
+    }
+    this.out += 'map[';
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) this.out += ' ';
+      this.print(keys[i]!, verb, sp, depth + 1);
+      this.out += ':';
+      this.print(m[keys[i]!]!, verb, sp, depth + 1);
+    }
+    this.out += ']';
+  }
+
+  fmtInt(n: bigint, verb: string, sp: Spec, orig: GoValue): void {
+    switch (verb) {
+      case 'v':
+        if (sp.sharpV && orig instanceof GoTyped && orig.goType !== 'int') {
+          this.out += orig.goType + '(';
+          this.integer(n, 10, 'd', sp, false);
+          this.out += ')';
+          return;
+        }
+        this.integer(n, 10, 'd', sp, false);
+        return;
+      case 'd': this.integer(n, 10, verb, sp, false); return;
+      case 'b': this.integer(n, 2, verb, sp, false); return;
+      case 'o': case 'O': this.integer(n, 8, verb, sp, false); return;
+      case 'x': this.integer(n, 16, verb, sp, false); return;
+      case 'X': this.integer(n, 16, verb, sp, true); return;
+      case 'c': this.pad(runeString(n), sp); return;
+      case 'q': this.pad(quoteRune(runeNumber(n), sp.plus), sp); return;
+      case 'U': {
+        const cp = n < 0n ? n + (1n << 64n) : n;
+        let s = 'U+' + cp.toString(16).toUpperCase().padStart(4, '0');
+        if (sp.sharp && n >= 0n && n <= 0x10ffffn && isPrint(Number(n))) s += " '" + String.fromCodePoint(Number(n)) + "'";
+        this.pad(s, { ...sp, zero: false });
+        return;
+      }
+      default:
+        this.badVerb(verb, orig);
+    }
+  }
+
+  integer(n: bigint, base: number, verb: string, sp: Spec, upper: boolean): void {
+    const negative = n < 0n;
+    let digits = (negative ? -n : n).toString(base);
+    if (upper) digits = digits.toUpperCase();
+    let prec = 0;
+    if (sp.prec >= 0) {
+      prec = sp.prec;
+      if (prec === 0 && n === 0n) {
+        this.pad('', { ...sp, zero: false });
+        return;
+      }
+    } else if (sp.zero && !sp.minus && sp.wid >= 0) {
+      prec = sp.wid;
+      if (negative || sp.plus || sp.space) prec--;
+    }
+    if (digits.length < prec) digits = '0'.repeat(prec - digits.length) + digits;
+    if (sp.sharp) {
+      if (base === 2) digits = '0b' + digits;
+      else if (base === 8 && verb !== 'O' && digits[0] !== '0') digits = '0' + digits;
+      else if (base === 16) digits = (upper ? '0X' : '0x') + digits;
+    }
+    if (verb === 'O') digits = '0o' + digits;
+    if (negative) digits = '-' + digits;
+    else if (sp.plus) digits = '+' + digits;
+    else if (sp.space) digits = ' ' + digits;
+    // Zero padding was done through precision; the remaining padding uses spaces.
+    this.pad(digits, sp.zero ? { ...sp, zero: false } : sp);
+  }
+
+  fmtFloat(x: number, verb: string, sp: Spec, orig: GoValue): void {
+    let prec: number;
+    let fmt: string;
+    switch (verb) {
+      case 'v': fmt = 'g'; prec = -1; break;
+      case 'g': case 'G': fmt = verb; prec = -1; break;
+      case 'e': case 'E': case 'f': case 'F': fmt = verb; prec = 6; break;
+      default:
+        this.badVerb(verb, orig);
+        return;
+    }
+    if (sp.prec >= 0) prec = sp.prec;
+    let num = formatFloat(x, fmt, prec);
+    if (num[0] !== '-' && num[0] !== '+') num = '+' + num;
+    if (sp.space && num[0] === '+' && !sp.plus) num = ' ' + num.slice(1);
+    if (num[1] === 'I' || num[1] === 'N') {
+      if (num[1] === 'N' && !sp.space && !sp.plus) num = num.slice(1);
+      this.pad(num, { ...sp, zero: false });
+      return;
+    }
+    if (sp.sharp) {
+      let digits = 0;
+      if (fmt === 'g' || fmt === 'G') digits = prec === -1 ? 6 : prec;
+      let tail = '';
+      let body = num;
+      const ei = body.search(/[eE]/);
+      if (ei >= 0) {
+        tail = body.slice(ei);
+        body = body.slice(0, ei);
+      }
+      let hasPoint = false;
+      let sawNonzero = false;
+      for (let i = 1; i < body.length; i++) {
+        const c = body[i]!;
+        if (c === '.') hasPoint = true;
+        else {
+          if (c !== '0') sawNonzero = true;
+          if (sawNonzero) digits--;
+        }
+      }
+      if (!hasPoint) {
+        if (body.length === 2 && body[1] === '0') digits--;
+        body += '.';
+      }
+      while (digits > 0) {
+        body += '0';
+        digits--;
+      }
+      num = body + tail;
+    }
+    if (sp.plus || num[0] !== '+') {
+      if (sp.zero && !sp.minus && sp.wid >= 0 && sp.wid > num.length) {
+        this.out += num[0] + '0'.repeat(sp.wid - num.length) + num.slice(1);
+        return;
+      }
+      this.pad(num, sp);
+      return;
+    }
+    this.pad(num.slice(1), sp);
+  }
+
+  fmtString(s: string, verb: string, sp: Spec, orig: GoValue): void {
+    switch (verb) {
+      case 'v':
+        if (sp.sharpV) this.pad(quoteString(s), sp);
+        else this.pad(sp.prec >= 0 ? truncateRunes(s, sp.prec) : s, sp);
+        return;
+      case 's':
+        this.pad(sp.prec >= 0 ? truncateRunes(s, sp.prec) : s, sp);
+        return;
+      case 'q': {
+        if (sp.prec >= 0) s = truncateRunes(s, sp.prec);
+        if (sp.sharp && canBackquote(s)) this.pad('`' + s + '`', sp);
+        else this.pad(quoteString(s, sp.plus), sp);
+        return;
+      }
+      case 'x': case 'X': {
+        let bytes = utf8Bytes(s);
+        if (sp.prec >= 0 && sp.prec < bytes.length) bytes = bytes.subarray(0, sp.prec);
+        const upper = verb === 'X';
+        let out = '';
+        for (let i = 0; i < bytes.length; i++) {
+          if (sp.space && i > 0) out += ' ';
+          if (sp.sharp && (sp.space || i === 0)) out += upper ? '0X' : '0x';
+          const h = hex(bytes[i]!, 2);
+          out += upper ? h.toUpperCase() : h;
+        }
+        this.pad(out, sp);
+        return;
+      }
+      default:
+        this.badVerb(verb, orig);
+    }
+  }
+}
+
+function runeNumber(n: bigint): number {
+  if (n < 0n || n > 0x10ffffn) return 0xfffd;
+  const cp = Number(n);
+  return cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : cp;
+}
+
+function runeString(n: bigint): string {
+  return String.fromCodePoint(runeNumber(n));
+}
+
+/** Go's `%v` of one value — what `{{.}}` prints (the engine prints `<no value>` for a missing value itself). */
+export function formatValue(v: GoValue): string {
+  // Fast paths for the common scalar cases.
+  switch (typeof v) {
+    case 'string': return v;
+    case 'bigint': return v.toString();
+    case 'boolean': return v ? 'true' : 'false';
+    case 'number': return formatFloat(v, 'g', -1);
+  }
+  const p = new Printer();
+  p.print(v, 'v', plainSpec, 0);
+  return p.out;
+}
+
+/** fmt.Sprint: spaces between operands when neither side is a string. */
+export function sprint(args: readonly GoValue[]): string {
+  let out = '';
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (i > 0 && typeof a !== 'string' && typeof args[i - 1] !== 'string') out += ' ';
+    out += formatValue(a);
+  }
+  return out;
+}
+
+/** fmt.Sprintln: always spaces between operands, newline at the end. */
+export function sprintln(args: readonly GoValue[]): string {
+  return args.map(formatValue).join(' ') + '\n';
+}
+
+function parseNum(format: string, i: number): [number, number, boolean] {
+  let n = 0;
+  let ok = false;
+  while (i < format.length) {
+    const c = format.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    if (n > 1e6) return [0, i, false]; // Go's tooLarge guard
+    n = n * 10 + (c - 48);
+    ok = true;
+    i++;
+  }
+  return [n, i, ok];
+}
+
+/** Go's fmt.Sprintf. */
+export function sprintf(format: string, args: readonly GoValue[]): string {
+  const p = new Printer();
+  let argNum = 0;
+  let reordered = false;
+  let goodArgNum = true;
+  const end = format.length;
+  let i = 0;
+
+  // Go's argNumber: parses "[n]" at position at; returns [argNum, next index, found].
+  const argIndex = (argNumIn: number, at: number): [number, number, boolean] => {
+    if (at >= end || format[at] !== '[') return [argNumIn, at, false];
+    reordered = true;
+    let idx = 0;
+    let wid = 1;
+    let ok = false;
+    if (end - at >= 3) {
+      for (let j = at + 1; j < end; j++) {
+        if (format[j] === ']') {
+          const [n, newi, numOk] = parseNum(format, at + 1);
+          wid = j + 1 - at;
+          if (numOk && newi === j) {
+            idx = n - 1;
+            ok = true;
+          }
+          break;
+        }
+      }
+    }
+    if (ok && idx >= 0 && idx < args.length) return [idx, at + wid, true];
+    goodArgNum = false;
+    return [argNumIn, at + wid, ok];
+  };
+
+  while (i < end) {
+    goodArgNum = true;
+    const lasti = i;
+    while (i < end && format[i] !== '%') i++;
+    if (i > lasti) p.out += format.slice(lasti, i);
+    if (i >= end) break;
+    i++; // skip %
+    const sp = newSpec();
+    flags: for (; i < end; i++) {
+      switch (format[i]) {
+        case '#': sp.sharp = true; break;
+        case '0': sp.zero = !sp.minus; break;
+        case '+': sp.plus = true; break;
+        case '-': sp.minus = true; sp.zero = false; break;
+        case ' ': sp.space = true; break;
+        default: break flags;
+      }
+    }
+    let afterIndex: boolean;
+    [argNum, i, afterIndex] = argIndex(argNum, i);
+    if (i < end && format[i] === '*') {
+      i++;
+      const [w, ok, next] = intFromArg(args, argNum);
+      argNum = next;
+      if (!ok) p.out += '%!(BADWIDTH)';
+      else {
+        sp.wid = w;
+        if (w < 0) {
+          sp.wid = -w;
+          sp.minus = true;
+          sp.zero = false;
+        }
+      }
+      afterIndex = false;
+    } else {
+      const [w, ni, ok] = parseNum(format, i);
+      if (ok) {
+        sp.wid = w;
+        if (afterIndex) goodArgNum = false; // "%[3]2d"
+      }
+      i = ni;
+    }
+    if (i + 1 <= end && format[i] === '.') {
+      i++;
+      if (afterIndex) goodArgNum = false; // "%[3].2d"
+      [argNum, i, afterIndex] = argIndex(argNum, i);
+      if (i < end && format[i] === '*') {
+        i++;
+        const [pr, ok, next] = intFromArg(args, argNum);
+        argNum = next;
+        sp.prec = ok && pr >= 0 ? pr : -1;
+        if (sp.prec < 0) p.out += '%!(BADPREC)';
+        afterIndex = false;
+      } else {
+        const [pr, ni] = parseNum(format, i);
+        sp.prec = pr;
+        i = ni;
+      }
+    }
+    if (!afterIndex) [argNum, i, afterIndex] = argIndex(argNum, i);
+    if (i >= end) {
+      p.out += '%!(NOVERB)';
+      break;
+    }
+    const cp = format.codePointAt(i)!;
+    const verb = String.fromCodePoint(cp);
+    i += verb.length;
+    if (verb === '%') {
+      p.out += '%';
+      continue;
+    }
+    if (!goodArgNum) {
+      p.out += '%!' + verb + '(BADINDEX)';
+      continue;
+    }
+    if (argNum >= args.length) {
+      p.out += '%!' + verb + '(MISSING)';
+      continue;
+    }
+    if (verb === 'w') {
+      p.badVerb(verb, args[argNum]!);
+      argNum++;
+      continue;
+    }
+    if (verb === 'v') {
+      if (sp.sharp) {
+        sp.sharp = false;
+        sp.sharpV = true;
+      }
+      if (sp.plus) {
+        sp.plus = false;
+        sp.plusV = true;
+      }
+    }
+    p.print(args[argNum]!, verb, sp, 0);
+    argNum++;
+  }
+  if (!reordered && argNum < args.length) {
+    p.out += '%!(EXTRA ';
+    for (let k = argNum; k < args.length; k++) {
+      if (k > argNum) p.out += ', ';
+      const a = args[k]!;
+      if (a === null) p.out += '<nil>';
+      else {
+        p.out += goTypeName(a) + '=';
+        p.print(a, 'v', plainSpec, 0);
+      }
+    }
+    p.out += ')';
+  }
+  return p.out;
+}
+
+function intFromArg(args: readonly GoValue[], argNum: number): [number, boolean, number] {
+  if (argNum >= args.length) return [0, false, argNum];
+  const a = unwrap(args[argNum]!);
+  if (typeof a === 'bigint') {
+    if (a > 1000000n || a < -1000000n) return [0, false, argNum + 1];
+    return [Number(a), true, argNum + 1];
+  }
+  return [0, false, argNum + 1];
+}
