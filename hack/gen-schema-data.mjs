@@ -6,9 +6,9 @@
 // Usage (from the repo root): node hack/gen-schema-data.mjs [path/to/shared/reference/crds]
 // Output is deterministic: same inputs (CRD files, kubernetes-models version) → same bytes.
 import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join, relative, dirname, basename } from 'node:path';
+import { join, dirname } from 'node:path';
 import { createRequire } from 'node:module';
-import YAML from 'yaml';
+import { bundleCrds } from './schema-crds.mjs';
 import ts from 'typescript';
 
 const root = process.cwd();
@@ -20,51 +20,7 @@ const header = (what) =>
   `/* eslint-disable */\n`;
 
 // ---------- CRDs ----------
-function walkFiles(dir) {
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...walkFiles(p));
-    else if (/\.ya?ml$/.test(name)) out.push(p);
-  }
-  return out;
-}
-
-// Descriptions and examples are dropped: they are large and never used for validation.
-function stripDocs(node) {
-  if (Array.isArray(node)) return node.map(stripDocs);
-  if (node === null || typeof node !== 'object') return node;
-  const out = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'description' || k === 'example' || k === 'externalDocs') continue;
-    // `properties` maps field names to schemas: a field may be called "description".
-    if (k === 'properties' || k === 'definitions' || k === 'patternProperties') {
-      out[k] = Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, stripDocs(pv)]));
-    } else out[k] = stripDocs(v);
-  }
-  return out;
-}
-
-const crds = [];
-for (const file of walkFiles(crdDir)) {
-  for (const doc of YAML.parseAllDocuments(readFileSync(file, 'utf8'))) {
-    const crd = doc.toJS();
-    if (!crd || crd.kind !== 'CustomResourceDefinition') continue;
-    crds.push({
-      source: relative(crdDir, file).split('\\').join('/'),
-      group: crd.spec.group,
-      kind: crd.spec.names.kind,
-      plural: crd.spec.names.plural,
-      scope: crd.spec.scope,
-      versions: crd.spec.versions.map((v) => ({
-        name: v.name,
-        served: v.served !== false,
-        schema: stripDocs(v.schema?.openAPIV3Schema ?? null),
-      })),
-    });
-  }
-}
-crds.sort((a, b) => (a.group + '/' + a.kind).localeCompare(b.group + '/' + b.kind));
+const crds = bundleCrds(crdDir);
 writeFileSync(
   join(outDir, 'crds.ts'),
   header('shared/reference/crds') +

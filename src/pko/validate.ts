@@ -34,10 +34,10 @@ export interface RenderedTestCase {
 }
 
 /**
- * Runs PKO's template tests for one (component) package; returns PKO violations (fixture
- * mismatches, template errors, object validator results) and the rendered objects.
+ * Runs PKO's template tests for one (component) package; returns findings (fixture mismatches,
+ * template errors, object validator results, in PKO's texts) and the rendered objects.
  */
-export type TemplateTestRunner = (pkg: LoadedPackage, component: string) => Promise<{ violations: Violation[]; rendered: RenderedTestCase[] }>;
+export type TemplateTestRunner = (pkg: LoadedPackage, component: string) => Promise<{ findings: Finding[]; rendered: RenderedTestCase[] }>;
 
 /** Validates one object against its schema; returns field problems (path relative to the object). */
 export type ObjectSchemaValidator = (object: Record<string, unknown>) => { path: string; message: string }[] | undefined;
@@ -127,7 +127,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
     const hasTests = (p.manifest.test?.template ?? []).length > 0;
     if (opts.templateTests && hasTests) {
       const r = await opts.templateTests(p, name);
-      for (const v of r.violations) findings.push(violationFinding(v, name));
+      findings.push(...r.findings);
       for (const rc of r.rendered) objectSets.push({ name, pkg: p, objects: rc.objects, namespace: rc.namespace });
     } else {
       // PKO runs the static-files validator for a root without test cases. Without a renderer we

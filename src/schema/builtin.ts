@@ -8,6 +8,8 @@ import type { SchemaIssue } from './types.js';
 /** The shape of kubernetes-models' standalone ajv validators. */
 export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
+const OBJECT_META = 'meta:apis/meta/v1/ObjectMeta';
+
 export function isBuiltinKind(apiVersion: string, kind: string): boolean {
   return Object.prototype.hasOwnProperty.call(BUILTIN_KINDS, `${apiVersion}/${kind}`);
 }
@@ -17,7 +19,13 @@ export function isBuiltinKind(apiVersion: string, kind: string): boolean {
  * enums and formats; the shape walk adds strictness (unknown fields), which those validators lack.
  * metadata is left to the caller's ObjectMeta schema (stricter than kubernetes-models').
  */
-export function validateBuiltin(obj: Record<string, unknown>, apiVersion: string, kind: string): SchemaIssue[] {
+export function validateBuiltin(
+  obj: Record<string, unknown>,
+  apiVersion: string,
+  kind: string,
+  /** Validates an embedded ObjectMeta (pod template metadata, volumeClaimTemplates[].metadata, …). */
+  nestedMeta: (value: unknown, path: string) => SchemaIssue[],
+): SchemaIssue[] {
   const entry = BUILTIN_KINDS[`${apiVersion}/${kind}`];
   if (!entry) return [];
   const validate = BUILTIN_VALIDATORS[entry.schemaId]!;
@@ -26,6 +34,18 @@ export function validateBuiltin(obj: Record<string, unknown>, apiVersion: string
     const errs = (validate.errors ?? []).filter((e) => !e.instancePath.startsWith('/metadata'));
     issues.push(...renderAjvErrors(errs, obj));
   }
-  findUnknownFields(obj, entry.shape, BUILTIN_SHAPES, '', issues, (p) => p === 'metadata');
+  findUnknownFields(
+    obj,
+    entry.shape,
+    BUILTIN_SHAPES,
+    '',
+    issues,
+    (p) => p === 'metadata',
+    (name, value, path) => {
+      if (name !== OBJECT_META) return false;
+      issues.push(...nestedMeta(value, path));
+      return true;
+    },
+  );
   return issues;
 }

@@ -113,6 +113,12 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
   if (intOrString) type = ['integer', 'string'];
 
   for (const k of COPY) if (s[k] !== undefined) out[k] = s[k];
+  // The API server applies defaults before validating: a required field with a default is never missing.
+  if (Array.isArray(out.required) && isObj(s.properties)) {
+    const props = s.properties;
+    out.required = (out.required as string[]).filter((r) => !(isObj(props[r]) && props[r].default !== undefined));
+    if ((out.required as string[]).length === 0) delete out.required;
+  }
   if (typeof s.pattern === 'string') {
     try {
       new RegExp(s.pattern, 'u');
@@ -149,6 +155,8 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
     props.kind ??= { type: 'string' };
     props.metadata = props.metadata ? { allOf: [embeddedMeta(), props.metadata] } : embeddedMeta();
     out.properties = props;
+    // The API server rejects an embedded object without apiVersion or kind.
+    out.required = [...new Set([...(Array.isArray(out.required) ? (out.required as string[]) : []), 'apiVersion', 'kind'])];
   }
   if (isObj(s.additionalProperties)) out.additionalProperties = convert(s.additionalProperties, ctx, false);
   else if (typeof s.additionalProperties === 'boolean') out.additionalProperties = s.additionalProperties;

@@ -1,7 +1,15 @@
 import type { ErrorObject } from 'ajv';
 import { FORMAT_MESSAGES } from './formats.js';
-import { joinPath, pointerToPath } from './paths.js';
+import { joinPath, pointerToPath, unknownFieldMessage } from './paths.js';
 import type { SchemaIssue } from './types.js';
+
+const LEAF = new Set(['type', 'format', 'pattern', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength']);
+
+/** "null" is allowed on optional fields as "unset"; it only confuses a type message. */
+function typeList(types: string[]): string {
+  const shown = types.filter((t) => t !== 'null');
+  return (shown.length ? shown : types).join(' or ');
+}
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
@@ -34,8 +42,19 @@ function prefixed(prefix: string, path: string): string {
  */
 export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, prefix = ''): SchemaIssue[] {
   const folds = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  // A branch error nests under its fold's schemaPath; kubernetes-models' compiled validators
+  // restart schemaPath per sub-validator, so there leaf errors at the fold's own value that come
+  // before it count as its branches too.
   const inFold = (e: ErrorObject): ErrorObject | undefined =>
-    folds.find((f) => f !== e && e.schemaPath.startsWith(f.schemaPath + '/') && e.instancePath.startsWith(f.instancePath));
+    folds.find(
+      (f) =>
+        f !== e &&
+        e.instancePath.startsWith(f.instancePath) &&
+        (e.schemaPath.startsWith(f.schemaPath + '/') ||
+          (e.instancePath === f.instancePath && errors.indexOf(e) < errors.indexOf(f) && LEAF.has(e.keyword))),
+    );
+  // A value of the wrong type also fails its format/pattern: report the type only.
+  const typeFailed = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   const out: SchemaIssue[] = [];
   const seen = new Set<string>();
   const push = (i: SchemaIssue): void => {
@@ -48,6 +67,7 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
   for (const e of errors) {
     if (inFold(e)) continue;
     if (e.keyword === 'propertyNames') continue; // reported by the inner error, which names the key
+    if ((e.keyword === 'format' || e.keyword === 'pattern') && typeFailed.has(e.instancePath)) continue;
     const base = pointerToPath(e.instancePath, data);
     const value = valueAt(data, e.instancePath);
     const p = e.params as Record<string, unknown>;
@@ -61,10 +81,10 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         break;
       case 'additionalProperties':
         path = joinPath(base, String(p.additionalProperty));
-        message = `unknown field "${String(p.additionalProperty)}"`;
+        message = unknownFieldMessage(String(p.additionalProperty), Object.keys((e.parentSchema?.properties as object | undefined) ?? {}));
         break;
       case 'type':
-        message = `must be ${String(p.type).split(',').join(' or ')}, got ${describe(value)}`;
+        message = `must be ${typeList(String(p.type).split(','))}, got ${describe(value)}`;
         break;
       case 'enum':
         message = `must be one of ${(p.allowedValues as unknown[]).filter((v) => v !== null).map((v) => JSON.stringify(v)).join(', ')}; got ${describe(value)}`;
@@ -83,9 +103,26 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         break;
       case 'anyOf':
       case 'oneOf': {
-        const branches = errors.filter((b) => b !== e && inFold(b) === e);
+        // A more specific error inside the same value already explains the failure.
+        if (errors.some((o) => !folds.includes(o) && !inFold(o) && o.instancePath.startsWith(e.instancePath))) continue;
+        let branches = errors.filter((b) => b !== e && inFold(b) === e);
+        // A branch whose type the value has explains the failure better than the branches it
+        // does not match at all (quantity: "must be number" vs the string branch's format).
+        const specific = branches.filter((b) => b.keyword !== 'type' && b.instancePath === e.instancePath);
+        if (specific.length > 0) branches = specific;
         const inner = renderAjvErrors(branches, data).map((i) => (i.path === base ? i.message : `${i.path}: ${i.message}`));
         const uniq = [...new Set(inner)];
+        if (specific.length > 0 && uniq.length === 1) {
+          push({ path: prefixed(prefix, path), message: uniq[0]!, keyword: specific[0]!.keyword });
+          continue;
+        }
+        // int-or-string and friends: every branch failed on type alone.
+        if (branches.length > 0 && branches.every((b) => b.keyword === 'type' && b.instancePath === e.instancePath)) {
+          const types = [...new Set(branches.flatMap((b) => String((b.params as { type: unknown }).type).split(',')))];
+          message = `must be ${typeList(types)}, got ${describe(value)}`;
+          push({ path: prefixed(prefix, path), message, keyword: 'type' });
+          continue;
+        }
         if (e.keyword === 'oneOf' && (p.passingSchemas as unknown) != null) message = 'must match exactly one of the allowed forms, but matches several';
         else message = `must match ${e.keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the allowed forms${uniq.length ? ` (${uniq.join(' | ')})` : ''}`;
         break;

@@ -10,10 +10,12 @@ import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
 import { objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
+import { removedApiMessage } from './removed.js';
 import { builtinScope, groupOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
+export { pathSegments } from './paths.js';
 
 export interface SchemaRegistryOptions {
   /** Extra CRD YAML files, or directories searched recursively for *.yaml/*.yml. Later ones override bundled CRDs of the same group/kind. */
@@ -112,7 +114,8 @@ export function loadCrdFiles(paths: readonly string[]): BundledCrd[] {
 }
 
 export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRegistry {
-  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false });
+  // verbose: errors carry their parent schema, for did-you-mean on unknown fields.
+  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
   addKubernetesFormats(ajv);
   if (opts.cel !== false) addCelKeyword(ajv);
   else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });
@@ -199,9 +202,15 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
         return { known: true, source: 'crd', issues };
       }
       if (isBuiltinKind(apiVersion, kind)) {
+        const removed = removedApiMessage(apiVersion, kind);
         const issues = [
+          ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
           ...presenceIssues(obj),
-          ...validateBuiltin(obj, apiVersion, kind),
+          ...validateBuiltin(obj, apiVersion, kind, (value, path) => {
+            if (!isObj(value)) return [];
+            const v = metaValidator('any');
+            return v(value) ? [] : renderAjvErrors(v.errors ?? [], value, path);
+          }),
           ...validateMeta(obj, nameRule(apiVersion, kind)),
         ];
         return { known: true, source: 'builtin', issues };

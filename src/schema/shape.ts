@@ -1,5 +1,5 @@
 import type { SchemaIssue } from './types.js';
-import { joinPath } from './paths.js';
+import { joinPath, unknownFieldMessage } from './paths.js';
 
 /**
  * The field tree of a built-in kind, used only to find unknown fields (kubernetes-models'
@@ -23,23 +23,26 @@ export function findUnknownFields(
   path: string,
   out: SchemaIssue[],
   skip?: (path: string) => boolean,
+  /** Called for a named shape; returning true means the hook checked the value itself. */
+  onNamed?: (name: string, value: unknown, path: string) => boolean,
 ): void {
+  if (typeof shape === 'string' && onNamed?.(shape, value, path)) return;
   let s = shape;
   while (typeof s === 'string') s = defs[s] ?? 0;
   if (s === 0 || value === null || typeof value !== 'object') return;
   if ('a' in s) {
-    if (Array.isArray(value)) value.forEach((v, i) => findUnknownFields(v, s.a, defs, `${path}[${i}]`, out, skip));
+    if (Array.isArray(value)) value.forEach((v, i) => findUnknownFields(v, s.a, defs, `${path}[${i}]`, out, skip, onNamed));
     return;
   }
   if (Array.isArray(value)) return; // type mismatch: the type validator reports it
   if ('m' in s) {
-    for (const [k, v] of Object.entries(value)) findUnknownFields(v, s.m, defs, joinPath(path, k), out, skip);
+    for (const [k, v] of Object.entries(value)) findUnknownFields(v, s.m, defs, joinPath(path, k), out, skip, onNamed);
     return;
   }
   if ('u' in s) {
     // Pick the first object member (unions of object shapes are rare: only used for open JSON).
     const first = s.u.find((m) => m !== 0);
-    if (first !== undefined) findUnknownFields(value, first, defs, path, out, skip);
+    if (first !== undefined) findUnknownFields(value, first, defs, path, out, skip, onNamed);
     return;
   }
   for (const [k, v] of Object.entries(value)) {
@@ -47,7 +50,7 @@ export function findUnknownFields(
     if (skip?.(p)) continue;
     const child = s.o[k];
     if (child === undefined) {
-      out.push({ path: p, message: `unknown field "${k}"`, keyword: 'additionalProperties' });
-    } else findUnknownFields(v, child, defs, p, out, skip);
+      out.push({ path: p, message: unknownFieldMessage(k, Object.keys(s.o)), keyword: 'additionalProperties' });
+    } else findUnknownFields(v, child, defs, p, out, skip, onNamed);
   }
 }

@@ -4,7 +4,9 @@ import { formatFinding, UsageError, UserError, type Finding } from '../../core/e
 import type { FileMap } from '../../core/filemap.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { crdScopeLookup } from '../../pko/crd-scope.js';
-import { hasErrors, validatePackage } from '../../pko/validate.js';
+import { readFixtureDirs } from '../../pko/fixtures-dir.js';
+import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
+import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 
@@ -66,15 +68,22 @@ export const command: Command = {
     if (output !== 'human' && output !== 'json') throw new UsageError(`validate: --output must be human or json, got ${JSON.stringify(output)}`);
 
     let fm: FileMap;
+    const opts: ValidateOptions = {};
+    const pre: Finding[] = [];
     if (positionals[0] !== undefined) {
-      fm = await readDirToFileMap(path.resolve(io.cwd, positionals[0]));
+      const root = path.resolve(io.cwd, positionals[0]);
+      fm = await readDirToFileMap(root);
+      // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
+      const hasTemplates = [...fm.keys()].some((p) => p.endsWith('.gotmpl'));
+      if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
+      else pre.push({ severity: 'warning', rule: 'pko/template-tests-skipped', message: 'template tests not run: this build has no Go template engine; static files were validated instead' });
     } else {
       // Image sources read through src/oci (oci branch); until it is merged they are not available.
       throw new UserError('image sources (--pull, --oci-layout, --archive) need the OCI reader, which is not part of this build yet');
     }
     const crds = values.crd ? await readCrdFiles(values.crd, io.cwd) : undefined;
-    const scopeOf = crds ? crdScopeLookup(crds).lookup : undefined;
-    const findings = await validatePackage(fm, { scopeOf });
+    if (crds) opts.scopeOf = crdScopeLookup(crds).lookup;
+    const findings = [...pre, ...(await validatePackage(fm, opts))];
     const strict = values.strict === true;
     if (output === 'json') {
       const errors = findings.filter((f) => f.severity === 'error').length;

@@ -1,0 +1,53 @@
+import { fileMap } from '../../src/core/filemap.js';
+import { validatePackage } from '../../src/pko/validate.js';
+import { templateTestRunner } from '../../src/pko/validate-template-tests.js';
+
+// Static files only, so the renderer needs no template engine.
+const MANIFEST = `apiVersion: manifests.package-operator.run/v1alpha1
+kind: PackageManifest
+metadata:
+  name: t
+spec:
+  scopes: [Namespaced]
+  phases: [{name: deploy}]
+test:
+  template:
+  - name: ns
+    context:
+      package:
+        metadata: {name: t, namespace: hcp-ns}
+`;
+const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    package-operator.run/phase: deploy\ndata:\n  a: "1"\n';
+
+describe('template tests through validatePackage', () => {
+  test('matching fixtures pass', async () => {
+    const fs = await validatePackage(fileMap({ 'manifest.yaml': MANIFEST, 'cm.yaml': CM }), {
+      templateTests: templateTestRunner({ files: fileMap({ '.test-fixtures/ns/cm.yaml': CM }), root: '/pkg' }),
+    });
+    expect(fs).toEqual([]);
+  });
+
+  test('a fixture mismatch is PKO\'s message with a unified diff', async () => {
+    const fs = await validatePackage(fileMap({ 'manifest.yaml': MANIFEST, 'cm.yaml': CM }), {
+      templateTests: templateTestRunner({ files: fileMap({ '.test-fixtures/ns/cm.yaml': CM.replace('"1"', '"2"') }), root: '/pkg' }),
+    });
+    expect(fs).toHaveLength(1);
+    expect(fs[0].rule).toBe('pko/fixture-mismatch');
+    expect(fs[0].message).toMatch(/^File mismatch against fixture in cm.yaml: Testcase "ns"\n--- FIXTURE\/cm.yaml\n\+\+\+ ACTUAL\/cm.yaml\n/);
+    expect(fs[0].message).toContain('-  a: "2"\n+  a: "1"');
+  });
+
+  test('a missing fixture directory is a warning (PKO would generate it), never written', async () => {
+    const fs = await validatePackage(fileMap({ 'manifest.yaml': MANIFEST, 'cm.yaml': CM }), { templateTests: templateTestRunner({ files: new Map() }) });
+    expect(fs).toEqual([{ severity: 'warning', rule: 'pko/fixtures-missing', message: 'test case "ns" has no .test-fixtures/ns/ directory; kubectl package validate would generate it and pass', file: '.test-fixtures/ns' }]);
+  });
+
+  test('object validators run on rendered objects; the test case namespace drives the scope rule', async () => {
+    const bad = CM.replace('name: c\n', 'name: c\n  namespace: other\n').replace('deploy', 'nope');
+    const fs = await validatePackage(fileMap({ 'manifest.yaml': MANIFEST, 'cm.yaml': bad }), { templateTests: templateTestRunner({ files: new Map() }) });
+    expect(fs.map((f) => [f.rule, f.message])).toEqual([
+      ['pko/phase-not-found', 'Phase name not found in manifest in cm.yaml idx 0'],
+      ['scope/foreign-namespace', 'ConfigMap is in namespace "other" but the package is installed in "hcp-ns"; PKO rejects it at install: Must stay within the same namespace.'],
+    ]);
+  });
+});
