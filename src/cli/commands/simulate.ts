@@ -2,6 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
+import type { FileMap } from '../../core/filemap.js';
+import { registryOptions } from '../registry-options.js';
 import type { PackageEnvironment } from '../../pko/types.js';
 import { Violation } from '../../pko/types.js';
 import { defaultFleet, Fleet, hcpNamespaceNames } from '../../rollout/fleet.js';
@@ -16,7 +18,7 @@ import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 
-const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR] [--environment FILE] [--output text|json]
+const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [--output text|json]
 
 Process a rollout Template like app-interface (oc process with saasherder's parameters), follow
 hive (SelectorSyncSet → service clusters) and ACM (PlacementRule/Placement → management clusters,
@@ -27,7 +29,8 @@ HCP namespace.
 Options:
   -p, --param NAME=VALUE    a parameter as the SaaS file sets it (repeatable); required ones must be given
   --hcp-namespaces N|LIST   N generated OSD-style HCP namespaces, or a comma-separated list of names
-  --package DIR             the package directory the Package image holds
+  --package DIR|REF         the package: a directory, or the package image (pulled from its registry)
+  --insecure                allow plain-HTTP registries for --package REF
   --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
                             a fleet replaces --hcp-namespaces, see docs/rollout.md)
   -o, --output FORMAT       text (default) or json
@@ -108,6 +111,7 @@ export const command: Command = {
     const { values, positionals } = parseCommandArgs('simulate', args, {
       param: { type: 'string', short: 'p', multiple: true },
       package: { type: 'string' },
+      insecure: { type: 'boolean' },
       'hcp-namespaces': { type: 'string' },
       environment: { type: 'string' },
       output: { type: 'string', short: 'o', default: 'text' },
@@ -131,11 +135,18 @@ export const command: Command = {
     let renderPackage;
     let packageFindings: Finding[] = [];
     if (values.package) {
-      const dir = path.resolve(io.cwd, values.package as string);
+      const spec = values.package as string;
+      const dir = path.resolve(io.cwd, spec);
       const st = await stat(dir).catch(() => undefined);
-      if (!st?.isDirectory()) throw new UserError('--package must be a package directory', { file: values.package as string });
       try {
-        const fm = await readDirToFileMap(dir);
+        let fm: FileMap;
+        if (st?.isDirectory()) fm = await readDirToFileMap(dir);
+        else if (st) throw new UserError('--package must be a package directory or an image reference', { file: spec });
+        else {
+          // Not a path: an image reference, pulled like `validate --pull`.
+          const { pullImage, packageFilesFromImage } = await import('../../oci/sources.js');
+          fm = packageFilesFromImage(await pullImage(spec, registryOptions(io, values.insecure === true))).files;
+        }
         // The package itself, once (PKO's rules); each Package's config and render per namespace below.
         packageFindings = await validatePackage(fm);
         renderPackage = packageChecker(fm, renderWithPko);
