@@ -12,6 +12,8 @@ import { ACM_POLICY_NAMESPACE, CLUSTER_TYPE_LABEL, DISABLE_TEMPLATES_ANNOTATION,
 import { fillLikeSaasherder, parameterUses, processTemplate, readParameters } from './process.js';
 import { globMatch, isEmptySelector, matchesSelector } from './selectors.js';
 import { formatPath, lineOf, LoadedTemplate, loadTemplate, Path } from './source.js';
+import { setJsonPath } from './jsonpath.js';
+import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 
 export type RolloutSeverity = 'error' | 'warning' | 'info';
 
@@ -42,6 +44,8 @@ export interface LintOptions {
   /** Strict CRD validation of every nested object; the built-in field table is used besides. */
   schema?: SchemaValidator;
   hashLength?: number;
+  /** Go template engine (PKO functions) to render ObjectTemplates with sample sources. */
+  renderTemplate?: (name: string, text: string, data: Record<string, unknown>) => string;
 }
 
 export interface LintResult {
@@ -78,7 +82,7 @@ class Linter {
   private readonly cfgPolicyNames = new Map<string, string>();
   private readonly deferred: { obj: Obj; path: Path; chain: string; rule: string }[] = [];
 
-  constructor(readonly t: LoadedTemplate, readonly schema?: SchemaValidator) {}
+  constructor(readonly t: LoadedTemplate, readonly schema?: SchemaValidator, readonly renderTemplate?: LintOptions['renderTemplate']) {}
 
   report(severity: RolloutSeverity, rule: string, path: Path, message: string, object?: string): void {
     this.findings.push({ severity, rule, message, file: this.t.file, path: formatPath(path) || undefined, line: lineOf(this.t, path), object });
@@ -587,10 +591,59 @@ class Linter {
     const m = /^\s*image:\s*(\S+)\s*$/m.exec(text.replace(/^\s*#.*$/gm, ''));
     const tp: Path = [...path, 'spec', 'template'];
     if (!/kind:\s*Package\b/.test(text)) this.report('warning', 'K1', tp, 'the ObjectTemplate does not render a Package', chain);
-    if (!m) this.report('error', 'K1', tp, 'the templated Package has no spec.image line', chain);
-    else if (!m[1].includes('{{')) this.image(m[1].replace(/^["']|["']$/g, ''), tp, chain);
+    // With the engine the rendered Package is checked instead (renderSample); without it, the text.
+    if (!this.renderTemplate) {
+      if (!m) this.report('error', 'K1', tp, 'the templated Package has no spec.image line', chain);
+      else if (!m[1].includes('{{')) this.image(m[1].replace(/^["']|["']$/g, ''), tp, chain);
+    }
     if (/\{\{[-\s]*\.(?!config\b|environment\b)[A-Za-z]/.test(text)) {
       this.report('warning', 'K1', tp, 'an ObjectTemplate is rendered with .config and .environment only; another top-level field renders as <no value>', chain);
+    }
+    if (this.renderTemplate && !balance(text)) this.renderSample(text, Array.isArray(spec.sources) ? spec.sources : [], tp, chain);
+  }
+
+  /** Renders the ObjectTemplate as PKO would, with every source present, and checks the Package it yields. */
+  renderSample(text: string, sources: unknown[], tp: Path, chain: string): void {
+    const config: Obj = {};
+    for (const s of sources) {
+      if (!isObj(s)) continue;
+      for (const it of Array.isArray(s.items) ? s.items : []) {
+        if (!isObj(it) || typeof it.destination !== 'string') continue;
+        try {
+          setJsonPath(config, it.destination, `sample value of ${String(s.kind)}/${String(s.name)} ${String(it.key)}`);
+        } catch (e) {
+          this.report('error', 'K1', tp, `source destination ${JSON.stringify(it.destination)}: ${(e as Error).message}`, chain);
+          return;
+        }
+      }
+    }
+    let out: string;
+    try {
+      out = this.renderTemplate!('objecttemplate', text, { config, environment: {} });
+    } catch (e) {
+      this.report('error', 'K1', tp, `PKO cannot render the ObjectTemplate (every source present): ${(e as Error).message}`, chain);
+      return;
+    }
+    let obj: unknown;
+    try {
+      obj = parseYaml11(out);
+    } catch (e) {
+      this.report('error', 'K1', tp, `the rendered ObjectTemplate is not valid YAML${e instanceof YamlParseError && e.line ? ` (rendered line ${e.line})` : ''}: ${(e as Error).message}`, chain);
+      return;
+    }
+    if (!isObj(obj) || obj.kind !== 'Package') {
+      if (isObj(obj) && typeof obj.kind === 'string') return; // another kind is the author's choice; warned above
+      this.report('error', 'K1', tp, 'the rendered ObjectTemplate is not an object', chain);
+      return;
+    }
+    // Paths inside the rendered text do not exist in the Template: findings stay on the template field.
+    const pchain = `${chain} > Package/${String(isObj(obj.metadata) ? obj.metadata.name : '?')} (rendered)`;
+    const spec = isObj(obj.spec) ? obj.spec : {};
+    this.image(spec.image, tp, pchain);
+    const md = isObj(obj.metadata) ? obj.metadata : {};
+    if (md.namespace !== undefined) this.report('error', 'K1', tp, 'the rendered Package sets metadata.namespace; PKO places it in the ObjectTemplate\'s namespace', pchain);
+    for (const p of this.schema?.({ ...obj, metadata: { ...md, namespace: 'ocm-sample-hcp' } }) ?? []) {
+      this.report('error', 'K1', tp, `rendered Package ${formatPath(p.path)}: ${p.message} (CRD Package)`, pchain);
     }
   }
 
@@ -743,7 +796,7 @@ export function lintRolloutTemplate(file: string, text: string, opts: LintOption
   if (!('value' in loaded)) {
     return { findings: [{ severity: 'error', rule: 'T1', message: loaded.message, file, line: loaded.line, column: loaded.column }], parameters: {} };
   }
-  const l = new Linter(loaded, opts.schema);
+  const l = new Linter(loaded, opts.schema, opts.renderTemplate);
   const res = l.run(opts.parameters ?? {}, opts.hashLength);
   res.findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule) || a.message.localeCompare(b.message));
   return res;

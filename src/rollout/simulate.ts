@@ -112,7 +112,7 @@ function decide(spec: Obj | undefined, kind: string, clusters: FleetManagedClust
 }
 
 export function simulateRollout(file: string, text: string, opts: SimulateOptions): SimulationResult {
-  const lint = lintRolloutTemplate(file, text, { parameters: opts.parameters, schema: opts.schema });
+  const lint = lintRolloutTemplate(file, text, { parameters: opts.parameters, schema: opts.schema, renderTemplate: opts.renderTemplate });
   const result: SimulationResult = { lint, findings: [], hops: [], packages: [] };
   if (!lint.template) return result;
   // Strict processing: what oc process does with exactly the parameters given.

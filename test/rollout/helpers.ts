@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { lintRolloutTemplate, LintOptions, RolloutFinding } from '../../src/rollout/lint.js';
 import { rolloutSchemaValidator } from '../../src/rollout/schema.js';
+import { renderObjectTemplateText } from '../../src/rollout/pko-render.js';
 import type { RolloutTemplateOptions } from '../../src/rollout/generate.js';
 
 export const REF_DIR = '../shared/reference/rollout-templates';
@@ -16,7 +17,7 @@ export function mutate(text: string, from: string | RegExp, to: string): string 
 }
 
 export function lint(text: string, opts: LintOptions = {}): RolloutFinding[] {
-  return lintRolloutTemplate('t.yaml', text, { schema: rolloutSchemaValidator(), ...opts }).findings;
+  return lintRolloutTemplate('t.yaml', text, { schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, ...opts }).findings;
 }
 
 export function errors(fs: RolloutFinding[]): RolloutFinding[] {

@@ -175,4 +175,12 @@ describe('K1 (the Package)', () => {
     expect(f.path).toBe('objects[0].spec.resources[0].spec.policy-templates[0].objectDefinition.spec.namespaceSelector.terminatingInclusion');
     expect(f.line).toBe(66);
   });
+  test('the ObjectTemplate is rendered with sample sources: template errors and bad YAML are located on spec.template', () => {
+    const f = has(lint(mutate(MCVW, '.config | toJson }}', '.config | toJsn }}')), 'error', 'K1', /PKO cannot render the ObjectTemplate.*toJsn/);
+    expect(f.path).toMatch(/objectDefinition\.spec\.template$/);
+    has(lint(mutate(MCVW, 'name: validation-webhooks\n                              spec:', 'name: [validation-webhooks\n                              spec:')), 'error', 'K1', /rendered ObjectTemplate is not valid YAML/);
+  });
+  test('the rendered Package is checked against the Package CRD', () => {
+    has(lint(mutate(MCVW, '                                image: ${REGISTRY_IMG}@${IMAGE_DIGEST}\n', '                                image: ${REGISTRY_IMG}@${IMAGE_DIGEST}\n                                pause: true\n')), 'error', 'K1', /rendered Package .*pause/);
+  });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { countBySeverity, formatRolloutFinding, lintRolloutTemplate } from '../../rollout/lint.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
+import { renderObjectTemplateText } from '../../rollout/pko-render.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 
@@ -37,7 +38,7 @@ export const command: Command = {
     } catch (e) {
       throw new UserError(`cannot read the template: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
     }
-    const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator() });
+    const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText });
     const counts = countBySeverity(res.findings);
     if (output === 'json') {
       io.stdout(JSON.stringify({ file, findings: res.findings, summary: counts }, null, 2) + '\n');
