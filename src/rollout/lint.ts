@@ -207,6 +207,11 @@ class Linter {
         this.report('info', 'T2', ['parameters', p.index], `parameter ${p.name} is required and has no value here: the SaaS file must set it (linted with ${JSON.stringify(fill.values[p.name])})`);
       }
     }
+    const declaredNames = new Set(declared.map((p) => p.name));
+    for (const k of Object.keys(given).sort()) {
+      // oc process --ignore-unknown-parameters: a SaaS parameter the Template does not declare is dropped.
+      if (!declaredNames.has(k) && k !== 'REGISTRY_IMG' && k !== 'COMMIT_SHA' && k !== 'IMAGE_TAG') this.report('info', 'T2', ['parameters'], `-p ${k} is not a parameter of this Template: oc process ignores it`);
+    }
     const processed = processTemplate(this.t.value, fill.values);
     for (const p of processed.problems) this.report('error', 'T1', p.path, p.message);
     const parameters: LintResult['parameters'] = {};

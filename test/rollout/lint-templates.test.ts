@@ -123,6 +123,7 @@ describe('bad input is a located finding, never a crash', () => {
   test('missing required parameter given as empty, unused given ones ignored', () => {
     const fs = lint(SKELETON, { parameters: { REGISTRY_IMG: 'quay.io/x', NOT_DECLARED: 'y' } });
     expect(errors(fs)).toEqual([]);
+    has(fs, 'info', 'T2', /-p NOT_DECLARED is not a parameter of this Template: oc process ignores it/);
   });
   test('{{ unbalanced across template layers (ObjectTemplate text inside the Policy)', () => {
     const t = mutate(MCVW, '.config | toJson }}', '.config | toJson }');
