@@ -14,6 +14,7 @@ import { lintRolloutTemplate, LintResult, RolloutSeverity, SchemaValidator } fro
 import { fillLikeSaasherder, processTemplate, readParameters } from './process.js';
 import { isEmptySelector, matchesSelector, selectNamespaces } from './selectors.js';
 import { getJsonPath, setJsonPath } from './jsonpath.js';
+import { resolveRawObjectTemplates } from './acm-templates.js';
 
 type Obj = Record<string, unknown>;
 function isObj(v: unknown): v is Obj {
@@ -216,16 +217,28 @@ function configurationPolicy(
   const remediation = (policyRemediation ?? str(spec.remediationAction) ?? 'inform').toLowerCase();
   const annotations = isObj(cp.metadata) && isObj(cp.metadata.annotations) ? cp.metadata.annotations : {};
   const templatesDisabled = annotations[DISABLE_TEMPLATES_ANNOTATION] === 'true';
-  if (spec['object-templates-raw'] !== undefined) {
-    result.findings.push({ severity: 'warning', rule: 'C5', object: chain, message: `on ${mc.name}: object-templates-raw needs ACM's template functions (lookup); its fan-out is not simulated` });
-    return;
-  }
-  const ots = Array.isArray(spec['object-templates']) ? spec['object-templates'].filter(isObj) : [];
+  let ots: Obj[];
+  const raw = spec['object-templates-raw'];
+  if (typeof raw === 'string') {
+    if (templatesDisabled) {
+      // §6.2 trap (a): the raw string is never parsed.
+      result.findings.push({ severity: 'error', rule: 'C5', object: chain, message: `on ${mc.name}: templates are disabled, so object-templates-raw yields nothing (Compliant, silently)` });
+      return;
+    }
+    try {
+      ots = resolveRawObjectTemplates(raw, mc).filter(isObj);
+    } catch (e) {
+      result.findings.push({ severity: 'error', rule: 'C5', object: chain, message: `on ${mc.name}: object-templates-raw: ${(e as Error).message}` });
+      return;
+    }
+    if (ots.length === 0) result.findings.push({ severity: 'warning', rule: 'C2', object: chain, message: `on ${mc.name}: object-templates-raw yields no object template (Compliant, nothing created)` });
+  } else ots = Array.isArray(spec['object-templates']) ? spec['object-templates'].filter(isObj) : [];
   for (const ot of ots) {
     const od = isObj(ot.objectDefinition) ? ot.objectDefinition : undefined;
     if (!od) continue;
     const ochain = `${chain} > ${String(od.kind)}/${nameOf(od)}`;
-    if (!templatesDisabled && JSON.stringify(od).includes('{{')) {
+    // A resolved raw list is not templated again; an object-templates entry is, unless disabled.
+    if (typeof raw !== 'string' && !templatesDisabled && JSON.stringify(od).includes('{{')) {
       result.findings.push({ severity: 'error', rule: 'C4', object: ochain, message: `on ${mc.name}: ACM executes the {{ }} in this objectDefinition (no ${DISABLE_TEMPLATES_ANNOTATION} annotation); the policy reports a template error` });
       continue;
     }

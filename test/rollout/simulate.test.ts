@@ -249,3 +249,38 @@ fleet:
     }
   });
 });
+
+describe('simulate object-templates-raw (ACM lookup over the management cluster)', () => {
+  const RAW_TEXT = readFileSync(`${REF_DIR}/synthesized-object-templates-raw-variant.yaml`, 'utf8');
+  test('one Package per live HCP namespace; terminating and non-HCP namespaces skipped by the template itself', () => {
+    const fleet = defaultFleet(hcpNamespaceNames(3));
+    const mc = fleet.clusterDeployments[0].managedClusters![0];
+    mc.namespaces.find((n) => n.name === hcpNamespaceNames(3)[1])!.terminating = true;
+    const r = simulateRollout('raw.yaml', RAW_TEXT, { parameters: { REGISTRY_IMG: 'quay.io/x' }, fleet, schema: rolloutSchemaValidator() });
+    expect(r.findings).toEqual([]);
+    expect(r.packages.map((p) => p.namespace)).toEqual([hcpNamespaceNames(3)[0], hcpNamespaceNames(3)[2]]);
+    for (const p of r.packages) expect(p.findings).toEqual([]);
+  });
+  test('no HCP namespace: an empty list (Compliant), reported as a warning', () => {
+    const r = simulateRollout('raw.yaml', RAW_TEXT, { parameters: { REGISTRY_IMG: 'quay.io/x' }, fleet: defaultFleet([]) });
+    expect(r.packages).toEqual([]);
+    expect(r.findings.map((f) => f.message)).toEqual([expect.stringMatching(/yields no object template/)]);
+  });
+  test('disable-templates on a raw policy yields nothing (§6.2 trap a)', () => {
+    const t = mutate(RAW_TEXT, '              name: hs-mgmt-example-operator-raw\n            spec:', '              name: hs-mgmt-example-operator-raw\n              annotations:\n                policy.open-cluster-management.io/disable-templates: "true"\n            spec:');
+    const r = simulateRollout('raw.yaml', t, { parameters: { REGISTRY_IMG: 'quay.io/x' }, fleet: defaultFleet(hcpNamespaceNames(2)) });
+    expect(r.packages).toEqual([]);
+    expect(r.findings.some((f) => f.rule === 'C5' && /yields nothing/.test(f.message))).toBe(true);
+  });
+  test('label selector strings as lookup takes them', async () => {
+    const { parseLabelSelector } = await import('../../src/rollout/acm-templates.js');
+    expect(parseLabelSelector('a=b,c!=d, e in (x, y),f,!g')).toEqual([
+      { key: 'a', operator: 'In', values: ['b'] },
+      { key: 'c', operator: 'NotIn', values: ['d'] },
+      { key: 'e', operator: 'In', values: ['x', 'y'] },
+      { key: 'f', operator: 'Exists', values: [] },
+      { key: 'g', operator: 'DoesNotExist', values: [] },
+    ]);
+    expect(() => parseLabelSelector('a b c')).toThrow(/unable to parse requirement/);
+  });
+});
