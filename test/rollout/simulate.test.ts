@@ -284,3 +284,22 @@ describe('simulate object-templates-raw (ACM lookup over the management cluster)
     expect(() => parseLabelSelector('a b c')).toThrow(/unable to parse requirement/);
   });
 });
+
+describe('end to end with our own package (package/)', () => {
+  test('the generated rollout of on-cluster-build yields 3 valid, rendered Packages', async () => {
+    const renderPackage = packageChecker(await readDirToFileMap('package'), renderWithPko);
+    const r = simulateRollout('hack/on-cluster-build.SelectorSyncSet.yaml.tmpl', emitRolloutTemplate(ON_CLUSTER_BUILD), {
+      parameters: { ...PARAMS, FINAL_IMAGE_PULLSPEC: 'quay.io/example/banana-os' },
+      fleet: defaultFleet(hcpNamespaceNames(3)),
+      schema: rolloutSchemaValidator(),
+      renderTemplate: renderObjectTemplateText,
+      renderPackage,
+    });
+    expect(r.findings).toEqual([]);
+    expect(r.packages).toHaveLength(3);
+    for (const p of r.packages) {
+      expect(p.findings).toEqual([]);
+      expect(p.rendered!.objects).toBeGreaterThan(5);
+    }
+  });
+});
