@@ -13,6 +13,7 @@ import { ON_CLUSTER_BUILD } from './helpers.js';
 
 let reg: TestRegistry | undefined;
 let dir: string;
+let pushedDigest: string;
 beforeAll(async () => {
   reg = await startRegistry('http');
   dir = mkdtempSync(path.join(tmpdir(), 'pkogen-simimg-'));
@@ -49,7 +50,7 @@ data:
   const image = buildPackageImage(await readDirToFileMap(pkg));
   const client = new RegistryClient({ insecure: true });
   try {
-    await client.push(image, [parseReference(`${reg.host}/app-sre/on-cluster-build-hs-package:0123456`)]);
+    pushedDigest = (await client.push(image, [parseReference(`${reg.host}/app-sre/on-cluster-build-hs-package:0123456`)])).digest;
   } finally {
     client.close();
   }
@@ -75,6 +76,8 @@ test('the ObjectTemplate-rendered Package of each namespace is admitted and rend
   const j = JSON.parse(out.join(''));
   expect(j.summary).toMatchObject({ namespaces: 3, validPackages: 3, errors: 0 });
   for (const p of j.packages) expect(p.rendered).toEqual({ objects: 1 });
+  // IMAGE_DIGEST is the pulled image's digest, as saasherder would resolve it.
+  expect(j.packages[0].package.image).toBe(`${reg!.host}/app-sre/on-cluster-build-hs-package@${pushedDigest}`);
   expect(code).toBe(0);
 });
 

@@ -145,7 +145,11 @@ export const command: Command = {
         else {
           // Not a path: an image reference, pulled like `validate --pull`.
           const { pullImage, packageFilesFromImage } = await import('../../oci/sources.js');
-          fm = packageFilesFromImage(await pullImage(spec, registryOptions(io, values.insecure === true))).files;
+          const image = await pullImage(spec, registryOptions(io, values.insecure === true));
+          fm = packageFilesFromImage(image).files;
+          // saasherder resolves IMAGE_DIGEST from the registry: when REF is that image, use its real digest.
+          const tagless = spec.replace(/@sha256:[0-9a-f]{64}$/, '').replace(/:[^:/]+$/, '');
+          if (params.IMAGE_DIGEST === undefined && params.REGISTRY_IMG === tagless) params.IMAGE_DIGEST = image.digest;
         }
         // The package itself, once (PKO's rules); each Package's config and render per namespace below.
         packageFindings = await validatePackage(fm);
