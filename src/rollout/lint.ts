@@ -3,7 +3,7 @@
  * parameters the way app-interface does (§2), so what is checked is what hive, ACM and PKO get.
  * Every finding names the object chain, the field path in the Template and the source line.
  */
-import { formatLocation } from '../core/errors.js';
+import { formatLocation, type Finding } from '../core/errors.js';
 import {
   CLUSTER_SCOPED_KINDS, COMPLIANCE, EVALUATION_INTERVAL, KNOWN_FIELDS, METADATA_COMPLIANCE, NAMESPACED_KINDS,
   OBJECT_TEMPLATE_ITEM_FIELDS, PRUNE, REMEDIATION, SEVERITY,
@@ -811,4 +811,11 @@ export function countBySeverity(findings: RolloutFinding[]): Record<RolloutSever
   const out = { error: 0, warning: 0, info: 0 };
   for (const f of findings) out[f.severity]++;
   return out;
+}
+
+/** As core Findings (errors and warnings; info is advice for people, not a generation check). */
+export function asFindings(findings: RolloutFinding[]): Finding[] {
+  return findings
+    .filter((f): f is RolloutFinding & { severity: 'error' | 'warning' } => f.severity !== 'info')
+    .map((f) => ({ severity: f.severity, rule: `rollout/${f.rule}`, message: f.object ? `${f.object}: ${f.message}` : f.message, file: f.file, path: f.path, line: f.line, column: f.column }));
 }

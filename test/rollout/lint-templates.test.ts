@@ -146,3 +146,12 @@ describe('bad input is a located finding, never a crash', () => {
     }
   });
 });
+
+describe('as generation checks', () => {
+  test('asFindings keeps errors and warnings as core Findings with their place', async () => {
+    const { asFindings } = await import('../../src/rollout/lint.js');
+    const r = lintRolloutTemplate('hack/x.yaml', mutate(SKELETON, 'resourceApplyMode: Sync', 'resourceApplyMode: Upsert'));
+    const fs = asFindings(r.findings);
+    expect(fs).toEqual([expect.objectContaining({ severity: 'warning', rule: 'rollout/S1', file: 'hack/x.yaml', path: 'objects[0].spec.resourceApplyMode', line: 36 })]);
+  });
+});
