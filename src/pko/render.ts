@@ -12,6 +12,7 @@ import { GoTyped, type GoMap } from '../gotemplate/types.js';
 import { type ObjectRef, parseObjectFile, pkoPathCompare } from './objects.js';
 import { CelContext, CelEvalError } from './cel.js';
 import { admitConfig, type FieldError } from './config-admission.js';
+import { aggregateText } from './field-errors.js';
 import { doublestarMatch } from './doublestar.js';
 import { buildTemplateSet, TemplateExecError, TemplateParseError, type TemplateRunner } from './template-runner.js';
 import {
@@ -43,6 +44,11 @@ export interface RenderRequest {
   dependencies?: Record<string, string>;
   /** For messages: `component "<name>": …`. */
   component?: string;
+  /**
+   * Fail on config admission errors before rendering (install and `tree` do; template tests
+   * ignore them because manifest validation already reported them).
+   */
+  rejectInvalidConfig?: boolean;
 }
 
 /** An object as PKO's RenderObjects reads it (validate's ObjectRef) plus its phase annotation. */
@@ -190,6 +196,7 @@ export function addPkoLabels(obj: Record<string, unknown>, packageName: string, 
 export function renderPackage(req: RenderRequest): RenderResult {
   const schema = req.manifest.spec?.config?.openAPIV3Schema;
   const admitted = admitConfig(req.config ?? {}, schema);
+  if (req.rejectInvalidConfig && admitted.errors.length) throw new RenderError(prefix(req, aggregateText(admitted.errors)));
   const ctx = buildRenderContext(req, admitted.config);
   let cel: CelContext;
   try {
