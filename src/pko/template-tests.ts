@@ -64,8 +64,9 @@ export interface TestCaseOutcome {
   /** `generated` when the fixture directory was missing. */
   status: 'passed' | 'failed' | 'generated';
   errors: Violation[];
-  /** Fixture files as this render produces them (`<case>/<path>`-relative to the case dir). */
+  /** Fixture files as this render produces them (paths relative to the case dir). */
   rendered: FileMap;
+  result: RenderResult;
 }
 
 export interface TemplateTestOptions {
@@ -85,20 +86,21 @@ export function runTemplateTests(pkg: Pick<LoadedPackage, 'manifest' | 'files' |
     const caseDir = `${tc.name}/`;
     const present = [...opts.fixtures.keys()].filter((p) => p.startsWith(caseDir));
     if (present.length === 0 && !hasDir(opts.fixtures, tc.name)) {
-      outcomes.push({ name: tc.name, status: 'generated', errors: [], rendered });
+      outcomes.push({ name: tc.name, status: 'generated', errors: [], rendered, result });
       continue;
     }
     const errors: Violation[] = [];
     const withObjects = new Set(objectPaths(result));
     for (const f of present.sort()) {
       const rel = f.slice(caseDir.length);
-      if (!withObjects.has(rel)) errors.push(new Violation({ reason: ViolationReason.FixtureMismatch, component: opts.component, details: `file ${rel} should not exist, filtered or empty after template render` }));
+      // PKO returns these two as plain errors (no violation reason in the text)
+      if (!withObjects.has(rel)) errors.push(new Violation({ reason: `file ${rel} should not exist, filtered or empty after template render` }));
     }
     for (const p of [...withObjects].sort()) {
       const fixture = opts.fixtures.get(caseDir + p);
       if (!fixture) {
         const root = opts.fixtureRoot ? `${opts.fixtureRoot}/` : '';
-        errors.push(new Violation({ reason: ViolationReason.FixtureMismatch, component: opts.component, details: `file ${root}${caseDir}${p} not found in fixtures folder` }));
+        errors.push(new Violation({ reason: `file ${root}${caseDir}${p} not found in fixtures folder` }));
         break; // PKO returns here: a missing fixture aborts the test case
       }
       const actual = rendered.get(p) ?? new Uint8Array();
@@ -115,7 +117,7 @@ export function runTemplateTests(pkg: Pick<LoadedPackage, 'manifest' | 'files' |
         );
       }
     }
-    outcomes.push({ name: tc.name, status: errors.length ? 'failed' : 'passed', errors, rendered });
+    outcomes.push({ name: tc.name, status: errors.length ? 'failed' : 'passed', errors, rendered, result });
   }
   return outcomes;
 }
