@@ -51,13 +51,24 @@ const YAML11_BOOL = /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|F
 const YAML_NULL = /^(~|null|Null|NULL)$/;
 const YAML_NUMBERISH = /^[-+]?(\.[0-9]|[0-9]|\.(inf|Inf|INF|nan|NaN|NAN)$)/;
 const YAML_TIMESTAMP = /^[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?/;
+// Numbers as go-yaml v2 (strconv with base prefixes and `_`), YAML 1.2 core and YAML 1.1
+// sexagesimal read them; a digit-led string matching none of these (`500m`, `1.2.3`) stays plain.
+const GO_INT = /^[-+]?(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|[0-9][0-9_]*)$/;
+const FLOAT_FORM = /^[-+]?(\.[0-9_]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$/;
+const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
+const SPECIAL_FLOAT = /^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/;
+
+function looksNumeric(s: string): boolean {
+  return GO_INT.test(s) || FLOAT_FORM.test(s) || SEXAGESIMAL.test(s) || SPECIAL_FLOAT.test(s);
+}
+
 const SAFE_PLAIN = /^[A-Za-z0-9_/.$(][^\n\r\t]*$/;
 
 /** True when `s` must be quoted to read back as the same string in YAML 1.1 and 1.2. */
 export function needsQuotes(s: string): boolean {
   if (s === '') return true;
   if (YAML11_BOOL.test(s) || YAML_NULL.test(s)) return true;
-  if (YAML_NUMBERISH.test(s)) return true; // numbers, sexagesimal, .5, .inf: quote every digit-led string
+  if (YAML_NUMBERISH.test(s) && looksNumeric(s)) return true;
   if (YAML_TIMESTAMP.test(s)) return true;
   if (s === '<<' || s === '=') return true;
   if (!SAFE_PLAIN.test(s)) return true;

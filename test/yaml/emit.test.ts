@@ -6,7 +6,7 @@ describe('needsQuotes', () => {
     'quotes %j',
     (s) => expect(needsQuotes(s)).toBe(true),
   );
-  it.each(['apps', 'Deployment', 'v1', 'quay.io/x/y@sha256:abc', 'https://a.b/c', 'machine-os-builder', 'a b', 'x:y', '/etc/x'])('leaves %j plain', (s) =>
+  it.each(['500m', '50Mi', '1.2.3', 'apps', 'Deployment', 'v1', 'quay.io/x/y@sha256:abc', 'https://a.b/c', 'machine-os-builder', 'a b', 'x:y', '/etc/x'])('leaves %j plain', (s) =>
     expect(needsQuotes(s)).toBe(false),
   );
   it('every quoted or plain string reads back as itself in YAML 1.1', () => {

@@ -1,12 +1,60 @@
-import { UserError } from '../../core/errors.js';
-import type { Command } from '../io.js';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { formatFinding, UserError } from '../../core/errors.js';
+import { writeFileAtomic, writeFileMapAtomic } from '../../core/fs.js';
+import type { BundleModule, GeneratedOutput } from '../../model/bundle.js';
+import { parseCommandArgs } from '../args.js';
+import type { CliIO, Command } from '../io.js';
 
-// Placeholder until the command lands; replaced by its implementation.
+const HELP = `Usage: pkogen generate MODULE [--root DIR]
+
+Runs a bundle module (a compiled JavaScript module whose default export returns every generated
+artifact), runs the generation checks, and writes the outputs under --root (default: the current
+directory). Each generated directory is replaced atomically; if any check fails, nothing is written.
+
+Example:
+  pkogen generate dist/resources/resources.js
+`;
+
+export async function loadBundle(modulePath: string, cwd: string): Promise<GeneratedOutput> {
+  const abs = path.resolve(cwd, modulePath);
+  let mod: BundleModule;
+  try {
+    mod = (await import(pathToFileURL(abs).href)) as BundleModule;
+  } catch (e) {
+    throw new UserError(`cannot load bundle module: ${(e as Error).message.split('\n')[0]}`, { file: modulePath });
+  }
+  if (typeof mod.default !== 'function') throw new UserError('bundle module has no default export function', { file: modulePath });
+  try {
+    return await mod.default();
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw new UserError(`bundle failed: ${(e as Error).message}`, { file: modulePath });
+  }
+}
+
+/** Prints findings; returns true when any is an error. */
+export function reportFindings(out: GeneratedOutput, io: CliIO): boolean {
+  for (const f of out.findings) io.stderr(formatFinding(f) + '\n');
+  return out.findings.some((f) => f.severity === 'error');
+}
+
 export const command: Command = {
   name: 'generate',
-  summary: '',
-  help: 'Usage: pkogen generate (not implemented yet)',
-  async run() {
-    throw new UserError('pkogen generate is not implemented yet');
+  summary: 'Generate a package (and other artifacts) from a bundle module',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs('generate', args, { root: { type: 'string' } }, { min: 1, max: 1, names: 'MODULE' });
+    const root = path.resolve(io.cwd, (values.root as string | undefined) ?? '.');
+    const out = await loadBundle(positionals[0], io.cwd);
+    if (reportFindings(out, io)) {
+      io.stderr('generation checks failed: nothing was written\n');
+      return 1;
+    }
+    for (const [dir, fm] of Object.entries(out.directories)) await writeFileMapAtomic(path.join(root, dir), fm);
+    for (const [file, bytes] of Object.entries(out.files)) await writeFileAtomic(path.join(root, file), bytes);
+    const n = Object.values(out.directories).reduce((a, fm) => a + fm.size, 0) + Object.keys(out.files).length;
+    io.stdout(`generated ${n} files in ${[...Object.keys(out.directories).map((d) => d + '/'), ...Object.keys(out.files)].join(', ')}\n`);
+    return 0;
   },
 };

@@ -1,0 +1,231 @@
+/**
+ * The admission webhooks: a data-driven registry of webhook configurations (any number of
+ * webhooks each), the server that backs them in the HCP namespace, and the
+ * ValidatingWebhookConfigurations registered in the hosted cluster.
+ */
+import type { KubeObject, PackageObject } from '../src/model/package.js';
+import {
+  ALLOW_GUEST_WEBHOOKS,
+  hcpDeployment,
+  hcpWebhookClientConfig,
+  INJECT_CABUNDLE_ANNOTATION,
+  SERVING_CERT_ANNOTATION,
+} from '../src/model/hypershift.js';
+import { BUILD_CONFIG_MAP, CUSTOM_DOCKERFILE_CONFIG_MAP } from './builder-controller.js';
+
+export const WEBHOOK_SERVER = 'on-cluster-build-webhook';
+export const SERVING_CERT_SECRET = `${WEBHOOK_SERVER}-serving-cert`;
+const SERVER_PORT = 8443;
+const MCO_GROUP = 'machineconfiguration.openshift.io';
+const MCO_NAMESPACE = 'openshift-machine-config-operator';
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+}
+
+export interface RuleSpec {
+  apiGroups: string[];
+  apiVersions: string[];
+  operations: ('CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT' | '*')[];
+  resources: string[];
+  scope: 'Cluster' | 'Namespaced' | '*';
+}
+
+export interface WebhookSpec {
+  /** Fully qualified webhook name (at least three DNS labels). */
+  name: string;
+  /** URL path on the webhook server. */
+  path: string;
+  rules: RuleSpec[];
+  failurePolicy: 'Fail' | 'Ignore';
+  sideEffects: 'None' | 'NoneOnDryRun';
+  timeoutSeconds: number;
+  namespaceSelector?: LabelSelector;
+  objectSelector?: LabelSelector;
+}
+
+export interface WebhookConfigurationSpec {
+  name: string;
+  webhooks: WebhookSpec[];
+}
+
+/** What the default registry guards in the hosted cluster: the on-cluster build configuration. */
+export const webhookRegistry: WebhookConfigurationSpec[] = [
+  {
+    name: 'on-cluster-build-machineconfigpools',
+    webhooks: [
+      {
+        name: 'layering-pools.on-cluster-build.openshift.io',
+        path: '/validate/machineconfigpools',
+        rules: [{ apiGroups: [MCO_GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['machineconfigpools'], scope: 'Cluster' }],
+        // Only pools that opt into layering are reviewed; everything else never waits on us.
+        objectSelector: { matchExpressions: [{ key: `${MCO_GROUP}/layering-enabled`, operator: 'Exists' }] },
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        timeoutSeconds: 5,
+      },
+    ],
+  },
+  {
+    name: 'on-cluster-build-machineos',
+    webhooks: [
+      {
+        name: 'machineosconfigs.on-cluster-build.openshift.io',
+        path: '/validate/machineosconfigs',
+        rules: [{ apiGroups: [MCO_GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['machineosconfigs'], scope: 'Cluster' }],
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        timeoutSeconds: 5,
+      },
+      {
+        name: 'machineosbuilds.on-cluster-build.openshift.io',
+        path: '/validate/machineosbuilds',
+        rules: [{ apiGroups: [MCO_GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['machineosbuilds'], scope: 'Cluster' }],
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        timeoutSeconds: 5,
+      },
+    ],
+  },
+  {
+    name: 'on-cluster-build-configmaps',
+    webhooks: [
+      {
+        name: 'build-configmaps.on-cluster-build.openshift.io',
+        path: '/validate/configmaps',
+        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'], scope: 'Namespaced' }],
+        // The server checks the two names (on-cluster-build-config, on-cluster-build-custom-dockerfile);
+        // Ignore keeps every other ConfigMap of the namespace writable when the backend is down.
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': MCO_NAMESPACE } },
+        failurePolicy: 'Ignore',
+        sideEffects: 'None',
+        timeoutSeconds: 3,
+      },
+    ],
+  },
+];
+
+/** Names and paths must be unique and well-formed; a bad registry fails generation. */
+export function checkRegistry(registry: WebhookConfigurationSpec[]): string[] {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  const paths = new Set<string>();
+  const configs = new Set<string>();
+  for (const c of registry) {
+    if (configs.has(c.name)) problems.push(`webhook configuration ${c.name} is registered twice`);
+    configs.add(c.name);
+    if (c.webhooks.length === 0) problems.push(`webhook configuration ${c.name} has no webhooks`);
+    for (const w of c.webhooks) {
+      if (w.name.split('.').length < 3) problems.push(`webhook ${w.name}: name must be fully qualified (at least three DNS labels)`);
+      if (names.has(w.name)) problems.push(`webhook ${w.name} is registered twice`);
+      names.add(w.name);
+      if (!w.path.startsWith('/')) problems.push(`webhook ${w.name}: path must start with "/"`);
+      if (paths.has(w.path)) problems.push(`webhook ${w.name}: path ${w.path} is used twice`);
+      paths.add(w.path);
+      if (w.rules.length === 0) problems.push(`webhook ${w.name} has no rules`);
+      if (w.timeoutSeconds < 1 || w.timeoutSeconds > 30) problems.push(`webhook ${w.name}: timeoutSeconds must be 1..30`);
+    }
+  }
+  return problems;
+}
+
+export function webhookConfiguration(c: WebhookConfigurationSpec): KubeObject {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: {
+      name: c.name,
+      // The hosted cluster's own service-ca must not replace the management cluster's CA.
+      annotations: { [INJECT_CABUNDLE_ANNOTATION]: 'false' },
+    },
+    webhooks: c.webhooks.map((w) => ({
+      name: w.name,
+      admissionReviewVersions: ['v1'],
+      clientConfig: hcpWebhookClientConfig(WEBHOOK_SERVER, w.path, 'serviceCA'),
+      failurePolicy: w.failurePolicy,
+      matchPolicy: 'Equivalent',
+      namespaceSelector: w.namespaceSelector as never,
+      objectSelector: w.objectSelector as never,
+      rules: w.rules as never,
+      sideEffects: w.sideEffects,
+      timeoutSeconds: w.timeoutSeconds,
+    })),
+  };
+}
+
+export function webhookServer(): PackageObject[] {
+  const labels = { app: WEBHOOK_SERVER };
+  const deployment = hcpDeployment({
+    name: WEBHOOK_SERVER,
+    replicas: 2,
+    serviceAccountName: WEBHOOK_SERVER,
+    // Reads hosted-cluster objects through the hosted kubeconfig only; no management API token.
+    automountServiceAccountToken: false,
+    managementKasAccess: true,
+    spreadOverZones: false,
+    containers: [
+      {
+        name: 'webhook',
+        image: '{{ .config.webhookImage }}',
+        args: [
+          `--port=${SERVER_PORT}`,
+          '--tls-cert-file=/var/run/serving-cert/tls.crt',
+          '--tls-private-key-file=/var/run/serving-cert/tls.key',
+          `--build-config-configmap=${BUILD_CONFIG_MAP}`,
+          `--custom-dockerfile-configmap=${CUSTOM_DOCKERFILE_CONFIG_MAP}`,
+        ],
+        ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }],
+        volumeMounts: [{ name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true }],
+        resources: { requests: { cpu: '10m', memory: '50Mi' }, limits: { cpu: '200m', memory: '256Mi' } },
+        livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 10, periodSeconds: 30 },
+        readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 5, periodSeconds: 10 },
+      },
+    ],
+    volumes: [{ name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } }],
+  });
+  return [
+    {
+      phase: 'rbac',
+      object: {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: WEBHOOK_SERVER, labels },
+        automountServiceAccountToken: false,
+      },
+    },
+    { phase: 'deploy', object: deployment },
+    {
+      phase: 'deploy',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: {
+          name: WEBHOOK_SERVER,
+          // service-ca on the management cluster issues the serving certificate.
+          annotations: { [SERVING_CERT_ANNOTATION]: SERVING_CERT_SECRET },
+          // Puts the Service on HyperShift's allow-list of guest webhook backends.
+          labels: { ...labels, [ALLOW_GUEST_WEBHOOKS]: 'true' },
+        },
+        spec: {
+          type: 'ClusterIP',
+          selector: labels,
+          ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 'https' }],
+        },
+      },
+    },
+    {
+      phase: 'deploy',
+      object: {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: WEBHOOK_SERVER, labels },
+        spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+      },
+    },
+  ];
+}
+
+export function webhookConfigurations(registry: WebhookConfigurationSpec[] = webhookRegistry): PackageObject[] {
+  return registry.map((c) => ({ phase: 'webhooks', object: webhookConfiguration(c) }));
+}

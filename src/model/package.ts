@@ -1,0 +1,47 @@
+/**
+ * The package model: a manifest plus objects assigned to phases. Pure data; `synthesize`
+ * (render.ts) turns it into files. Template expressions are ordinary strings (or RawValue /
+ * RawEntry for whole fragments); a file that contains any becomes a `.gotmpl` file.
+ */
+import type { YamlValue } from '../yaml/emit.js';
+import type {
+  JSONSchemaProps,
+  ObjectSetProbe,
+  PackageManifestConstraint,
+  PackageManifestImage,
+  PackageManifestPhase,
+  PackageManifestScope,
+  PackageManifestTestCaseTemplate,
+} from '../pko/types.js';
+
+/** A Kubernetes object as the model holds it: plain data with optional template fragments. */
+export type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; [k: string]: YamlValue | undefined }; [k: string]: YamlValue | undefined };
+
+export interface PackageObject {
+  /** Name of a phase declared in the package. */
+  phase: string;
+  object: KubeObject;
+  /**
+   * Path of the file (without `.gotmpl`) the object goes into. Objects that share a path become
+   * documents of one file in the order given. Default: `<phase>/<name>.<kind>.yaml`.
+   */
+  file?: string;
+}
+
+export interface PackageDefinition {
+  name: string;
+  scopes: PackageManifestScope[];
+  phases: PackageManifestPhase[];
+  availabilityProbes?: ObjectSetProbe[];
+  config?: JSONSchemaProps;
+  images?: PackageManifestImage[];
+  constraints?: PackageManifestConstraint[];
+  testCases?: PackageManifestTestCaseTemplate[];
+  objects: PackageObject[];
+  /** Extra files copied as they are (helpers `_x.gotmpl`, README.md, …). */
+  files?: Record<string, string>;
+}
+
+export function defaultObjectPath(o: PackageObject): string {
+  return `${o.phase}/${o.object.metadata.name}.${o.object.kind}.yaml`;
+}

@@ -1,0 +1,101 @@
+import { checkDefinition, configReferences } from '../../src/model/checks.js';
+import { synthesize } from '../../src/model/synthesize.js';
+import type { PackageDefinition, PackageObject } from '../../src/model/package.js';
+import { definition } from '../../resources/resources.js';
+
+function rulesOf(def: PackageDefinition): string[] {
+  return checkDefinition(def, synthesize(def)).map((f) => `${f.rule}: ${f.message}`);
+}
+
+function withObjects(objects: PackageObject[], patch: Partial<PackageDefinition> = {}): PackageDefinition {
+  return { ...definition(), objects, ...patch };
+}
+
+const cm = (name: string, phase = 'config', extra: Record<string, unknown> = {}): PackageObject => ({
+  phase,
+  object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra } } as PackageObject['object'],
+});
+
+describe('generation checks', () => {
+  const base = definition().objects;
+
+  it('rejects an object in an undeclared phase', () => {
+    expect(rulesOf(withObjects([...base, cm('x', 'deplyo')]))).toEqual([
+      expect.stringMatching(/^phase-declared: ConfigMap x: phase "deplyo" is not declared/),
+    ]);
+  });
+
+  it('rejects an empty phase', () => {
+    expect(rulesOf(withObjects(base.filter((o) => o.phase !== 'rbac')))).toEqual([
+      expect.stringMatching(/^phase-empty: phase "rbac" has no objects/),
+    ]);
+  });
+
+  it('rejects duplicates (same group, kind, namespace, name)', () => {
+    expect(rulesOf(withObjects([...base, cm('on-cluster-build-config', 'deploy')]))).toEqual([
+      expect.stringMatching(/^duplicate-object: ConfigMap on-cluster-build-config: duplicate of the object in config\//),
+    ]);
+  });
+
+  it('rejects a namespace on objects of unclassed phases', () => {
+    expect(rulesOf(withObjects([...base, cm('y', 'config', { namespace: 'other' })]))).toEqual([
+      expect.stringMatching(/^scope: ConfigMap y: objects in the HCP namespace must not set metadata.namespace/),
+    ]);
+  });
+
+  it('rejects cluster-scoped objects outside the hosted-cluster phase', () => {
+    const crb: PackageObject = {
+      phase: 'rbac',
+      object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'mob' } },
+    };
+    expect(rulesOf(withObjects([...base, crb]))).toEqual([expect.stringMatching(/^scope: ClusterRoleBinding mob: cluster-scoped object in phase "rbac"/)]);
+  });
+
+  it('rejects a template read of a config key the schema lacks', () => {
+    const bad = cm('z', 'config', {});
+    (bad.object as Record<string, unknown>).data = { a: '{{ .config.imagePullSecret }}' };
+    expect(rulesOf(withObjects([...base, bad]))).toEqual([
+      expect.stringMatching(/^config-schema: template reads .config.imagePullSecret, which the config schema does not define/),
+    ]);
+  });
+
+  it('demands required keys be exactly those templates need', () => {
+    const def = definition();
+    const schema = structuredClone(def.config!);
+    schema.required = [...schema.required!.filter((k) => k !== 'serviceCA'), 'baseImagePullSecretName'];
+    expect(rulesOf({ ...def, config: schema })).toEqual([
+      expect.stringMatching(/^config-required: templates read .config.serviceCA unguarded/),
+      expect.stringMatching(/^config-required: .config.baseImagePullSecretName is both required and defaulted/),
+    ]);
+    const unused = structuredClone(def.config!);
+    unused.properties!.extra = { type: 'string', description: 'x' };
+    unused.required!.push('extra');
+    expect(rulesOf({ ...def, config: unused })).toEqual([expect.stringMatching(/^config-required: .config.extra is required but no template reads it/)]);
+  });
+
+  it('demands a description on every config field', () => {
+    const def = definition();
+    const schema = structuredClone(def.config!);
+    delete schema.properties!.customContainerfiles.additionalProperties;
+    schema.properties!.customContainerfiles.additionalProperties = { type: 'string' };
+    expect(rulesOf({ ...def, config: schema })).toEqual([
+      'config-description: config schema spec.config.openAPIV3Schema.properties.customContainerfiles.additionalProperties has no description',
+    ]);
+    const noDesc = structuredClone(def.config!);
+    delete noDesc.properties!.serviceCA.description;
+    expect(rulesOf({ ...def, config: noDesc })).toEqual(['config-description: config field "serviceCA" has no description']);
+  });
+
+  it('rejects duplicate phase names', () => {
+    const def = definition();
+    expect(rulesOf({ ...def, phases: [...def.phases, { name: 'config' }] })).toEqual([expect.stringMatching(/^phase-unique: phase "config" is declared twice/)]);
+  });
+});
+
+describe('configReferences', () => {
+  it('finds root reads, $ reads and guards, not other .config fields', () => {
+    const r = configReferences('{{ .config.a }} {{ $.config.b.c }} {{ .environment.config.x }} {{ if hasKey .config "d" }}{{ end }} plain .config.e');
+    expect([...r.direct].sort()).toEqual(['a', 'b']);
+    expect([...r.guarded]).toEqual(['d']);
+  });
+});
