@@ -8,6 +8,7 @@ import { renderPackage, type RenderRequest, type RenderResult, isObjectFile, isT
 import type { LoadedPackage, PackageManifestTestCaseTemplate } from './types.js';
 import { Violation, ViolationReason } from './types.js';
 import { unifiedDiff } from './unified-diff.js';
+import { loadPackage } from './loader.js';
 
 export const FIXTURES_DIR = '.test-fixtures';
 
@@ -134,12 +135,28 @@ function hasDir(fixtures: FileMap, name: string): boolean {
  */
 export function generateFixtures(pkg: Pick<LoadedPackage, 'manifest' | 'files' | 'manifestLock' | 'components'>): FileMap {
   const out: FileMap = new Map();
+  return generateFixturesFor(pkg, undefined);
+}
+
+function generateFixturesFor(pkg: Pick<LoadedPackage, 'manifest' | 'files' | 'manifestLock' | 'components'>, component: string | undefined): FileMap {
+  const out: FileMap = new Map();
   for (const [name, comp] of Object.entries(pkg.components ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    for (const [p, b] of generateFixtures({ ...comp, components: undefined })) out.set(`components/${name}/${p}`, b);
+    for (const [p, b] of generateFixturesFor({ ...comp, components: undefined }, name)) out.set(`components/${name}/${p}`, b);
   }
   for (const tc of pkg.manifest.test?.template ?? []) {
-    const result = renderPackage(testCaseRequest(pkg, tc));
+    const result = renderPackage(testCaseRequest(pkg, tc, component));
     for (const [p, b] of fixtureFiles(result)) out.set(`${FIXTURES_DIR}/${tc.name}/${p}`, b);
   }
   return out;
+}
+
+/**
+ * `generateFixtures` from a package's files (manifest included, as the generator synthesizes
+ * them): loads with PKO's structural loader, then renders every test case of the root and of
+ * each component. Returned paths are relative to the package root:
+ * `.test-fixtures/<case>/<file>` and `components/<name>/.test-fixtures/<case>/<file>`.
+ * Throws Violation / RenderError (see render-errors.ts `toUserError`) when PKO would fail.
+ */
+export function packageFixtures(files: FileMap): FileMap {
+  return generateFixtures(loadPackage(files));
 }
