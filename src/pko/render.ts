@@ -98,17 +98,45 @@ export function staticDependencies(manifest: PackageManifest): Record<string, st
   return out;
 }
 
+const pick = (v: unknown, keys: string[]): Record<string, unknown> | undefined => {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if ((v as Record<string, unknown>)[k] !== undefined) out[k] = (v as Record<string, unknown>)[k];
+  return out;
+};
+
+/**
+ * `.environment` as Go's PackageEnvironment struct round-trips it: `kubernetes.version` always
+ * present (`""` when unset), optional sections only when given, unknown keys dropped.
+ */
+export function environmentJson(e: PackageEnvironment | null | undefined): Record<string, unknown> {
+  const env: Record<string, unknown> = { kubernetes: { version: e?.kubernetes?.version ?? '' } };
+  if (!e) return env;
+  if (e.openShift) {
+    const os = pick(e.openShift, ['version']) ?? {};
+    os.version ??= '';
+    if (e.openShift.managed) os.managed = pick(e.openShift.managed, ['data']);
+    env.openShift = os;
+  }
+  if (e.proxy) env.proxy = pick(e.proxy, ['httpProxy', 'httpsProxy', 'noProxy']);
+  if (e.hyperShift) {
+    const hc = e.hyperShift.hostedCluster;
+    env.hyperShift = {
+      hostedCluster: hc
+        ? { ...pick(hc, ['hostedClusterNamespace', 'nodeSelector']), metadata: pick(hc.metadata, ['name', 'namespace', 'labels', 'annotations']) ?? {} }
+        : null,
+    };
+  }
+  return env;
+}
+
 /** The JSON render context (PackageRenderContext JSON round trip). */
 export function buildRenderContext(req: RenderRequest, config: Record<string, unknown>): Record<string, unknown> {
   const md = req.package.metadata;
   const metadata: Record<string, unknown> = { name: md.name ?? '', namespace: md.namespace ?? '' };
   if (md.labels) metadata.labels = md.labels;
   if (md.annotations) metadata.annotations = md.annotations;
-  const env: Record<string, unknown> = { kubernetes: { version: req.environment?.kubernetes?.version ?? '' } };
-  const e = req.environment ?? {};
-  if (e.openShift) env.openShift = e.openShift;
-  if (e.proxy) env.proxy = e.proxy;
-  if (e.hyperShift) env.hyperShift = e.hyperShift;
+  const env = environmentJson(req.environment);
   const ctx: Record<string, unknown> = {
     package: { metadata, image: req.package.image ?? '' },
     config,
