@@ -241,15 +241,11 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
 }
 
 /**
- * Parsing YAML is the largest cost of a render, and across many renders of one package most
- * outputs repeat (static files always, templated ones often). Results are cached by bytes
- * identity (static files) and by text (rendered files, bounded), and handed out as deep copies
- * so callers may mutate their objects.
+ * Static files (not templates) parse to the same objects in every render of a package: parse
+ * them once per bytes object and hand out deep copies, so callers may mutate their objects.
  */
 type Parsed = ReturnType<typeof parseObjectFile>;
 const parsedByBytes = new WeakMap<Uint8Array, Parsed>();
-const parsedByText = new Map<string, Parsed>();
-const PARSED_TEXT_LIMIT = 512;
 
 function cloneJson<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
@@ -259,16 +255,11 @@ function cloneJson<T>(v: T): T {
   return out as T;
 }
 
-function parseObjectsCached(path: string, bytes: Uint8Array): Parsed {
+function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean): Parsed {
+  if (!isStatic) return parseObjectFile(path, bytes);
   let r = parsedByBytes.get(bytes);
   if (!r) {
-    const key = `${path}\0${toText(bytes)}`;
-    r = parsedByText.get(key);
-    if (!r) {
-      r = parseObjectFile(path, bytes);
-      if (parsedByText.size >= PARSED_TEXT_LIMIT) parsedByText.delete(parsedByText.keys().next().value!);
-      parsedByText.set(key, r);
-    }
+    r = parseObjectFile(path, bytes);
     parsedByBytes.set(bytes, r);
   }
   return { objects: r.objects.map((o) => ({ ...o, object: cloneJson(o.object) })), violations: r.violations };
@@ -303,7 +294,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
   const paths = [...files.keys()].filter(isObjectFile).sort(pkoPathCompare);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseObjectsCached(p, files.get(p)!);
+    const r = parseObjectsCached(p, files.get(p)!, req.files.get(p) === files.get(p));
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });
