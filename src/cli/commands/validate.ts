@@ -1,9 +1,8 @@
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { formatFinding, UsageError, UserError, type Finding } from '../../core/errors.js';
 import type { FileMap } from '../../core/filemap.js';
 import { readDirToFileMap } from '../../core/fs.js';
-import { crdScopeLookup } from '../../pko/crd-scope.js';
+import { createSchemaRegistry } from '../../schema/registry.js';
 import { readFixtureDirs } from '../../pko/fixtures-dir.js';
 import { packageFilesFromOciImage } from '../../pko/image-source.js';
 import { openDockerArchive, openOciLayout, pullImage } from '../../oci/sources.js';
@@ -34,24 +33,6 @@ Options:
 
 Exit codes: 0 clean (warnings allowed unless --strict), 1 findings, 2 usage error.
 `;
-
-async function readCrdFiles(items: string[], cwd: string): Promise<FileMap> {
-  const out: FileMap = new Map();
-  for (const item of items) {
-    const abs = path.resolve(cwd, item);
-    let st;
-    try {
-      st = await fsp.stat(abs);
-    } catch {
-      throw new UserError('no such file or directory', { file: item });
-    }
-    if (st.isDirectory()) {
-      const fm = await readDirToFileMap(abs);
-      for (const [p, b] of fm) out.set(`${item}/${p}`, b);
-    } else out.set(item.endsWith('.yaml') || item.endsWith('.yml') ? item : `${item}.yaml`, new Uint8Array(await fsp.readFile(abs)));
-  }
-  return out;
-}
 
 export const command: Command = {
   name: 'validate',
@@ -96,8 +77,7 @@ export const command: Command = {
         pre.push(violationFinding(e));
       }
     }
-    const crds = values.crd ? await readCrdFiles(values.crd, io.cwd) : undefined;
-    if (crds) opts.scopeOf = crdScopeLookup(crds).lookup;
+    opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
     const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];
     const strict = values.strict === true;
     if (output === 'json') {
