@@ -71,6 +71,15 @@ export function violationFinding(v: Violation, component = '', doc?: number): Fi
   return f;
 }
 
+/**
+ * An object validator's violation: PKO's `idx` counts objects of the file, our `doc` counts YAML
+ * documents (empty ones included), so look the document up.
+ */
+export function objectViolationFinding(v: Violation, component: string, objects: ObjectRef[]): Finding {
+  const ref = objects.find((o) => o.path === v.path && o.index === v.index);
+  return violationFinding(v, component, ref?.doc);
+}
+
 function fieldFindings(errs: FieldError[], file: string, text: string | undefined, component: string, rule: string): Finding[] {
   // PKO reports one aggregate per manifest; we keep one finding per field so each has its line.
   return errs.map((e) => {
@@ -136,7 +145,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
       // apply it to every component too: template tests would have checked those same files.
       const parsed = parseObjects(p.files);
       for (const v of parsed.violations) findings.push(violationFinding(v, name));
-      for (const v of validateObjects(parsed.objects, p.manifest)) findings.push(violationFinding(v, name));
+      for (const v of validateObjects(parsed.objects, p.manifest)) findings.push(objectViolationFinding(v, name, parsed.objects));
       objectSets.push({ name, pkg: p, objects: parsed.objects });
     }
   }
