@@ -87,3 +87,42 @@ describe('validate an image: OCI layout, docker archive, registry', () => {
     expect(JSON.parse(r.out).findings[0]).toMatchObject({ rule: 'pko/invalid-yaml', file: 'deployment.yaml', doc: 0 });
   });
 });
+
+describe('broken layers inside an image', () => {
+  test('truncated gzip, random bytes, gzip bomb: UserError, never a crash', async () => {
+    const { packageFilesFromOciImage } = await import('../../src/pko/image-source.js');
+    const { Blob, Image } = await import('../../src/oci/image.js');
+    const { UserError } = await import('../../src/core/errors.js');
+    const { gzipSync } = await import('node:zlib');
+    const good = buildPackageImage(fileMap({ 'manifest.yaml': 'x: 1\n' }));
+    const layer = good.layers[0];
+    const withLayer = (bytes: Uint8Array) => Image.fromBlobs(good.config, [new Blob(layer.mediaType, bytes)]);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: layer.bytes.length - 1 }), (cut) => {
+        // a cut inside the gzip magic reads as an (empty) raw tar: PKO's empty-package violation
+        let err: unknown;
+        try {
+          packageFilesFromOciImage(withLayer(layer.bytes.subarray(0, cut)));
+        } catch (e) {
+          err = e;
+        }
+        expect(err instanceof UserError || (err as Error)?.name === 'Violation').toBe(true);
+        if (cut >= 10) expect(err).toBeInstanceOf(UserError);
+      }),
+      { seed: 5, numRuns: 50 },
+    );
+    // random non-gzip bytes are read as a raw tar: malformed → UserError, or no package files → Violation
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 4096 }), (junk) => {
+        try {
+          packageFilesFromOciImage(withLayer(junk));
+        } catch (e) {
+          expect((e as Error).name === 'UserError' || (e as Error).name === 'Violation').toBe(true);
+        }
+      }),
+      { seed: 6, numRuns: 100 },
+    );
+    const bomb = new Uint8Array(gzipSync(new Uint8Array(64 * 1024 * 1024)));
+    expect(() => packageFilesFromOciImage(withLayer(bomb), 1024 * 1024)).toThrow(/uncompresses to more than 1048576 bytes/);
+  });
+});
