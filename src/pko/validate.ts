@@ -19,7 +19,7 @@ import { validateLockConsistency } from './lock-consistency.js';
 import { validatePackageManifest, validatePackageManifestLock } from './manifest-validation.js';
 import { validateObjects } from './object-validators.js';
 import { ObjectRef, parseObjects } from './objects.js';
-import { LoadedPackage, Violation, ViolationReason } from './types.js';
+import { formatViolation, LoadedPackage, Violation, ViolationReason } from './types.js';
 import { duplicateKeys, lineOf } from './yaml-positions.js';
 import { createSchemaRegistry, type SchemaRegistry } from '../schema/registry.js';
 
@@ -63,7 +63,9 @@ function reasonRule(reason: string): string {
 /** A PKO violation as a Finding; message is exactly PKO's text (with the component prefix PKO adds). */
 export function violationFinding(v: Violation, component = '', doc?: number): Finding {
   const prefix = component ? `components/${component}/` : '';
-  const f: Finding = { severity: 'error', rule: reasonRule(v.reason), message: component ? `component "${component}": ${v.message}` : v.message };
+  // PKO names the component once, as the prefix ValidateEachComponent adds; drop a duplicate ` [name]`.
+  const text = component && v.component === component ? formatViolation({ reason: v.reason, details: v.details, path: v.path, index: v.index, subject: v.subject }) : v.message;
+  const f: Finding = { severity: 'error', rule: reasonRule(v.reason), message: component ? `component "${component}": ${text}` : text };
   if (v.path) f.file = prefix + v.path;
   if (doc !== undefined) f.doc = doc;
   else if (v.index !== undefined) f.doc = v.index;

@@ -62,3 +62,18 @@ describe('findings in rendered templates', () => {
     expect(priv).toEqual([{ severity: 'error', rule: 'pod-security/privileged', message: 'container "c" is privileged', file: 'pod.yaml.gotmpl', doc: 0, path: 'spec.containers[0].securityContext.privileged' }]);
   });
 });
+
+describe('components in template tests', () => {
+  test('a broken rendered document in a component names the component once', async () => {
+    const root = MANIFEST.replace('spec:\n', 'spec:\n  components: {}\n').replace(/test:[\s\S]*$/, '');
+    const fs = await validatePackage(fileMap({
+      'manifest.yaml': root,
+      'components/be/manifest.yaml': MANIFEST,
+      'components/be/x.yaml.gotmpl': 'apiVersion: v1\nmetadata:\n  name: {{ .package.metadata.name }}\n',
+    }), { templateTests: templateTestRunner({ files: new Map() }), schema: false });
+    const bad = fs.filter((f) => f.rule === 'pko/invalid-yaml');
+    expect(bad).toHaveLength(1);
+    expect(bad[0].message).toBe(`component "be": Invalid YAML in x.yaml idx 0: Object 'Kind' is missing in '{"apiVersion":"v1","metadata":{"name":"t"}}'\napiVersion: v1\nmetadata:\n  name: t`);
+    expect(bad[0].file).toBe('components/be/x.yaml');
+  });
+});
