@@ -3,10 +3,9 @@
  * problem ends loading with PKO's Violation, as PKO does.
  */
 import type { FileMap } from '../core/filemap.js';
-import { toText } from '../core/filemap.js';
 import { goJsonDecode, GoJsonDecodeError, DecodeResult } from './go-json-decode.js';
 import { PACKAGE_MANIFEST_LOCK_SPEC, PACKAGE_MANIFEST_SPEC } from './manifest-spec.js';
-import { parseYamlSafe, YamlLimitError, YamlParseError } from './safe-yaml.js';
+import { decodeYamlBytes, parseYamlSafe, YamlLimitError, YamlParseError } from './safe-yaml.js';
 import {
   LoadedPackage,
   PackageManifest,
@@ -37,7 +36,7 @@ export function decodeNotes(pkg: LoadedPackage): DecodeNotes[] {
 /** Parses YAML for the loader; errors become PKO's `Invalid YAML in <path>: <err>`. */
 function parseOrViolation(path: string, bytes: Uint8Array): unknown {
   try {
-    return parseYamlSafe(toText(bytes));
+    return parseYamlSafe(decodeYamlBytes(bytes));
   } catch (e) {
     if (e instanceof YamlParseError) {
       return fail({ reason: ViolationReason.InvalidYAML, path, details: `error converting YAML to JSON: yaml: ${e.line !== undefined ? `line ${e.line}: ` : ''}${e.message}`, line: e.line });

@@ -4,9 +4,8 @@
  * dropped, a document without `kind` is `Invalid YAML … Object 'Kind' is missing in '<json>'`.
  */
 import type { FileMap } from '../core/filemap.js';
-import { toText } from '../core/filemap.js';
 import { splitPkoDocuments } from '../yaml/parse.js';
-import { parseYamlSafe, YamlLimitError, YamlParseError, YamlLimits, DEFAULT_YAML_LIMITS } from './safe-yaml.js';
+import { decodeYamlBytes, parseYamlSafe, YamlLimitError, YamlParseError, YamlLimits, DEFAULT_YAML_LIMITS } from './safe-yaml.js';
 import { Violation, ViolationReason } from './types.js';
 
 export type KubeObject = Record<string, unknown> & {
@@ -74,7 +73,14 @@ export function parseObjects(files: FileMap, limits: YamlLimits = DEFAULT_YAML_L
 export function parseObjectFile(path: string, bytes: Uint8Array, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedObjects {
   const objects: ObjectRef[] = [];
   const violations: Violation[] = [];
-  const docs = splitPkoDocuments(toText(bytes));
+  let text: string;
+  try {
+    text = decodeYamlBytes(bytes, limits);
+  } catch (e) {
+    if (e instanceof YamlLimitError) return { objects, violations: [new Violation({ reason: ViolationReason.InvalidYAML, path, details: e.message })] };
+    throw e;
+  }
+  const docs = splitPkoDocuments(text);
   let index = 0;
   docs.forEach((d, doc) => {
     if (d.text === '') return;

@@ -14,7 +14,27 @@ export interface YamlLimits {
   maxChars: number;
 }
 
-export const DEFAULT_YAML_LIMITS: YamlLimits = { maxNodes: 2_000_000, maxDepth: 512, maxChars: 64 * 1024 * 1024 };
+/** An object file larger than 8 MiB cannot be a Kubernetes object (etcd's limit is ~1.5 MiB). */
+export const DEFAULT_YAML_LIMITS: YamlLimits = { maxNodes: 2_000_000, maxDepth: 512, maxChars: 8 * 1024 * 1024 };
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Bytes → text for YAML input, with the limits applied first. go-yaml rejects invalid UTF-8, so
+ * we do too (instead of silently replacing bytes).
+ */
+export function decodeYamlBytes(bytes: Uint8Array, limits: YamlLimits = DEFAULT_YAML_LIMITS): string {
+  if (bytes.length > limits.maxChars * 4) throw new YamlLimitError(`file is larger than ${limits.maxChars} characters`);
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new YamlLimitError('invalid leading UTF-8 octet (the file is not UTF-8 text)');
+  }
+  if (text.length > limits.maxChars) throw new YamlLimitError(`file is larger than ${limits.maxChars} characters`);
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text;
+}
 
 export class YamlLimitError extends Error {}
 

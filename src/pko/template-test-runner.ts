@@ -12,7 +12,7 @@ import { RenderError } from './render.js';
 import { FIXTURES_DIR, runTemplateTests } from './template-tests.js';
 import type { LoadedPackage } from './types.js';
 import { Violation, ViolationReason } from './types.js';
-import type { RenderedTestCase, TemplateTestRunner } from './validate.js';
+import { violationFinding, type RenderedTestCase, type TemplateTestRunner } from './validate.js';
 import { CelEvalError } from './cel.js';
 
 export interface DirTemplateTestOptions {
@@ -40,9 +40,9 @@ export function dirTemplateTestRunner(packageDir: string, opts: DirTemplateTestO
     try {
       outcomes = runTemplateTests(pkg, { fixtures, fixtureRoot, component: component || undefined });
     } catch (e) {
-      if (e instanceof Violation) return { violations: [e], rendered };
+      if (e instanceof Violation) return { findings: [violationFinding(e, component)], rendered };
       if (e instanceof RenderError || e instanceof CelEvalError) {
-        return { violations: [new Violation({ reason: ViolationReason.Unknown, details: e.message })], rendered };
+        return { findings: [violationFinding(new Violation({ reason: ViolationReason.Unknown, details: e.message }), component)], rendered };
       }
       throw e;
     }
@@ -52,6 +52,6 @@ export function dirTemplateTestRunner(packageDir: string, opts: DirTemplateTestO
       const tc = (pkg.manifest.test?.template ?? []).find((t) => t.name === o.name)!;
       rendered.push({ component, testCase: o.name, namespace: tc.context?.package?.metadata?.namespace ?? '', objects: o.result.allObjects });
     }
-    return { violations, rendered };
+    return { findings: violations.map((v) => violationFinding(v, component)), rendered };
   };
 }

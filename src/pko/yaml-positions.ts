@@ -58,11 +58,66 @@ function lineAt(lc: LineCounter, n: Node | null | undefined): number | undefined
   return lc.linePos(r[0]).line;
 }
 
+/**
+ * Cheap line scan that says whether a block-style text may repeat a key in one mapping. It never
+ * misses a block-style duplicate; flow mappings, complex keys and odd layouts answer "maybe", and
+ * the exact (slow) parse then decides. Keeps validation of thousands of objects fast.
+ */
+export function mayHaveDuplicateKeys(text: string): boolean {
+  const frames: { indent: number; keys: Set<string> }[] = [];
+  let blockParent = -1;
+  let blockContent = -1;
+  for (const raw of text.split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const trimmed = line.trimStart();
+    let indent = line.length - trimmed.length;
+    if (blockParent >= 0) {
+      if (trimmed === '') continue;
+      if (blockContent < 0 && indent > blockParent) {
+        blockContent = indent;
+        continue;
+      }
+      if (blockContent >= 0 && indent >= blockContent) continue;
+      blockParent = blockContent = -1;
+    }
+    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    if (trimmed.includes('{') || trimmed.startsWith('? ') || trimmed.startsWith('---') || line.includes('\t')) return true;
+    let rest = trimmed;
+    let newItem = false;
+    while (rest.startsWith('- ') || rest === '-') {
+      const after = rest.slice(1);
+      const sp = after.length - after.trimStart().length;
+      indent += 1 + sp;
+      rest = after.trimStart();
+      newItem = true;
+    }
+    const m = /^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\[\]][^:#]*?)\s*:(?:\s|$)/.exec(rest);
+    if (!m) continue;
+    while (frames.length > 0 && (frames[frames.length - 1].indent > indent || (newItem && frames[frames.length - 1].indent >= indent))) frames.pop();
+    let top = frames[frames.length - 1];
+    if (!top || top.indent < indent) {
+      top = { indent, keys: new Set() };
+      frames.push(top);
+    }
+    const key = m[1].startsWith('"') || m[1].startsWith("'") ? m[1].slice(1, -1) : m[1];
+    if (top.keys.has(key)) return true;
+    top.keys.add(key);
+    if (/^[|>][-+0-9]*\s*(#.*)?$/.test(rest.slice(m[0].length).trim())) blockParent = indent;
+  }
+  return false;
+}
+
 /** Keys that appear twice in the same mapping (PKO keeps the last one silently). */
 export function duplicateKeys(t: LocatedText): { key: string; line: number }[] {
+  return mayHaveDuplicateKeys(t.text) ? duplicateKeysExact(t) : [];
+}
+
+/** The exact answer from a full parse (slow; use duplicateKeys). */
+export function duplicateKeysExact(t: LocatedText): { key: string; line: number }[] {
   const out: { key: string; line: number }[] = [];
   const p = parsed(t.text);
-  if (!p || !p.doc.contents) return out;
+  // text that is not valid YAML is reported as such elsewhere; its keys mean nothing
+  if (!p || !p.doc.contents || p.doc.errors.length > 0) return out;
   const seen = new Set<Node>();
   const stack: Node[] = [p.doc.contents as Node];
   let budget = 200_000;

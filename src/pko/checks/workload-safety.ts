@@ -1,6 +1,7 @@
 /**
- * Safety rules for what runs in the hosted control plane namespace (phases without a class):
- * Pod Security "restricted", RBAC without wildcards or escalation verbs, images pinned by digest.
+ * Safety rules for packages that run in a hosted control plane namespace: Pod Security
+ * "restricted" and digest-pinned images for workloads of phases without a class (they run next
+ * to the control plane), RBAC without wildcards or escalation verbs in every phase.
  */
 import type { Finding } from '../../core/errors.js';
 import { gvkOf } from '../object-validators.js';
@@ -20,6 +21,16 @@ const POD_SPEC_PATH: Record<string, string[]> = {
 
 const ESCALATION_VERBS = ['escalate', 'bind', 'impersonate'];
 
+/**
+ * A package meant for a hosted control plane namespace: it has a hosted-cluster phase or a test
+ * case with a HyperShift environment. Only those get the workload rules.
+ */
+export function targetsHostedControlPlane(ctx: CheckContext): boolean {
+  if ((ctx.manifest.spec.phases ?? []).some((p) => p.class === 'hosted-cluster')) return true;
+  return (ctx.manifest.test?.template ?? []).some((t) => !!t?.context?.environment?.hyperShift?.hostedCluster);
+}
+
+/** Objects of phases without a class land in the package's own (HCP) namespace. */
 export function inHcpNamespace(ctx: CheckContext, ref: ObjectRef): boolean {
   return !phaseClass(ctx.manifest, phaseOf(ref));
 }
@@ -35,6 +46,7 @@ function get(o: unknown, path: string[]): unknown {
 
 export function checkPodSecurity(ctx: CheckContext): Finding[] {
   const out: Finding[] = [];
+  if (!targetsHostedControlPlane(ctx)) return out;
   for (const ref of ctx.objects) {
     if (!inHcpNamespace(ctx, ref)) continue;
     const kind = gvkOf(ref.object).kind;
@@ -86,6 +98,7 @@ export function checkPodSecurity(ctx: CheckContext): Finding[] {
 
 export function checkRbac(ctx: CheckContext): Finding[] {
   const out: Finding[] = [];
+  if (!targetsHostedControlPlane(ctx)) return out;
   for (const ref of ctx.objects) {
     const g = gvkOf(ref.object);
     if (g.group !== 'rbac.authorization.k8s.io' || (g.kind !== 'Role' && g.kind !== 'ClusterRole')) continue;

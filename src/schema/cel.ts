@@ -1,0 +1,96 @@
+import type { Ajv, ErrorObject } from 'ajv';
+import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+
+interface Rule {
+  rule?: unknown;
+  message?: unknown;
+  fieldPath?: unknown;
+  reason?: unknown;
+}
+
+/** Counters across all evaluations, for reporting what CEL coverage the registry had. */
+export interface CelStats {
+  evaluated: number;
+  /** Transition rules (oldSelf), rules needing Kubernetes-only CEL libraries, or failing at runtime. */
+  skipped: number;
+}
+
+const env = celEnv({ funcs: strings });
+
+/** JSON value → CEL input: objects become maps, integral numbers CEL ints (Kubernetes integer fields). */
+function toCel(v: unknown): CelInput {
+  if (Array.isArray(v)) return v.map(toCel);
+  if (v !== null && typeof v === 'object') {
+    const m = new Map<string, CelInput>();
+    for (const [k, x] of Object.entries(v)) m.set(k, toCel(x));
+    return m;
+  }
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  return v as CelInput;
+}
+
+type Planned = { fn: (ctx: { self: CelInput }) => unknown; rule: Rule } | { fn: undefined; rule: Rule };
+
+function planRule(rule: Rule): Planned {
+  const text = typeof rule.rule === 'string' ? rule.rule : '';
+  // Transition rules only run on update; there is no old object offline.
+  if (text === '' || /\boldSelf\b/.test(text)) return { fn: undefined, rule };
+  try {
+    const run = plan(env, parse(text)) as unknown as (ctx: { self: CelInput }) => unknown;
+    return { fn: run, rule };
+  } catch {
+    return { fn: undefined, rule };
+  }
+}
+
+/**
+ * Registers `x-kubernetes-validations` on ajv: each rule with standard CEL (plus the strings
+ * extension) is evaluated with `self` bound to the value; a rule evaluating to false is an error.
+ * Rules that cannot run offline (oldSelf, Kubernetes CEL libraries such as format.* or quantity(),
+ * runtime errors) are skipped, never reported as failures.
+ */
+export function addCelKeyword(ajv: Ajv, stats: CelStats = { evaluated: 0, skipped: 0 }): CelStats {
+  ajv.addKeyword({
+    keyword: 'x-kubernetes-validations',
+    errors: true,
+    compile(schema: unknown) {
+      const rules = (Array.isArray(schema) ? schema : []).map((r) => planRule((r ?? {}) as Rule));
+      const validate = (data: unknown): boolean => {
+        const errors: Partial<ErrorObject>[] = [];
+        let self: CelInput | undefined;
+        for (const { fn, rule } of rules) {
+          if (!fn) {
+            stats.skipped++;
+            continue;
+          }
+          self ??= toCel(data);
+          let result: unknown;
+          try {
+            result = fn({ self });
+          } catch {
+            result = undefined;
+          }
+          if (typeof result !== 'boolean' || isCelError(result)) {
+            stats.skipped++;
+            continue;
+          }
+          stats.evaluated++;
+          if (!result) {
+            const fieldPath = typeof rule.fieldPath === 'string' ? rule.fieldPath : '';
+            const msg = typeof rule.message === 'string' && rule.message !== '' ? rule.message : `failed rule: ${String(rule.rule)}`;
+            errors.push({
+              keyword: 'x-kubernetes-validations',
+              message: fieldPath ? `${fieldPath.replace(/^\./, '')}: ${msg}` : msg,
+              params: { rule: rule.rule },
+            });
+          }
+        }
+        (validate as unknown as { errors: unknown }).errors = errors.length ? errors : null;
+        return errors.length === 0;
+      };
+      return validate;
+    },
+  });
+  return stats;
+}

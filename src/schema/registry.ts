@@ -1,0 +1,221 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../core/errors.js';
+import { parseAllYaml11, YamlParseError } from '../yaml/parse.js';
+import { isBuiltinKind, validateBuiltin } from './builtin.js';
+import { crdFromObject, crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
+import { addCelKeyword } from './cel.js';
+import { renderAjvErrors } from './errors.js';
+import { addKubernetesFormats } from './formats.js';
+import { BUNDLED_CRDS } from './generated/crds.js';
+import { objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
+import { removedApiMessage } from './removed.js';
+import { builtinScope, groupOf } from './scope.js';
+import type { SchemaIssue, SchemaResult, Scope } from './types.js';
+
+export type { SchemaIssue, SchemaResult, Scope } from './types.js';
+export { pathSegments } from './paths.js';
+
+export interface SchemaRegistryOptions {
+  /** Extra CRD YAML files, or directories searched recursively for *.yaml/*.yml. Later ones override bundled CRDs of the same group/kind. */
+  crdFiles?: string[];
+  /** Evaluate x-kubernetes-validations (CEL) rules that use standard CEL only (default true). */
+  cel?: boolean;
+}
+
+export interface SchemaRegistry {
+  /** Strictly validates one object. `known: false` when no schema exists for its apiVersion/kind. */
+  validate(obj: unknown): SchemaResult;
+  /** Namespaced/Cluster for built-in kinds and known CRDs; undefined when unknown. */
+  scopeOf(apiVersion: string, kind: string): Scope | undefined;
+  /** True when a schema exists for apiVersion/kind (a served CRD version or a built-in kind). */
+  knows(apiVersion: string, kind: string): boolean;
+  /** What a CRD's conversion could not carry over (unparseable regexes, CEL rules), by "apiVersion/Kind". */
+  notes(apiVersion: string, kind: string): ConversionNotes | undefined;
+}
+
+/** Kinds whose metadata.name the API server validates differently from the DNS-subdomain default. */
+const NAME_RULES: Record<string, NameRule> = {
+  '/Namespace': 'label',
+  '/Service': 'label',
+  'rbac.authorization.k8s.io/Role': 'path-segment',
+  'rbac.authorization.k8s.io/ClusterRole': 'path-segment',
+  'rbac.authorization.k8s.io/RoleBinding': 'path-segment',
+  'rbac.authorization.k8s.io/ClusterRoleBinding': 'path-segment',
+};
+
+interface CrdEntry {
+  crd: BundledCrd;
+  version: string;
+  schema: unknown;
+  compiled?: ValidateFunction;
+  notes?: ConversionNotes;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** metadata and metadata.name (or generateName) must be set: every object pkogen handles is applied by name. */
+function presenceIssues(obj: Record<string, unknown>): SchemaIssue[] {
+  const meta = obj.metadata;
+  if (meta === undefined || meta === null) {
+    return [{ path: 'metadata', message: 'missing required field "metadata"', keyword: 'required' }];
+  }
+  if (isObj(meta) && (meta.name === undefined || meta.name === null || meta.name === '') && !meta.generateName) {
+    return [{ path: 'metadata.name', message: 'missing required field "name"', keyword: 'required' }];
+  }
+  return [];
+}
+
+function listYamlFiles(p: string): string[] {
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    throw new UserError(`CRD file or directory not found: ${p}`, { file: p });
+  }
+  if (!st.isDirectory()) return [p];
+  const out: string[] = [];
+  for (const name of readdirSync(p).sort()) {
+    if (name.startsWith('.')) continue;
+    const child = join(p, name);
+    if (statSync(child).isDirectory()) out.push(...listYamlFiles(child));
+    else if (/\.ya?ml$/.test(name)) out.push(child);
+  }
+  return out;
+}
+
+/** Reads CRDs from YAML files (multi-document; `kind: List` of CRDs accepted). */
+export function loadCrdFiles(paths: readonly string[]): BundledCrd[] {
+  const out: BundledCrd[] = [];
+  for (const file of paths.flatMap(listYamlFiles)) {
+    let docs: unknown[];
+    try {
+      docs = parseAllYaml11(readFileSync(file, 'utf8'), file);
+    } catch (e) {
+      if (e instanceof YamlParseError || e instanceof UserError) throw e;
+      throw new UserError(`cannot read CRD file: ${(e as Error).message}`, { file });
+    }
+    docs.forEach((doc, i) => {
+      const items = isObj(doc) && doc.kind === 'List' && Array.isArray(doc.items) ? doc.items : [doc];
+      for (const item of items) {
+        try {
+          const crd = crdFromObject(item, file);
+          if (crd) out.push(crd);
+        } catch (e) {
+          throw new UserError((e as Error).message, { file, doc: i });
+        }
+      }
+    });
+  }
+  return out;
+}
+
+export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRegistry {
+  // verbose: errors carry their parent schema, for did-you-mean on unknown fields.
+  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
+  addKubernetesFormats(ajv);
+  if (opts.cel !== false) addCelKeyword(ajv);
+  else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });
+  for (const rule of ['subdomain', 'label', 'path-segment', 'any'] as const) ajv.addSchema(objectMetaSchema(rule));
+  const metaValidators = new Map<NameRule, ValidateFunction>();
+  const metaValidator = (rule: NameRule): ValidateFunction => {
+    let v = metaValidators.get(rule);
+    if (!v) {
+      v = ajv.getSchema(objectMetaId(rule))!;
+      metaValidators.set(rule, v);
+    }
+    return v;
+  };
+
+  // "apiVersion/Kind" → served CRD version; "group/Kind" → scope.
+  const crdVersions = new Map<string, CrdEntry>();
+  const crdScopes = new Map<string, Scope>();
+  const addCrd = (crd: BundledCrd): void => {
+    crdScopes.set(`${crd.group}/${crd.kind}`, crd.scope === 'Cluster' ? 'Cluster' : 'Namespaced');
+    for (const v of crd.versions) {
+      const apiVersion = crd.group === '' ? v.name : `${crd.group}/${v.name}`;
+      const key = `${apiVersion}/${crd.kind}`;
+      if (v.served) crdVersions.set(key, { crd, version: v.name, schema: v.schema });
+      else crdVersions.delete(key);
+    }
+  };
+  for (const crd of BUNDLED_CRDS) addCrd(crd);
+  if (opts.crdFiles?.length) for (const crd of loadCrdFiles(opts.crdFiles)) addCrd(crd);
+
+  const nameRule = (apiVersion: string, kind: string): NameRule =>
+    NAME_RULES[`${groupOf(apiVersion)}/${kind}`] ?? 'subdomain';
+
+  const compiled = (key: string, entry: CrdEntry): ValidateFunction => {
+    if (!entry.compiled) {
+      const { schema, notes } = crdVersionToJsonSchema(entry.crd, entry.version, entry.schema, `crd:${key}`, 'subdomain');
+      try {
+        entry.compiled = ajv.compile(schema);
+      } catch (e) {
+        throw new UserError(`cannot compile the schema of ${key} from ${entry.crd.source}: ${(e as Error).message}`, {
+          file: entry.crd.source,
+        });
+      }
+      entry.notes = notes;
+    }
+    return entry.compiled;
+  };
+
+  const validateMeta = (obj: Record<string, unknown>, rule: NameRule): SchemaIssue[] => {
+    const meta = obj.metadata;
+    if (!isObj(meta)) return [];
+    const v = metaValidator(rule);
+    return v(meta) ? [] : renderAjvErrors(v.errors ?? [], meta, 'metadata');
+  };
+
+  const knows = (apiVersion: string, kind: string): boolean =>
+    crdVersions.has(`${apiVersion}/${kind}`) || isBuiltinKind(apiVersion, kind);
+
+  return {
+    knows,
+    scopeOf(apiVersion, kind) {
+      return crdScopes.get(`${groupOf(apiVersion)}/${kind}`) ?? builtinScope(apiVersion, kind, isBuiltinKind(apiVersion, kind));
+    },
+    notes(apiVersion, kind) {
+      const key = `${apiVersion}/${kind}`;
+      const entry = crdVersions.get(key);
+      if (!entry) return undefined;
+      compiled(key, entry);
+      return entry.notes;
+    },
+    validate(obj) {
+      if (!isObj(obj)) return { known: false, issues: [{ path: '', message: 'not an object', keyword: 'type' }], reason: 'not an object' };
+      const { apiVersion, kind } = obj;
+      if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
+        const issues: SchemaIssue[] = [];
+        if (typeof apiVersion !== 'string' || apiVersion === '') issues.push({ path: 'apiVersion', message: 'missing required field "apiVersion"', keyword: 'required' });
+        if (typeof kind !== 'string' || kind === '') issues.push({ path: 'kind', message: 'missing required field "kind"', keyword: 'required' });
+        return { known: false, issues, reason: 'apiVersion or kind missing' };
+      }
+      const key = `${apiVersion}/${kind}`;
+      const entry = crdVersions.get(key);
+      if (entry) {
+        const v = compiled(key, entry);
+        const issues = [...presenceIssues(obj), ...(v(obj) ? [] : renderAjvErrors(v.errors ?? [], obj))];
+        return { known: true, source: 'crd', issues };
+      }
+      if (isBuiltinKind(apiVersion, kind)) {
+        const removed = removedApiMessage(apiVersion, kind);
+        const issues = [
+          ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
+          ...presenceIssues(obj),
+          ...validateBuiltin(obj, apiVersion, kind, (value, path) => {
+            if (!isObj(value)) return [];
+            const v = metaValidator('any');
+            return v(value) ? [] : renderAjvErrors(v.errors ?? [], value, path);
+          }),
+          ...validateMeta(obj, nameRule(apiVersion, kind)),
+        ];
+        return { known: true, source: 'builtin', issues };
+      }
+      return { known: false, issues: [], reason: `no schema for ${kind} in ${apiVersion}` };
+    },
+  };
+}

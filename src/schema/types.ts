@@ -1,0 +1,14 @@
+/** One schema violation. `path` is kubectl style: spec.template.spec.containers[0].image. */
+export interface SchemaIssue {
+  path: string;
+  message: string;
+  /** The JSON-schema keyword that failed (additionalProperties, type, required, enum, format, pattern, x-kubernetes-validations, …). */
+  keyword?: string;
+}
+
+export type Scope = 'Namespaced' | 'Cluster';
+
+/** Result of validating one object. `known: false` = no schema for its apiVersion/kind (callers warn). */
+export type SchemaResult =
+  | { known: true; source: 'builtin' | 'crd'; issues: SchemaIssue[] }
+  | { known: false; issues: SchemaIssue[]; reason: string };
