@@ -1,12 +1,13 @@
 /**
- * The validation `pkogen build` runs before building, behind one function so the full
- * validator (src/pko/validate.ts, `validate` branch) can replace the minimal checks here:
- * exactly one manifest, parseable, of the right GroupKind and version (PKO's messages, §1.3).
+ * The validation `pkogen build` runs before building: first the manifest files themselves
+ * (exactly one, parseable, right GroupKind and version; PKO's messages, §1.3), then PKO's whole
+ * package validation (src/pko/validate.ts, PKO rules only: build is not the place for lint).
  */
-import { UserError } from '../core/errors.js';
+import { formatLocation, UserError } from '../core/errors.js';
 import { FileMap, toText } from '../core/filemap.js';
 import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 import { formatViolation, ViolationReason } from './types.js';
+import { validatePackage, type ValidateOptions } from './validate.js';
 
 export interface ManifestDoc {
   file: string;
@@ -46,9 +47,20 @@ export function readManifestLock(files: FileMap): ManifestDoc | undefined {
   return readKind(files, ['manifest.lock.yaml', 'manifest.lock.yml'], 'PackageManifestLock', ViolationReason.PackageManifestLockDuplicated);
 }
 
-/** Throws a located UserError when the package folder cannot become a package image. */
-export async function validateBeforeBuild(files: FileMap): Promise<void> {
+/**
+ * Throws a located UserError when the package folder cannot become a package image. `opts` can
+ * add template tests (fixtures of the source directory), as `kubectl package build` runs them.
+ */
+export async function validateBeforeBuild(files: FileMap, opts: ValidateOptions = {}): Promise<void> {
   if (files.size === 0) throw new UserError(ViolationReason.EmptyPackage);
   readManifest(files);
   readManifestLock(files);
+  const errors = (await validatePackage(files, { ...opts, pkoOnly: true })).filter((f) => f.severity === 'error');
+  if (errors.length === 0) return;
+  const first = errors[0];
+  const rest = errors.slice(1).map((f) => {
+    const where = formatLocation(f);
+    return `\n${where ? where + ': ' : ''}${f.message}`;
+  });
+  throw new UserError(first.message + rest.join(''), { file: first.file, doc: first.doc, path: first.path, line: first.line, column: first.column });
 }
