@@ -19,11 +19,11 @@ export function packageChecker(files: FileMap, render?: FullRenderer): PackageRe
   return (req) => {
     const findings: SimFinding[] = [];
     if (!namespaced) findings.push({ severity: 'error', rule: 'K1', message: `Package unsupported scope: the package manifest does not list scope Namespaced, so PKO marks the Package in ${req.namespace} Invalid` });
-    if (schema) {
-      // PKO's admission: prune unknown fields, apply defaults, validate.
-      for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
+    if (!render) {
+      // PKO's admission: prune unknown fields, apply defaults, validate (the renderer does it otherwise).
+      if (schema) for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
+      return { objects: -1, findings };
     }
-    if (!render) return { objects: -1, findings };
     const r = render(pkg, req);
     return { objects: r.objects, findings: [...findings, ...r.findings] };
   };

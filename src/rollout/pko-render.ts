@@ -7,6 +7,7 @@ import type { FileMap } from '../core/filemap.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 import { fromJs } from '../gotemplate/funcs/json.js';
 import { RenderError, renderPackage } from '../pko/render.js';
+import { formatFieldError } from '../pko/config-admission.js';
 import { buildTemplateSet, type TemplateRunner } from '../pko/template-runner.js';
 import { Violation, type LoadedPackage } from '../pko/types.js';
 import type { FullRenderer } from './package-check.js';
@@ -41,7 +42,7 @@ export const renderWithPko: FullRenderer = (pkg: LoadedPackage, req) => {
       config: req.config,
       environment: req.environment,
     });
-    // r.configErrors repeats the config check of package-check.ts (same admission); not reported twice.
+    for (const e of r.configErrors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
     return { objects: r.objects.length, findings };
   } catch (e) {
     if (e instanceof RenderError || e instanceof Violation) {
