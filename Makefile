@@ -48,3 +48,29 @@ bench: build
 
 clean:
 	rm -rf dist $(OUTPUT_DIR)
+
+# ---- package image ---------------------------------------------------------------------------
+# IMAGE_NAME defaults to the package's metadata.name; IMG is the repository, TAG the git commit.
+IMAGE_NAME           ?= $(or $(shell awk '/^metadata:/{m=1;next} m&&/^  name:/{print $$2;exit} /^[^ ]/{m=0}' $(PACKAGE_DIR)/manifest.yaml 2>/dev/null),package)
+IMG                  ?= localhost/$(IMAGE_NAME)
+TAG                  ?= $(or $(shell git rev-parse --short=7 HEAD 2>/dev/null),dev)
+CONTAINER_ENGINE     ?=
+# archive (docker-archive tar, default) or oci (OCI layout directory)
+PACKAGE_IMAGE_FORMAT ?= archive
+
+## build-package-image: build the package image from package/ and print its digest
+##   (built-in reproducible builder; CONTAINER_ENGINE=buildah|podman|docker builds the Containerfile)
+build-package-image: build
+	@mkdir -p $(OUTPUT_DIR)
+ifeq ($(CONTAINER_ENGINE),)
+	@$(PKOGEN) build $(PACKAGE_DIR) -t $(IMG):$(TAG) --output-format digest \
+		$(if $(filter oci,$(PACKAGE_IMAGE_FORMAT)),--oci-layout $(OUTPUT_DIR)/$(IMAGE_NAME),-o $(OUTPUT_DIR)/$(IMAGE_NAME).tar)
+else
+	$(CONTAINER_ENGINE) build --platform=linux/amd64 -f Containerfile -t $(IMG):$(TAG) --iidfile $(OUTPUT_DIR)/$(IMAGE_NAME).iid .
+	@echo "image id (config digest; the manifest digest is known once pushed): $$(cat $(OUTPUT_DIR)/$(IMAGE_NAME).iid)"
+endif
+
+## push-package-image: build and push IMG:TAG with the built-in builder, print the digest (IMG=registry/org/name TAG=...)
+push-package-image: build
+	@$(if $(filter localhost/%,$(IMG)),$(error push-package-image: set IMG=registry/org/name))true
+	@$(PKOGEN) build $(PACKAGE_DIR) -t $(IMG):$(TAG) --push --output-format digest $(if $(filter true 1 yes,$(INSECURE)),--insecure)

@@ -4,13 +4,14 @@
  * strings, non-string keys stringified, duplicate keys tolerated (last wins), `<<` merges.
  */
 import yaml from 'js-yaml';
+import { BAIL, parseFastBlock } from './fast-block.js';
 
 const BOOL_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
 
 const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
   kind: 'scalar',
-  resolve: (d: string) => BOOL_TRUE.has(d) || BOOL_FALSE.has(d),
+  resolve: (d: string) => d.length <= 5 && (BOOL_TRUE.has(d) || BOOL_FALSE.has(d)),
   construct: (d: string) => BOOL_TRUE.has(d),
   predicate: (o: unknown) => typeof o === 'boolean',
   represent: (o: unknown) => ((o as boolean) ? 'true' : 'false'),
@@ -18,7 +19,7 @@ const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
 
 const nullType = new yaml.Type('tag:yaml.org,2002:null', {
   kind: 'scalar',
-  resolve: (d: string) => d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL',
+  resolve: (d: string) => d.length <= 4 && (d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL'),
   construct: () => null,
   predicate: (o: unknown) => o === null,
   represent: () => 'null',
@@ -40,9 +41,15 @@ function parseGoInt(src: string): number | null {
   return sign * v;
 }
 
+/** Every int/float starts with a sign, a digit or a dot: skip the regexes for everything else (speed). */
+function numberish(d: string): boolean {
+  const c = d.charCodeAt(0);
+  return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+}
+
 const intType = new yaml.Type('tag:yaml.org,2002:int', {
   kind: 'scalar',
-  resolve: (d: string) => parseGoInt(d) !== null,
+  resolve: (d: string) => numberish(d) && parseGoInt(d) !== null,
   construct: (d: string) => parseGoInt(d),
   predicate: (o: unknown) => typeof o === 'number' && Number.isInteger(o),
   represent: (o: unknown) => String(o),
@@ -58,7 +65,7 @@ const SPECIAL_FLOAT: Record<string, number> = {
 
 const floatType = new yaml.Type('tag:yaml.org,2002:float', {
   kind: 'scalar',
-  resolve: (d: string) => d in SPECIAL_FLOAT || FLOAT.test(d.replace(/_/g, '')),
+  resolve: (d: string) => numberish(d) && (d in SPECIAL_FLOAT || FLOAT.test(d.replace(/_/g, ''))),
   construct: (d: string) => (d in SPECIAL_FLOAT ? SPECIAL_FLOAT[d] : parseFloat(d.replace(/_/g, ''))),
   predicate: (o: unknown) => typeof o === 'number' && !Number.isInteger(o),
   represent: (o: unknown) => String(o),
@@ -89,8 +96,30 @@ export class YamlParseError extends Error {
   }
 }
 
-/** Parses one YAML document with PKO's YAML 1.1 semantics. */
+/** A plain scalar resolved by the same YAML 1.1 implicit types as YAML11_SCHEMA (null, bool, int, float, else string). */
+const PLAIN_TYPES = [nullType, boolType, intType, floatType];
+export function resolvePlain11(d: string): unknown {
+  // Only these first characters can start a null, bool, int or float: skip the resolvers otherwise.
+  const c = d.charCodeAt(0);
+  if (d.length > 0 && !(c <= 57 || c === 126 || 'yYnNtTfFoO'.includes(d[0]))) return d;
+  for (const t of PLAIN_TYPES) {
+    if (t.resolve(d)) return t.construct(d);
+  }
+  return d;
+}
+
+/**
+ * Parses one YAML document with PKO's YAML 1.1 semantics. Plain block YAML (what manifests and
+ * rendered templates nearly always are) takes a fast path; anything else goes to js-yaml.
+ */
 export function parseYaml11(text: string, filename?: string): unknown {
+  const fast = parseFastBlock(text, resolvePlain11);
+  if (fast !== BAIL) return fast;
+  return parseYaml11Full(text, filename);
+}
+
+/** js-yaml with the YAML 1.1 schema (no fast path). */
+export function parseYaml11Full(text: string, filename?: string): unknown {
   try {
     return yaml.load(text, { schema: YAML11_SCHEMA, json: true, filename });
   } catch (e) {

@@ -1,12 +1,122 @@
-import { UserError } from '../../core/errors.js';
+import * as path from 'node:path';
+import { UsageError, UserError } from '../../core/errors.js';
+import { readDirToFileMap } from '../../core/fs.js';
+import { writeDockerArchive } from '../../oci/docker-archive.js';
+import { writeOciLayout } from '../../oci/layout.js';
+import { buildPackageImage } from '../../oci/package-image.js';
+import { formatReference, parseReference, Reference, ReferenceError } from '../../oci/reference.js';
+import { RegistryClient } from '../../oci/registry-client.js';
+import { validateBeforeBuild } from '../../pko/build-check.js';
+import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
+import { registryOptions } from '../registry-options.js';
 
-// Placeholder until the command lands; replaced by its implementation.
+const HELP = `Usage: pkogen build DIR [-t REF]... [--push] [-o FILE.tar] [--oci-layout DIR] [-l KEY=VALUE]...
+                    [--output-format human|digest] [--insecure] [--skip-if-exists]
+
+Validates the package folder DIR, then builds a reproducible package image from its files
+(dot-files and symlinks excluded) under /package/: one layer, linux/amd64, OCI media types.
+The same files always give the same digest, on any machine.
+
+Options:
+  -t, --tag REF          image reference to write or push (repeatable)
+      --push             push to every tag's registry (credentials: REGISTRY_AUTH_FILE,
+                         $XDG_RUNTIME_DIR/containers/auth.json, ~/.docker/config.json)
+  -o, --output FILE      write a docker-archive tar (docker load, skopeo docker-archive:)
+      --oci-layout DIR   write an OCI image layout directory (replaced atomically)
+  -l, --label KEY=VALUE  image config label (repeatable)
+      --output-format F  human (default: "Package built successfully!") or digest
+      --insecure         allow plain HTTP and unverified TLS for any registry
+                         (loopback registries may use HTTP without it)
+      --skip-if-exists   with --push: when the first tag already exists in its registry,
+                         build and push nothing (its digest is printed in digest format)
+
+Example: pkogen build package -t quay.io/org/pkg:abc1234 --push --output-format digest
+`;
+
+function parseLabels(items: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const it of items ?? []) {
+    const i = it.indexOf('=');
+    if (i <= 0) throw new UsageError(`build: parsing label ${JSON.stringify(it)}: expected KEY=VALUE`);
+    const k = it.slice(0, i);
+    const v = it.slice(i + 1);
+    if (v === '') throw new UsageError(`build: parsing label "${k}", value is empty`);
+    out[k] = v;
+  }
+  return out;
+}
+
 export const command: Command = {
   name: 'build',
-  summary: '',
-  help: 'Usage: pkogen build (not implemented yet)',
-  async run() {
-    throw new UserError('pkogen build is not implemented yet');
+  summary: 'Build a reproducible package image; write it or push it',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      'build',
+      args,
+      {
+        tag: { type: 'string', short: 't', multiple: true },
+        push: { type: 'boolean' },
+        output: { type: 'string', short: 'o' },
+        'oci-layout': { type: 'string' },
+        label: { type: 'string', short: 'l', multiple: true },
+        'output-format': { type: 'string' },
+        insecure: { type: 'boolean' },
+        'skip-if-exists': { type: 'boolean' },
+      },
+      { min: 1, max: 1, names: 'DIR' },
+    );
+    const format = values['output-format'] ?? 'human';
+    if (format !== 'human' && format !== 'digest') throw new UsageError(`build: --output-format must be human or digest, got ${JSON.stringify(format)}`);
+    const tagArgs = values.tag ?? [];
+    if ((values.push || values.output) && tagArgs.length === 0) throw new UsageError('build: arguments invalid: output or push is requested but no tags are set');
+    if (values['skip-if-exists'] && !values.push) throw new UsageError('build: --skip-if-exists needs --push');
+    const refs: Reference[] = tagArgs.map((t) => {
+      try {
+        const r = parseReference(t);
+        if (r.digest) throw new ReferenceError('a digest is not a tag');
+        return r;
+      } catch (e) {
+        if (e instanceof ReferenceError) throw new UsageError(`build: invalid tag specified as parameter ${t}: ${e.message}`);
+        throw e;
+      }
+    });
+    const labels = parseLabels(values.label);
+    const dir = path.resolve(io.cwd, positionals[0]);
+    const insecure = values.insecure === true;
+
+    let client: RegistryClient | undefined;
+    try {
+      if (values.push) client = new RegistryClient(registryOptions(io, insecure));
+      if (client && values['skip-if-exists'] && (await client.exists(refs[0]))) {
+        const digest = await client.resolveDigest(refs[0]);
+        // stdout stays machine-readable in digest format; the note goes to stderr there.
+        const note = `Image ${formatReference(refs[0])} already exists (${digest}); nothing built or pushed\n`;
+        if (format === 'digest') {
+          io.stderr(note);
+          io.stdout(`${digest}\n`);
+        } else io.stdout(note);
+        return 0;
+      }
+
+      const files = await readDirToFileMap(dir, { skipDotFiles: true });
+      try {
+        await validateBeforeBuild(files);
+      } catch (e) {
+        if (e instanceof UserError && e.location.file && !path.isAbsolute(e.location.file))
+          throw new UserError(e.message, { ...e.location, file: path.join(positionals[0], e.location.file) });
+        throw e;
+      }
+      const image = buildPackageImage(files, { labels });
+
+      if (values.output) await writeDockerArchive(path.resolve(io.cwd, values.output), image, refs.map(formatReference));
+      if (values['oci-layout']) await writeOciLayout(path.resolve(io.cwd, values['oci-layout']), image, refs.map((r) => r.tag ?? 'latest'));
+      if (client) await client.push(image, refs);
+      io.stdout(format === 'digest' ? `${image.digest}\n` : 'Package built successfully!\n');
+      return 0;
+    } finally {
+      client?.close();
+    }
   },
 };

@@ -1,12 +1,147 @@
-import { UserError } from '../../core/errors.js';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { UsageError, UserError } from '../../core/errors.js';
+import { type FileMap, sortedPaths, toText } from '../../core/filemap.js';
+import { readDirToFileMap, writeFileMapAtomic } from '../../core/fs.js';
+import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
+import { loadComponent } from '../../pko/loader.js';
+import { renderPackage, type RenderRequest } from '../../pko/render.js';
+import { toUserError } from '../../pko/render-errors.js';
+import { fixtureFiles, testCaseRequest } from '../../pko/template-tests.js';
+import type { PackageEnvironment } from '../../pko/types.js';
+import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 
-// Placeholder until the command lands; replaced by its implementation.
+const HELP = `Usage: pkogen render DIR (--test-case NAME | --config FILE [--name NAME] [--namespace NS] [--environment FILE]) [--component NAME] [--output OUTDIR]
+
+Renders a package exactly like Package Operator: one Go template set for all .gotmpl files,
+PKO's functions, config admitted against spec.config.openAPIV3Schema (pruned, defaulted,
+validated), CEL filters (spec.filter, package-operator.run/condition). Output is what PKO
+would write as .test-fixtures/<case>/ (raw rendered YAML, filtered documents removed).
+
+Options:
+  --test-case NAME     use a test.template case's package, config and environment
+  --config FILE        YAML config for the Package (instead of a test case)
+  --name NAME          Package name with --config (default: the manifest's name)
+  --namespace NS       Package namespace with --config (omit for a ClusterPackage)
+  --environment FILE   YAML for .environment with --config (kubernetes, openShift, proxy, hyperShift)
+  --component NAME     render a component of a multi-component package
+  --output OUTDIR      write the rendered files into OUTDIR (replaced atomically) instead of stdout
+`;
+
+async function readYamlFile(cwd: string, file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fsp.readFile(path.resolve(cwd, file), 'utf8');
+  } catch {
+    throw new UserError('cannot read file', { file });
+  }
+  try {
+    return parseYaml11(text, file);
+  } catch (e) {
+    const pe = e as YamlParseError;
+    throw new UserError(`invalid YAML: ${pe.message}`, { file, line: pe.line, column: pe.column });
+  }
+}
+
+function asObject(v: unknown, file: string): Record<string, unknown> {
+  if (v === null || v === undefined) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw new UserError('must be a YAML mapping', { file });
+  return v as Record<string, unknown>;
+}
+
+/** Fixture-layout files to stdout: one `# Source:` document per file. */
+export function formatRenderedFiles(fm: FileMap): string {
+  let out = '';
+  for (const p of sortedPaths(fm)) {
+    const text = toText(fm.get(p)!);
+    out += `---\n# Source: ${p}\n${text}${text.endsWith('\n') ? '' : '\n'}`;
+  }
+  return out;
+}
+
+/**
+ * --output replaces the directory wholesale; refuse targets that hold something else than a
+ * previous render (the package itself, a parent of it, a repository, a package manifest).
+ */
+async function refuseToReplace(outDir: string, pkgDir: string, shown: string): Promise<void> {
+  const rel = path.relative(outDir, pkgDir);
+  if (rel === '' || !rel.startsWith('..')) throw new UserError('refusing to replace a directory that contains the package', { file: shown });
+  for (const marker of ['manifest.yaml', 'manifest.yml', '.git']) {
+    try {
+      await fsp.lstat(path.join(outDir, marker));
+      throw new UserError(`refusing to replace a directory that contains ${marker}`, { file: shown });
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+    }
+  }
+}
+
 export const command: Command = {
   name: 'render',
-  summary: '',
-  help: 'Usage: pkogen render (not implemented yet)',
-  async run() {
-    throw new UserError('pkogen render is not implemented yet');
+  summary: 'Render a package like PKO does, for a test case or a config',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      'render',
+      args,
+      {
+        'test-case': { type: 'string' },
+        config: { type: 'string' },
+        name: { type: 'string' },
+        namespace: { type: 'string' },
+        environment: { type: 'string' },
+        component: { type: 'string' },
+        output: { type: 'string' },
+      },
+      { min: 1, max: 1, names: 'DIR' },
+    );
+    const tcName = values['test-case'];
+    if ((tcName === undefined) === (values.config === undefined)) throw new UsageError('render: give exactly one of --test-case NAME or --config FILE');
+    if (tcName !== undefined && (values.namespace !== undefined || values.environment !== undefined || values.name !== undefined)) {
+      throw new UsageError('render: --name, --namespace and --environment only go with --config');
+    }
+    const dir = path.resolve(io.cwd, positionals[0]);
+    const fm = await readDirToFileMap(dir);
+    const component = values.component ?? '';
+    let result;
+    try {
+      const pkg = loadComponent(fm, component);
+      let req: RenderRequest;
+      if (tcName !== undefined) {
+        const tc = (pkg.manifest.test?.template ?? []).find((t) => t.name === tcName);
+        if (!tc) {
+          const names = (pkg.manifest.test?.template ?? []).map((t) => t.name);
+          throw new UserError(`no test case ${JSON.stringify(tcName)} in test.template${names.length ? ` (have: ${names.join(', ')})` : ''}`, { file: `${component ? `components/${component}/` : ''}manifest.yaml` });
+        }
+        req = testCaseRequest(pkg, tc, component || undefined);
+      } else {
+        const config = asObject(await readYamlFile(io.cwd, values.config!), values.config!);
+        const environment = values.environment ? (asObject(await readYamlFile(io.cwd, values.environment), values.environment) as PackageEnvironment) : null;
+        req = {
+          manifest: pkg.manifest,
+          lock: pkg.manifestLock,
+          files: pkg.files,
+          package: { metadata: { name: values.name ?? pkg.manifest.metadata.name ?? '', namespace: values.namespace ?? '' } },
+          config,
+          environment,
+          component: component || undefined,
+          rejectInvalidConfig: true,
+        };
+      }
+      result = renderPackage(req);
+    } catch (e) {
+      throw toUserError(e, component);
+    }
+    const files = fixtureFiles(result);
+    if (values.output !== undefined) {
+      const outDir = path.resolve(io.cwd, values.output);
+      await refuseToReplace(outDir, dir, values.output);
+      await writeFileMapAtomic(outDir, files);
+      io.stderr(`rendered ${files.size} file(s) into ${values.output}\n`);
+    } else {
+      io.stdout(formatRenderedFiles(files));
+    }
+    return 0;
   },
 };

@@ -1,12 +1,89 @@
-import { UserError } from '../../core/errors.js';
-import type { Command } from '../io.js';
+import * as path from 'node:path';
+import { UsageError, UserError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../core/fs.js';
+import { readDirToFileMap } from '../../core/fs.js';
+import { parseReference, ReferenceError } from '../../oci/reference.js';
+import { RegistryClient } from '../../oci/registry-client.js';
+import { readManifest, readManifestLock } from '../../pko/build-check.js';
+import { emitLock, LockImage, lockImages, manifestImages, rfc3339, sameLockImages } from '../../pko/lockfile.js';
+import { parseCommandArgs } from '../args.js';
+import type { CliIO, Command } from '../io.js';
+import { registryOptions } from '../registry-options.js';
 
-// Placeholder until the command lands; replaced by its implementation.
+const HELP = `Usage: pkogen update DIR [--insecure]
+
+Resolves every spec.images[].image of DIR/manifest.yaml to its digest and writes
+DIR/manifest.lock.yaml (kubectl package update's format). When the digests are unchanged the
+file is left alone and "Package is already up-to-date" is printed.
+
+Environment:
+  PKO_REPOSITORY_HOST  registry host to resolve images at instead of the one in the reference
+  SOURCE_DATE_EPOCH    seconds since 1970 to write as metadata.creationTimestamp (default: now),
+                       for byte-reproducible lock files
+Options:
+  --insecure           allow plain HTTP and unverified TLS for any registry
+
+Example: pkogen update package
+`;
+
+function timestamp(io: CliIO): string {
+  const sde = io.env.SOURCE_DATE_EPOCH;
+  if (sde !== undefined && sde !== '') {
+    if (!/^\d+$/.test(sde)) throw new UsageError(`update: SOURCE_DATE_EPOCH must be whole seconds, got ${JSON.stringify(sde)}`);
+    return rfc3339(new Date(Number(sde) * 1000));
+  }
+  return rfc3339(new Date());
+}
+
 export const command: Command = {
   name: 'update',
-  summary: '',
-  help: 'Usage: pkogen update (not implemented yet)',
-  async run() {
-    throw new UserError('pkogen update is not implemented yet');
+  summary: 'Resolve spec.images to digests and write manifest.lock.yaml',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs('update', args, { insecure: { type: 'boolean' } }, { min: 1, max: 1, names: 'DIR' });
+    const dir = path.resolve(io.cwd, positionals[0]);
+    const files = await readDirToFileMap(dir, { skipDotFiles: true });
+    const rel = (f: string) => path.join(positionals[0], f);
+    const relocate = <T>(fn: () => T): T => {
+      try {
+        return fn();
+      } catch (e) {
+        if (e instanceof UserError && e.location.file) throw new UserError(e.message, { ...e.location, file: rel(e.location.file) });
+        throw e;
+      }
+    };
+    const manifest = relocate(() => readManifest(files));
+    const lock = relocate(() => readManifestLock(files));
+    const wanted = relocate(() => manifestImages(manifest));
+    const hostOverride = io.env.PKO_REPOSITORY_HOST || undefined;
+
+    const client = new RegistryClient(registryOptions(io, values.insecure === true));
+    const resolved: LockImage[] = [];
+    try {
+      for (const [i, im] of wanted.entries()) {
+        let ref;
+        try {
+          ref = parseReference(im.image);
+        } catch (e) {
+          if (e instanceof ReferenceError) throw new UserError(e.message, { file: rel(manifest.file), path: `spec.images[${i}].image` });
+          throw e;
+        }
+        if (hostOverride) ref = { ...ref, registry: hostOverride };
+        resolved.push({ name: im.name, image: im.image, digest: await client.resolveDigest(ref) });
+      }
+    } finally {
+      client.close();
+    }
+
+    const old = lockImages(lock);
+    if (old && !old.hasDependencies && sameLockImages(old.images, resolved)) {
+      io.stdout('Package is already up-to-date\n');
+      return 0;
+    }
+    // Keep the file name the package already uses, so there are never two lock files.
+    const target = path.join(dir, lock?.file ?? 'manifest.lock.yaml');
+    await writeFileAtomic(target, emitLock(resolved, timestamp(io)));
+    io.stdout('Package updated successfully!\n');
+    return 0;
   },
 };

@@ -1,12 +1,99 @@
-import { UserError } from '../../core/errors.js';
+import * as path from 'node:path';
+import { formatFinding, UsageError, UserError, type Finding } from '../../core/errors.js';
+import type { FileMap } from '../../core/filemap.js';
+import { readDirToFileMap } from '../../core/fs.js';
+import { createSchemaRegistry } from '../../schema/registry.js';
+import { readFixtureDirs } from '../../pko/fixtures-dir.js';
+import { packageFilesFromOciImage } from '../../pko/image-source.js';
+import { openDockerArchive, openOciLayout, pullImage } from '../../oci/sources.js';
+import type { Image } from '../../oci/image.js';
+import { Violation } from '../../pko/types.js';
+import { violationFinding } from '../../pko/validate.js';
+import { registryOptions } from '../registry-options.js';
+import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
+import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
+import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 
-// Placeholder until the command lands; replaced by its implementation.
+const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--output human|json] [--insecure]
+
+Validates a Package Operator package with PKO's own rules and messages (structure, manifest,
+lock file, objects, template tests) and with checks PKO leaves to install time: scope rules,
+annotation values, misspelt manifest keys, hosted-cluster webhook gating, Pod Security
+"restricted", RBAC wildcards and escalation verbs, image digests, literal secrets.
+
+Options:
+  --pull REF          validate a package image from a registry
+  --oci-layout DIR    validate a package image stored as an OCI image layout
+  --archive FILE      validate a package image stored as a docker archive (docker save)
+  --crd PATH          CustomResourceDefinition file or directory for kinds of the package (repeatable)
+  --strict            warnings fail too (exit 1)
+  --output FORMAT     human (default) or json
+  --insecure          allow plain-HTTP registries for --pull
+
+Exit codes: 0 clean (warnings allowed unless --strict), 1 findings, 2 usage error.
+`;
+
 export const command: Command = {
   name: 'validate',
-  summary: '',
-  help: 'Usage: pkogen validate (not implemented yet)',
-  async run() {
-    throw new UserError('pkogen validate is not implemented yet');
+  summary: "Validate a package with PKO's rules and stricter checks",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs('validate', args, {
+      pull: { type: 'string' },
+      'oci-layout': { type: 'string' },
+      archive: { type: 'string' },
+      crd: { type: 'string', multiple: true },
+      strict: { type: 'boolean' },
+      output: { type: 'string' },
+      insecure: { type: 'boolean' },
+    }, { min: 0, max: 1, names: 'DIR' });
+    const sources = [positionals[0], values.pull, values['oci-layout'], values.archive].filter((x) => x !== undefined);
+    if (sources.length === 0) throw new UsageError('validate: missing DIR (or --pull REF, --oci-layout DIR, --archive FILE)');
+    if (sources.length > 1) throw new UsageError('validate: give exactly one of DIR, --pull, --oci-layout, --archive');
+    const output = values.output ?? 'human';
+    if (output !== 'human' && output !== 'json') throw new UsageError(`validate: --output must be human or json, got ${JSON.stringify(output)}`);
+
+    let fm: FileMap | undefined;
+    const opts: ValidateOptions = {};
+    const pre: Finding[] = [];
+    if (positionals[0] !== undefined) {
+      const root = path.resolve(io.cwd, positionals[0]);
+      fm = await readDirToFileMap(root);
+      // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
+      const hasTemplates = [...fm.keys()].some((p) => p.endsWith('.gotmpl'));
+      if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
+      else pre.push({ severity: 'warning', rule: 'pko/template-tests-skipped', message: 'template tests not run: this build has no Go template engine; static files were validated instead' });
+    } else {
+      // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
+      let image: Image;
+      if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
+      else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
+      else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true));
+      try {
+        fm = packageFilesFromOciImage(image);
+      } catch (e) {
+        if (!(e instanceof Violation)) throw e;
+        pre.push(violationFinding(e));
+      }
+    }
+    opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
+    const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];
+    const strict = values.strict === true;
+    if (output === 'json') {
+      const errors = findings.filter((f) => f.severity === 'error').length;
+      io.stdout(JSON.stringify({ ok: !hasErrors(findings, strict), errors, warnings: findings.length - errors, findings: findings.map(ordered) }, null, 2) + '\n');
+    } else {
+      for (const f of findings) io.stdout(formatFinding(f) + '\n');
+      if (findings.length === 0) io.stdout('Package validated successfully!\n');
+    }
+    return hasErrors(findings, strict) ? 1 : 0;
   },
 };
+
+/** Stable key order in JSON output. */
+function ordered(f: Finding): Record<string, unknown> {
+  const o: Record<string, unknown> = { severity: f.severity, rule: f.rule, message: f.message };
+  for (const k of ['file', 'doc', 'path', 'line', 'column'] as const) if (f[k] !== undefined) o[k] = f[k];
+  return o;
+}

@@ -1,0 +1,96 @@
+/**
+ * PKO's package image (shared/docs/pko-reference.md §1.2, §11), both ways: package files →
+ * image, and image → package files the way PKO's importer reads them.
+ */
+import { UserError } from '../core/errors.js';
+import { FileMap, sortedPaths } from '../core/filemap.js';
+import { gunzipBounded, gzipDeterministic, isGzip } from './gzip.js';
+import { Blob, Image } from './image.js';
+import { MediaType } from './media-types.js';
+import { readTar, TarWriteEntry, writeTar } from './tar.js';
+import { sha256Digest } from './digest.js';
+
+export const PACKAGE_PREFIX = 'package';
+/** Fixed and far from any real date: the image never says when it was built. */
+export const EPOCH = '1970-01-01T00:00:00Z';
+
+function hasDotSegment(p: string): boolean {
+  return p.split('/').some((s) => s.startsWith('.'));
+}
+
+/**
+ * The layer tar: `package/` and its subdirectories (0755), then regular files (0644), all in
+ * byte order, owner 0:0, mtime 0. Dot-paths are dropped here as well as by the folder reader,
+ * so `.test-fixtures/` never ships whatever FileMap a caller passes.
+ */
+export function packageLayerTar(files: FileMap): Uint8Array {
+  const paths = sortedPaths(files).filter((p) => !hasDotSegment(p));
+  const names = new Set<string>();
+  const entries: TarWriteEntry[] = [];
+  for (const p of paths) {
+    if (p.startsWith('/') || p.split('/').some((s) => s === '' || s === '..')) throw new UserError('invalid package path', { file: p });
+    const full = `${PACKAGE_PREFIX}/${p}`;
+    const segs = full.split('/');
+    for (let i = 1; i < segs.length; i++) {
+      const dir = segs.slice(0, i).join('/');
+      if (!names.has(dir + '/')) {
+        names.add(dir + '/');
+        entries.push({ name: dir, type: 'dir' });
+      }
+    }
+    entries.push({ name: full, type: 'file', data: files.get(p)! });
+  }
+  // Directories were interleaved in path order, which is already byte order of their names.
+  return writeTar(entries);
+}
+
+export interface BuildImageOptions {
+  labels?: Record<string, string>;
+}
+
+export function buildPackageImage(files: FileMap, opts: BuildImageOptions = {}): Image {
+  const tar = packageLayerTar(files);
+  const diffId = sha256Digest(tar);
+  const layer = new Blob(MediaType.OciLayerGzip, gzipDeterministic(tar));
+  const labels = opts.labels ?? {};
+  const sortedLabels: Record<string, string> = {};
+  for (const k of Object.keys(labels).sort()) sortedLabels[k] = labels[k];
+  const config = {
+    architecture: 'amd64',
+    config: Object.keys(sortedLabels).length ? { Labels: sortedLabels } : {},
+    created: EPOCH,
+    history: [{ created: EPOCH, created_by: 'pkogen build' }],
+    os: 'linux',
+    rootfs: { type: 'layers', diff_ids: [diffId] },
+  };
+  const configBlob = new Blob(MediaType.OciConfig, new TextEncoder().encode(JSON.stringify(config)));
+  return Image.fromBlobs(configBlob, [layer]);
+}
+
+/** Default ceiling for one uncompressed layer (PKO packages are YAML: megabytes at most). */
+export const MAX_LAYER_BYTES = 512 * 1024 * 1024;
+
+/** A layer blob's tar bytes (gunzipped when compressed, bounded). */
+export function layerTar(layer: Blob, maxBytes = MAX_LAYER_BYTES): Uint8Array {
+  return isGzip(layer.bytes) ? gunzipBounded(layer.bytes, maxBytes, `layer ${layer.digest}`) : layer.bytes;
+}
+
+/**
+ * PKO's FromOCI: every layer in order, later files override earlier ones; directories skipped;
+ * only regular files under `package/`, relative to it; any dot segment skipped.
+ */
+export function packageFilesFromImage(image: Image, maxLayerBytes = MAX_LAYER_BYTES): { files: FileMap; labels: Record<string, string> } {
+  const files: FileMap = new Map();
+  for (const layer of image.layers) {
+    for (const e of readTar(layerTar(layer, maxLayerBytes))) {
+      if (e.type !== 'file') continue;
+      if (!e.name.startsWith(`${PACKAGE_PREFIX}/`)) continue;
+      const rel = e.name.slice(PACKAGE_PREFIX.length + 1);
+      if (hasDotSegment(rel)) continue;
+      files.set(rel, e.data);
+    }
+  }
+  const sorted: FileMap = new Map();
+  for (const p of sortedPaths(files)) sorted.set(p, files.get(p)!);
+  return { files: sorted, labels: image.labels() };
+}

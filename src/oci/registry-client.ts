@@ -1,0 +1,409 @@
+/**
+ * A Distribution API client: push an Image (blobs first, verified, manifest PUT by tag last, so
+ * a failed push never leaves a tag on a partial image), pull by tag or digest with digest
+ * verification, resolve a tag to its digest. Auth: anonymous, Basic, Bearer challenge.
+ * HTTPS by default; plain HTTP only for loopback hosts or with `insecure`. Retries with
+ * exponential backoff on 429, 5xx and dropped connections, a bounded number of times.
+ */
+import { UserError } from '../core/errors.js';
+import { basicHeader, Challenge, fetchBearerToken, parseChallenge } from './auth.js';
+import type { Credential } from './credentials.js';
+import { sha256Digest } from './digest.js';
+import { ClosableTransport, HttpResponse, NetworkError, nodeTransport } from './http.js';
+import { Blob, Descriptor, Image, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
+import { MANIFEST_ACCEPT } from './media-types.js';
+import { apiHost, formatReference, isLoopbackRegistry, Reference } from './reference.js';
+
+export interface RegistryClientOptions {
+  /** Allow plain HTTP and unverified TLS for any host (like `--insecure`). */
+  insecure?: boolean;
+  credentials?: (registry: string, repository: string) => Promise<Credential | undefined>;
+  /** Extra CA certificates (PEM) to trust. */
+  ca?: string;
+  /** Tries per operation, the first included (default 5). */
+  attempts?: number;
+  /** First backoff delay; doubles per retry, capped at 8 s (default 250 ms). */
+  backoffMs?: number;
+  transport?: ClosableTransport;
+  sleep?: (ms: number) => Promise<void>;
+  /** Told about each retry (one line, no secrets). */
+  onRetry?: (message: string) => void;
+  /** Largest blob accepted on pull (default 512 MiB). */
+  maxBlobBytes?: number;
+}
+
+class RetryableError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+type Repo = Pick<Reference, 'registry' | 'repository'>;
+
+interface Req {
+  method: string;
+  /** A path under the registry origin, or an absolute URL (upload locations). */
+  target: string | URL;
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+  maxBody?: number;
+}
+
+const TLS_TRUST_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function registryErrors(res: HttpResponse): string {
+  try {
+    const j = JSON.parse(new TextDecoder().decode(res.body)) as { errors?: { code?: string; message?: string }[] };
+    if (Array.isArray(j.errors) && j.errors.length) return j.errors.map((e) => [e.code, e.message].filter(Boolean).join(': ')).join('; ');
+  } catch {
+    /* not JSON: fall through */
+  }
+  return '';
+}
+
+function header(res: HttpResponse, name: string): string | undefined {
+  const v = res.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export class RegistryClient {
+  private readonly transport: ClosableTransport;
+  private readonly origins = new Map<string, string>();
+  private readonly challenges = new Map<string, Challenge | undefined>();
+  private readonly auth = new Map<string, string>();
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly opts: RegistryClientOptions = {}) {
+    this.transport = opts.transport ?? nodeTransport({ ca: opts.ca, insecureSkipVerify: opts.insecure });
+    this.attempts = Math.max(1, opts.attempts ?? 5);
+    this.backoffMs = opts.backoffMs ?? 250;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  // ------------------------------------------------------------------ plumbing
+
+  private async retry<T>(what: string, op: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await op();
+      } catch (e) {
+        const retryable = e instanceof RetryableError || e instanceof NetworkError || (e as { retryable?: boolean }).retryable === true;
+        if (!retryable) throw e;
+        const msg = (e as Error).message;
+        if (attempt >= this.attempts) throw new UserError(`${what}: ${msg} (gave up after ${attempt} attempts)`);
+        const backoff = Math.min(8000, this.backoffMs * 2 ** (attempt - 1));
+        const delay = e instanceof RetryableError && e.retryAfterMs !== undefined ? Math.min(10_000, Math.max(backoff, e.retryAfterMs)) : backoff;
+        this.opts.onRetry?.(`${what}: ${msg}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.attempts})`);
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  /** Finds the scheme (ping `/v2/`) and remembers the auth challenge. */
+  private async origin(registry: string): Promise<string> {
+    const known = this.origins.get(registry);
+    if (known) return known;
+    const host = apiHost(registry);
+    // Loopback: HTTP first (no TLS set-up cost for the common local registry; a TLS port
+    // answers 400 or hangs up and we move on). --insecure elsewhere: HTTPS first, like ggcr.
+    const loopback = isLoopbackRegistry(registry);
+    const schemes = loopback ? ['http', 'https'] : this.opts.insecure ? ['https', 'http'] : ['https'];
+    let lastErr: Error | undefined;
+    for (const [i, scheme] of schemes.entries()) {
+      const base = `${scheme}://${host}`;
+      const last = i === schemes.length - 1;
+      try {
+        const res = await this.transport.send({ method: 'GET', url: new URL('/v2/', base), maxBody: 1 << 20 });
+        if (scheme === 'http' && !last && res.status === 400 && /https/i.test(new TextDecoder().decode(res.body))) continue;
+        if (res.status === 429 || res.status >= 500) throw new RetryableError(`GET ${base}/v2/: HTTP ${res.status}`);
+        this.origins.set(registry, base);
+        this.challenges.set(registry, res.status === 401 ? parseChallenge(res.headers['www-authenticate']) : undefined);
+        return base;
+      } catch (e) {
+        if (!(e instanceof NetworkError)) throw e;
+        if (e.code && TLS_TRUST_CODES.has(e.code))
+          throw new UserError(`registry ${registry}: TLS certificate not trusted (${e.code}); add its CA to NODE_EXTRA_CA_CERTS or use --insecure`);
+        lastErr = e;
+        // Refused connections are the same on both schemes: let the caller retry instead.
+        if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') break;
+      }
+    }
+    throw new NetworkError(`cannot reach registry ${registry}: ${lastErr?.message}`, (lastErr as NetworkError | undefined)?.code);
+  }
+
+  private scopeKey(registry: string, scopes: string[]): string {
+    return `${registry} ${scopes.join(' ')}`;
+  }
+
+  private async authenticate(repo: Repo, scopes: string[], res: HttpResponse): Promise<void> {
+    const ch = parseChallenge(res.headers['www-authenticate']) ?? this.challenges.get(repo.registry);
+    if (!ch) throw new UserError(`registry ${repo.registry}: unauthorized (HTTP 401) without an authentication challenge`);
+    this.challenges.set(repo.registry, ch);
+    const cred = await this.opts.credentials?.(repo.registry, repo.repository);
+    if (ch.scheme === 'basic') {
+      const b = cred && basicHeader(cred);
+      if (!b) throw new UserError(`registry ${repo.registry}: authentication required; log in (podman login / docker login) or set REGISTRY_AUTH_FILE`);
+      this.auth.set(repo.registry, b);
+      return;
+    }
+    const all = [...scopes];
+    if (ch.params.scope) for (const s of ch.params.scope.split(' ')) if (!all.includes(s)) all.push(s);
+    const token = await fetchBearerToken(this.transport.send, ch, all, cred, repo.registry);
+    this.auth.set(this.scopeKey(repo.registry, scopes), `Bearer ${token}`);
+  }
+
+  private authFor(registry: string, scopes: string[]): string | undefined {
+    return this.auth.get(this.scopeKey(registry, scopes)) ?? (this.challenges.get(registry)?.scheme === 'basic' ? this.auth.get(registry) : undefined);
+  }
+
+  /** One request with auth (one re-authentication on 401). Network failures propagate. */
+  private async request(repo: Repo, scopes: string[], req: Req): Promise<HttpResponse> {
+    const origin = await this.origin(repo.registry);
+    const url = typeof req.target === 'string' ? new URL(req.target, origin) : req.target;
+    for (let authTry = 0; ; authTry++) {
+      const headers: Record<string, string> = { ...(req.headers ?? {}) };
+      const a = this.authFor(repo.registry, scopes);
+      // Credentials only ever go to the registry's own origin (upload locations may point elsewhere).
+      if (a && url.origin === origin) headers.Authorization = a;
+      const res = await this.transport.send({ method: req.method, url, headers, body: req.body, maxBody: req.maxBody });
+      if (res.status === 401 && authTry === 0 && url.origin === origin) {
+        await this.authenticate(repo, scopes, res);
+        continue;
+      }
+      return res;
+    }
+  }
+
+  /** Turns unexpected statuses into errors: retryable ones for 429/5xx, user errors otherwise. */
+  private check(res: HttpResponse, ok: number[], what: string): HttpResponse {
+    if (ok.includes(res.status)) return res;
+    const detail = registryErrors(res);
+    if (res.status === 429 || res.status >= 500) {
+      const ra = Number(header(res, 'retry-after'));
+      throw new RetryableError(`HTTP ${res.status}${detail ? ` (${detail})` : ''}`, Number.isFinite(ra) && ra >= 0 ? ra * 1000 : undefined);
+    }
+    if (res.status === 401) throw new UserError(`${what}: unauthorized (HTTP 401)${detail ? `: ${detail}` : ''}; check your registry credentials`);
+    if (res.status === 403) throw new UserError(`${what}: denied (HTTP 403)${detail ? `: ${detail}` : ''}`);
+    throw new UserError(`${what}: HTTP ${res.status}${detail ? `: ${detail}` : ''}`);
+  }
+
+  private static pushScopes(repo: Repo, from?: Repo): string[] {
+    const s = [`repository:${repo.repository}:pull,push`];
+    if (from) s.push(`repository:${from.repository}:pull`);
+    return s;
+  }
+
+  private static pullScopes(repo: Repo): string[] {
+    return [`repository:${repo.repository}:pull`];
+  }
+
+  // ------------------------------------------------------------------ push
+
+  /** HEAD the blob; a present blob with another size or digest is an error, not a skip. */
+  private async blobExists(repo: Repo, blob: Blob, scopes: string[]): Promise<boolean> {
+    const res = await this.request(repo, scopes, { method: 'HEAD', target: `/v2/${repo.repository}/blobs/${blob.digest}` });
+    if (res.status === 404) return false;
+    this.check(res, [200], `checking blob ${blob.digest} in ${repo.registry}/${repo.repository}`);
+    const len = header(res, 'content-length');
+    const dig = header(res, 'docker-content-digest');
+    if ((len !== undefined && Number(len) !== blob.size) || (dig !== undefined && dig !== blob.digest))
+      throw new UserError(`registry ${repo.registry} reports blob ${blob.digest} with size ${len ?? '?'} and digest ${dig ?? '?'}; expected size ${blob.size}`);
+    return true;
+  }
+
+  /**
+   * Makes the blob present in the repository. Returns how, and whether the registry confirmed
+   * the digest (a HEAD that matched, or a 201 naming our digest); unconfirmed ones are checked
+   * again before the manifest goes up.
+   */
+  private async uploadBlob(repo: Repo, blob: Blob, mountFrom?: Repo): Promise<{ how: 'exists' | 'mounted' | 'uploaded'; confirmed: boolean }> {
+    const scopes = RegistryClient.pushScopes(repo, mountFrom);
+    if (await this.blobExists(repo, blob, scopes)) return { how: 'exists', confirmed: true };
+    const what = `uploading blob ${blob.digest} to ${repo.registry}/${repo.repository}`;
+    const start = mountFrom
+      ? `/v2/${repo.repository}/blobs/uploads/?mount=${encodeURIComponent(blob.digest)}&from=${encodeURIComponent(mountFrom.repository)}`
+      : `/v2/${repo.repository}/blobs/uploads/`;
+    const started = this.check(await this.request(repo, scopes, { method: 'POST', target: start }), [201, 202], what);
+    if (started.status === 201) return { how: 'mounted', confirmed: header(started, 'docker-content-digest') === blob.digest };
+    // Monolithic upload (distribution spec "POST then PUT"): one request carries the bytes.
+    const location = this.location(started, repo, what);
+    location.searchParams.set('digest', blob.digest);
+    const done = this.check(
+      await this.request(repo, scopes, { method: 'PUT', target: location, headers: { 'Content-Type': 'application/octet-stream' }, body: blob.bytes }),
+      [201, 204],
+      what,
+    );
+    const dig = header(done, 'docker-content-digest');
+    if (dig !== undefined && dig !== blob.digest) throw new UserError(`${what}: registry stored digest ${dig}, expected ${blob.digest}`);
+    return { how: 'uploaded', confirmed: dig === blob.digest };
+  }
+
+  private location(res: HttpResponse, repo: Repo, what: string, base?: URL): URL {
+    const loc = header(res, 'location');
+    if (!loc) throw new UserError(`${what}: registry sent no upload Location`);
+    const origin = this.origins.get(repo.registry)!;
+    const url = new URL(loc, base ?? origin);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UserError(`${what}: registry sent an invalid upload Location`);
+    return url;
+  }
+
+  /**
+   * Pushes `image` under every reference (tags; refs may span repositories of one or more
+   * registries). Per repository: every blob uploaded (or mounted from a repository pushed
+   * earlier in this call) and confirmed by digest, then the manifest PUT per tag.
+   */
+  async push(image: Image, refs: Reference[]): Promise<{ digest: string; uploaded: number; skipped: number; mounted: number }> {
+    const stats = { digest: image.digest, uploaded: 0, skipped: 0, mounted: 0 };
+    const groups = new Map<string, { repo: Repo; tags: string[] }>();
+    for (const r of refs) {
+      if (!r.tag) throw new UserError(`cannot push to a digest reference ${formatReference(r)}; give a tag`);
+      const k = `${r.registry}/${r.repository}`;
+      const g = groups.get(k) ?? { repo: { registry: r.registry, repository: r.repository }, tags: [] };
+      if (!g.tags.includes(r.tag)) g.tags.push(r.tag);
+      groups.set(k, g);
+    }
+    const done: Repo[] = [];
+    for (const { repo, tags } of groups.values()) {
+      const name = `${repo.registry}/${repo.repository}`;
+      const from = done.find((d) => d.registry === repo.registry);
+      // Blobs go up concurrently (a package image has two); the manifest waits for all of them.
+      const results = await Promise.all(
+        image.blobs().map((blob) => this.retry(`uploading blob ${blob.digest} to ${name}`, () => this.uploadBlob(repo, blob, from)).then((r) => ({ blob, ...r }))),
+      );
+      const scopes = RegistryClient.pushScopes(repo);
+      for (const { blob, how, confirmed } of results) {
+        stats[how === 'exists' ? 'skipped' : how]++;
+        if (confirmed) continue;
+        const present = await this.retry(`verifying blob ${blob.digest} in ${name}`, () => this.blobExists(repo, blob, scopes));
+        if (!present) throw new UserError(`registry ${repo.registry} does not have blob ${blob.digest} after upload; no tag was pushed`);
+      }
+      for (const tag of tags) {
+        const what = `pushing manifest ${name}:${tag}`;
+        await this.retry(what, async () => {
+          const res = this.check(
+            await this.request(repo, scopes, { method: 'PUT', target: `/v2/${repo.repository}/manifests/${tag}`, headers: { 'Content-Type': image.manifestMediaType }, body: image.manifest }),
+            [200, 201],
+            what,
+          );
+          const dig = header(res, 'docker-content-digest');
+          if (dig !== undefined && dig !== image.digest) throw new UserError(`${what}: registry reports digest ${dig}, expected ${image.digest}`);
+        });
+      }
+      done.push(repo);
+    }
+    return stats;
+  }
+
+  // ------------------------------------------------------------------ pull / resolve
+
+  private async getManifest(ref: Reference, target: string): Promise<{ bytes: Uint8Array; contentType?: string }> {
+    const repo: Repo = ref;
+    const what = `fetching manifest ${ref.registry}/${ref.repository}${target.startsWith('sha256:') ? '@' : ':'}${target}`;
+    return this.retry(what, async () => {
+      const res = await this.request(repo, RegistryClient.pullScopes(repo), {
+        method: 'GET',
+        target: `/v2/${repo.repository}/manifests/${target}`,
+        headers: { Accept: MANIFEST_ACCEPT },
+        maxBody: 4 << 20,
+      });
+      if (res.status === 404) throw new UserError(`${what}: not found`);
+      this.check(res, [200], what);
+      if (target.startsWith('sha256:')) verifyDigest(res.body, target, what);
+      else {
+        const dig = header(res, 'docker-content-digest');
+        if (dig !== undefined && dig.startsWith('sha256:') && dig !== sha256Digest(res.body))
+          throw new UserError(`${what}: registry says digest ${dig} but the manifest hashes to ${sha256Digest(res.body)}`);
+      }
+      return { bytes: res.body, contentType: header(res, 'content-type') };
+    });
+  }
+
+  private async getBlob(repo: Repo, d: Descriptor): Promise<Blob> {
+    const max = this.opts.maxBlobBytes ?? 512 * 1024 * 1024;
+    const what = `fetching blob ${d.digest} from ${repo.registry}/${repo.repository}`;
+    if (d.size > max) throw new UserError(`${what}: ${d.size} bytes is more than the ${max} allowed`);
+    return this.retry(what, async () => {
+      let res = await this.request(repo, RegistryClient.pullScopes(repo), { method: 'GET', target: `/v2/${repo.repository}/blobs/${d.digest}`, maxBody: d.size });
+      // Blob stores redirect to storage; follow without our credentials.
+      for (let hops = 0; [301, 302, 303, 307, 308].includes(res.status); hops++) {
+        const loc = header(res, 'location');
+        if (!loc || hops >= 5) throw new UserError(`${what}: too many or broken redirects`);
+        const next = new URL(loc, this.origins.get(repo.registry));
+        if (next.protocol !== 'https:' && !(next.protocol === 'http:' && (this.opts.insecure || isLoopbackRegistry(next.host))))
+          throw new UserError(`${what}: refusing redirect to ${next.protocol}//${next.host}`);
+        res = await this.transport.send({ method: 'GET', url: next, maxBody: d.size });
+      }
+      if (res.status === 404) throw new UserError(`${what}: not found`);
+      this.check(res, [200], what);
+      if (res.body.length !== d.size) throw new UserError(`${what}: got ${res.body.length} bytes, manifest says ${d.size}`);
+      verifyDigest(res.body, d.digest, what);
+      return new Blob(d.mediaType, res.body);
+    });
+  }
+
+  /** Pulls a single-platform image; an index resolves to linux/amd64 (what PKO's crane.Pull does). */
+  async pull(ref: Reference): Promise<Image> {
+    let target = ref.digest ?? ref.tag ?? 'latest';
+    for (let depth = 0; depth < 3; depth++) {
+      const { bytes, contentType } = await this.getManifest(ref, target);
+      const parsed = parseManifestOrIndex(bytes, contentType);
+      if (parsed.kind === 'index') {
+        target = selectPlatform(parsed.m, formatReference(ref)).digest;
+        continue;
+      }
+      const config = await this.getBlob(ref, parsed.m.config);
+      const layers: Blob[] = [];
+      for (const l of parsed.m.layers) layers.push(await this.getBlob(ref, l));
+      return new Image(parsed.m.mediaType, bytes, config, layers);
+    }
+    throw new UserError(`${formatReference(ref)}: image index nesting too deep`);
+  }
+
+  /** The digest a tag points at (the index digest for multi-platform images, like crane.Digest). */
+  async resolveDigest(ref: Reference): Promise<string> {
+    if (ref.digest) return ref.digest;
+    const what = `resolving ${formatReference(ref)}`;
+    const repo: Repo = ref;
+    const head = await this.retry(what, async () => {
+      const res = await this.request(repo, RegistryClient.pullScopes(repo), { method: 'HEAD', target: `/v2/${repo.repository}/manifests/${ref.tag}`, headers: { Accept: MANIFEST_ACCEPT } });
+      if (res.status === 404) throw new UserError(`${what}: image not found`);
+      return this.check(res, [200], what);
+    });
+    const dig = header(head, 'docker-content-digest');
+    if (dig && dig.startsWith('sha256:')) return dig;
+    const { bytes } = await this.getManifest(ref, ref.tag ?? 'latest');
+    return sha256Digest(bytes);
+  }
+
+  /** True when the tag (or digest) exists in the registry. */
+  async exists(ref: Reference): Promise<boolean> {
+    const what = `checking ${formatReference(ref)}`;
+    const repo: Repo = ref;
+    return this.retry(what, async () => {
+      const res = await this.request(repo, RegistryClient.pullScopes(repo), {
+        method: 'HEAD',
+        target: `/v2/${repo.repository}/manifests/${ref.digest ?? ref.tag}`,
+        headers: { Accept: MANIFEST_ACCEPT },
+      });
+      if (res.status === 404) return false;
+      this.check(res, [200], what);
+      return true;
+    });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The built CLI as CI runs it: reproducibility across TZ/umask/mtimes/"days", parity with
+ * `buildah bud` of our Containerfile, and scripts/build_deploy.sh pushing once then skipping.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { sortedPaths, toText } from '../../src/core/filemap.js';
+import { openOciLayout, packageFilesFromImage } from '../../src/oci/sources.js';
+import { layerTar } from '../../src/oci/package-image.js';
+import { readTar } from '../../src/oci/tar.js';
+import { SHARED_PACKAGES } from './cli-harness.js';
+import { cleanupRegistry, requireTool, run, startRegistry, TestRegistry } from './registry-harness.js';
+
+const ROOT = process.cwd();
+let tmp: string;
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-engines-'));
+  // The CLI as a user runs it (bin/pkogen.js → dist): compile once.
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function copyWith(name: string, dest: string, mtime: Date, fileMode: number): string {
+  cpSync(path.join(SHARED_PACKAGES, name), dest, { recursive: true });
+  const walk = (d: string) => {
+    chmodSync(d, 0o755);
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else chmodSync(p, fileMode);
+      utimesSync(p, mtime, mtime);
+    }
+    utimesSync(d, mtime, mtime);
+  };
+  walk(dest);
+  return dest;
+}
+
+function cli(args: string[], env: Record<string, string>, umask = '022'): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync('sh', ['-c', `umask ${umask}; exec node bin/pkogen.js "$@"`, 'pkogen', ...args], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: tmp, ...env }, encoding: 'utf8' });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+it('same package, different TZ, umask, file modes, mtimes and day: same digest and same bytes', () => {
+  const a = copyWith('integration-valid-with_config', path.join(tmp, 'a'), new Date('1999-12-31T23:59:59Z'), 0o600);
+  const b = copyWith('integration-valid-with_config', path.join(tmp, 'b'), new Date('2038-01-19T03:14:07Z'), 0o775);
+  const ra = cli(['build', a, '-t', 'example.com/p:1', '-o', path.join(tmp, 'a.tar'), '--oci-layout', path.join(tmp, 'a-layout'), '--output-format', 'digest'], { TZ: 'Pacific/Kiritimati', SOURCE_DATE_EPOCH: '946684799', LC_ALL: 'C' }, '077');
+  const rb = cli(['build', b, '-t', 'example.com/p:1', '-o', path.join(tmp, 'b.tar'), '--oci-layout', path.join(tmp, 'b-layout'), '--output-format', 'digest'], { TZ: 'America/Adak', SOURCE_DATE_EPOCH: '2147483647', LC_ALL: 'de_DE.UTF-8' }, '000');
+  expect(ra).toMatchObject({ code: 0, stderr: '' });
+  expect(rb).toMatchObject({ code: 0, stderr: '' });
+  expect(ra.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
+  expect(rb.stdout).toBe(ra.stdout);
+  expect(Buffer.compare(readFileSync(path.join(tmp, 'a.tar')), readFileSync(path.join(tmp, 'b.tar')))).toBe(0);
+  expect(readFileSync(path.join(tmp, 'a-layout', 'index.json'))).toEqual(readFileSync(path.join(tmp, 'b-layout', 'index.json')));
+});
+
+it('buildah bud of the Containerfile gives the same /package file tree as pkogen build', async () => {
+  requireTool('buildah');
+  const ctx = path.join(tmp, 'ctx');
+  mkdirSync(ctx);
+  cpSync(path.join(ROOT, 'Containerfile'), path.join(ctx, 'Containerfile'));
+  cpSync(path.join(ROOT, '.containerignore'), path.join(ctx, '.containerignore'));
+  copyWith('integration-valid-with_config', path.join(ctx, 'package'), new Date(), 0o644);
+  writeFileSync(path.join(ctx, 'not-in-package.txt'), 'outside');
+  const store = ['--root', path.join(tmp, 'bh-root'), '--runroot', path.join(tmp, 'bh-run'), '--storage-driver', 'vfs'];
+  run('buildah', [...store, 'bud', '--isolation', 'chroot', '--platform', 'linux/amd64', '-f', path.join(ctx, 'Containerfile'), '-t', 'localhost/pkogen-parity:1', ctx]);
+  run('buildah', [...store, 'push', 'localhost/pkogen-parity:1', `oci:${path.join(tmp, 'bh-layout')}:1`]);
+  const theirs = await openOciLayout(path.join(tmp, 'bh-layout'), '1');
+  // Everything buildah put in the image: only package/ and no dot-file.
+  const names = theirs.layers.flatMap((l) => readTar(layerTar(l)).map((e) => e.name));
+  expect(names.every((n) => n === 'package' || n.startsWith('package/'))).toBe(true);
+  expect(names.some((n) => n.split('/').some((s) => s.startsWith('.')))).toBe(false);
+
+  const r = cli(['build', path.join(ctx, 'package'), '--oci-layout', path.join(tmp, 'our-layout')], {});
+  expect(r).toMatchObject({ code: 0, stdout: 'Package built successfully!\n' });
+  const ours = await openOciLayout(path.join(tmp, 'our-layout'));
+  const tree = (img: typeof ours) => {
+    const { files } = packageFilesFromImage(img);
+    return Object.fromEntries(sortedPaths(files).map((p) => [p, toText(files.get(p)!)]));
+  };
+  expect(tree(ours)).toEqual(tree(theirs));
+  expect(Object.keys(tree(ours))).toEqual(['README.md', 'deployment.yaml.gotmpl', 'manifest.lock.yaml', 'manifest.yaml', 'namespace.template.yaml.gotmpl']);
+  expect(theirs.configFile()).toMatchObject({ architecture: 'amd64', os: 'linux' });
+});
+
+describe('scripts/build_deploy.sh', () => {
+  let reg: TestRegistry;
+  beforeAll(async () => (reg = await startRegistry('basic')));
+  afterAll(() => cleanupRegistry(reg));
+
+  it('pushes :<commit> and :latest once, then skips while the commit tag exists', () => {
+    const pkg = copyWith('test-stub', path.join(tmp, 'deploy-pkg'), new Date(), 0o644);
+    const env = {
+      PATH: process.env.PATH!,
+      HOME: tmp,
+      IMAGE_REGISTRY: reg.host,
+      IMAGE_REPOSITORY: 'ci',
+      IMAGE_NAME: 'pkg-hs-package',
+      PACKAGE_DIR: pkg,
+      QUAY_USER: reg.user!,
+      QUAY_TOKEN: reg.password!,
+    };
+    const tag = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const first = spawnSync(path.join(ROOT, 'scripts/build_deploy.sh'), [], { env, encoding: 'utf8' });
+    expect(first.stderr).not.toContain(reg.password!);
+    expect(first.status).toBe(0);
+    const digest = first.stdout.trim();
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const creds = ['--tls-verify=false', '--creds', `${reg.user}:${reg.password}`];
+    for (const t of [tag, 'latest']) expect(JSON.parse(run('skopeo', ['inspect', ...creds, `docker://${reg.host}/ci/pkg-hs-package:${t}`])).Digest).toBe(digest);
+
+    // A changed package under the same commit must not move the deployed tag.
+    writeFileSync(path.join(pkg, 'extra.yaml'), 'changed: true\n');
+    const second = spawnSync(path.join(ROOT, 'scripts/build_deploy.sh'), [], { env, encoding: 'utf8' });
+    expect(second.status).toBe(0);
+    expect(second.stdout.trim()).toBe(digest);
+    expect(second.stderr).toMatch(/already exists \(sha256:[0-9a-f]{64}\); nothing built or pushed/);
+    expect(second.stderr).not.toContain(reg.password!);
+    expect(JSON.parse(run('skopeo', ['inspect', ...creds, `docker://${reg.host}/ci/pkg-hs-package:latest`])).Digest).toBe(digest);
+
+    const noCreds = spawnSync(path.join(ROOT, 'scripts/build_deploy.sh'), [], { env: { ...env, QUAY_TOKEN: '', QUAY_USER: '', IMAGE_TAG: 'other' }, encoding: 'utf8' });
+    expect(noCreds.status).toBe(1);
+    expect(noCreds.stderr).toMatch(/authentication required/);
+  });
+});
