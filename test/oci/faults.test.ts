@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pullImage } from '../../src/oci/sources.js';
 import { copyFixturePackage, pkogen } from './cli-harness.js';
-import { cleanupRegistry, run, startProxy, startRegistry, TestProxy, TestRegistry } from './registry-harness.js';
+import { cleanupRegistry, ProxyHook, run, startProxy, startRegistry, TestProxy, TestRegistry } from './registry-harness.js';
 
 let reg: TestRegistry;
 let proxy: TestProxy | undefined;
@@ -162,7 +162,7 @@ it('follows blob redirects to storage without sending registry credentials there
     return 'pass';
   });
   try {
-    proxy = await startProxy(reg.port, (req) => {
+    proxy = await startProxy(reg.port, (req): ReturnType<ProxyHook> => {
       if (req.url!.startsWith('/token?')) return { status: 200, body: '{"token":"tok-xyz"}' };
       if (req.headers.authorization !== 'Bearer tok-xyz')
         return { status: 401, headers: { 'WWW-Authenticate': `Bearer realm="http://${proxy!.host}/token",service="s"` } };

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { formatFinding, UsageError } from '../../core/errors.js';
+import { formatFinding, UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { writeDockerArchive } from '../../oci/docker-archive.js';
 import { writeOciLayout } from '../../oci/layout.js';
@@ -117,7 +117,12 @@ export const command: Command = {
       }
       const image = buildPackageImage(files, { labels });
 
-      if (values.output) await writeDockerArchive(path.resolve(io.cwd, values.output), image, refs.map(formatReference));
+      if (values.output) {
+        const out = path.resolve(io.cwd, values.output);
+        await writeDockerArchive(out, image, refs.map(formatReference)).catch((e: NodeJS.ErrnoException) => {
+          throw e.code ? new UserError(`cannot write the archive (${e.code})`, { file: values.output }) : e;
+        });
+      }
       if (values['oci-layout']) await writeOciLayout(path.resolve(io.cwd, values['oci-layout']), image, refs.map((r) => r.tag ?? 'latest'));
       if (client) await client.push(image, refs);
       io.stdout(format === 'digest' ? `${image.digest}\n` : 'Package built successfully!\n');
