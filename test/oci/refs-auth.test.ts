@@ -135,3 +135,18 @@ describe('build and update usage and input errors', () => {
     expect(await pkogen(['build', fixture])).toMatchObject({ code: 0, stdout: 'Package built successfully!\n' });
   });
 });
+
+describe('token realm', () => {
+  it('never sends credentials to a plain-HTTP token realm unless HTTP is allowed', async () => {
+    const { fetchBearerToken } = await import('../../src/oci/auth.js');
+    let called = false;
+    const send = async () => {
+      called = true;
+      return { status: 200, headers: {}, body: new TextEncoder().encode('{"token":"t"}') };
+    };
+    const ch = { scheme: 'bearer' as const, params: { realm: 'http://auth.example/token', service: 's' } };
+    await expect(fetchBearerToken(send, ch, ['repository:a:pull'], { username: 'u', password: 'p' }, 'quay.io', false)).rejects.toThrow(/plain-HTTP token realm auth.example; refusing/);
+    expect(called).toBe(false);
+    await expect(fetchBearerToken(send, ch, ['repository:a:pull'], { username: 'u', password: 'p' }, 'quay.io', true)).resolves.toBe('t');
+  });
+});
