@@ -29,13 +29,50 @@ type Program = (ctx: Record<string, CelInput>) => unknown;
 const programCache = new Map<string, Program | CelEvalError>();
 const env = celEnv();
 
+/** Variable name standing in for the root-scoped `.package` (see rewriteRootPackage). */
+const PACKAGE_ALIAS = '__pko_package';
+
+/**
+ * `package` is a reserved word in CEL: cel-go rejects `package.x` but accepts the root-scoped
+ * `.package.x` (the reserved-word check sees `.package`). @bufbuild/cel rejects both, so the
+ * root-scoped form is rewritten to an alias variable outside string literals.
+ */
+export function rewriteRootPackage(expr: string): string {
+  let out = '';
+  let i = 0;
+  let prev = '';
+  while (i < expr.length) {
+    const c = expr[i];
+    if (c === '"' || c === "'") {
+      const triple = expr.startsWith(c.repeat(3), i);
+      const q = triple ? c.repeat(3) : c;
+      let j = i + q.length;
+      while (j < expr.length && !expr.startsWith(q, j)) j += expr[j] === '\\' ? 2 : 1;
+      out += expr.slice(i, j + q.length);
+      i = j + q.length;
+      prev = c;
+      continue;
+    }
+    if (c === '.' && /^\.package(?![A-Za-z0-9_])/.test(expr.slice(i)) && !/[A-Za-z0-9_)\]]/.test(prev)) {
+      out += PACKAGE_ALIAS;
+      i += '.package'.length;
+      prev = 'e';
+      continue;
+    }
+    out += c;
+    if (!/\s/.test(c)) prev = c;
+    i++;
+  }
+  return out;
+}
+
 function compile(expr: string): Program {
   const hit = programCache.get(expr);
   if (hit instanceof CelEvalError) throw hit;
   if (hit) return hit;
   let p: Program;
   try {
-    p = plan(env, parse(expr)) as unknown as Program;
+    p = plan(env, parse(rewriteRootPackage(expr))) as unknown as Program;
   } catch (e) {
     const err = new CelEvalError(`compile error: ERROR: <input>: ${celMessage(e)}`);
     programCache.set(expr, err);
@@ -71,6 +108,7 @@ export class CelContext {
   constructor(ctx: Record<string, unknown>, conditions: PackageManifestNamedCondition[] = []) {
     this.vars = {};
     for (const k of Object.keys(ctx)) this.vars[k] = toCel(ctx[k] ?? {});
+    if ('package' in this.vars) this.vars[PACKAGE_ALIAS] = this.vars.package;
     for (const c of conditions) {
       if (!CONDITION_NAME.test(c.name)) throw new CelEvalError(`invalid CEL condition name: '${c.name}'`);
       if (Object.prototype.hasOwnProperty.call(this.conditions, c.name)) throw new CelEvalError(`duplicate CEL condition name: '${c.name}'`);

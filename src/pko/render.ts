@@ -4,6 +4,7 @@
  * (named conditions, path globs, the condition annotation), PKO's labels and object order.
  */
 import { type FileMap, toBytes, toText } from '../core/filemap.js';
+import { GoTemplateError } from '../gotemplate/exec.js';
 import { formatValue } from '../gotemplate/fmt.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 import { fromJs } from '../gotemplate/funcs/json.js';
@@ -11,6 +12,7 @@ import { GoTyped, type GoMap } from '../gotemplate/types.js';
 import { type ObjectRef, parseObjectFile, pkoPathCompare } from './objects.js';
 import { CelContext, CelEvalError } from './cel.js';
 import { admitConfig, type FieldError } from './config-admission.js';
+import { aggregateText } from './field-errors.js';
 import { doublestarMatch } from './doublestar.js';
 import { buildTemplateSet, TemplateExecError, TemplateParseError, type TemplateRunner } from './template-runner.js';
 import {
@@ -42,6 +44,11 @@ export interface RenderRequest {
   dependencies?: Record<string, string>;
   /** For messages: `component "<name>": …`. */
   component?: string;
+  /**
+   * Fail on config admission errors before rendering (install and `tree` do; template tests
+   * ignore them because manifest validation already reported them).
+   */
+  rejectInvalidConfig?: boolean;
 }
 
 /** An object as PKO's RenderObjects reads it (validate's ObjectRef) plus its phase annotation. */
@@ -128,12 +135,23 @@ function prefix(req: RenderRequest, msg: string): string {
   return req.component ? `component "${req.component}": ${msg}` : msg;
 }
 
-/** Runs every `.gotmpl` through one template set. Returns the rendered file map. */
-export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: CelContext | undefined): FileMap {
-  const templatePaths = [...req.files.keys()].filter(isTemplateFile).sort();
-  const out: FileMap = new Map(req.files);
-  if (templatePaths.length === 0) return out;
-  const data = templateData(ctx);
+/**
+ * A parsed template set per package FileMap: parsing is most of a render's template cost and
+ * does not depend on the context, so it is done once per package and reused (the set is only
+ * reused while every template source is the very same bytes object). The CEL context, which
+ * does change per render, is bound late through `celHolder`.
+ */
+interface CachedTemplateSet {
+  sources: [string, Uint8Array][];
+  runner: TemplateRunner;
+  celHolder: { cel?: CelContext };
+}
+const templateSetCache = new WeakMap<FileMap, CachedTemplateSet>();
+
+function templateSetFor(req: RenderRequest, templatePaths: string[]): CachedTemplateSet {
+  const hit = templateSetCache.get(req.files);
+  if (hit && hit.sources.length === templatePaths.length && hit.sources.every(([p, b], i) => p === templatePaths[i] && req.files.get(p) === b)) return hit;
+  const celHolder: { cel?: CelContext } = {};
   let runner: TemplateRunner;
   try {
     runner = buildTemplateSet(
@@ -142,7 +160,10 @@ export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>
         pkoFuncMap({
           executeTemplate: (name, d) => self.execute(name, d),
           files: req.files,
-          cel: cel ? (expr) => celForTemplate(cel, expr) : undefined,
+          cel: (expr) => {
+            if (!celHolder.cel) throw new Error('cel: no CEL context');
+            return celForTemplate(celHolder.cel, expr);
+          },
         }),
     );
   } catch (e) {
@@ -150,19 +171,35 @@ export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>
     if (e instanceof TemplateExecError) throw new RenderError(prefix(req, e.message), e.file);
     throw e;
   }
-  for (const p of templatePaths) {
-    let text: string;
-    try {
-      text = runner.execute(p, data);
-    } catch (e) {
-      if (e instanceof TemplateExecError || e instanceof Error) {
-        const te = e as TemplateExecError;
-        throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(data)}: ${te.message}`), te.file ?? p, te.line, te.column);
+  const entry: CachedTemplateSet = { sources: templatePaths.map((p) => [p, req.files.get(p)!]), runner, celHolder };
+  templateSetCache.set(req.files, entry);
+  return entry;
+}
+
+/** Runs every `.gotmpl` through one template set. Returns the rendered file map. */
+export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: CelContext | undefined): FileMap {
+  const templatePaths = [...req.files.keys()].filter(isTemplateFile).sort();
+  const out: FileMap = new Map(req.files);
+  if (templatePaths.length === 0) return out;
+  const data = templateData(ctx);
+  const { runner, celHolder } = templateSetFor(req, templatePaths);
+  celHolder.cel = cel;
+  try {
+    for (const p of templatePaths) {
+      let text: string;
+      try {
+        text = runner.execute(p, data);
+      } catch (e) {
+        if (e instanceof GoTemplateError) {
+          throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(data)}: ${e.message}`), e.template || p, e.line || undefined, e.column);
+        }
+        throw e;
       }
-      throw e;
+      out.delete(p);
+      out.set(stripTemplateSuffix(p), toBytes(text));
     }
-    out.delete(p);
-    out.set(stripTemplateSuffix(p), toBytes(text));
+  } finally {
+    celHolder.cel = undefined;
   }
   return out;
 }
@@ -173,6 +210,40 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
   } catch (e) {
     throw new Error((e as Error).message);
   }
+}
+
+/**
+ * Parsing YAML is the largest cost of a render, and across many renders of one package most
+ * outputs repeat (static files always, templated ones often). Results are cached by bytes
+ * identity (static files) and by text (rendered files, bounded), and handed out as deep copies
+ * so callers may mutate their objects.
+ */
+type Parsed = ReturnType<typeof parseObjectFile>;
+const parsedByBytes = new WeakMap<Uint8Array, Parsed>();
+const parsedByText = new Map<string, Parsed>();
+const PARSED_TEXT_LIMIT = 512;
+
+function cloneJson<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(cloneJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v as object)) out[k] = cloneJson((v as Record<string, unknown>)[k]);
+  return out as T;
+}
+
+function parseObjectsCached(path: string, bytes: Uint8Array): Parsed {
+  let r = parsedByBytes.get(bytes);
+  if (!r) {
+    const key = `${path}\0${toText(bytes)}`;
+    r = parsedByText.get(key);
+    if (!r) {
+      r = parseObjectFile(path, bytes);
+      if (parsedByText.size >= PARSED_TEXT_LIMIT) parsedByText.delete(parsedByText.keys().next().value!);
+      parsedByText.set(key, r);
+    }
+    parsedByBytes.set(bytes, r);
+  }
+  return { objects: r.objects.map((o) => ({ ...o, object: cloneJson(o.object) })), violations: r.violations };
 }
 
 /** Merges PKO's labels into an object (overwriting same keys), as RenderObjects does. */
@@ -190,6 +261,7 @@ export function addPkoLabels(obj: Record<string, unknown>, packageName: string, 
 export function renderPackage(req: RenderRequest): RenderResult {
   const schema = req.manifest.spec?.config?.openAPIV3Schema;
   const admitted = admitConfig(req.config ?? {}, schema);
+  if (req.rejectInvalidConfig && admitted.errors.length) throw new RenderError(prefix(req, aggregateText(admitted.errors)));
   const ctx = buildRenderContext(req, admitted.config);
   let cel: CelContext;
   try {
@@ -203,7 +275,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
   const paths = [...files.keys()].filter(isObjectFile).sort(pkoPathCompare);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseObjectFile(p, files.get(p)!);
+    const r = parseObjectsCached(p, files.get(p)!);
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });

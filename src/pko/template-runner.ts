@@ -3,6 +3,8 @@
  * `.gotmpl` file (named by its path, so `define`s are shared across files), PKO's functions,
  * `missingkey=error`.
  */
+import { GoTemplateError } from '../gotemplate/exec.js';
+import { TemplateSet } from '../gotemplate/template.js';
 import type { FuncMap, GoValue } from '../gotemplate/types.js';
 
 export interface TemplateSource {
@@ -14,7 +16,7 @@ export interface TemplateRunner {
   execute(name: string, data: GoValue): string;
 }
 
-/** A parse error already formatted like Go's (`template: <name>:<line>:<col>: …`), with its place. */
+/** A parse error formatted like Go's (`template: <name>:<line>: …`), with its place. */
 export class TemplateParseError extends Error {
   constructor(message: string, readonly file: string, readonly line?: number, readonly column?: number) {
     super(message);
@@ -30,10 +32,22 @@ export class TemplateExecError extends Error {
 
 /**
  * Builds the set. `funcs` receives the runner itself so `include` can execute templates of the
- * same set.
+ * same set (re-entrantly, within the engine's depth limit).
  */
 export function buildTemplateSet(sources: TemplateSource[], funcs: (runner: TemplateRunner) => FuncMap): TemplateRunner {
-  void sources;
-  void funcs;
-  throw new TemplateExecError('the Go template engine (src/gotemplate) is not merged yet');
+  const set = new TemplateSet({ missingKey: 'error' });
+  const runner: TemplateRunner = {
+    // Errors stay GoTemplateErrors (limit errors must cross `include` unwrapped); callers convert.
+    execute: (name, data) => set.executeTemplate(name, data),
+  };
+  set.addFuncs(funcs(runner));
+  for (const s of sources) {
+    try {
+      set.parse(s.name, s.text);
+    } catch (e) {
+      if (e instanceof GoTemplateError) throw new TemplateParseError(e.message, e.template || s.name, e.line || undefined, e.column);
+      throw e;
+    }
+  }
+  return runner;
 }

@@ -8,6 +8,7 @@ import { renderPackage, type RenderRequest, type RenderResult, isObjectFile, isT
 import type { LoadedPackage, PackageManifestTestCaseTemplate } from './types.js';
 import { Violation, ViolationReason } from './types.js';
 import { unifiedDiff } from './unified-diff.js';
+import { loadPackage } from './loader.js';
 
 export const FIXTURES_DIR = '.test-fixtures';
 
@@ -64,8 +65,9 @@ export interface TestCaseOutcome {
   /** `generated` when the fixture directory was missing. */
   status: 'passed' | 'failed' | 'generated';
   errors: Violation[];
-  /** Fixture files as this render produces them (`<case>/<path>`-relative to the case dir). */
+  /** Fixture files as this render produces them (paths relative to the case dir). */
   rendered: FileMap;
+  result: RenderResult;
 }
 
 export interface TemplateTestOptions {
@@ -85,20 +87,21 @@ export function runTemplateTests(pkg: Pick<LoadedPackage, 'manifest' | 'files' |
     const caseDir = `${tc.name}/`;
     const present = [...opts.fixtures.keys()].filter((p) => p.startsWith(caseDir));
     if (present.length === 0 && !hasDir(opts.fixtures, tc.name)) {
-      outcomes.push({ name: tc.name, status: 'generated', errors: [], rendered });
+      outcomes.push({ name: tc.name, status: 'generated', errors: [], rendered, result });
       continue;
     }
     const errors: Violation[] = [];
     const withObjects = new Set(objectPaths(result));
     for (const f of present.sort()) {
       const rel = f.slice(caseDir.length);
-      if (!withObjects.has(rel)) errors.push(new Violation({ reason: ViolationReason.FixtureMismatch, component: opts.component, details: `file ${rel} should not exist, filtered or empty after template render` }));
+      // PKO returns these two as plain errors (no violation reason in the text)
+      if (!withObjects.has(rel)) errors.push(new Violation({ reason: `file ${rel} should not exist, filtered or empty after template render` }));
     }
     for (const p of [...withObjects].sort()) {
       const fixture = opts.fixtures.get(caseDir + p);
       if (!fixture) {
         const root = opts.fixtureRoot ? `${opts.fixtureRoot}/` : '';
-        errors.push(new Violation({ reason: ViolationReason.FixtureMismatch, component: opts.component, details: `file ${root}${caseDir}${p} not found in fixtures folder` }));
+        errors.push(new Violation({ reason: `file ${root}${caseDir}${p} not found in fixtures folder` }));
         break; // PKO returns here: a missing fixture aborts the test case
       }
       const actual = rendered.get(p) ?? new Uint8Array();
@@ -109,12 +112,13 @@ export function runTemplateTests(pkg: Pick<LoadedPackage, 'manifest' | 'files' |
             reason: ViolationReason.FixtureMismatch,
             path: p,
             component: opts.component,
-            details: `Testcase "${tc.name}"\n${unifiedDiff(base, toText(fixture), toText(actual))}`,
+            // PKO TrimSpaces diff's output
+            details: `Testcase "${tc.name}"\n${unifiedDiff(base, toText(fixture), toText(actual)).trim()}`,
           }),
         );
       }
     }
-    outcomes.push({ name: tc.name, status: errors.length ? 'failed' : 'passed', errors, rendered });
+    outcomes.push({ name: tc.name, status: errors.length ? 'failed' : 'passed', errors, rendered, result });
   }
   return outcomes;
 }
@@ -131,12 +135,28 @@ function hasDir(fixtures: FileMap, name: string): boolean {
  */
 export function generateFixtures(pkg: Pick<LoadedPackage, 'manifest' | 'files' | 'manifestLock' | 'components'>): FileMap {
   const out: FileMap = new Map();
+  return generateFixturesFor(pkg, undefined);
+}
+
+function generateFixturesFor(pkg: Pick<LoadedPackage, 'manifest' | 'files' | 'manifestLock' | 'components'>, component: string | undefined): FileMap {
+  const out: FileMap = new Map();
   for (const [name, comp] of Object.entries(pkg.components ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    for (const [p, b] of generateFixtures({ ...comp, components: undefined })) out.set(`components/${name}/${p}`, b);
+    for (const [p, b] of generateFixturesFor({ ...comp, components: undefined }, name)) out.set(`components/${name}/${p}`, b);
   }
   for (const tc of pkg.manifest.test?.template ?? []) {
-    const result = renderPackage(testCaseRequest(pkg, tc));
+    const result = renderPackage(testCaseRequest(pkg, tc, component));
     for (const [p, b] of fixtureFiles(result)) out.set(`${FIXTURES_DIR}/${tc.name}/${p}`, b);
   }
   return out;
+}
+
+/**
+ * `generateFixtures` from a package's files (manifest included, as the generator synthesizes
+ * them): loads with PKO's structural loader, then renders every test case of the root and of
+ * each component. Returned paths are relative to the package root:
+ * `.test-fixtures/<case>/<file>` and `components/<name>/.test-fixtures/<case>/<file>`.
+ * Throws Violation / RenderError (see render-errors.ts `toUserError`) when PKO would fail.
+ */
+export function packageFixtures(files: FileMap): FileMap {
+  return generateFixtures(loadPackage(files));
 }

@@ -7,7 +7,6 @@
  *   └── Phase deploy
  *       └── apps/v1, Kind=Deployment /test-stub-test
  */
-import { aggregateText } from './field-errors.js';
 import { validateObjects } from './object-validators.js';
 import { renderPackage, type RenderRequest, type RenderedObject } from './render.js';
 import { RenderError } from './render.js';
@@ -63,10 +62,9 @@ export function packageTree(pkg: LoadedPackage, opts: TreeOptions = {}): string 
     metadata = { ...metadata, namespace: '' };
     prefix = 'ClusterPackage';
   }
-  const req: RenderRequest = { manifest: pkg.manifest, lock: pkg.manifestLock, files: pkg.files, package: { metadata }, config: config ?? {}, environment: null };
+  const req: RenderRequest = { manifest: pkg.manifest, lock: pkg.manifestLock, files: pkg.files, package: { metadata }, config: config ?? {}, environment: null, rejectInvalidConfig: true };
   // tree admits the config and fails on its errors before rendering
   const result = renderPackage(req);
-  if (result.configErrors.length) throw new RenderError(aggregateText(result.configErrors));
   if (!(pkg.manifest.spec.scopes ?? []).includes(scope)) {
     throw new Violation({ reason: ViolationReason.UnsupportedScope, path: 'manifest.yaml', details: `Package does not support ${scope} scope, supported scopes: ${(pkg.manifest.spec.scopes ?? []).join(', ')}` });
   }

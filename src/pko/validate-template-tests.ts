@@ -11,7 +11,7 @@ import { RenderError, renderPackage } from './render.js';
 import { FIXTURES_DIR, runTemplateTests, testCaseRequest } from './template-tests.js';
 import { buildTemplateSet, TemplateExecError } from './template-runner.js';
 import { LoadedPackage, Violation } from './types.js';
-import { violationFinding, type RenderedTestCase, type TemplateTestRunner } from './validate.js';
+import { objectViolationFinding, violationFinding, type RenderedTestCase, type TemplateTestRunner } from './validate.js';
 
 /** Whether the Go template engine is part of this build (the renderer needs it for `.gotmpl`). */
 export function templateEngineAvailable(): boolean {
@@ -62,7 +62,7 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
       const r = renderPackage(testCaseRequest(pkg, tc, component || undefined));
       const vs = validateObjects(r.allObjects, pkg.manifest);
       if (vs.length) {
-        findings.push(...vs.map((v) => violationFinding(v, component)));
+        findings.push(...vs.map((v) => objectViolationFinding(v, component, r.allObjects)));
         failedCases.add(tc.name);
       }
       rendered.push({ component, testCase: tc.name, namespace: tc.context?.package?.metadata?.namespace ?? '', objects: r.objects });

@@ -21,6 +21,7 @@ import { validateObjects } from './object-validators.js';
 import { ObjectRef, parseObjects } from './objects.js';
 import { LoadedPackage, Violation, ViolationReason } from './types.js';
 import { duplicateKeys, lineOf } from './yaml-positions.js';
+import { createSchemaRegistry, type SchemaRegistry } from '../schema/registry.js';
 
 /** One rendered test case, as the template test runner hands it back. */
 export interface RenderedTestCase {
@@ -39,15 +40,16 @@ export interface RenderedTestCase {
  */
 export type TemplateTestRunner = (pkg: LoadedPackage, component: string) => Promise<{ findings: Finding[]; rendered: RenderedTestCase[] }>;
 
-/** Validates one object against its schema; returns field problems (path relative to the object). */
-export type ObjectSchemaValidator = (object: Record<string, unknown>) => { path: string; message: string }[] | undefined;
 
 export interface ValidateOptions {
   /** Template tests (render branch). Without it, static YAML files of every component are validated instead. */
   templateTests?: TemplateTestRunner;
-  /** Strict schema validation of every object (unknown fields are errors). */
-  schemaValidator?: ObjectSchemaValidator;
-  /** Kind scope lookup (schema registry); a small builtin table is used otherwise. */
+  /**
+   * Strict schema validation of every object (unknown fields are errors), and kind scopes.
+   * Default: the bundled registry (Kubernetes kinds + reference CRDs); `false` turns it off.
+   */
+  schema?: SchemaRegistry | false;
+  /** Kind scope lookup overriding the registry's (tests); a small builtin table is the last resort. */
   scopeOf?: ScopeLookup;
   /** Skip the checks beyond PKO (for `build`, which only needs PKO's verdict). */
   pkoOnly?: boolean;
@@ -67,6 +69,15 @@ export function violationFinding(v: Violation, component = '', doc?: number): Fi
   else if (v.index !== undefined) f.doc = v.index;
   if (v.line !== undefined) f.line = v.line;
   return f;
+}
+
+/**
+ * An object validator's violation: PKO's `idx` counts objects of the file, our `doc` counts YAML
+ * documents (empty ones included), so look the document up.
+ */
+export function objectViolationFinding(v: Violation, component: string, objects: ObjectRef[]): Finding {
+  const ref = objects.find((o) => o.path === v.path && o.index === v.index);
+  return violationFinding(v, component, ref?.doc);
 }
 
 function fieldFindings(errs: FieldError[], file: string, text: string | undefined, component: string, rule: string): Finding[] {
@@ -134,7 +145,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
       // apply it to every component too: template tests would have checked those same files.
       const parsed = parseObjects(p.files);
       for (const v of parsed.violations) findings.push(violationFinding(v, name));
-      for (const v of validateObjects(parsed.objects, p.manifest)) findings.push(violationFinding(v, name));
+      for (const v of validateObjects(parsed.objects, p.manifest)) findings.push(objectViolationFinding(v, name, parsed.objects));
       objectSets.push({ name, pkg: p, objects: parsed.objects });
     }
   }
@@ -150,25 +161,19 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
     const mPath = manifestPath(fm, prefix, MANIFEST_FILES)!;
     findings.push(...checkManifestValues(p.manifest, mPath, texts.get(mPath)));
   }
+  const registry = opts.schema === false ? undefined : (opts.schema ?? createSchemaRegistry());
+  const scopeOf: ScopeLookup | undefined =
+    opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
   for (const set of objectSets) {
     const ctx: CheckContext = {
       manifest: set.pkg.manifest,
       filePrefix: set.name ? `components/${set.name}/` : '',
       objects: set.objects,
       packageNamespace: set.namespace === undefined || set.namespace === '' ? undefined : set.namespace,
-      scopeOf: opts.scopeOf,
+      scopeOf,
     };
     findings.push(...checkScope(ctx), ...checkAnnotationValues(ctx), ...checkWebhookGating(ctx), ...checkPodSecurity(ctx), ...checkRbac(ctx), ...checkSecretMaterial(ctx));
-    if (opts.schemaValidator) {
-      for (const ref of set.objects) {
-        for (const p of opts.schemaValidator(ref.object) ?? []) {
-          const f: Finding = { severity: 'error', rule: 'schema', message: p.message, file: ctx.filePrefix + ref.path, doc: ref.doc, path: p.path };
-          const line = lineOf({ text: ref.text, firstLine: ref.line }, p.path);
-          if (line !== undefined) f.line = line;
-          findings.push(f);
-        }
-      }
-    }
+    if (registry) findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects));
     for (const ref of set.objects) {
       for (const d of duplicateKeys({ text: ref.text, firstLine: ref.line })) {
         findings.push({ severity: 'warning', rule: 'yaml/duplicate-key', message: `key "${d.key}" appears twice in one mapping; PKO keeps the last silently`, file: ctx.filePrefix + ref.path, doc: ref.doc, line: d.line });
@@ -176,6 +181,31 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
     }
   }
   return dedupe(findings);
+}
+
+/** Strict schema validation; a kind without a schema is a warning (pass `--crd` for it). */
+function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: ObjectRef[]): Finding[] {
+  const out: Finding[] = [];
+  for (const ref of objects) {
+    const r = registry.validate(ref.object);
+    const at = (path: string) => lineOf({ text: ref.text, firstLine: ref.line }, path);
+    if (!r.known) {
+      if (r.issues.length === 0) {
+        const f: Finding = { severity: 'warning', rule: 'schema/unknown-kind', message: `no schema for ${String(ref.object.apiVersion)} ${String(ref.object.kind)} (${r.reason}); pass its CRD with --crd`, file: filePrefix + ref.path, doc: ref.doc, path: 'kind' };
+        const line = at('kind');
+        if (line !== undefined) f.line = line;
+        out.push(f);
+      }
+      continue;
+    }
+    for (const i of r.issues) {
+      const f: Finding = { severity: 'error', rule: `schema/${i.keyword ?? 'invalid'}`, message: i.message, file: filePrefix + ref.path, doc: ref.doc, path: i.path };
+      const line = at(i.path);
+      if (line !== undefined) f.line = line;
+      out.push(f);
+    }
+  }
+  return out;
 }
 
 /** Several test cases render the same file: report each finding once. */

@@ -10,7 +10,7 @@ const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE
 
 const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
   kind: 'scalar',
-  resolve: (d: string) => BOOL_TRUE.has(d) || BOOL_FALSE.has(d),
+  resolve: (d: string) => d.length <= 5 && (BOOL_TRUE.has(d) || BOOL_FALSE.has(d)),
   construct: (d: string) => BOOL_TRUE.has(d),
   predicate: (o: unknown) => typeof o === 'boolean',
   represent: (o: unknown) => ((o as boolean) ? 'true' : 'false'),
@@ -18,7 +18,7 @@ const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
 
 const nullType = new yaml.Type('tag:yaml.org,2002:null', {
   kind: 'scalar',
-  resolve: (d: string) => d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL',
+  resolve: (d: string) => d.length <= 4 && (d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL'),
   construct: () => null,
   predicate: (o: unknown) => o === null,
   represent: () => 'null',
@@ -40,9 +40,15 @@ function parseGoInt(src: string): number | null {
   return sign * v;
 }
 
+/** Every int/float starts with a sign, a digit or a dot: skip the regexes for everything else (speed). */
+function numberish(d: string): boolean {
+  const c = d.charCodeAt(0);
+  return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+}
+
 const intType = new yaml.Type('tag:yaml.org,2002:int', {
   kind: 'scalar',
-  resolve: (d: string) => parseGoInt(d) !== null,
+  resolve: (d: string) => numberish(d) && parseGoInt(d) !== null,
   construct: (d: string) => parseGoInt(d),
   predicate: (o: unknown) => typeof o === 'number' && Number.isInteger(o),
   represent: (o: unknown) => String(o),
@@ -58,7 +64,7 @@ const SPECIAL_FLOAT: Record<string, number> = {
 
 const floatType = new yaml.Type('tag:yaml.org,2002:float', {
   kind: 'scalar',
-  resolve: (d: string) => d in SPECIAL_FLOAT || FLOAT.test(d.replace(/_/g, '')),
+  resolve: (d: string) => numberish(d) && (d in SPECIAL_FLOAT || FLOAT.test(d.replace(/_/g, ''))),
   construct: (d: string) => (d in SPECIAL_FLOAT ? SPECIAL_FLOAT[d] : parseFloat(d.replace(/_/g, ''))),
   predicate: (o: unknown) => typeof o === 'number' && !Number.isInteger(o),
   represent: (o: unknown) => String(o),

@@ -50,8 +50,9 @@ export async function bench(): Promise<string> {
   return [
     '## validate: 5,000-object package',
     '',
-    '`validatePackage` (PKO rules + every beyond-PKO check) on a synthetic package: 250 files × 20',
-    'documents (Deployments, Services, ConfigMaps, Roles), Namespaced with a hosted-cluster phase.',
+    '`validatePackage` (PKO rules, strict schema validation with a fresh (cold) registry per run, and',
+    'every beyond-PKO check) on a synthetic package: 250 files × 20 documents (Deployments, Services,',
+    'ConfigMaps, Roles), Namespaced with a hosted-cluster phase.',
     '',
     `| runs | min | median | max | findings |`,
     `|---|---|---|---|---|`,

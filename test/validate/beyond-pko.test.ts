@@ -23,6 +23,8 @@ async function broken(): Promise<FileMap> {
   fm.set('rbac.yaml', toBytes(`apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n${meta('r')}rules:\n- apiGroups: [""]\n  resources: ["*"]\n  verbs: [get, escalate]\n`));
   fm.set('secret-cm.yaml', toBytes(`apiVersion: v1\nkind: ConfigMap\n${meta('s')}data:\n  key.pem: |\n    -----BEGIN RSA PRIVATE KEY-----\n    MIIEabc\n    -----END RSA PRIVATE KEY-----\n`));
   fm.set('dupkey.yaml', toBytes(`apiVersion: v1\nkind: ConfigMap\n${meta('k')}data:\n  a: "1"\n  a: "2"\n`));
+  fm.set('typo.yaml', toBytes(`apiVersion: v1\nkind: Service\n${meta('t')}spec:\n  selector:\n    app: x\n  prots:\n  - port: 80\n`));
+  fm.set('widget.yaml', toBytes(`apiVersion: example.com/v1\nkind: Widget\n${meta('w')}`));
   return fm;
 }
 
@@ -78,6 +80,12 @@ describe('checks beyond PKO, each located', () => {
     const f = find(fs, 'secret/literal', 'secret-cm.yaml');
     expect(f).toMatchObject({ path: 'data["key.pem"]', line: 8 });
     expect(JSON.stringify(fs)).not.toContain('MIIEabc');
+  });
+  test('strict schema: unknown field is an error at its line, unknown kind a warning', () => {
+    const f = find(fs, 'schema/additionalProperties', 'typo.yaml');
+    expect(f).toMatchObject({ severity: 'error', path: 'spec.prots', line: 10 });
+    expect(f.message).toContain('prots');
+    expect(find(fs, 'schema/unknown-kind', 'widget.yaml')).toMatchObject({ severity: 'warning', path: 'kind', line: 2 });
   });
   test('duplicate key', () => {
     expect(find(fs, 'yaml/duplicate-key', 'dupkey.yaml')).toMatchObject({ severity: 'warning', line: 9 });

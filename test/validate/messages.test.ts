@@ -179,3 +179,44 @@ describe('image file rules (§1.2)', () => {
     expect(() => packageFilesFromLayers([[{ name: 'other/x', data: enc('x') }]])).toThrow('Package image contains no files. Might be corrupted.');
   });
 });
+
+describe('more reasons and places', () => {
+  test('loadComponent: not enabled, not found, root only', async () => {
+    const { loadComponent } = await import('../../src/pko/loader.js');
+    expect(() => loadComponent(fileMap({ 'manifest.yaml': GOOD }), 'x')).toThrow(/^Components not enabled$/);
+    const multi = fileMap({ 'manifest.yaml': GOOD.replace('spec:\n', 'spec:\n  components: {}\n'), 'components/backend/manifest.yaml': GOOD });
+    expect(() => loadComponent(multi, 'foobar')).toThrow(/^Component not found \[foobar\]$/);
+    expect(loadComponent(multi, '').components).toBeUndefined();
+    expect(loadComponent(multi, 'backend').manifest.metadata.name).toBe('backend');
+  });
+
+  test('lock field errors are located in the lock file', async () => {
+    const fs = await validatePackage(fileMap({
+      'manifest.yaml': GOOD,
+      'manifest.lock.yaml': 'apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifestLock\nspec:\n  images:\n  - name: a\n    image: x\n',
+    }), { schema: false });
+    expect(fs.filter((f) => f.rule === 'pko/lock-invalid')).toEqual([
+      { severity: 'error', rule: 'pko/lock-invalid', message: 'spec.images[0].digest: Invalid value: "": must be non empty', file: 'manifest.lock.yaml', path: 'spec.images[0].digest', line: 5 },
+    ]);
+  });
+
+  test('doc counts YAML documents while PKO\'s idx counts objects', async () => {
+    const fs = await validatePackage(fileMap({ 'manifest.yaml': GOOD, 'a.yaml': 'kind: A\napiVersion: v1\nmetadata:\n  annotations:\n    package-operator.run/phase: deploy\n---\n---\nkind: B\napiVersion: v1\n' }), { schema: false });
+    expect(fs.filter((f) => f.rule.startsWith('pko/'))).toEqual([
+      { severity: 'error', rule: 'pko/missing-phase-annotation', message: 'Missing package-operator.run/phase Annotation in a.yaml idx 1', file: 'a.yaml', doc: 2, line: 8 },
+    ]);
+  });
+
+  test('test-case config is checked without defaults (required + default still required)', () => {
+    const m = empty();
+    m.metadata.name = 'x';
+    m.spec.scopes = ['Cluster'];
+    m.spec.phases = [{ name: 'a' }];
+    m.spec.config = { openAPIV3Schema: { type: 'object', required: ['img'], properties: { img: { type: 'string', default: 'd' }, n: { type: 'integer' } } } };
+    m.test = { template: [{ name: 'c', context: { config: { n: 'x' } } as never }] };
+    expect(validatePackageManifest(m).map((e) => aggregateText([e]))).toEqual([
+      'test.template[0].context.config.img: Required value',
+      'test.template[0].context.config.n: Invalid value: "x": n in body must be of type integer: "string"',
+    ]);
+  });
+});

@@ -4,7 +4,6 @@ import { UsageError, UserError } from '../../core/errors.js';
 import { type FileMap, sortedPaths, toText } from '../../core/filemap.js';
 import { readDirToFileMap, writeFileMapAtomic } from '../../core/fs.js';
 import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
-import { aggregateText } from '../../pko/field-errors.js';
 import { loadComponent } from '../../pko/loader.js';
 import { renderPackage, type RenderRequest } from '../../pko/render.js';
 import { toUserError } from '../../pko/render-errors.js';
@@ -110,10 +109,10 @@ export const command: Command = {
           config,
           environment,
           component: component || undefined,
+          rejectInvalidConfig: true,
         };
       }
       result = renderPackage(req);
-      if (tcName === undefined && result.configErrors.length) throw new UserError(aggregateText(result.configErrors), { file: values.config });
     } catch (e) {
       throw toUserError(e, component);
     }

@@ -1,10 +1,15 @@
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { formatFinding, UsageError, UserError, type Finding } from '../../core/errors.js';
 import type { FileMap } from '../../core/filemap.js';
 import { readDirToFileMap } from '../../core/fs.js';
-import { crdScopeLookup } from '../../pko/crd-scope.js';
+import { createSchemaRegistry } from '../../schema/registry.js';
 import { readFixtureDirs } from '../../pko/fixtures-dir.js';
+import { packageFilesFromOciImage } from '../../pko/image-source.js';
+import { openDockerArchive, openOciLayout, pullImage } from '../../oci/sources.js';
+import type { Image } from '../../oci/image.js';
+import { Violation } from '../../pko/types.js';
+import { violationFinding } from '../../pko/validate.js';
+import { registryOptions } from '../registry-options.js';
 import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
 import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
 import { parseCommandArgs } from '../args.js';
@@ -29,24 +34,6 @@ Options:
 Exit codes: 0 clean (warnings allowed unless --strict), 1 findings, 2 usage error.
 `;
 
-async function readCrdFiles(items: string[], cwd: string): Promise<FileMap> {
-  const out: FileMap = new Map();
-  for (const item of items) {
-    const abs = path.resolve(cwd, item);
-    let st;
-    try {
-      st = await fsp.stat(abs);
-    } catch {
-      throw new UserError('no such file or directory', { file: item });
-    }
-    if (st.isDirectory()) {
-      const fm = await readDirToFileMap(abs);
-      for (const [p, b] of fm) out.set(`${item}/${p}`, b);
-    } else out.set(item.endsWith('.yaml') || item.endsWith('.yml') ? item : `${item}.yaml`, new Uint8Array(await fsp.readFile(abs)));
-  }
-  return out;
-}
-
 export const command: Command = {
   name: 'validate',
   summary: "Validate a package with PKO's rules and stricter checks",
@@ -67,7 +54,7 @@ export const command: Command = {
     const output = values.output ?? 'human';
     if (output !== 'human' && output !== 'json') throw new UsageError(`validate: --output must be human or json, got ${JSON.stringify(output)}`);
 
-    let fm: FileMap;
+    let fm: FileMap | undefined;
     const opts: ValidateOptions = {};
     const pre: Finding[] = [];
     if (positionals[0] !== undefined) {
@@ -78,12 +65,20 @@ export const command: Command = {
       if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
       else pre.push({ severity: 'warning', rule: 'pko/template-tests-skipped', message: 'template tests not run: this build has no Go template engine; static files were validated instead' });
     } else {
-      // Image sources read through src/oci (oci branch); until it is merged they are not available.
-      throw new UserError('image sources (--pull, --oci-layout, --archive) need the OCI reader, which is not part of this build yet');
+      // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
+      let image: Image;
+      if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
+      else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
+      else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true));
+      try {
+        fm = packageFilesFromOciImage(image);
+      } catch (e) {
+        if (!(e instanceof Violation)) throw e;
+        pre.push(violationFinding(e));
+      }
     }
-    const crds = values.crd ? await readCrdFiles(values.crd, io.cwd) : undefined;
-    if (crds) opts.scopeOf = crdScopeLookup(crds).lookup;
-    const findings = [...pre, ...(await validatePackage(fm, opts))];
+    opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
+    const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];
     const strict = values.strict === true;
     if (output === 'json') {
       const errors = findings.filter((f) => f.severity === 'error').length;

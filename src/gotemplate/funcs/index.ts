@@ -11,6 +11,7 @@ import { regexFuncs } from './regex.js';
 import { semverFuncs } from './semver.js';
 import { stringFuncs } from './strings.js';
 import { arity, argString } from './value.js';
+import { withSignatures } from './signatures.js';
 
 /** PKO's allow-list (internal/transform/transformfiles_funcs.go allowedFuncNames), verbatim. */
 export const SPRIG_ALLOWED: readonly string[] = [
@@ -62,20 +63,24 @@ function shuffle(...a: GoValue[]): GoValue {
 
 const ALL_SPRIG: FuncMap = { ...stringFuncs, ...mathFuncs, ...collectionFuncs, ...miscFuncs, ...regexFuncs, ...semverFuncs, shuffle };
 
-/** The allow-listed sprig functions (no PKO extras). */
+let sprigCache: FuncMap | undefined;
+
+/** The allow-listed sprig functions (no PKO extras), with Go signatures. Stateless, so shared. */
 export function sprigFuncs(): FuncMap {
+  if (sprigCache) return sprigCache;
   const out: FuncMap = {};
   for (const name of SPRIG_ALLOWED) {
     const f = ALL_SPRIG[name];
     if (!f) throw new Error(`internal: sprig function ${name} missing`);
     out[name] = f;
   }
-  return out;
+  sprigCache = withSignatures(out);
+  return sprigCache;
 }
 
 /** Everything a PKO template can call besides text/template's builtins. */
 export function pkoFuncMap(opts: PkoFuncOptions): FuncMap {
-  return { ...sprigFuncs(), ...pkoFuncs(opts) };
+  return { ...sprigFuncs(), ...withSignatures(pkoFuncs(opts)) };
 }
 
 export type { PkoFuncOptions } from './pko.js';

@@ -1,0 +1,7 @@
+/** Go text/template for TypeScript: public API. */
+export { TemplateSet, type TemplateOptions } from './template.js';
+export { GoTemplateError } from './exec.js';
+export type { FuncSignature } from './builtins.js';
+export { formatValue, sprintf, sprint, sprintln, goTypeName } from './fmt.js';
+export { referencedFields } from './fields.js';
+export * from './types.js';
