@@ -136,6 +136,19 @@ describe('build and update usage and input errors', () => {
   });
 });
 
+describe('build warnings', () => {
+  it('shows validation warnings (fixtures PKO would generate) on stderr, builds, and writes no fixtures', async () => {
+    const dir = copyFixturePackage('integration-valid-with_config');
+    chmodSync(dir, 0o755);
+    rmSync(path.join(dir, '.test-fixtures'), { recursive: true, force: true });
+    const r = await pkogen(['build', dir, '--output-format', 'digest']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
+    expect(r.stderr).toMatch(/^warning: .*\.test-fixtures\/.*has no \.test-fixtures\/.* directory.*\[pko\/fixtures-missing\]$/m);
+    expect(existsSync(path.join(dir, '.test-fixtures'))).toBe(false);
+  });
+});
+
 describe('token realm', () => {
   it('never sends credentials to a plain-HTTP token realm unless HTTP is allowed', async () => {
     const { fetchBearerToken } = await import('../../src/oci/auth.js');

@@ -109,9 +109,10 @@ export const command: Command = {
       const hasTemplates = [...files.keys()].some((p) => p.endsWith('.gotmpl'));
       if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(dir), root: dir });
       const findings = await validatePackage(files, opts);
+      const where = positionals[0];
+      // Warnings (e.g. missing fixtures PKO would generate) are shown but do not stop the build.
+      for (const f of findings) io.stderr(`${formatFinding({ ...f, file: f.file !== undefined ? path.join(where, f.file) : undefined })}\n`);
       if (hasErrors(findings)) {
-        const where = positionals[0];
-        for (const f of findings) io.stderr(`${formatFinding({ ...f, file: f.file !== undefined ? path.join(where, f.file) : undefined })}\n`);
         io.stderr(`error: ${where}: not a valid package; no image built\n`);
         return 1;
       }
