@@ -8,7 +8,9 @@ import type { SchemaIssue } from './types.js';
 /** The shape of kubernetes-models' standalone ajv validators. */
 export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-const OBJECT_META = 'meta:apis/meta/v1/ObjectMeta';
+/** Shape names of apimachinery types the registry checks with its own stricter schemas. */
+export const OBJECT_META_SHAPE = 'meta:apis/meta/v1/ObjectMeta';
+export const LABEL_SELECTOR_SHAPE = 'meta:apis/meta/v1/LabelSelector';
 
 export function isBuiltinKind(apiVersion: string, kind: string): boolean {
   return Object.prototype.hasOwnProperty.call(BUILTIN_KINDS, `${apiVersion}/${kind}`);
@@ -23,14 +25,15 @@ export function validateBuiltin(
   obj: Record<string, unknown>,
   apiVersion: string,
   kind: string,
-  /** Validates an embedded ObjectMeta (pod template metadata, volumeClaimTemplates[].metadata, …). */
-  nestedMeta: (value: unknown, path: string) => SchemaIssue[],
+  /** Checks a named type the registry validates itself (embedded ObjectMeta, LabelSelector); undefined = not handled. */
+  named: (name: string, value: unknown, path: string) => SchemaIssue[] | undefined,
 ): SchemaIssue[] {
   const entry = BUILTIN_KINDS[`${apiVersion}/${kind}`];
   if (!entry) return [];
-  const validate = BUILTIN_VALIDATORS[entry.schemaId]!;
+  // Absent for API versions Kubernetes removed: the caller reports those, field names are still checked.
+  const validate = BUILTIN_VALIDATORS[entry.schemaId];
   const issues: SchemaIssue[] = [];
-  if (!validate(obj)) {
+  if (validate && !validate(obj)) {
     const errs = (validate.errors ?? []).filter((e) => !e.instancePath.startsWith('/metadata'));
     issues.push(...renderAjvErrors(errs, obj));
   }
@@ -42,8 +45,9 @@ export function validateBuiltin(
     issues,
     (p) => p === 'metadata',
     (name, value, path) => {
-      if (name !== OBJECT_META) return false;
-      issues.push(...nestedMeta(value, path));
+      const found = named(name, value, path);
+      if (found === undefined) return false;
+      issues.push(...found);
       return true;
     },
   );

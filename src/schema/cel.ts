@@ -1,6 +1,7 @@
 import type { Ajv, ErrorObject } from 'ajv';
-import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
+import { CelScalar, celEnv, celFunc, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './formats.js';
 
 interface Rule {
   rule?: unknown;
@@ -16,7 +17,30 @@ export interface CelStats {
   skipped: number;
 }
 
-const env = celEnv({ funcs: strings });
+/**
+ * Kubernetes' CEL format library (`format.dns1123Subdomain().validate(x)`) returns an optional list
+ * of errors, which standard CEL cannot express; its one idiom, `….validate(x).hasValue()`, is rewritten
+ * into a call of this function (true when x is invalid) for the formats we can check.
+ */
+const K8S_FORMATS: Record<string, (s: string) => boolean> = {
+  dns1123Label: isDns1123Label,
+  dns1123Subdomain: isDns1123Subdomain,
+  dns1035Label: (s) => s.length <= 63 && /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(s),
+  qualifiedName: isQualifiedName,
+  labelValue: isLabelValue,
+  uuid: (s) => /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s),
+};
+const FORMAT_IDIOM = /format\.(\w+)\(\)\.validate\(([^()]*)\)\.hasValue\(\)/g;
+
+function rewriteFormatIdiom(rule: string): string {
+  return rule.replace(FORMAT_IDIOM, (m, name: string, arg: string) =>
+    Object.prototype.hasOwnProperty.call(K8S_FORMATS, name) ? `k8s_format_invalid(${JSON.stringify(name)}, ${arg})` : m,
+  );
+}
+
+const formatInvalid = celFunc('k8s_format_invalid', [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, (name, value) => !K8S_FORMATS[name]!(value));
+
+const env = celEnv({ funcs: [...strings, formatInvalid] });
 
 /** JSON value → CEL input: objects become maps, integral numbers CEL ints (Kubernetes integer fields). */
 function toCel(v: unknown): CelInput {
@@ -37,7 +61,7 @@ function planRule(rule: Rule): Planned {
   // Transition rules only run on update; there is no old object offline.
   if (text === '' || /\boldSelf\b/.test(text)) return { fn: undefined, rule };
   try {
-    const run = plan(env, parse(text)) as unknown as (ctx: { self: CelInput }) => unknown;
+    const run = plan(env, parse(rewriteFormatIdiom(text))) as unknown as (ctx: { self: CelInput }) => unknown;
     return { fn: run, rule };
   } catch {
     return { fn: undefined, rule };

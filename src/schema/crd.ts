@@ -70,7 +70,7 @@ export function crdVersionToJsonSchema(
   const notes: ConversionNotes = { droppedPatterns: [], celRules: 0 };
   const ctx: Ctx = { notes, branch: false };
   const src: Json = isObj(schema) ? schema : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  const out = convert(src, ctx, true);
+  const out = convert(src, ctx);
   const props = (out.properties ?? {}) as Json;
   const apiVersion = crd.group === '' ? version : `${crd.group}/${version}`;
   props.apiVersion = { type: 'string', enum: [apiVersion] };
@@ -91,7 +91,7 @@ export function crdVersionToJsonSchema(
 function metadataSchema(declared: unknown, rule: NameRule, ctx: Ctx): Json {
   const base = { $ref: objectMetaId(rule) };
   if (!isObj(declared) || !isObj(declared.properties)) return base;
-  const extra = convert(declared, { ...ctx, branch: true }, false);
+  const extra = convert(declared, { ...ctx, branch: true });
   delete extra.type;
   return { allOf: [base, extra] };
 }
@@ -100,7 +100,7 @@ function embeddedMeta(): Json {
   return { $ref: objectMetaId('any') };
 }
 
-function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
+function convert(s: Json, ctx: Ctx, optional = false): Json {
   const out: Json = {};
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
@@ -138,14 +138,14 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
     delete out.maximum;
   }
 
-  if (isObj(s.items)) out.items = convert(s.items, ctx, false);
+  if (isObj(s.items)) out.items = convert(s.items, ctx);
   const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
   if (isObj(s.properties)) {
     const props: Json = {};
     for (const [k, v] of Object.entries(s.properties)) {
       if (!isObj(v)) continue;
       // The API server prunes null values of non-nullable optional fields instead of rejecting them.
-      props[k] = convert(v, ctx, false, !ctx.branch && !required.has(k));
+      props[k] = convert(v, ctx, !ctx.branch && !required.has(k));
     }
     out.properties = props;
   }
@@ -158,7 +158,7 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
     // The API server rejects an embedded object without apiVersion or kind.
     out.required = [...new Set([...(Array.isArray(out.required) ? (out.required as string[]) : []), 'apiVersion', 'kind'])];
   }
-  if (isObj(s.additionalProperties)) out.additionalProperties = convert(s.additionalProperties, ctx, false);
+  if (isObj(s.additionalProperties)) out.additionalProperties = convert(s.additionalProperties, ctx);
   else if (typeof s.additionalProperties === 'boolean') out.additionalProperties = s.additionalProperties;
   else if (!ctx.branch && !preserve && isObjectType(type)) out.additionalProperties = false;
 
@@ -167,9 +167,14 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
     if (!Array.isArray(list)) continue;
     // int-or-string CRDs also spell the union as anyOf [{type: integer}, {type: string}]: the type covers it.
     if (intOrString && list.every((b) => isObj(b) && Object.keys(b).every((k) => k === 'type'))) continue;
-    out[key] = list.filter(isObj).map((b) => convert(b, { ...ctx, branch: true }, false));
+    out[key] = list.filter(isObj).map((b) => convert(b, { ...ctx, branch: true }));
   }
-  if (isObj(s.not)) out.not = convert(s.not, { ...ctx, branch: true }, false);
+  if (isObj(s.not)) out.not = convert(s.not, { ...ctx, branch: true });
+
+  if (s['x-kubernetes-list-type'] === 'set') out.uniqueItems = true;
+  if (s['x-kubernetes-list-type'] === 'map' && Array.isArray(s['x-kubernetes-list-map-keys'])) {
+    out['x-kubernetes-list-map-keys'] = s['x-kubernetes-list-map-keys'];
+  }
 
   const rules = s['x-kubernetes-validations'];
   if (Array.isArray(rules) && rules.length > 0) {
@@ -183,7 +188,6 @@ function convert(s: Json, ctx: Ctx, atRoot: boolean, optional = false): Json {
     out.type = types.length === 1 ? types[0] : types;
     if (nullable && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   }
-  void atRoot;
   return out;
 }
 

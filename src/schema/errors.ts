@@ -67,6 +67,7 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
   for (const e of errors) {
     if (inFold(e)) continue;
     if (e.keyword === 'propertyNames') continue; // reported by the inner error, which names the key
+    if (e.keyword === 'if') continue; // "must match then": the then-branch error says what is wrong
     if ((e.keyword === 'format' || e.keyword === 'pattern') && typeFailed.has(e.instancePath)) continue;
     const base = pointerToPath(e.instancePath, data);
     const value = valueAt(data, e.instancePath);
@@ -98,6 +99,36 @@ export function renderAjvErrors(errors: readonly ErrorObject[], data: unknown, p
         message = `${FORMAT_MESSAGES[f] ?? `must match format "${f}"`}; got ${shown}`;
         break;
       }
+      case 'minimum':
+      case 'maximum':
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum':
+        message = `must be ${String(p.comparison)} ${String(p.limit)}; got ${describe(value)}`;
+        break;
+      case 'minLength':
+        message = `must be at least ${String(p.limit)} characters long`;
+        break;
+      case 'maxLength':
+        message = `must be at most ${String(p.limit)} characters long`;
+        break;
+      case 'minItems':
+        message = `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+        break;
+      case 'maxItems':
+        message = p.limit === 0 ? 'must be empty' : `must have at most ${String(p.limit)} items`;
+        break;
+      case 'minProperties':
+        message = `must have at least ${String(p.limit)} field${p.limit === 1 ? '' : 's'}`;
+        break;
+      case 'maxProperties':
+        message = `must have at most ${String(p.limit)} fields`;
+        break;
+      case 'multipleOf':
+        message = `must be a multiple of ${String(p.multipleOf)}; got ${describe(value)}`;
+        break;
+      case 'uniqueItems':
+        message = `duplicate entry: items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are identical (the list is a set)`;
+        break;
       case 'pattern':
         message = `must match the regular expression ${String(p.pattern)}; got ${describe(value)}`;
         break;

@@ -67,3 +67,47 @@ export function objectMetaSchema(rule: NameRule): Record<string, unknown> {
     },
   };
 }
+
+export const LABEL_SELECTOR_ID = 'k8s:LabelSelector';
+
+/**
+ * metav1.LabelSelector as the API server validates it (ValidateLabelSelector): label keys and values
+ * like metadata.labels, operators In/NotIn (values required) or Exists/DoesNotExist (values empty).
+ */
+export function labelSelectorSchema(): Record<string, unknown> {
+  return {
+    $id: LABEL_SELECTOR_ID,
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      matchLabels: {
+        type: ['object', 'null'],
+        propertyNames: { format: 'k8s-qualified-name' },
+        additionalProperties: { type: 'string', format: 'k8s-label-value' },
+      },
+      matchExpressions: {
+        type: ['array', 'null'],
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['key', 'operator'],
+          properties: {
+            key: { type: 'string', format: 'k8s-qualified-name' },
+            operator: { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
+            values: { type: ['array', 'null'], items: { type: 'string', format: 'k8s-label-value' } },
+          },
+          allOf: [
+            {
+              if: { required: ['operator'], properties: { operator: { enum: ['In', 'NotIn'] } } },
+              then: { required: ['values'], properties: { values: { type: 'array', minItems: 1 } } },
+            },
+            {
+              if: { required: ['operator'], properties: { operator: { enum: ['Exists', 'DoesNotExist'] } } },
+              then: { properties: { values: { maxItems: 0 } } },
+            },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,21 +1,21 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { parseAllYaml11, YamlParseError } from '../yaml/parse.js';
-import { isBuiltinKind, validateBuiltin } from './builtin.js';
-import { crdFromObject, crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
-import { addCelKeyword } from './cel.js';
+import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, validateBuiltin } from './builtin.js';
+import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
+import { loadCrdFiles } from './crdfiles.js';
+import { addCelKeyword, type CelStats } from './cel.js';
 import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
+import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
-import { objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
+import { labelSelectorSchema, objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
 import { removedApiMessage } from './removed.js';
 import { builtinScope, groupOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
 export { pathSegments } from './paths.js';
+export { loadCrdFiles } from './crdfiles.js';
 
 export interface SchemaRegistryOptions {
   /** Extra CRD YAML files, or directories searched recursively for *.yaml/*.yml. Later ones override bundled CRDs of the same group/kind. */
@@ -33,6 +33,8 @@ export interface SchemaRegistry {
   knows(apiVersion: string, kind: string): boolean;
   /** What a CRD's conversion could not carry over (unparseable regexes, CEL rules), by "apiVersion/Kind". */
   notes(apiVersion: string, kind: string): ConversionNotes | undefined;
+  /** CEL rule evaluations so far: run, or skipped (oldSelf, Kubernetes-only library, runtime error). */
+  celStats(): CelStats;
 }
 
 /** Kinds whose metadata.name the API server validates differently from the DNS-subdomain default. */
@@ -69,57 +71,29 @@ function presenceIssues(obj: Record<string, unknown>): SchemaIssue[] {
   return [];
 }
 
-function listYamlFiles(p: string): string[] {
-  let st;
-  try {
-    st = statSync(p);
-  } catch {
-    throw new UserError(`CRD file or directory not found: ${p}`, { file: p });
-  }
-  if (!st.isDirectory()) return [p];
-  const out: string[] = [];
-  for (const name of readdirSync(p).sort()) {
-    if (name.startsWith('.')) continue;
-    const child = join(p, name);
-    if (statSync(child).isDirectory()) out.push(...listYamlFiles(child));
-    else if (/\.ya?ml$/.test(name)) out.push(child);
-  }
-  return out;
-}
-
-/** Reads CRDs from YAML files (multi-document; `kind: List` of CRDs accepted). */
-export function loadCrdFiles(paths: readonly string[]): BundledCrd[] {
-  const out: BundledCrd[] = [];
-  for (const file of paths.flatMap(listYamlFiles)) {
-    let docs: unknown[];
-    try {
-      docs = parseAllYaml11(readFileSync(file, 'utf8'), file);
-    } catch (e) {
-      if (e instanceof YamlParseError || e instanceof UserError) throw e;
-      throw new UserError(`cannot read CRD file: ${(e as Error).message}`, { file });
-    }
-    docs.forEach((doc, i) => {
-      const items = isObj(doc) && doc.kind === 'List' && Array.isArray(doc.items) ? doc.items : [doc];
-      for (const item of items) {
-        try {
-          const crd = crdFromObject(item, file);
-          if (crd) out.push(crd);
-        } catch (e) {
-          throw new UserError((e as Error).message, { file, doc: i });
-        }
-      }
-    });
-  }
-  return out;
+/** The API server requires a CRD's name to be <spec.names.plural>.<spec.group>. */
+function crdNameIssues(obj: Record<string, unknown>): SchemaIssue[] {
+  const meta = obj.metadata;
+  const spec = obj.spec;
+  if (!isObj(meta) || !isObj(spec) || !isObj(spec.names)) return [];
+  const { plural } = spec.names;
+  if (typeof meta.name !== 'string' || typeof plural !== 'string' || typeof spec.group !== 'string') return [];
+  const want = `${plural}.${spec.group}`;
+  return meta.name === want
+    ? []
+    : [{ path: 'metadata.name', message: `must be spec.names.plural + "." + spec.group ("${want}")`, keyword: 'crd-name' }];
 }
 
 export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRegistry {
   // verbose: errors carry their parent schema, for did-you-mean on unknown fields.
   const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
   addKubernetesFormats(ajv);
-  if (opts.cel !== false) addCelKeyword(ajv);
+  addListMapKeyword(ajv);
+  const cel: CelStats = { evaluated: 0, skipped: 0 };
+  if (opts.cel !== false) addCelKeyword(ajv, cel);
   else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });
   for (const rule of ['subdomain', 'label', 'path-segment', 'any'] as const) ajv.addSchema(objectMetaSchema(rule));
+  const selectorValidator = ajv.compile(labelSelectorSchema());
   const metaValidators = new Map<NameRule, ValidateFunction>();
   const metaValidator = (rule: NameRule): ValidateFunction => {
     let v = metaValidators.get(rule);
@@ -133,14 +107,20 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   // "apiVersion/Kind" → served CRD version; "group/Kind" → scope.
   const crdVersions = new Map<string, CrdEntry>();
   const crdScopes = new Map<string, Scope>();
+  const crdKeys = new Map<string, string[]>(); // "group/Kind" → its "apiVersion/Kind" keys
   const addCrd = (crd: BundledCrd): void => {
-    crdScopes.set(`${crd.group}/${crd.kind}`, crd.scope === 'Cluster' ? 'Cluster' : 'Namespaced');
+    const gk = `${crd.group}/${crd.kind}`;
+    // A later CRD of the same group/kind replaces the earlier one entirely, versions included.
+    for (const key of crdKeys.get(gk) ?? []) crdVersions.delete(key);
+    const keys: string[] = [];
+    crdScopes.set(gk, crd.scope === 'Cluster' ? 'Cluster' : 'Namespaced');
     for (const v of crd.versions) {
-      const apiVersion = crd.group === '' ? v.name : `${crd.group}/${v.name}`;
-      const key = `${apiVersion}/${crd.kind}`;
-      if (v.served) crdVersions.set(key, { crd, version: v.name, schema: v.schema });
-      else crdVersions.delete(key);
+      if (!v.served) continue;
+      const key = `${crd.group === '' ? v.name : `${crd.group}/${v.name}`}/${crd.kind}`;
+      crdVersions.set(key, { crd, version: v.name, schema: v.schema });
+      keys.push(key);
     }
+    crdKeys.set(gk, keys);
   };
   for (const crd of BUNDLED_CRDS) addCrd(crd);
   if (opts.crdFiles?.length) for (const crd of loadCrdFiles(opts.crdFiles)) addCrd(crd);
@@ -165,7 +145,11 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   const validateMeta = (obj: Record<string, unknown>, rule: NameRule): SchemaIssue[] => {
     const meta = obj.metadata;
-    if (!isObj(meta)) return [];
+    if (meta === undefined || meta === null) return []; // presenceIssues reports it
+    if (!isObj(meta)) {
+      const got = Array.isArray(meta) ? 'array' : typeof meta;
+      return [{ path: 'metadata', message: `must be object, got ${got}`, keyword: 'type' }];
+    }
     const v = metaValidator(rule);
     return v(meta) ? [] : renderAjvErrors(v.errors ?? [], meta, 'metadata');
   };
@@ -175,6 +159,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   return {
     knows,
+    celStats: () => ({ ...cel }),
     scopeOf(apiVersion, kind) {
       return crdScopes.get(`${groupOf(apiVersion)}/${kind}`) ?? builtinScope(apiVersion, kind, isBuiltinKind(apiVersion, kind));
     },
@@ -206,13 +191,16 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
         const issues = [
           ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
           ...presenceIssues(obj),
-          ...validateBuiltin(obj, apiVersion, kind, (value, path) => {
+          ...validateBuiltin(obj, apiVersion, kind, (name, value, path) => {
+            const v = name === OBJECT_META_SHAPE ? metaValidator('any') : name === LABEL_SELECTOR_SHAPE ? selectorValidator : undefined;
+            if (!v) return undefined;
+            // Wrong types are reported by kubernetes-models' validator.
             if (!isObj(value)) return [];
-            const v = metaValidator('any');
             return v(value) ? [] : renderAjvErrors(v.errors ?? [], value, path);
           }),
           ...validateMeta(obj, nameRule(apiVersion, kind)),
         ];
+        if (kind === 'CustomResourceDefinition') issues.push(...crdNameIssues(obj));
         return { known: true, source: 'builtin', issues };
       }
       return { known: false, issues: [], reason: `no schema for ${kind} in ${apiVersion}` };

@@ -235,6 +235,12 @@ describe('built-in kinds', () => {
     expect(issues(c)).toEqual(['spec.versions[0].schema.openAPIV3Schema.typo: unknown field "typo" (did you mean "type"?)']);
   });
 
+  test('a CRD name must be <plural>.<group>', () => {
+    const c = structuredClone(valid.CustomResourceDefinition) as any;
+    c.metadata.name = 'widget.example.com';
+    expect(issues(c)).toEqual(['metadata.name: must be spec.names.plural + "." + spec.group ("widgets.example.com")']);
+  });
+
   test('null optional fields count as unset', () => {
     const d = structuredClone(valid.Deployment) as any;
     d.metadata.creationTimestamp = null;
@@ -278,6 +284,32 @@ describe('built-in kinds', () => {
         'spec.volumeClaimTemplates[0].metadata.labels["x/y/z"]',
       ]);
       expect(r).toContain('spec.template.metadata.annotation: unknown field "annotation" (did you mean "annotations"?)');
+    });
+
+    test('label selectors: keys, values and operators checked like the API server', () => {
+      const d = structuredClone(valid.Deployment) as any;
+      d.spec.selector.matchLabels.app = 'has space';
+      d.spec.selector.matchExpressions = [
+        { key: 'tier', operator: 'in', values: ['a'] },
+        { key: 'zone', operator: 'In', values: [] },
+        { key: 'gone', operator: 'Exists', values: ['x'] },
+        { key: 'ok', operator: 'NotIn', values: ['b'] },
+      ];
+      const r = issues(d);
+      expect(r.map((x) => x.split(': ')[0])).toEqual([
+        'spec.selector.matchLabels.app',
+        'spec.selector.matchExpressions[0].operator',
+        'spec.selector.matchExpressions[1].values',
+        'spec.selector.matchExpressions[2].values',
+      ]);
+      expect(r.slice(1)).toEqual([
+        'spec.selector.matchExpressions[0].operator: must be one of "In", "NotIn", "Exists", "DoesNotExist"; got string "in"',
+        'spec.selector.matchExpressions[1].values: must have at least 1 item',
+        'spec.selector.matchExpressions[2].values: must be empty',
+      ]);
+      const n = structuredClone(valid.NetworkPolicy) as any;
+      n.spec.ingress[0].from[0].namespaceSelector.matchLabels = { 'kubernetes.io/metadata.name': 'x'.repeat(64) };
+      expect(issues(n)).toHaveLength(1);
     });
 
     test('missing metadata or name', () => {

@@ -5,6 +5,17 @@ import { UserError } from '../../src/core/errors.js';
 import { createSchemaRegistry } from '../../src/schema/registry.js';
 
 const registry = createSchemaRegistry();
+
+/** The located one-line text of the UserError fn throws. */
+function userError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof UserError) return e.describe();
+    throw e;
+  }
+  throw new Error('expected a UserError');
+}
 const issues = (obj: unknown, r = registry): string[] => r.validate(obj).issues.map((i) => `${i.path}: ${i.message}`);
 
 const PKO = 'package-operator.run/v1alpha1';
@@ -156,6 +167,15 @@ describe('bundled CRDs', () => {
     }
   });
 
+  test('list types: set items and map keys must be unique', () => {
+    const h = structuredClone(valid.HostedClusterPackage) as any;
+    h.spec.partition.order.static = ['canary', 'canary'];
+    expect(issues(h)).toEqual(['spec.partition.order.static: duplicate entry: items 0 and 1 are identical (the list is a set)']);
+    const m = structuredClone(valid.MachineOSConfig) as any;
+    m.spec.containerFile.push({ containerfileArch: 'NoArch', content: 'RUN true' });
+    expect(issues(m)).toEqual(['spec.containerFile: duplicate entry: items 0 and 1 both have containerfileArch="NoArch"']);
+  });
+
   test('enums and wrong types', () => {
     const b = structuredClone(valid.PlacementBinding) as any;
     b.placementRef.kind = 'Placementrule';
@@ -182,16 +202,23 @@ describe('bundled CRDs', () => {
       expect.stringMatching(/^spec\.renderedImagePushSpec: /),
     ]);
     const h = structuredClone(valid.HostedClusterPackage) as any;
-    h.spec.partition.order.static = ['*', '*'];
-    expect(issues(h)).toHaveLength(1);
+    h.spec.partition.order.static = ['*', 'a', '*'];
+    expect(issues(h)).toEqual([
+      "spec.partition.order.static: catch all '*' group may only be used once",
+      'spec.partition.order.static: duplicate entry: items 0 and 2 are identical (the list is a set)',
+    ]);
     h.spec.partition.order.static = ['bad value!'];
     expect(issues(h)).toHaveLength(1);
+    h.spec.partition.order.static = Array.from({ length: 21 }, (_, i) => `g${i}`);
+    expect(issues(h)).toEqual(['spec.partition.order.static: must have at most 20 items']);
   });
 
-  test('rules that need Kubernetes-only CEL libraries or oldSelf are skipped, not failed', () => {
+  test("Kubernetes' format library idiom (!format.dns1123Subdomain().validate(x).hasValue()) is evaluated", () => {
     const m = structuredClone(valid.MachineOSConfig) as any;
-    m.spec.machineConfigPool.name = 'Not_A_Subdomain'; // format.dns1123Subdomain() is Kubernetes-only
-    expect(issues(m)).toEqual([]);
+    m.spec.machineConfigPool.name = 'Not_A_Subdomain';
+    expect(issues(m)).toEqual([
+      "spec.machineConfigPool.name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.",
+    ]);
     const notes = registry.notes('machineconfiguration.openshift.io/v1', 'MachineOSConfig');
     expect(notes?.celRules).toBeGreaterThan(0);
   });
@@ -241,6 +268,16 @@ describe('extra CRD files (--crd)', () => {
     expect(issues(widget(base), r)).toEqual([]);
   });
 
+  test('CEL rules with oldSelf or Kubernetes-only libraries are skipped, never failed', () => {
+    const r = createSchemaRegistry({ crdFiles: [dir] });
+    // size differs from any "old" value and a is not a URL: neither rule can run offline.
+    expect(issues(widget({ ...base, a: 'not a url' }), r)).toEqual([]);
+    expect(r.celStats()).toEqual({ evaluated: 1, skipped: 2 });
+    const off = createSchemaRegistry({ crdFiles: [dir], cel: false });
+    expect(issues(widget({ ...base, size: 20 }), off)).toEqual([]);
+    expect(off.celStats()).toEqual({ evaluated: 0, skipped: 0 });
+  });
+
   test('conversion rules: int-or-string, nullable, enum, formats, patterns, preserve, embedded, oneOf, CEL', () => {
     const r = createSchemaRegistry({ crdFiles: [join(dir, 'nested', 'widgets.yaml')] });
     expect(issues(widget({ ...base, port: 'http' }), r)).toEqual([]);
@@ -262,31 +299,56 @@ describe('extra CRD files (--crd)', () => {
     expect(issues(widget({ ...base, template: { ...base.template, metadata: { name: 'p', bogus: 1 } } }), r)).toEqual([
       'spec.template.metadata.bogus: unknown field "bogus"',
     ]);
-    expect(issues(widget({ ...base, size: 0 }), r)).toEqual(['spec.size: must be >= 1']);
+    expect(issues(widget({ ...base, size: 0 }), r)).toEqual(['spec.size: must be >= 1; got integer 0']);
     expect(issues(widget({ ...base, size: 20 }), r)).toEqual(['spec: size must not exceed 10 in fast mode']);
     expect(issues(widget({ ...base, a: 'x', b: 'y' }), r)).toEqual([
       'spec: must match exactly one of the allowed forms, but matches several',
     ]);
     expect(issues(widget(base, { status: { ready: true } }), r)).toEqual([]);
     expect(issues(widget(base, { statuss: {} }), r)).toEqual(['statuss: unknown field "statuss" (did you mean "status"?)']);
-    expect(r.notes('example.com/v1', 'Widget')).toEqual({ droppedPatterns: ['^(?i)[a-z]+$'], celRules: 2 });
+    expect(r.notes('example.com/v1', 'Widget')).toEqual({ droppedPatterns: ['^(?i)[a-z]+$'], celRules: 3 });
   });
 
   test('a later CRD file overrides the bundled CRD of the same group/kind', () => {
     const file = join(dir, 'package-override.yaml');
     writeFileSync(file, PACKAGE_OVERRIDE);
     const r = createSchemaRegistry({ crdFiles: [file] });
+    expect(r.knows(PKO, 'Package')).toBe(true);
+    expect(r.knows('package-operator.run/v1', 'Package')).toBe(true);
     expect(issues(valid.Package, r).sort()).toEqual(['spec.config: unknown field "config"', 'spec.image: unknown field "image"']);
+  });
+
+  test('an overriding CRD replaces every version of the bundled one', () => {
+    const file = join(dir, 'hcp-override.yaml');
+    writeFileSync(file, PACKAGE_OVERRIDE.replace(/packages/g, 'hostedclusterpackages').replace(/kind: Package/, 'kind: HostedClusterPackage').replace(/v1alpha1/g, 'v1beta1').replace('scope: Namespaced', 'scope: Cluster'));
+    const r = createSchemaRegistry({ crdFiles: [file] });
+    expect(r.knows(PKO, 'HostedClusterPackage')).toBe(false);
+    expect(r.knows('package-operator.run/v1beta1', 'HostedClusterPackage')).toBe(true);
   });
 
   test('missing and malformed CRD files are user errors', () => {
     expect(() => createSchemaRegistry({ crdFiles: [join(dir, 'nope.yaml')] })).toThrow(UserError);
+    const empty = mkdtempSync(join(tmpdir(), 'pkogen-schema-empty-'));
+    try {
+      expect(() => createSchemaRegistry({ crdFiles: [empty] })).toThrow(/no CustomResourceDefinition found/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n');
     expect(() => createSchemaRegistry({ crdFiles: [bad] })).toThrow(/no spec.names/);
+    const notCrd = join(dir, 'not-a-crd.yaml');
+    writeFileSync(notCrd, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
+    expect(userError(() => createSchemaRegistry({ crdFiles: [notCrd] }))).toMatch(/not-a-crd\.yaml: no CustomResourceDefinition found/);
+    const badType = join(dir, 'bad-type.yaml');
+    writeFileSync(badType, PACKAGE_OVERRIDE.replace('{other: {type: string}}', '{other: {type: strnig}}'));
+    const r = createSchemaRegistry({ crdFiles: [badType] });
+    // Compilation is lazy: a broken schema surfaces on first use, naming the file.
+    expect(() => r.validate(valid.Package)).toThrow(UserError);
+    expect(() => r.validate(valid.Package)).toThrow(/cannot compile the schema of package-operator.run\/v1alpha1\/Package from .*bad-type.yaml/);
     const broken = join(dir, 'broken.yaml');
     writeFileSync(broken, 'a: [\n');
-    expect(() => createSchemaRegistry({ crdFiles: [broken] })).toThrow();
+    expect(userError(() => createSchemaRegistry({ crdFiles: [broken] }))).toMatch(/broken\.yaml:2:1: invalid YAML in CRD file: /);
   });
 });
 
@@ -325,6 +387,8 @@ spec:
             - rule: "self.mode != 'fast' || self.size <= 10"
               message: size must not exceed 10 in fast mode
             - rule: "self.size == oldSelf.size"
+            - rule: "isURL(self.a)"
+              message: needs the Kubernetes URL library, skipped offline
             properties:
               a: {type: string}
               b: {type: string}
@@ -386,4 +450,9 @@ spec:
         type: object
         properties:
           spec: {type: object, properties: {other: {type: string}}}
+  - name: v1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `;

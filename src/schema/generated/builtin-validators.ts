@@ -7,130 +7,73 @@ import { validate as v2 } from 'kubernetes-models/_schemas/IoK8sApiAdmissionregi
 import { validate as v3 } from 'kubernetes-models/_schemas/IoK8sApiAdmissionregistrationV1ValidatingAdmissionPolicy';
 import { validate as v4 } from 'kubernetes-models/_schemas/IoK8sApiAdmissionregistrationV1ValidatingAdmissionPolicyBinding';
 import { validate as v5 } from 'kubernetes-models/_schemas/IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration';
-import { validate as v6 } from 'kubernetes-models/_schemas/IoK8sApiAdmissionregistrationV1beta1MutatingWebhookConfiguration';
-import { validate as v7 } from 'kubernetes-models/_schemas/IoK8sApiAdmissionregistrationV1beta1ValidatingWebhookConfiguration';
-import { validate as v8 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1ControllerRevision';
-import { validate as v9 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1DaemonSet';
-import { validate as v10 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1Deployment';
-import { validate as v11 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1ReplicaSet';
-import { validate as v12 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1StatefulSet';
-import { validate as v13 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta1ControllerRevision';
-import { validate as v14 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta1Deployment';
-import { validate as v15 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta1DeploymentRollback';
-import { validate as v16 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta1Scale';
-import { validate as v17 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta1StatefulSet';
-import { validate as v18 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta2ControllerRevision';
-import { validate as v19 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta2DaemonSet';
-import { validate as v20 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta2Deployment';
-import { validate as v21 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta2ReplicaSet';
-import { validate as v22 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta2Scale';
-import { validate as v23 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1beta2StatefulSet';
-import { validate as v24 } from 'kubernetes-models/_schemas/IoK8sApiAuthenticationV1SelfSubjectReview';
-import { validate as v25 } from 'kubernetes-models/_schemas/IoK8sApiAuthenticationV1TokenRequest';
-import { validate as v26 } from 'kubernetes-models/_schemas/IoK8sApiAuthenticationV1TokenReview';
-import { validate as v27 } from 'kubernetes-models/_schemas/IoK8sApiAuthenticationV1beta1TokenReview';
-import { validate as v28 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1LocalSubjectAccessReview';
-import { validate as v29 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1SelfSubjectAccessReview';
-import { validate as v30 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1SelfSubjectRulesReview';
-import { validate as v31 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1SubjectAccessReview';
-import { validate as v32 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1beta1LocalSubjectAccessReview';
-import { validate as v33 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1beta1SelfSubjectAccessReview';
-import { validate as v34 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1beta1SelfSubjectRulesReview';
-import { validate as v35 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1beta1SubjectAccessReview';
-import { validate as v36 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV1HorizontalPodAutoscaler';
-import { validate as v37 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV1Scale';
-import { validate as v38 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV2HorizontalPodAutoscaler';
-import { validate as v39 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV2beta1HorizontalPodAutoscaler';
-import { validate as v40 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV2beta2HorizontalPodAutoscaler';
-import { validate as v41 } from 'kubernetes-models/_schemas/IoK8sApiBatchV1CronJob';
-import { validate as v42 } from 'kubernetes-models/_schemas/IoK8sApiBatchV1Job';
-import { validate as v43 } from 'kubernetes-models/_schemas/IoK8sApiBatchV1beta1CronJob';
-import { validate as v44 } from 'kubernetes-models/_schemas/IoK8sApiCertificatesV1CertificateSigningRequest';
-import { validate as v45 } from 'kubernetes-models/_schemas/IoK8sApiCertificatesV1beta1CertificateSigningRequest';
-import { validate as v46 } from 'kubernetes-models/_schemas/IoK8sApiCoordinationV1Lease';
-import { validate as v47 } from 'kubernetes-models/_schemas/IoK8sApiCoordinationV1beta1Lease';
-import { validate as v48 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Binding';
-import { validate as v49 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ComponentStatus';
-import { validate as v50 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap';
-import { validate as v51 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Endpoints';
-import { validate as v52 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Event';
-import { validate as v53 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1LimitRange';
-import { validate as v54 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Namespace';
-import { validate as v55 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Node';
-import { validate as v56 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolume';
-import { validate as v57 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolumeClaim';
-import { validate as v58 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Pod';
-import { validate as v59 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PodTemplate';
-import { validate as v60 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ReplicationController';
-import { validate as v61 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ResourceQuota';
-import { validate as v62 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Secret';
-import { validate as v63 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Service';
-import { validate as v64 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ServiceAccount';
-import { validate as v65 } from 'kubernetes-models/_schemas/IoK8sApiDiscoveryV1EndpointSlice';
-import { validate as v66 } from 'kubernetes-models/_schemas/IoK8sApiDiscoveryV1beta1EndpointSlice';
-import { validate as v67 } from 'kubernetes-models/_schemas/IoK8sApiEventsV1Event';
-import { validate as v68 } from 'kubernetes-models/_schemas/IoK8sApiEventsV1beta1Event';
-import { validate as v69 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1DaemonSet';
-import { validate as v70 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1Deployment';
-import { validate as v71 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1DeploymentRollback';
-import { validate as v72 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1Ingress';
-import { validate as v73 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1NetworkPolicy';
-import { validate as v74 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1PodSecurityPolicy';
-import { validate as v75 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1ReplicaSet';
-import { validate as v76 } from 'kubernetes-models/_schemas/IoK8sApiExtensionsV1beta1Scale';
-import { validate as v77 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1FlowSchema';
-import { validate as v78 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1PriorityLevelConfiguration';
-import { validate as v79 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1beta1FlowSchema';
-import { validate as v80 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1beta1PriorityLevelConfiguration';
-import { validate as v81 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1beta2FlowSchema';
-import { validate as v82 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1beta2PriorityLevelConfiguration';
-import { validate as v83 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1beta3FlowSchema';
-import { validate as v84 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1beta3PriorityLevelConfiguration';
-import { validate as v85 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1IPAddress';
-import { validate as v86 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1Ingress';
-import { validate as v87 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1IngressClass';
-import { validate as v88 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1NetworkPolicy';
-import { validate as v89 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1ServiceCIDR';
-import { validate as v90 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1beta1Ingress';
-import { validate as v91 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1beta1IngressClass';
-import { validate as v92 } from 'kubernetes-models/_schemas/IoK8sApiNodeV1RuntimeClass';
-import { validate as v93 } from 'kubernetes-models/_schemas/IoK8sApiNodeV1beta1RuntimeClass';
-import { validate as v94 } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1Eviction';
-import { validate as v95 } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1PodDisruptionBudget';
-import { validate as v96 } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1beta1Eviction';
-import { validate as v97 } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1beta1PodDisruptionBudget';
-import { validate as v98 } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1beta1PodSecurityPolicy';
-import { validate as v99 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1ClusterRole';
-import { validate as v100 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1ClusterRoleBinding';
-import { validate as v101 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1Role';
-import { validate as v102 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1RoleBinding';
-import { validate as v103 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1beta1ClusterRole';
-import { validate as v104 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1beta1ClusterRoleBinding';
-import { validate as v105 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1beta1Role';
-import { validate as v106 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1beta1RoleBinding';
-import { validate as v107 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1DeviceClass';
-import { validate as v108 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1ResourceClaim';
-import { validate as v109 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1ResourceClaimTemplate';
-import { validate as v110 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1ResourceSlice';
-import { validate as v111 } from 'kubernetes-models/_schemas/IoK8sApiSchedulingV1PriorityClass';
-import { validate as v112 } from 'kubernetes-models/_schemas/IoK8sApiSchedulingV1beta1PriorityClass';
-import { validate as v113 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1CSIDriver';
-import { validate as v114 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1CSINode';
-import { validate as v115 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1CSIStorageCapacity';
-import { validate as v116 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1StorageClass';
-import { validate as v117 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1VolumeAttachment';
-import { validate as v118 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1VolumeAttributesClass';
-import { validate as v119 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1beta1CSIDriver';
-import { validate as v120 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1beta1CSINode';
-import { validate as v121 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1beta1CSIStorageCapacity';
-import { validate as v122 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1beta1StorageClass';
-import { validate as v123 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1beta1VolumeAttachment';
-import { validate as v124 } from 'kubernetes-models/_schemas/IoK8sApiextensionsApiserverPkgApisApiextensionsV1CustomResourceDefinition';
-import { validate as v125 } from 'kubernetes-models/_schemas/IoK8sApiextensionsApiserverPkgApisApiextensionsV1beta1CustomResourceDefinition';
-import { validate as v126 } from 'kubernetes-models/_schemas/IoK8sKubeAggregatorPkgApisApiregistrationV1APIService';
-import { validate as v127 } from 'kubernetes-models/_schemas/IoK8sKubeAggregatorPkgApisApiregistrationV1beta1APIService';
+import { validate as v6 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1ControllerRevision';
+import { validate as v7 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1DaemonSet';
+import { validate as v8 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1Deployment';
+import { validate as v9 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1ReplicaSet';
+import { validate as v10 } from 'kubernetes-models/_schemas/IoK8sApiAppsV1StatefulSet';
+import { validate as v11 } from 'kubernetes-models/_schemas/IoK8sApiAuthenticationV1SelfSubjectReview';
+import { validate as v12 } from 'kubernetes-models/_schemas/IoK8sApiAuthenticationV1TokenRequest';
+import { validate as v13 } from 'kubernetes-models/_schemas/IoK8sApiAuthenticationV1TokenReview';
+import { validate as v14 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1LocalSubjectAccessReview';
+import { validate as v15 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1SelfSubjectAccessReview';
+import { validate as v16 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1SelfSubjectRulesReview';
+import { validate as v17 } from 'kubernetes-models/_schemas/IoK8sApiAuthorizationV1SubjectAccessReview';
+import { validate as v18 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV1HorizontalPodAutoscaler';
+import { validate as v19 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV1Scale';
+import { validate as v20 } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV2HorizontalPodAutoscaler';
+import { validate as v21 } from 'kubernetes-models/_schemas/IoK8sApiBatchV1CronJob';
+import { validate as v22 } from 'kubernetes-models/_schemas/IoK8sApiBatchV1Job';
+import { validate as v23 } from 'kubernetes-models/_schemas/IoK8sApiCertificatesV1CertificateSigningRequest';
+import { validate as v24 } from 'kubernetes-models/_schemas/IoK8sApiCoordinationV1Lease';
+import { validate as v25 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Binding';
+import { validate as v26 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ComponentStatus';
+import { validate as v27 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap';
+import { validate as v28 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Endpoints';
+import { validate as v29 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Event';
+import { validate as v30 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1LimitRange';
+import { validate as v31 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Namespace';
+import { validate as v32 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Node';
+import { validate as v33 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolume';
+import { validate as v34 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolumeClaim';
+import { validate as v35 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Pod';
+import { validate as v36 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PodTemplate';
+import { validate as v37 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ReplicationController';
+import { validate as v38 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ResourceQuota';
+import { validate as v39 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Secret';
+import { validate as v40 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Service';
+import { validate as v41 } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ServiceAccount';
+import { validate as v42 } from 'kubernetes-models/_schemas/IoK8sApiDiscoveryV1EndpointSlice';
+import { validate as v43 } from 'kubernetes-models/_schemas/IoK8sApiEventsV1Event';
+import { validate as v44 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1FlowSchema';
+import { validate as v45 } from 'kubernetes-models/_schemas/IoK8sApiFlowcontrolV1PriorityLevelConfiguration';
+import { validate as v46 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1IPAddress';
+import { validate as v47 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1Ingress';
+import { validate as v48 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1IngressClass';
+import { validate as v49 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1NetworkPolicy';
+import { validate as v50 } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1ServiceCIDR';
+import { validate as v51 } from 'kubernetes-models/_schemas/IoK8sApiNodeV1RuntimeClass';
+import { validate as v52 } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1Eviction';
+import { validate as v53 } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1PodDisruptionBudget';
+import { validate as v54 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1ClusterRole';
+import { validate as v55 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1ClusterRoleBinding';
+import { validate as v56 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1Role';
+import { validate as v57 } from 'kubernetes-models/_schemas/IoK8sApiRbacV1RoleBinding';
+import { validate as v58 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1DeviceClass';
+import { validate as v59 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1ResourceClaim';
+import { validate as v60 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1ResourceClaimTemplate';
+import { validate as v61 } from 'kubernetes-models/_schemas/IoK8sApiResourceV1ResourceSlice';
+import { validate as v62 } from 'kubernetes-models/_schemas/IoK8sApiSchedulingV1PriorityClass';
+import { validate as v63 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1CSIDriver';
+import { validate as v64 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1CSINode';
+import { validate as v65 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1CSIStorageCapacity';
+import { validate as v66 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1StorageClass';
+import { validate as v67 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1VolumeAttachment';
+import { validate as v68 } from 'kubernetes-models/_schemas/IoK8sApiStorageV1VolumeAttributesClass';
+import { validate as v69 } from 'kubernetes-models/_schemas/IoK8sApiextensionsApiserverPkgApisApiextensionsV1CustomResourceDefinition';
+import { validate as v70 } from 'kubernetes-models/_schemas/IoK8sKubeAggregatorPkgApisApiregistrationV1APIService';
 
-/** kubernetes-models schema id → its compiled (non-strict) ajv validator. */
+/** kubernetes-models schema id → its compiled (non-strict) ajv validator (served API versions only). */
 export const BUILTIN_VALIDATORS: Readonly<Record<string, CompiledValidator>> = {
   IoK8sApiAdmissionregistrationV1MutatingAdmissionPolicy: v0 as CompiledValidator,
   IoK8sApiAdmissionregistrationV1MutatingAdmissionPolicyBinding: v1 as CompiledValidator,
@@ -138,126 +81,69 @@ export const BUILTIN_VALIDATORS: Readonly<Record<string, CompiledValidator>> = {
   IoK8sApiAdmissionregistrationV1ValidatingAdmissionPolicy: v3 as CompiledValidator,
   IoK8sApiAdmissionregistrationV1ValidatingAdmissionPolicyBinding: v4 as CompiledValidator,
   IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration: v5 as CompiledValidator,
-  IoK8sApiAdmissionregistrationV1beta1MutatingWebhookConfiguration: v6 as CompiledValidator,
-  IoK8sApiAdmissionregistrationV1beta1ValidatingWebhookConfiguration: v7 as CompiledValidator,
-  IoK8sApiAppsV1ControllerRevision: v8 as CompiledValidator,
-  IoK8sApiAppsV1DaemonSet: v9 as CompiledValidator,
-  IoK8sApiAppsV1Deployment: v10 as CompiledValidator,
-  IoK8sApiAppsV1ReplicaSet: v11 as CompiledValidator,
-  IoK8sApiAppsV1StatefulSet: v12 as CompiledValidator,
-  IoK8sApiAppsV1beta1ControllerRevision: v13 as CompiledValidator,
-  IoK8sApiAppsV1beta1Deployment: v14 as CompiledValidator,
-  IoK8sApiAppsV1beta1DeploymentRollback: v15 as CompiledValidator,
-  IoK8sApiAppsV1beta1Scale: v16 as CompiledValidator,
-  IoK8sApiAppsV1beta1StatefulSet: v17 as CompiledValidator,
-  IoK8sApiAppsV1beta2ControllerRevision: v18 as CompiledValidator,
-  IoK8sApiAppsV1beta2DaemonSet: v19 as CompiledValidator,
-  IoK8sApiAppsV1beta2Deployment: v20 as CompiledValidator,
-  IoK8sApiAppsV1beta2ReplicaSet: v21 as CompiledValidator,
-  IoK8sApiAppsV1beta2Scale: v22 as CompiledValidator,
-  IoK8sApiAppsV1beta2StatefulSet: v23 as CompiledValidator,
-  IoK8sApiAuthenticationV1SelfSubjectReview: v24 as CompiledValidator,
-  IoK8sApiAuthenticationV1TokenRequest: v25 as CompiledValidator,
-  IoK8sApiAuthenticationV1TokenReview: v26 as CompiledValidator,
-  IoK8sApiAuthenticationV1beta1TokenReview: v27 as CompiledValidator,
-  IoK8sApiAuthorizationV1LocalSubjectAccessReview: v28 as CompiledValidator,
-  IoK8sApiAuthorizationV1SelfSubjectAccessReview: v29 as CompiledValidator,
-  IoK8sApiAuthorizationV1SelfSubjectRulesReview: v30 as CompiledValidator,
-  IoK8sApiAuthorizationV1SubjectAccessReview: v31 as CompiledValidator,
-  IoK8sApiAuthorizationV1beta1LocalSubjectAccessReview: v32 as CompiledValidator,
-  IoK8sApiAuthorizationV1beta1SelfSubjectAccessReview: v33 as CompiledValidator,
-  IoK8sApiAuthorizationV1beta1SelfSubjectRulesReview: v34 as CompiledValidator,
-  IoK8sApiAuthorizationV1beta1SubjectAccessReview: v35 as CompiledValidator,
-  IoK8sApiAutoscalingV1HorizontalPodAutoscaler: v36 as CompiledValidator,
-  IoK8sApiAutoscalingV1Scale: v37 as CompiledValidator,
-  IoK8sApiAutoscalingV2HorizontalPodAutoscaler: v38 as CompiledValidator,
-  IoK8sApiAutoscalingV2beta1HorizontalPodAutoscaler: v39 as CompiledValidator,
-  IoK8sApiAutoscalingV2beta2HorizontalPodAutoscaler: v40 as CompiledValidator,
-  IoK8sApiBatchV1CronJob: v41 as CompiledValidator,
-  IoK8sApiBatchV1Job: v42 as CompiledValidator,
-  IoK8sApiBatchV1beta1CronJob: v43 as CompiledValidator,
-  IoK8sApiCertificatesV1CertificateSigningRequest: v44 as CompiledValidator,
-  IoK8sApiCertificatesV1beta1CertificateSigningRequest: v45 as CompiledValidator,
-  IoK8sApiCoordinationV1Lease: v46 as CompiledValidator,
-  IoK8sApiCoordinationV1beta1Lease: v47 as CompiledValidator,
-  IoK8sApiCoreV1Binding: v48 as CompiledValidator,
-  IoK8sApiCoreV1ComponentStatus: v49 as CompiledValidator,
-  IoK8sApiCoreV1ConfigMap: v50 as CompiledValidator,
-  IoK8sApiCoreV1Endpoints: v51 as CompiledValidator,
-  IoK8sApiCoreV1Event: v52 as CompiledValidator,
-  IoK8sApiCoreV1LimitRange: v53 as CompiledValidator,
-  IoK8sApiCoreV1Namespace: v54 as CompiledValidator,
-  IoK8sApiCoreV1Node: v55 as CompiledValidator,
-  IoK8sApiCoreV1PersistentVolume: v56 as CompiledValidator,
-  IoK8sApiCoreV1PersistentVolumeClaim: v57 as CompiledValidator,
-  IoK8sApiCoreV1Pod: v58 as CompiledValidator,
-  IoK8sApiCoreV1PodTemplate: v59 as CompiledValidator,
-  IoK8sApiCoreV1ReplicationController: v60 as CompiledValidator,
-  IoK8sApiCoreV1ResourceQuota: v61 as CompiledValidator,
-  IoK8sApiCoreV1Secret: v62 as CompiledValidator,
-  IoK8sApiCoreV1Service: v63 as CompiledValidator,
-  IoK8sApiCoreV1ServiceAccount: v64 as CompiledValidator,
-  IoK8sApiDiscoveryV1EndpointSlice: v65 as CompiledValidator,
-  IoK8sApiDiscoveryV1beta1EndpointSlice: v66 as CompiledValidator,
-  IoK8sApiEventsV1Event: v67 as CompiledValidator,
-  IoK8sApiEventsV1beta1Event: v68 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1DaemonSet: v69 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1Deployment: v70 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1DeploymentRollback: v71 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1Ingress: v72 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1NetworkPolicy: v73 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1PodSecurityPolicy: v74 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1ReplicaSet: v75 as CompiledValidator,
-  IoK8sApiExtensionsV1beta1Scale: v76 as CompiledValidator,
-  IoK8sApiFlowcontrolV1FlowSchema: v77 as CompiledValidator,
-  IoK8sApiFlowcontrolV1PriorityLevelConfiguration: v78 as CompiledValidator,
-  IoK8sApiFlowcontrolV1beta1FlowSchema: v79 as CompiledValidator,
-  IoK8sApiFlowcontrolV1beta1PriorityLevelConfiguration: v80 as CompiledValidator,
-  IoK8sApiFlowcontrolV1beta2FlowSchema: v81 as CompiledValidator,
-  IoK8sApiFlowcontrolV1beta2PriorityLevelConfiguration: v82 as CompiledValidator,
-  IoK8sApiFlowcontrolV1beta3FlowSchema: v83 as CompiledValidator,
-  IoK8sApiFlowcontrolV1beta3PriorityLevelConfiguration: v84 as CompiledValidator,
-  IoK8sApiNetworkingV1IPAddress: v85 as CompiledValidator,
-  IoK8sApiNetworkingV1Ingress: v86 as CompiledValidator,
-  IoK8sApiNetworkingV1IngressClass: v87 as CompiledValidator,
-  IoK8sApiNetworkingV1NetworkPolicy: v88 as CompiledValidator,
-  IoK8sApiNetworkingV1ServiceCIDR: v89 as CompiledValidator,
-  IoK8sApiNetworkingV1beta1Ingress: v90 as CompiledValidator,
-  IoK8sApiNetworkingV1beta1IngressClass: v91 as CompiledValidator,
-  IoK8sApiNodeV1RuntimeClass: v92 as CompiledValidator,
-  IoK8sApiNodeV1beta1RuntimeClass: v93 as CompiledValidator,
-  IoK8sApiPolicyV1Eviction: v94 as CompiledValidator,
-  IoK8sApiPolicyV1PodDisruptionBudget: v95 as CompiledValidator,
-  IoK8sApiPolicyV1beta1Eviction: v96 as CompiledValidator,
-  IoK8sApiPolicyV1beta1PodDisruptionBudget: v97 as CompiledValidator,
-  IoK8sApiPolicyV1beta1PodSecurityPolicy: v98 as CompiledValidator,
-  IoK8sApiRbacV1ClusterRole: v99 as CompiledValidator,
-  IoK8sApiRbacV1ClusterRoleBinding: v100 as CompiledValidator,
-  IoK8sApiRbacV1Role: v101 as CompiledValidator,
-  IoK8sApiRbacV1RoleBinding: v102 as CompiledValidator,
-  IoK8sApiRbacV1beta1ClusterRole: v103 as CompiledValidator,
-  IoK8sApiRbacV1beta1ClusterRoleBinding: v104 as CompiledValidator,
-  IoK8sApiRbacV1beta1Role: v105 as CompiledValidator,
-  IoK8sApiRbacV1beta1RoleBinding: v106 as CompiledValidator,
-  IoK8sApiResourceV1DeviceClass: v107 as CompiledValidator,
-  IoK8sApiResourceV1ResourceClaim: v108 as CompiledValidator,
-  IoK8sApiResourceV1ResourceClaimTemplate: v109 as CompiledValidator,
-  IoK8sApiResourceV1ResourceSlice: v110 as CompiledValidator,
-  IoK8sApiSchedulingV1PriorityClass: v111 as CompiledValidator,
-  IoK8sApiSchedulingV1beta1PriorityClass: v112 as CompiledValidator,
-  IoK8sApiStorageV1CSIDriver: v113 as CompiledValidator,
-  IoK8sApiStorageV1CSINode: v114 as CompiledValidator,
-  IoK8sApiStorageV1CSIStorageCapacity: v115 as CompiledValidator,
-  IoK8sApiStorageV1StorageClass: v116 as CompiledValidator,
-  IoK8sApiStorageV1VolumeAttachment: v117 as CompiledValidator,
-  IoK8sApiStorageV1VolumeAttributesClass: v118 as CompiledValidator,
-  IoK8sApiStorageV1beta1CSIDriver: v119 as CompiledValidator,
-  IoK8sApiStorageV1beta1CSINode: v120 as CompiledValidator,
-  IoK8sApiStorageV1beta1CSIStorageCapacity: v121 as CompiledValidator,
-  IoK8sApiStorageV1beta1StorageClass: v122 as CompiledValidator,
-  IoK8sApiStorageV1beta1VolumeAttachment: v123 as CompiledValidator,
-  IoK8sApiextensionsApiserverPkgApisApiextensionsV1CustomResourceDefinition: v124 as CompiledValidator,
-  IoK8sApiextensionsApiserverPkgApisApiextensionsV1beta1CustomResourceDefinition: v125 as CompiledValidator,
-  IoK8sKubeAggregatorPkgApisApiregistrationV1APIService: v126 as CompiledValidator,
-  IoK8sKubeAggregatorPkgApisApiregistrationV1beta1APIService: v127 as CompiledValidator,
+  IoK8sApiAppsV1ControllerRevision: v6 as CompiledValidator,
+  IoK8sApiAppsV1DaemonSet: v7 as CompiledValidator,
+  IoK8sApiAppsV1Deployment: v8 as CompiledValidator,
+  IoK8sApiAppsV1ReplicaSet: v9 as CompiledValidator,
+  IoK8sApiAppsV1StatefulSet: v10 as CompiledValidator,
+  IoK8sApiAuthenticationV1SelfSubjectReview: v11 as CompiledValidator,
+  IoK8sApiAuthenticationV1TokenRequest: v12 as CompiledValidator,
+  IoK8sApiAuthenticationV1TokenReview: v13 as CompiledValidator,
+  IoK8sApiAuthorizationV1LocalSubjectAccessReview: v14 as CompiledValidator,
+  IoK8sApiAuthorizationV1SelfSubjectAccessReview: v15 as CompiledValidator,
+  IoK8sApiAuthorizationV1SelfSubjectRulesReview: v16 as CompiledValidator,
+  IoK8sApiAuthorizationV1SubjectAccessReview: v17 as CompiledValidator,
+  IoK8sApiAutoscalingV1HorizontalPodAutoscaler: v18 as CompiledValidator,
+  IoK8sApiAutoscalingV1Scale: v19 as CompiledValidator,
+  IoK8sApiAutoscalingV2HorizontalPodAutoscaler: v20 as CompiledValidator,
+  IoK8sApiBatchV1CronJob: v21 as CompiledValidator,
+  IoK8sApiBatchV1Job: v22 as CompiledValidator,
+  IoK8sApiCertificatesV1CertificateSigningRequest: v23 as CompiledValidator,
+  IoK8sApiCoordinationV1Lease: v24 as CompiledValidator,
+  IoK8sApiCoreV1Binding: v25 as CompiledValidator,
+  IoK8sApiCoreV1ComponentStatus: v26 as CompiledValidator,
+  IoK8sApiCoreV1ConfigMap: v27 as CompiledValidator,
+  IoK8sApiCoreV1Endpoints: v28 as CompiledValidator,
+  IoK8sApiCoreV1Event: v29 as CompiledValidator,
+  IoK8sApiCoreV1LimitRange: v30 as CompiledValidator,
+  IoK8sApiCoreV1Namespace: v31 as CompiledValidator,
+  IoK8sApiCoreV1Node: v32 as CompiledValidator,
+  IoK8sApiCoreV1PersistentVolume: v33 as CompiledValidator,
+  IoK8sApiCoreV1PersistentVolumeClaim: v34 as CompiledValidator,
+  IoK8sApiCoreV1Pod: v35 as CompiledValidator,
+  IoK8sApiCoreV1PodTemplate: v36 as CompiledValidator,
+  IoK8sApiCoreV1ReplicationController: v37 as CompiledValidator,
+  IoK8sApiCoreV1ResourceQuota: v38 as CompiledValidator,
+  IoK8sApiCoreV1Secret: v39 as CompiledValidator,
+  IoK8sApiCoreV1Service: v40 as CompiledValidator,
+  IoK8sApiCoreV1ServiceAccount: v41 as CompiledValidator,
+  IoK8sApiDiscoveryV1EndpointSlice: v42 as CompiledValidator,
+  IoK8sApiEventsV1Event: v43 as CompiledValidator,
+  IoK8sApiFlowcontrolV1FlowSchema: v44 as CompiledValidator,
+  IoK8sApiFlowcontrolV1PriorityLevelConfiguration: v45 as CompiledValidator,
+  IoK8sApiNetworkingV1IPAddress: v46 as CompiledValidator,
+  IoK8sApiNetworkingV1Ingress: v47 as CompiledValidator,
+  IoK8sApiNetworkingV1IngressClass: v48 as CompiledValidator,
+  IoK8sApiNetworkingV1NetworkPolicy: v49 as CompiledValidator,
+  IoK8sApiNetworkingV1ServiceCIDR: v50 as CompiledValidator,
+  IoK8sApiNodeV1RuntimeClass: v51 as CompiledValidator,
+  IoK8sApiPolicyV1Eviction: v52 as CompiledValidator,
+  IoK8sApiPolicyV1PodDisruptionBudget: v53 as CompiledValidator,
+  IoK8sApiRbacV1ClusterRole: v54 as CompiledValidator,
+  IoK8sApiRbacV1ClusterRoleBinding: v55 as CompiledValidator,
+  IoK8sApiRbacV1Role: v56 as CompiledValidator,
+  IoK8sApiRbacV1RoleBinding: v57 as CompiledValidator,
+  IoK8sApiResourceV1DeviceClass: v58 as CompiledValidator,
+  IoK8sApiResourceV1ResourceClaim: v59 as CompiledValidator,
+  IoK8sApiResourceV1ResourceClaimTemplate: v60 as CompiledValidator,
+  IoK8sApiResourceV1ResourceSlice: v61 as CompiledValidator,
+  IoK8sApiSchedulingV1PriorityClass: v62 as CompiledValidator,
+  IoK8sApiStorageV1CSIDriver: v63 as CompiledValidator,
+  IoK8sApiStorageV1CSINode: v64 as CompiledValidator,
+  IoK8sApiStorageV1CSIStorageCapacity: v65 as CompiledValidator,
+  IoK8sApiStorageV1StorageClass: v66 as CompiledValidator,
+  IoK8sApiStorageV1VolumeAttachment: v67 as CompiledValidator,
+  IoK8sApiStorageV1VolumeAttributesClass: v68 as CompiledValidator,
+  IoK8sApiextensionsApiserverPkgApisApiextensionsV1CustomResourceDefinition: v69 as CompiledValidator,
+  IoK8sKubeAggregatorPkgApisApiregistrationV1APIService: v70 as CompiledValidator,
 };
