@@ -120,13 +120,17 @@ export class RegistryClient {
     const known = this.origins.get(registry);
     if (known) return known;
     const host = apiHost(registry);
-    const mayUseHttp = this.opts.insecure || isLoopbackRegistry(registry);
-    const schemes = mayUseHttp ? ['https', 'http'] : ['https'];
+    // Loopback: HTTP first (no TLS set-up cost for the common local registry; a TLS port
+    // answers 400 or hangs up and we move on). --insecure elsewhere: HTTPS first, like ggcr.
+    const loopback = isLoopbackRegistry(registry);
+    const schemes = loopback ? ['http', 'https'] : this.opts.insecure ? ['https', 'http'] : ['https'];
     let lastErr: Error | undefined;
-    for (const scheme of schemes) {
+    for (const [i, scheme] of schemes.entries()) {
       const base = `${scheme}://${host}`;
+      const last = i === schemes.length - 1;
       try {
         const res = await this.transport.send({ method: 'GET', url: new URL('/v2/', base), maxBody: 1 << 20 });
+        if (scheme === 'http' && !last && res.status === 400 && /https/i.test(new TextDecoder().decode(res.body))) continue;
         if (res.status === 429 || res.status >= 500) throw new RetryableError(`GET ${base}/v2/: HTTP ${res.status}`);
         this.origins.set(registry, base);
         this.challenges.set(registry, res.status === 401 ? parseChallenge(res.headers['www-authenticate']) : undefined);
@@ -160,7 +164,8 @@ export class RegistryClient {
     }
     const all = [...scopes];
     if (ch.params.scope) for (const s of ch.params.scope.split(' ')) if (!all.includes(s)) all.push(s);
-    const token = await fetchBearerToken(this.transport.send, ch, all, cred, repo.registry);
+    const allowHttp = this.opts.insecure === true || (this.origins.get(repo.registry)?.startsWith('http:') ?? false);
+    const token = await fetchBearerToken(this.transport.send, ch, all, cred, repo.registry, allowHttp);
     this.auth.set(this.scopeKey(repo.registry, scopes), `Bearer ${token}`);
   }
 
