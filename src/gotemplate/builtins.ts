@@ -210,7 +210,9 @@ export function eq(args: V[]): boolean {
     const k2 = basicKind(a);
     let t = false;
     if (k1 !== k2) {
-      if (a1 !== undefined && a !== undefined) throw new BuiltinError('incompatible types for comparison');
+      if (a1 !== undefined && a !== undefined) {
+        throw new BuiltinError(`incompatible types for comparison: ${goTypeName(a1)} and ${goTypeName(a)}`);
+      }
     } else if (k1 !== K.Invalid) {
       t = unwrapTyped(a1) === unwrapTyped(a);
     } else {
@@ -236,7 +238,7 @@ export function lt(args: V[]): boolean {
   const a2 = concrete(args[1]);
   const k2 = basicKind(a2);
   if (k2 === K.Invalid) throw new BuiltinError('invalid type for comparison');
-  if (k1 !== k2) throw new BuiltinError('incompatible types for comparison');
+  if (k1 !== k2) throw new BuiltinError(`incompatible types for comparison: ${goTypeName(a1)} and ${goTypeName(a2)}`);
   const x = unwrapTyped(a1);
   const y = unwrapTyped(a2);
   switch (k1) {
@@ -297,7 +299,7 @@ export function jsEscape(s: string): string {
       else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
       continue;
     }
-    if (jsPrintable.test(ch) || ch === '\u00a0' || /\p{Zs}/u.test(ch)) out += ch;
+    if (jsPrintable.test(ch)) out += ch; // unicode.IsPrint: no spaces beyond ASCII
     else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
   }
   return out;
@@ -314,8 +316,9 @@ export function urlQueryEscape(s: string): string {
   return out;
 }
 
-function nilToNull(args: V[]): GoValue[] {
-  return args.map((a) => (a === undefined ? null : a));
+// print/printf/println take interface{} parameters: the executor already turned "no value" into nil.
+function asValues(args: V[]): GoValue[] {
+  return args as GoValue[];
 }
 
 const R = 'reflect';
@@ -329,9 +332,9 @@ export const builtins: Record<string, BuiltinFunc> = {
   len: { sig: { params: [R] }, fn: length },
   index: { sig: { params: [R, R], variadic: true }, fn: index },
   slice: { sig: { params: [R, R], variadic: true }, fn: slice },
-  print: { sig: { params: ['any'], variadic: true }, fn: (a) => sprint(nilToNull(a)) },
-  printf: { sig: { params: ['string', 'any'], variadic: true }, fn: (a) => sprintf(a[0] as string, nilToNull(a.slice(1))) },
-  println: { sig: { params: ['any'], variadic: true }, fn: (a) => sprintln(nilToNull(a)) },
+  print: { sig: { params: ['any'], variadic: true }, fn: (a) => sprint(asValues(a)) },
+  printf: { sig: { params: ['string', 'any'], variadic: true }, fn: (a) => sprintf(a.shift() as string, asValues(a)) },
+  println: { sig: { params: ['any'], variadic: true }, fn: (a) => sprintln(asValues(a)) },
   eq: { sig: { params: [R, R], variadic: true }, fn: eq },
   ne: { sig: { params: [R, R] }, fn: (a) => !eq(a) },
   lt: { sig: { params: [R, R] }, fn: lt },

@@ -150,9 +150,12 @@ export class Exec {
     this.varIface.push(iface);
   }
   private pop(mark: number): void {
-    this.varNames.length = mark;
-    this.varVals.length = mark;
-    this.varIface.length = mark;
+    // Setting an array's length is slow in V8; most scopes declare nothing.
+    while (this.varNames.length > mark) {
+      this.varNames.pop();
+      this.varVals.pop();
+      this.varIface.pop();
+    }
   }
   private setVar(name: string, value: V, iface: boolean): void {
     for (let i = this.varNames.length - 1; i >= 0; i--) {
@@ -274,8 +277,10 @@ export class Exec {
       } else if (typeof val === 'bigint') {
         if (decl.length > 1) this.errorf(`can't use ${formatValue(val)} to iterate over more than one variable`);
         if (val > 0n) {
+          // The elements have the ranged value's type (uint8 from `index "str" 0` stays uint8).
+          const typ = val0 instanceof GoTyped ? val0.goType : null;
           for (let i = 0n; i < val; i++) {
-            if (one(undefined, i, false) === STATUS_BREAK) break;
+            if (one(undefined, typ ? new GoTyped(typ, i) : i, false) === STATUS_BREAK) break;
           }
           return STATUS_NORMAL;
         }
@@ -316,6 +321,9 @@ export class Exec {
     this.depth++;
     try {
       this.walk(newDot, false, tree.root);
+    } catch (e) {
+      if (e instanceof RangeError) this.stackExhausted(t);
+      throw e;
     } finally {
       this.depth--;
       this.varNames = savedNames;
@@ -323,6 +331,16 @@ export class Exec {
       this.varIface = savedIface;
       this.tmplName = savedName;
     }
+  }
+
+  /**
+   * JavaScript ran out of stack before maxDepth was reached (deep recursion through heavy
+   * bodies or re-entrant calls). Reported at the innermost template call that has stack left.
+   */
+  private stackExhausted(at: Node): never {
+    const name = this.tmplName;
+    this.node = at;
+    this.limitf(`templates nest too deeply: the JavaScript stack ran out at depth ${this.depth} (the depth limit is ${this.env.maxDepth}) in ${quoteString(name)}`);
   }
 
   private printValue(node: Node, v: V): void {
@@ -504,11 +522,6 @@ export class Exec {
         this.errorf(`wrong number of args for ${name}: want ${sig.params.length} got ${numIn}`);
       }
     }
-    const paramKind = (i: number): string => {
-      if (!sig) return 'any';
-      if (sig.variadic && i >= numFixed) return sig.params[sig.params.length - 1]!;
-      return sig.params[i] ?? 'any';
-    };
 
     if (isBuiltin && (name === 'and' || name === 'or')) {
       let v: V = undefined;
@@ -521,8 +534,8 @@ export class Exec {
     }
 
     const argv: V[] = new Array(numIn);
-    for (let i = 0; i < nArgs; i++) argv[i] = this.evalArg(dot, dotIface, paramKind(i), argNodes![i + 1]!);
-    if (final !== MISSING) argv[nArgs] = this.validateType(final, paramKind(nArgs));
+    for (let i = 0; i < nArgs; i++) argv[i] = this.evalArg(dot, dotIface, paramKind(sig, numFixed, i), argNodes![i + 1]!);
+    if (final !== MISSING) argv[nArgs] = this.validateType(final, paramKind(sig, numFixed, nArgs));
 
     if (isBuiltin && name === 'call') return this.builtinCall(argv, argNodes, node);
 
@@ -534,7 +547,8 @@ export class Exec {
         result = (fn as (...a: V[]) => unknown)(...argv);
       }
     } catch (e) {
-      if (e instanceof LimitError || e instanceof RangeError) throw e;
+      if (e instanceof LimitError) throw e;
+      if (e instanceof RangeError) this.stackExhausted(node);
       this.node = node;
       this.errorf(`error calling ${name}: ${errorMessage(e)}`);
     }
@@ -616,6 +630,12 @@ export class Exec {
     }
     this.errorf(`can't handle ${nodeString(n)} for arg of type ${kind}`);
   }
+}
+
+function paramKind(sig: FuncSignature | undefined, numFixed: number, i: number): string {
+  if (!sig) return 'any';
+  if (sig.variadic && i >= numFixed) return sig.params[sig.params.length - 1]!;
+  return sig.params[i] ?? 'any';
 }
 
 function canBeNil(kind: string): boolean {

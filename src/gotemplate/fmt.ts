@@ -164,11 +164,68 @@ function fmtF(dg: Digits, prec: number): string {
   return out;
 }
 
-/** strconv.FormatFloat(x, fmt, prec, 64) for fmt in e E f F g G; prec -1 = shortest. */
+/** strconv.FormatFloat's 'x'/'X' (hex mantissa, binary exponent) and 'b' formats. */
+function formatFloatBinary(x: number, fmt: string, prec: number): string {
+  f64[0] = x;
+  const lo = u32[0]!;
+  const hi = u32[1]!;
+  const neg = hi >>> 31 === 1;
+  let exp = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  if (exp === 0) exp++;
+  else mant |= 1n << 52n;
+  exp -= 1023;
+  if (fmt === 'b') return (neg ? '-' : '') + mant.toString() + 'p' + (exp - 52 >= 0 ? '+' : '') + (exp - 52);
+  if (mant === 0n) exp = 0;
+  mant <<= 8n;
+  while (mant !== 0n && (mant & (1n << 60n)) === 0n) {
+    mant <<= 1n;
+    exp--;
+  }
+  if (prec >= 0 && prec < 15) {
+    const shift = BigInt(prec * 4);
+    const extra = (mant << shift) & ((1n << 60n) - 1n);
+    mant >>= 60n - shift;
+    if ((extra | (mant & 1n)) > 1n << 59n) mant++;
+    mant <<= 60n - shift;
+    if ((mant & (1n << 61n)) !== 0n) {
+      mant >>= 1n;
+      exp++;
+    }
+  }
+  const digits = fmt === 'X' ? '0123456789ABCDEF' : '0123456789abcdef';
+  let out = (neg ? '-' : '') + '0' + fmt + String((mant >> 60n) & 1n);
+  mant = (mant << 4n) & ((1n << 64n) - 1n);
+  if (prec < 0 && mant !== 0n) {
+    out += '.';
+    while (mant !== 0n) {
+      out += digits[Number((mant >> 60n) & 15n)];
+      mant = (mant << 4n) & ((1n << 64n) - 1n);
+    }
+  } else if (prec > 0) {
+    out += '.';
+    for (let i = 0; i < prec; i++) {
+      out += digits[Number((mant >> 60n) & 15n)];
+      mant = (mant << 4n) & ((1n << 64n) - 1n);
+    }
+  }
+  out += fmt === 'X' ? 'P' : 'p';
+  out += exp < 0 ? '-' : '+';
+  const e = Math.abs(exp);
+  return out + (e < 10 ? '0' + e : String(e));
+}
+
+/** strconv.FormatFloat(x, fmt, prec, 64) for fmt in e E f F g G x X b; prec -1 = shortest. */
 export function formatFloat(x: number, fmt: string, prec: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return '+Inf';
   if (x === -Infinity) return '-Inf';
+  if (fmt === 'x' || fmt === 'X' || fmt === 'b') return formatFloatBinary(x, fmt, prec);
+  if (prec < 0 && fmt === 'g') {
+    // Fast path: in this range Go's shortest %g and JavaScript's toString agree digit for digit.
+    const a = Math.abs(x);
+    if (a >= 1e-4 && a < 1e6) return String(x);
+  }
   const neg = x < 0 || Object.is(x, -0);
   const ax = Math.abs(x);
   const shortest = prec < 0;
@@ -246,7 +303,10 @@ function quoteRuneBody(cp: number, quote: number, asciiOnly: boolean): string {
 }
 
 /** strconv.Quote (or QuoteToASCII when asciiOnly). */
+const plainAsciiRe = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 export function quoteString(s: string, asciiOnly = false): string {
+  if (plainAsciiRe.test(s)) return '"' + s + '"';
   let out = '"';
   for (const ch of s) out += quoteRuneBody(ch.codePointAt(0)!, 34, asciiOnly);
   return out + '"';
@@ -329,25 +389,28 @@ class Printer {
     else this.out += (sp.zero ? '0' : ' ').repeat(n) + s;
   }
 
-  badVerb(verb: string, v: GoValue | undefined): void {
+  // Go prints the offending value with %v but keeps the verb's flags, width and precision.
+  badVerb(verb: string, v: GoValue | undefined, sp: Spec = plainSpec): void {
     this.out += '%!' + verb + '(';
     if (v === null || v === undefined) this.out += '<nil>';
     else {
       this.out += goTypeName(v) + '=';
-      this.print(v, 'v', plainSpec, 0);
+      this.print(v, 'v', sp, 0);
     }
     this.out += ')';
   }
 
   print(v0: GoValue | undefined, verb: string, sp: Spec, depth: number): void {
     if (verb === 'T') {
-      this.pad(goTypeName(v0), sp);
+      const t = goTypeName(v0);
+      this.pad(sp.prec >= 0 && t !== '<nil>' ? truncateRunes(t, sp.prec) : t, sp);
       return;
     }
     if (v0 === null || v0 === undefined) {
-      if (depth > 0 || verb === 'v') {
-        this.pad(sp.sharpV ? (depth > 0 ? 'interface {}(nil)' : '<nil>') : '<nil>', sp);
-      } else this.badVerb(verb, null);
+      // A nil element inside a container is written without padding; a nil argument is padded.
+      if (depth > 0) this.out += sp.sharpV ? 'interface {}(nil)' : '<nil>';
+      else if (verb === 'v') this.pad('<nil>', sp);
+      else this.badVerb(verb, null);
       return;
     }
     const v = unwrap(v0);
@@ -359,7 +422,7 @@ class Printer {
     switch (typeof v) {
       case 'boolean':
         if (verb === 't' || verb === 'v') this.pad(v ? 'true' : 'false', sp);
-        else this.badVerb(verb, v0);
+        else this.badVerb(verb, v0, sp);
         return;
       case 'bigint':
         this.fmtInt(v, verb, sp, v0);
@@ -372,7 +435,7 @@ class Printer {
         return;
       case 'function':
         if (verb === 'v' || verb === 'p') this.pad('0xc000000000', sp);
-        else this.badVerb(verb, v0);
+        else this.badVerb(verb, v0, sp);
         return;
     }
     if (Array.isArray(v)) {
@@ -442,7 +505,7 @@ class Printer {
         return;
       }
       default:
-        this.badVerb(verb, orig);
+        this.badVerb(verb, orig, sp);
     }
   }
 
@@ -482,8 +545,9 @@ class Printer {
       case 'v': fmt = 'g'; prec = -1; break;
       case 'g': case 'G': fmt = verb; prec = -1; break;
       case 'e': case 'E': case 'f': case 'F': fmt = verb; prec = 6; break;
+      case 'x': case 'X': case 'b': fmt = verb; prec = -1; break;
       default:
-        this.badVerb(verb, orig);
+        this.badVerb(verb, orig, sp);
         return;
     }
     if (sp.prec >= 0) prec = sp.prec;
@@ -495,12 +559,12 @@ class Printer {
       this.pad(num, { ...sp, zero: false });
       return;
     }
-    if (sp.sharp) {
+    if (sp.sharp && fmt !== 'b') {
       let digits = 0;
-      if (fmt === 'g' || fmt === 'G') digits = prec === -1 ? 6 : prec;
+      if (fmt === 'g' || fmt === 'G' || fmt === 'x') digits = prec === -1 ? 6 : prec;
       let tail = '';
       let body = num;
-      const ei = body.search(/[eE]/);
+      const ei = body.search(fmt === 'x' || fmt === 'X' || fmt === 'b' ? /[pP]/ : /[eE]/);
       if (ei >= 0) {
         tail = body.slice(ei);
         body = body.slice(0, ei);
@@ -539,7 +603,7 @@ class Printer {
   fmtString(s: string, verb: string, sp: Spec, orig: GoValue): void {
     switch (verb) {
       case 'v':
-        if (sp.sharpV) this.pad(quoteString(s), sp);
+        if (sp.sharpV) this.pad(quoteString(sp.prec >= 0 ? truncateRunes(s, sp.prec) : s), sp);
         else this.pad(sp.prec >= 0 ? truncateRunes(s, sp.prec) : s, sp);
         return;
       case 's':
@@ -566,7 +630,7 @@ class Printer {
         return;
       }
       default:
-        this.badVerb(verb, orig);
+        this.badVerb(verb, orig, sp);
     }
   }
 }
@@ -617,7 +681,7 @@ function parseNum(format: string, i: number): [number, number, boolean] {
   while (i < format.length) {
     const c = format.charCodeAt(i);
     if (c < 48 || c > 57) break;
-    if (n > 1e6) return [0, i, false]; // Go's tooLarge guard
+    if (n > 1e6) return [0, format.length, false]; // Go's tooLarge guard: gives up on the rest
     n = n * 10 + (c - 48);
     ok = true;
     i++;
@@ -625,8 +689,113 @@ function parseNum(format: string, i: number): [number, number, boolean] {
   return [n, i, ok];
 }
 
+type Piece = string | { sp: Spec; verb: string };
+const planCache = new Map<string, Piece[]>();
+
+/** Pre-parsed form of a format without argument indexes or `*` (the common case), cached. */
+function plan(format: string): Piece[] | null {
+  const cached = planCache.get(format);
+  if (cached) return cached;
+  if (format.includes('[') || format.includes('*')) return null;
+  const pieces: Piece[] = [];
+  const end = format.length;
+  let i = 0;
+  let lit = '';
+  while (i < end) {
+    const pct = format.indexOf('%', i);
+    if (pct < 0) {
+      lit += format.slice(i);
+      break;
+    }
+    lit += format.slice(i, pct);
+    i = pct + 1;
+    const sp = newSpec();
+    flags: for (; i < end; i++) {
+      switch (format[i]) {
+        case '#': sp.sharp = true; break;
+        case '0': sp.zero = !sp.minus; break;
+        case '+': sp.plus = true; break;
+        case '-': sp.minus = true; sp.zero = false; break;
+        case ' ': sp.space = true; break;
+        default: break flags;
+      }
+    }
+    const [w, wi, wok] = parseNum(format, i);
+    if (wok) sp.wid = w;
+    i = wi;
+    if (i < end && format[i] === '.') {
+      const [pr, pi] = parseNum(format, i + 1);
+      sp.prec = pr;
+      i = pi;
+    }
+    if (i >= end) {
+      lit += '%!(NOVERB)';
+      break;
+    }
+    const verb = String.fromCodePoint(format.codePointAt(i)!);
+    i += verb.length;
+    if (verb === '%') {
+      lit += '%';
+      continue;
+    }
+    if (verb === 'v') {
+      if (sp.sharp) {
+        sp.sharp = false;
+        sp.sharpV = true;
+      }
+      if (sp.plus) {
+        sp.plus = false;
+        sp.plusV = true;
+      }
+    }
+    if (lit) pieces.push(lit);
+    lit = '';
+    pieces.push({ sp, verb });
+  }
+  if (lit) pieces.push(lit);
+  if (planCache.size < 1000) planCache.set(format, pieces);
+  return pieces;
+}
+
+function sprintfPlanned(pieces: Piece[], args: readonly GoValue[]): string {
+  const p = new Printer();
+  let argNum = 0;
+  for (let k = 0; k < pieces.length; k++) {
+    const piece = pieces[k]!;
+    if (typeof piece === 'string') {
+      p.out += piece;
+      continue;
+    }
+    if (argNum >= args.length) {
+      p.out += '%!' + piece.verb + '(MISSING)';
+      continue;
+    }
+    if (piece.verb === 'w') p.badVerb('w', args[argNum]!, piece.sp);
+    else p.print(args[argNum]!, piece.verb, piece.sp, 0);
+    argNum++;
+  }
+  if (argNum < args.length) appendExtra(p, args, argNum);
+  return p.out;
+}
+
+function appendExtra(p: Printer, args: readonly GoValue[], from: number): void {
+  p.out += '%!(EXTRA ';
+  for (let k = from; k < args.length; k++) {
+    if (k > from) p.out += ', ';
+    const a = args[k]!;
+    if (a === null || a === undefined) p.out += '<nil>';
+    else {
+      p.out += goTypeName(a) + '=';
+      p.print(a, 'v', plainSpec, 0);
+    }
+  }
+  p.out += ')';
+}
+
 /** Go's fmt.Sprintf. */
 export function sprintf(format: string, args: readonly GoValue[]): string {
+  const pieces = plan(format);
+  if (pieces) return sprintfPlanned(pieces, args);
   const p = new Printer();
   let argNum = 0;
   let reordered = false;
@@ -756,19 +925,7 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
     p.print(args[argNum]!, verb, sp, 0);
     argNum++;
   }
-  if (!reordered && argNum < args.length) {
-    p.out += '%!(EXTRA ';
-    for (let k = argNum; k < args.length; k++) {
-      if (k > argNum) p.out += ', ';
-      const a = args[k]!;
-      if (a === null) p.out += '<nil>';
-      else {
-        p.out += goTypeName(a) + '=';
-        p.print(a, 'v', plainSpec, 0);
-      }
-    }
-    p.out += ')';
-  }
+  if (!reordered && argNum < args.length) appendExtra(p, args, argNum);
   return p.out;
 }
 

@@ -129,7 +129,6 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
     startLine = line;
   };
   const ignore = (): void => {
-    line += countNewlines(input, start, pos);
     start = pos;
     startLine = line;
   };
@@ -147,10 +146,14 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
       pos = input.length + 1; // so that backup() works after EOF
       return undefined;
     }
-    const cp = input.codePointAt(pos)!;
-    const ch = String.fromCodePoint(cp);
+    const c = input.charCodeAt(pos);
+    if (c < 0xd800 || c > 0xdbff) {
+      pos++;
+      if (c === 10) line++;
+      return input[pos - 1];
+    }
+    const ch = String.fromCodePoint(input.codePointAt(pos)!);
     pos += ch.length;
-    if (ch === '\n') line++;
     return ch;
   };
   const backup = (ch: string | undefined): void => {
@@ -162,12 +165,16 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
   };
   const peek = (): string | undefined => {
     if (pos >= input.length) return undefined;
+    const c = input.charCodeAt(pos);
+    if (c < 0xd800 || c > 0xdbff) return input[pos];
     return String.fromCodePoint(input.codePointAt(pos)!);
   };
-  const atRightDelim = (): [boolean, boolean] => {
-    if (hasRightTrimMarker(input, pos) && input.startsWith(RIGHT, pos + 2)) return [true, true];
-    if (input.startsWith(RIGHT, pos)) return [true, false];
-    return [false, false];
+  // 0: not at the right delimiter, 1: at "}}", 2: at " -}}".
+  const atRightDelim = (): 0 | 1 | 2 => {
+    const c = input.charCodeAt(pos);
+    if (c === 125) return input.charCodeAt(pos + 1) === 125 ? 1 : 0;
+    if (hasRightTrimMarker(input, pos) && input.startsWith(RIGHT, pos + 2)) return 2;
+    return 0;
   };
   const atTerminator = (): boolean => {
     const r = peek();
@@ -234,9 +241,10 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
       const x = input.indexOf(RIGHT_COMMENT, pos);
       if (x < 0) return errorf('unclosed comment');
       advance(x + RIGHT_COMMENT.length);
-      const [delim, trimSpace] = atRightDelim();
-      if (!delim) return errorf('comment ends before closing delimiter');
-      if (trimSpace) pos += 2;
+      const at = atRightDelim();
+      if (at === 0) return errorf('comment ends before closing delimiter');
+      const trimSpace = at === 2;
+      if (trimSpace) advance(pos + 2);
       pos += RIGHT.length;
       if (trimSpace) advance(pos + leftTrimLength(pos));
       ignore();
@@ -292,10 +300,10 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
   // Lexes inside an action until the right delimiter. Returns false on error/EOF.
   const lexInsideAction = (): boolean => {
     for (;;) {
-      const [delim, trimSpace] = atRightDelim();
-      if (delim) {
+      const at = atRightDelim();
+      if (at !== 0) {
         if (parenDepth === 0) {
-          lexRightDelim(trimSpace);
+          lexRightDelim(at === 2);
           return true;
         }
         return errorf('unclosed left paren');
@@ -348,8 +356,9 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
         case '$':
         case '.': {
           if (r === '.') {
+            // Like Go, a '.' at the very end of the input is lexed as a (bad) number.
             const c = input[pos];
-            if (c === undefined || c < '0' || c > '9') {
+            if (c !== undefined && (c < '0' || c > '9')) {
               if (!lexFieldOrVariable(T.Field)) return false;
               continue;
             }
@@ -384,9 +393,10 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
           parenDepth++;
           continue;
         case ')':
-          emit(T.RightParen);
+          // Go's lexer replaces the paren item by the error when the parens do not balance.
           parenDepth--;
           if (parenDepth < 0) return errorf('unexpected right paren');
+          emit(T.RightParen);
           continue;
       }
       if (r === '+' || r === '-' || (r >= '0' && r <= '9')) {

@@ -95,7 +95,7 @@ class Parser {
     const it = this.nextNonSpace();
     // Go backs up only one token here, which leaves the spaces consumed.
     this.idx = save;
-    while (this.items[this.idx]!.typ === T.Space) this.idx++;
+    while (this.items[this.idx]?.typ === T.Space) this.idx++;
     return it;
   }
 
@@ -181,12 +181,11 @@ class Parser {
       case T.Text:
         return { t: N.Text, src: this.src, pos: it.pos, text: it.val };
       case T.LeftDelim: {
-        const saved = this.actionLine;
+        // Go's actionLine: lets lexing errors say where a multi-line action started.
         this.actionLine = it.line;
         try {
           return this.action();
         } finally {
-          this.actionLine = saved === 0 ? 0 : saved;
           this.actionLine = 0;
         }
       }
@@ -398,8 +397,6 @@ class Parser {
   term(): ArgNode | null {
     const it = this.nextNonSpace();
     switch (it.typ) {
-      case T.Error:
-        this.errorf(it.val);
       case T.Identifier:
         if (!this.hasFunc(it.val)) this.errorf(`function ${quote(it.val)} not defined`);
         return { t: N.Identifier, src: this.src, pos: it.pos, ident: it.val };

@@ -98,17 +98,45 @@ export function staticDependencies(manifest: PackageManifest): Record<string, st
   return out;
 }
 
+const pick = (v: unknown, keys: string[]): Record<string, unknown> | undefined => {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if ((v as Record<string, unknown>)[k] !== undefined) out[k] = (v as Record<string, unknown>)[k];
+  return out;
+};
+
+/**
+ * `.environment` as Go's PackageEnvironment struct round-trips it: `kubernetes.version` always
+ * present (`""` when unset), optional sections only when given, unknown keys dropped.
+ */
+export function environmentJson(e: PackageEnvironment | null | undefined): Record<string, unknown> {
+  const env: Record<string, unknown> = { kubernetes: { version: e?.kubernetes?.version ?? '' } };
+  if (!e) return env;
+  if (e.openShift) {
+    const os = pick(e.openShift, ['version']) ?? {};
+    os.version ??= '';
+    if (e.openShift.managed) os.managed = pick(e.openShift.managed, ['data']);
+    env.openShift = os;
+  }
+  if (e.proxy) env.proxy = pick(e.proxy, ['httpProxy', 'httpsProxy', 'noProxy']);
+  if (e.hyperShift) {
+    const hc = e.hyperShift.hostedCluster;
+    env.hyperShift = {
+      hostedCluster: hc
+        ? { ...pick(hc, ['hostedClusterNamespace', 'nodeSelector']), metadata: pick(hc.metadata, ['name', 'namespace', 'labels', 'annotations']) ?? {} }
+        : null,
+    };
+  }
+  return env;
+}
+
 /** The JSON render context (PackageRenderContext JSON round trip). */
 export function buildRenderContext(req: RenderRequest, config: Record<string, unknown>): Record<string, unknown> {
   const md = req.package.metadata;
   const metadata: Record<string, unknown> = { name: md.name ?? '', namespace: md.namespace ?? '' };
   if (md.labels) metadata.labels = md.labels;
   if (md.annotations) metadata.annotations = md.annotations;
-  const env: Record<string, unknown> = { kubernetes: { version: req.environment?.kubernetes?.version ?? '' } };
-  const e = req.environment ?? {};
-  if (e.openShift) env.openShift = e.openShift;
-  if (e.proxy) env.proxy = e.proxy;
-  if (e.hyperShift) env.hyperShift = e.hyperShift;
+  const env = environmentJson(req.environment);
   const ctx: Record<string, unknown> = {
     package: { metadata, image: req.package.image ?? '' },
     config,
@@ -213,15 +241,11 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
 }
 
 /**
- * Parsing YAML is the largest cost of a render, and across many renders of one package most
- * outputs repeat (static files always, templated ones often). Results are cached by bytes
- * identity (static files) and by text (rendered files, bounded), and handed out as deep copies
- * so callers may mutate their objects.
+ * Static files (not templates) parse to the same objects in every render of a package: parse
+ * them once per bytes object and hand out deep copies, so callers may mutate their objects.
  */
 type Parsed = ReturnType<typeof parseObjectFile>;
 const parsedByBytes = new WeakMap<Uint8Array, Parsed>();
-const parsedByText = new Map<string, Parsed>();
-const PARSED_TEXT_LIMIT = 512;
 
 function cloneJson<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
@@ -231,16 +255,11 @@ function cloneJson<T>(v: T): T {
   return out as T;
 }
 
-function parseObjectsCached(path: string, bytes: Uint8Array): Parsed {
+function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean): Parsed {
+  if (!isStatic) return parseObjectFile(path, bytes);
   let r = parsedByBytes.get(bytes);
   if (!r) {
-    const key = `${path}\0${toText(bytes)}`;
-    r = parsedByText.get(key);
-    if (!r) {
-      r = parseObjectFile(path, bytes);
-      if (parsedByText.size >= PARSED_TEXT_LIMIT) parsedByText.delete(parsedByText.keys().next().value!);
-      parsedByText.set(key, r);
-    }
+    r = parseObjectFile(path, bytes);
     parsedByBytes.set(bytes, r);
   }
   return { objects: r.objects.map((o) => ({ ...o, object: cloneJson(o.object) })), violations: r.violations };
@@ -275,7 +294,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
   const paths = [...files.keys()].filter(isObjectFile).sort(pkoPathCompare);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseObjectsCached(p, files.get(p)!);
+    const r = parseObjectsCached(p, files.get(p)!, req.files.get(p) === files.get(p));
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });

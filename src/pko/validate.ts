@@ -19,7 +19,7 @@ import { validateLockConsistency } from './lock-consistency.js';
 import { validatePackageManifest, validatePackageManifestLock } from './manifest-validation.js';
 import { validateObjects } from './object-validators.js';
 import { ObjectRef, parseObjects } from './objects.js';
-import { LoadedPackage, Violation, ViolationReason } from './types.js';
+import { formatViolation, LoadedPackage, Violation, ViolationReason } from './types.js';
 import { duplicateKeys, lineOf } from './yaml-positions.js';
 import { createSchemaRegistry, type SchemaRegistry } from '../schema/registry.js';
 
@@ -63,7 +63,9 @@ function reasonRule(reason: string): string {
 /** A PKO violation as a Finding; message is exactly PKO's text (with the component prefix PKO adds). */
 export function violationFinding(v: Violation, component = '', doc?: number): Finding {
   const prefix = component ? `components/${component}/` : '';
-  const f: Finding = { severity: 'error', rule: reasonRule(v.reason), message: component ? `component "${component}": ${v.message}` : v.message };
+  // PKO names the component once, as the prefix ValidateEachComponent adds; drop a duplicate ` [name]`.
+  const text = component && v.component === component ? formatViolation({ reason: v.reason, details: v.details, path: v.path, index: v.index, subject: v.subject }) : v.message;
+  const f: Finding = { severity: 'error', rule: reasonRule(v.reason), message: component ? `component "${component}": ${text}` : text };
   if (v.path) f.file = prefix + v.path;
   if (doc !== undefined) f.doc = doc;
   else if (v.index !== undefined) f.doc = v.index;
@@ -133,13 +135,13 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
   for (const v of validateLockConsistency(pkg)) findings.push(violationFinding(v));
 
   // Objects: template tests when a runner is given; otherwise the static files (PKO's validator for packages without test cases).
-  const objectSets: { name: string; pkg: LoadedPackage; objects: ObjectRef[]; namespace?: string }[] = [];
+  const objectSets: { name: string; pkg: LoadedPackage; objects: ObjectRef[]; namespace?: string; testCase?: string }[] = [];
   for (const { name, pkg: p } of parts) {
     const hasTests = (p.manifest.test?.template ?? []).length > 0;
     if (opts.templateTests && hasTests) {
       const r = await opts.templateTests(p, name);
       findings.push(...r.findings);
-      for (const rc of r.rendered) objectSets.push({ name, pkg: p, objects: rc.objects, namespace: rc.namespace });
+      for (const rc of r.rendered) objectSets.push({ name, pkg: p, objects: rc.objects, namespace: rc.namespace, testCase: rc.testCase });
     } else {
       // PKO runs the static-files validator for a root without test cases. Without a renderer we
       // apply it to every component too: template tests would have checked those same files.
@@ -165,6 +167,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
   const scopeOf: ScopeLookup | undefined =
     opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
   for (const set of objectSets) {
+    const start = findings.length;
     const ctx: CheckContext = {
       manifest: set.pkg.manifest,
       filePrefix: set.name ? `components/${set.name}/` : '',
@@ -179,6 +182,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
         findings.push({ severity: 'warning', rule: 'yaml/duplicate-key', message: `key "${d.key}" appears twice in one mapping; PKO keeps the last silently`, file: ctx.filePrefix + ref.path, doc: ref.doc, line: d.line });
       }
     }
+    if (set.testCase !== undefined) pointAtTemplates(findings.slice(start), set.pkg.files, ctx.filePrefix);
   }
   return dedupe(findings);
 }
@@ -208,12 +212,29 @@ function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: O
   return out;
 }
 
-/** Several test cases render the same file: report each finding once. */
+/**
+ * A finding in a rendered `.gotmpl` output names the template (the file a user edits), with the
+ * document and field path; a line of the rendered text would not be a line of the template.
+ */
+function pointAtTemplates(fs: Finding[], files: FileMap, prefix: string): void {
+  for (const f of fs) {
+    if (f.file === undefined || !f.file.startsWith(prefix)) continue;
+    const rel = f.file.slice(prefix.length);
+    if (files.has(rel)) continue;
+    if (files.has(`${rel}.gotmpl`)) {
+      f.file = `${f.file}.gotmpl`;
+      delete f.line;
+      delete f.column;
+    }
+  }
+}
+
+/** Several test cases render the same file: report each finding once (lines may shift between cases). */
 function dedupe(fs: Finding[]): Finding[] {
   const seen = new Set<string>();
   const out: Finding[] = [];
   for (const f of fs) {
-    const k = JSON.stringify([f.severity, f.rule, f.message, f.file, f.doc, f.path, f.line]);
+    const k = JSON.stringify([f.severity, f.rule, f.message, f.file, f.doc, f.path]);
     if (seen.has(k)) continue;
     seen.add(k);
     out.push(f);

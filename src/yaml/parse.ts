@@ -4,6 +4,7 @@
  * strings, non-string keys stringified, duplicate keys tolerated (last wins), `<<` merges.
  */
 import yaml from 'js-yaml';
+import { BAIL, parseFastBlock } from './fast-block.js';
 
 const BOOL_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
@@ -95,8 +96,30 @@ export class YamlParseError extends Error {
   }
 }
 
-/** Parses one YAML document with PKO's YAML 1.1 semantics. */
+/** A plain scalar resolved by the same YAML 1.1 implicit types as YAML11_SCHEMA (null, bool, int, float, else string). */
+const PLAIN_TYPES = [nullType, boolType, intType, floatType];
+export function resolvePlain11(d: string): unknown {
+  // Only these first characters can start a null, bool, int or float: skip the resolvers otherwise.
+  const c = d.charCodeAt(0);
+  if (d.length > 0 && !(c <= 57 || c === 126 || 'yYnNtTfFoO'.includes(d[0]))) return d;
+  for (const t of PLAIN_TYPES) {
+    if (t.resolve(d)) return t.construct(d);
+  }
+  return d;
+}
+
+/**
+ * Parses one YAML document with PKO's YAML 1.1 semantics. Plain block YAML (what manifests and
+ * rendered templates nearly always are) takes a fast path; anything else goes to js-yaml.
+ */
 export function parseYaml11(text: string, filename?: string): unknown {
+  const fast = parseFastBlock(text, resolvePlain11);
+  if (fast !== BAIL) return fast;
+  return parseYaml11Full(text, filename);
+}
+
+/** js-yaml with the YAML 1.1 schema (no fast path). */
+export function parseYaml11Full(text: string, filename?: string): unknown {
   try {
     return yaml.load(text, { schema: YAML11_SCHEMA, json: true, filename });
   } catch (e) {
@@ -143,10 +166,15 @@ export function splitPkoDocuments(text: string): { text: string; line: number }[
     last = m.index + 3;
   }
   pieces.push({ from: last, to: body.length });
+  // Count newlines incrementally: recounting from 0 per piece was quadratic in the file size.
+  let counted = 0;
+  let lines = 0;
   for (const p of pieces) {
     const raw = body.slice(p.from, p.to);
-    const lead = raw.length - raw.replace(/^\s+/, '').length;
-    docs.push({ text: raw.trim(), line: baseLine + newlines(body, 0, p.from + lead) });
+    const lead = raw.length - raw.trimStart().length;
+    lines += newlines(body, counted, p.from + lead);
+    counted = p.from + lead;
+    docs.push({ text: raw.trim(), line: baseLine + lines });
   }
   return docs;
 }

@@ -5,6 +5,7 @@
  * object parsing, CEL filters, fixture layout). Target: ≥ 1,000 renders/s.
  */
 import { existsSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readDirToFileMap } from '../../src/core/fs.js';
@@ -70,6 +71,7 @@ export async function bench(): Promise<string> {
   let peakHeap = heapBefore;
   let objects = 0;
   let bytes = 0;
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < N; i++) {
     const r = renderPackage(reqs[i]);
@@ -78,6 +80,10 @@ export async function bench(): Promise<string> {
     if ((i & 63) === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(c0);
+  const cpuSecs = (cpu.user + cpu.system) / 1e6;
+  const cpuRate = N / cpuSecs;
+  const load = os.loadavg()[0];
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   const rate = N / secs;
   const maxRss = process.resourceUsage().maxRSS / 1024;
@@ -89,13 +95,16 @@ export async function bench(): Promise<string> {
     '',
     '| measure | value |',
     '|---|---|',
-    `| renders/s | ${rate.toFixed(0)} |`,
-    `| time per render | ${((secs * 1000) / N).toFixed(3)} ms |`,
+    `| renders/s (wall clock) | ${rate.toFixed(0)} |`,
+    `| renders per CPU-second | ${cpuRate.toFixed(0)} |`,
+    `| CPU time per render | ${((cpuSecs * 1000) / N).toFixed(3)} ms |`,
+    `| load average during the run (${os.cpus().length} cores) | ${load.toFixed(1)} |`,
     `| objects per render | ${(objects / N).toFixed(1)} |`,
     `| output per render | ${(bytes / N / 1024).toFixed(1)} KiB |`,
     `| peak heap used | ${(peakHeap / 2 ** 20).toFixed(1)} MiB |`,
     `| max RSS (process) | ${maxRss.toFixed(1)} MiB |`,
     '',
-    `Target ≥ 1,000 renders/s: ${rate >= 1000 ? 'met' : 'NOT met'}.`,
+    `Target ≥ 1,000 renders/s: ${rate >= 1000 ? 'met' : 'NOT met'} on the wall clock; ${cpuRate >= 1000 ? 'met' : 'NOT met'} per CPU-second (one core, uncontended).`,
+    'Wall-clock throughput depends on how many other processes share the cores; CPU time per render does not.',
   ].join('\n');
 }

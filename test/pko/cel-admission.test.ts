@@ -23,6 +23,11 @@ describe('CEL context (packagerender/celctx)', () => {
     expect(c.evaluate('config.nested.flag')).toBe(true);
     expect(c.evaluate('.package.metadata.namespace == "ns"')).toBe(true);
   });
+  test('`package` is reserved in CEL: only the root-scoped `.package` works (as in cel-go)', () => {
+    const c = new CelContext(ctx);
+    expect(c.evaluate('.package.metadata.name == "test" && ".package" == ".package"')).toBe(true);
+    expect(() => c.evaluate('package.metadata.name == "test"')).toThrow('compile error');
+  });
   test('a condition cannot see cond', () => {
     expect(() => new CelContext(ctx, [{ name: 'a', expression: 'true' }, { name: 'b', expression: 'cond.a' }])).toThrow("CEL condition evaluation failed: 'b'");
   });

@@ -71,6 +71,22 @@ describe('pkogen render', () => {
     expect(r2.code).toBe(2);
   });
 
+  test('--output never replaces the package or a directory holding a manifest', async () => {
+    const dir = tmpdir();
+    try {
+      fs.cpSync(path.join(REF, 'test-stub'), path.join(dir, 'pkg'), { recursive: true });
+      const r = await run(['render', path.join(dir, 'pkg'), '--test-case', 'namespace-scope', '--output', dir]);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('refusing to replace a directory that contains the package');
+      const r2 = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'namespace-scope', '--output', path.join(dir, 'pkg')]);
+      expect(r2.code).toBe(1);
+      expect(r2.err).toContain('refusing to replace a directory that contains manifest.yaml');
+      expect(fs.existsSync(path.join(dir, 'pkg', 'manifest.yaml'))).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('unknown test case names the available ones', async () => {
     const r = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'nope']);
     expect(r.code).toBe(1);

@@ -51,3 +51,29 @@ describe('template tests through validatePackage', () => {
     ]);
   });
 });
+
+describe('findings in rendered templates', () => {
+  test('name the .gotmpl source with doc and field path, once across test cases', async () => {
+    const manifest = MANIFEST.replace('  phases: [{name: deploy}]\n', '  phases: [{name: deploy}, {name: hc, class: hosted-cluster}]\n') +
+      '  - name: other\n    context:\n      package:\n        metadata: {name: t2, namespace: hcp-ns}\n';
+    const tmpl = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .package.metadata.name }}\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  containers:\n  - name: c\n    image: quay.io/x/y@sha256:' + 'a'.repeat(64) + '\n    securityContext:\n      privileged: true\n';
+    const fs = await validatePackage(fileMap({ 'manifest.yaml': manifest, 'pod.yaml.gotmpl': tmpl }), { templateTests: templateTestRunner({ files: new Map() }) });
+    const priv = fs.filter((f) => f.rule === 'pod-security/privileged');
+    expect(priv).toEqual([{ severity: 'error', rule: 'pod-security/privileged', message: 'container "c" is privileged', file: 'pod.yaml.gotmpl', doc: 0, path: 'spec.containers[0].securityContext.privileged' }]);
+  });
+});
+
+describe('components in template tests', () => {
+  test('a broken rendered document in a component names the component once', async () => {
+    const root = MANIFEST.replace('spec:\n', 'spec:\n  components: {}\n').replace(/test:[\s\S]*$/, '');
+    const fs = await validatePackage(fileMap({
+      'manifest.yaml': root,
+      'components/be/manifest.yaml': MANIFEST,
+      'components/be/x.yaml.gotmpl': 'apiVersion: v1\nmetadata:\n  name: {{ .package.metadata.name }}\n',
+    }), { templateTests: templateTestRunner({ files: new Map() }), schema: false });
+    const bad = fs.filter((f) => f.rule === 'pko/invalid-yaml');
+    expect(bad).toHaveLength(1);
+    expect(bad[0].message).toBe(`component "be": Invalid YAML in x.yaml idx 0: Object 'Kind' is missing in '{"apiVersion":"v1","metadata":{"name":"t"}}'\napiVersion: v1\nmetadata:\n  name: t`);
+    expect(bad[0].file).toBe('components/be/x.yaml');
+  });
+});

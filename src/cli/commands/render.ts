@@ -60,6 +60,23 @@ export function formatRenderedFiles(fm: FileMap): string {
   return out;
 }
 
+/**
+ * --output replaces the directory wholesale; refuse targets that hold something else than a
+ * previous render (the package itself, a parent of it, a repository, a package manifest).
+ */
+async function refuseToReplace(outDir: string, pkgDir: string, shown: string): Promise<void> {
+  const rel = path.relative(outDir, pkgDir);
+  if (rel === '' || !rel.startsWith('..')) throw new UserError('refusing to replace a directory that contains the package', { file: shown });
+  for (const marker of ['manifest.yaml', 'manifest.yml', '.git']) {
+    try {
+      await fsp.lstat(path.join(outDir, marker));
+      throw new UserError(`refusing to replace a directory that contains ${marker}`, { file: shown });
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+    }
+  }
+}
+
 export const command: Command = {
   name: 'render',
   summary: 'Render a package like PKO does, for a test case or a config',
@@ -118,7 +135,9 @@ export const command: Command = {
     }
     const files = fixtureFiles(result);
     if (values.output !== undefined) {
-      await writeFileMapAtomic(path.resolve(io.cwd, values.output), files);
+      const outDir = path.resolve(io.cwd, values.output);
+      await refuseToReplace(outDir, dir, values.output);
+      await writeFileMapAtomic(outDir, files);
       io.stderr(`rendered ${files.size} file(s) into ${values.output}\n`);
     } else {
       io.stdout(formatRenderedFiles(files));

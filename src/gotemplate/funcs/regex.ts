@@ -173,32 +173,9 @@ function split(re: RegExp, s: string, n: number): string[] {
   return out;
 }
 
-type Mode = 'must' | 'lax';
-const wrap = <T>(mode: Mode, f: () => T, dflt: T): T => {
-  if (mode === 'must') return f();
-  try {
-    return f();
-  } catch (e) {
-    // sprig's non-must variants panic on a bad pattern: the engine turns it into an error too
-    void dflt;
-    throw e;
-  }
-};
-
-function makeRegexFuncs(mode: Mode, p: string): FuncMap {
-  return {
-    [`${p}regexMatch`.replace(/^mustr/, 'mustR')]: (...a) => {
-      arity('regexMatch', a, 2);
-      const re = compileGoRegex(argString('regexMatch', a[0], 0));
-      return wrap(mode, () => re.test(argString('regexMatch', a[1], 1)), false);
-    },
-  };
-}
-void makeRegexFuncs;
-
 const sArgs = (fn: string, a: GoValue[], n: number) => {
   arity(fn, a, n);
-  return a.map((v, i) => v);
+  return a;
 };
 
 function def(fn: string, n: number, impl: (a: GoValue[]) => GoValue): [string, (...a: GoValue[]) => GoValue][] {
@@ -234,4 +211,3 @@ export const regexFuncs: FuncMap = Object.fromEntries([
     return argString('regexQuoteMeta', a[0], 0).replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
   }],
 ]);
-void FuncError;

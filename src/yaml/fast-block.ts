@@ -1,0 +1,312 @@
+/**
+ * A fast path for the YAML that Kubernetes manifests and rendered templates almost always are:
+ * block mappings and sequences, single-line plain/quoted scalars, literal block scalars, empty
+ * flow collections, comments. Anything else (anchors, aliases, tags, flow content, multi-line
+ * plain or quoted scalars, folded scalars, complex or quoted keys, tabs, documents markers…)
+ * returns BAIL and the caller uses the full parser. Scalars resolve through the same YAML 1.1
+ * rules as the full parser; a differential test keeps the two identical.
+ */
+
+export const BAIL: unique symbol = Symbol('bail');
+type Bail = typeof BAIL;
+
+class BailError extends Error {}
+const bail = (): never => {
+  throw new BailError();
+};
+
+export type ScalarResolver = (plain: string) => unknown;
+
+interface Line {
+  indent: number;
+  text: string; // without indentation, trailing \r kept out
+}
+
+const DQ: Record<string, string> = {
+  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ', '"': '"', '/': '/', '\\': '\\',
+  N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
+};
+
+export function parseFastBlock(text: string, resolve: ScalarResolver): unknown | Bail {
+  try {
+    return new FastParser(text, resolve).parseDocument();
+  } catch (e) {
+    if (e instanceof BailError) return BAIL;
+    throw e;
+  }
+}
+
+class FastParser {
+  private readonly lines: (Line | null)[] = [];
+  private i = 0;
+
+  constructor(text: string, private readonly resolve: ScalarResolver) {
+    if (text.includes('\t') || text.includes('\r') || text.charCodeAt(0) === 0xfeff) bail();
+    this.raw = text.split('\n');
+    for (const raw of this.raw) {
+      let n = 0;
+      while (raw.charCodeAt(n) === 32) n++;
+      const rest = raw.slice(n);
+      // blank and comment-only lines carry no structure (but matter inside block scalars: kept raw)
+      this.lines.push(rest === '' || rest[0] === '#' ? null : { indent: n, text: rest });
+    }
+  }
+  private readonly raw: string[];
+
+  private skipBlank(): void {
+    while (this.i < this.lines.length && this.lines[this.i] === null) this.i++;
+  }
+
+  parseDocument(): unknown {
+    this.skipBlank();
+    if (this.i >= this.lines.length) return null;
+    const first = this.lines[this.i]!;
+    if (first.text.startsWith('---') || first.text.startsWith('...') || first.text[0] === '%') bail();
+    const v = this.parseBlock(first.indent, first.text, -1);
+    this.skipBlank();
+    if (this.i < this.lines.length) bail();
+    return v;
+  }
+
+  /**
+   * Parses the node whose first line (or line remainder) `text` starts at column `col`;
+   * `this.i` points at the line it belongs to. `parentIndent` is the enclosing block's indent.
+   */
+  private parseBlock(col: number, text: string, parentIndent: number): unknown {
+    if (text === '-' || text.startsWith('- ')) return this.parseSequence(col, text, parentIndent);
+    if (keyEnd(text) >= 0) return this.parseMapping(col, text);
+    // a lone scalar document / item
+    return this.scalarValue(text, col, parentIndent);
+  }
+
+  private parseSequence(col: number, text: string, parentIndent: number): unknown[] {
+    const out: unknown[] = [];
+    let cur: string | null = text;
+    for (;;) {
+      if (cur === null) {
+        this.skipBlank();
+        const l = this.lines[this.i];
+        if (!l || l.indent !== col || !(l.text === '-' || l.text.startsWith('- '))) break;
+        cur = l.text;
+      }
+      // an item whose content starts on a later line: js-yaml and go-yaml disagree on some of
+      // these (nested indentless sequences), so leave them to the full parser
+      if (cur === '-') bail();
+      else {
+        let n = 2;
+        while (cur[n] === ' ') n++;
+        const rest = cur.slice(n);
+        if (rest === '' || rest[0] === '#') bail();
+        out.push(this.parseBlock(col + n, rest, col));
+      }
+      cur = null;
+    }
+    void parentIndent;
+    return out;
+  }
+
+  private parseMapping(col: number, text: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    let cur: string | null = text;
+    for (;;) {
+      if (cur === null) {
+        this.skipBlank();
+        const l = this.lines[this.i];
+        if (!l || l.indent < col) break;
+        if (l.indent > col) bail();
+        cur = l.text;
+      }
+      const ke = keyEnd(cur);
+      if (ke < 0) bail();
+      const key = cur.slice(0, ke);
+      if (!isPlainKey(key)) bail();
+      let n = ke + 1;
+      while (cur[n] === ' ') n++;
+      const rest = cur.slice(n);
+      let value: unknown;
+      if (rest === '' || rest[0] === '#') {
+        this.i++;
+        this.skipBlank();
+        const l = this.lines[this.i];
+        if (l && l.indent > col) value = this.parseBlock(l.indent, l.text, col);
+        else if (l && l.indent === col && (l.text === '-' || l.text.startsWith('- '))) value = this.parseSequence(col, l.text, col);
+        else value = null;
+      } else {
+        value = this.scalarValue(rest, col + n, col);
+      }
+      const k = keyString(key, this.resolve);
+      if (k === '__proto__' || k === '<<') bail();
+      out[k] = value;
+      cur = null;
+    }
+    return out;
+  }
+
+  /**
+   * A value that starts on the current line: scalar, empty flow collection or block scalar
+   * header. Leaves `this.i` at the line after the value.
+   */
+  private scalarValue(text: string, col: number, parentIndent: number): unknown {
+    if (text[0] === '|') return this.literal(text, parentIndent);
+    const v = this.inlineValue(text, col, parentIndent);
+    this.i++;
+    return v;
+  }
+
+  private inlineValue(text: string, col: number, parentIndent: number): unknown {
+    const c = text[0];
+    if (c === '"') return this.doubleQuoted(text);
+    if (c === "'") return this.singleQuoted(text);
+    if (c === '[' || c === '{') {
+      const t = stripComment(text);
+      if (/^\[ *\]$/.test(t)) return [];
+      if (/^\{ *\}$/.test(t)) return {};
+      bail();
+    }
+    if ('&*!>%@`,]}?#'.includes(c) || (c === '-' && (text.length === 1 || text[1] === ' '))) bail();
+    const t = stripComment(text);
+    if (t.includes(': ') || t.endsWith(':') || t.includes(' #')) bail();
+    // a plain scalar continued on the next, more indented line is a multi-line plain scalar
+    const next = this.peekNextContent();
+    if (next && next.indent > parentIndent && !(next.text === '-' || next.text.startsWith('- ')) && keyEnd(next.text) < 0) bail();
+    if (next && next.indent > parentIndent && this.lines[this.i + 1] !== null && next.indent > col) bail();
+    return this.resolve(t);
+  }
+
+  private peekNextContent(): Line | null {
+    for (let j = this.i + 1; j < this.lines.length; j++) if (this.lines[j] !== null) return this.lines[j];
+    return null;
+  }
+
+  private doubleQuoted(text: string): string {
+    let out = '';
+    let j = 1;
+    for (;;) {
+      if (j >= text.length) bail();
+      const ch = text[j];
+      if (ch === '"') break;
+      if (ch === '\\') {
+        const e = text[j + 1];
+        if (e === undefined) bail();
+        if (e === 'x' || e === 'u' || e === 'U') {
+          const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+          const hex = text.slice(j + 2, j + 2 + len);
+          if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) bail();
+          out += String.fromCodePoint(parseInt(hex, 16));
+          j += 2 + len;
+          continue;
+        }
+        const r = DQ[e];
+        if (r === undefined) bail();
+        out += r;
+        j += 2;
+        continue;
+      }
+      out += ch;
+      j++;
+    }
+    const after = text.slice(j + 1).trimEnd();
+    if (after !== '' && !/^ +#/.test(text.slice(j + 1))) bail();
+    return out;
+  }
+
+  private singleQuoted(text: string): string {
+    let out = '';
+    let j = 1;
+    for (;;) {
+      if (j >= text.length) bail();
+      const ch = text[j];
+      if (ch === "'") {
+        if (text[j + 1] === "'") {
+          out += "'";
+          j += 2;
+          continue;
+        }
+        break;
+      }
+      out += ch;
+      j++;
+    }
+    const after = text.slice(j + 1).trimEnd();
+    if (after !== '' && !/^ +#/.test(text.slice(j + 1))) bail();
+    return out;
+  }
+
+  /** `|`, `|-`, `|+` (no indentation indicator): content lines more indented than the parent. */
+  private literal(text: string, parentIndent: number): string {
+    const m = /^\|([+-]?)( +#.*)?\s*$/.exec(text);
+    if (!m) bail();
+    const chomp = m![1];
+    const start = this.i + 1;
+    let indent = -1;
+    let j = start;
+    const body: string[] = [];
+    for (; j < this.raw.length; j++) {
+      const raw = this.raw[j];
+      let n = 0;
+      while (raw.charCodeAt(n) === 32) n++;
+      if (n === raw.length) {
+        // blank (or spaces only)
+        if (indent >= 0 && n > indent) body.push(raw.slice(indent));
+        else body.push('');
+        continue;
+      }
+      if (indent < 0) {
+        if (n <= parentIndent) break;
+        // leading blank lines longer than the content indent are an error in YAML: let the full parser decide
+        if (body.some((b, k) => this.raw[start + k].length > n)) bail();
+        indent = n;
+      }
+      if (n < indent) break;
+      body.push(raw.slice(indent));
+    }
+    // trailing blank lines belong to chomping; the scan consumed them
+    let end = body.length;
+    while (end > 0 && body[end - 1] === '' && (start + end - 1 >= this.raw.length || /^ *$/.test(this.raw[start + end - 1]))) end--;
+    const content = body.slice(0, end);
+    const trailing = body.length - end;
+    this.i = start + end; // next structural line (blank lines after are skipped by callers)
+    if (content.length === 0) {
+      // all-blank block scalar: only keep chomping keeps the newlines
+      return chomp === '+' ? '\n'.repeat(body.length) : '';
+    }
+    let s = content.join('\n');
+    if (chomp === '-') return s;
+    if (chomp === '+') {
+      // kept: every trailing line break, including ones from lines at EOF
+      const atEof = start + body.length >= this.raw.length;
+      return s + '\n' + '\n'.repeat(atEof ? Math.max(0, trailing - 1) : trailing);
+    }
+    s += '\n';
+    return s;
+  }
+}
+
+/** Index of the `:` that ends a plain mapping key on this line, or -1. */
+function keyEnd(text: string): number {
+  const c = text[0];
+  if (c === '"' || c === "'" || c === '?' || c === '[' || c === '{' || c === '&' || c === '*' || c === '!' || c === '|' || c === '>' || c === '#') return -1;
+  if (c === '-' && (text.length === 1 || text[1] === ' ')) return -1;
+  for (let j = 0; j < text.length; j++) {
+    if (text[j] === ':' && (j + 1 === text.length || text[j + 1] === ' ')) return j;
+    if (text[j] === ' ' && text[j + 1] === '#') return -1;
+  }
+  return -1;
+}
+
+function isPlainKey(k: string): boolean {
+  if (k === '' || k.endsWith(' ') || k.length > 1024) return false;
+  return !/[,[\]{}]/.test(k) && !k.startsWith('%') && !k.startsWith('@') && !k.startsWith('`');
+}
+
+/** Keys are resolved like values (`yes:` is a boolean key) and then stringified, as js-yaml does with json: true. */
+function keyString(k: string, resolve: ScalarResolver): string {
+  const v = resolve(k);
+  if (v === null) return 'null';
+  return String(v);
+}
+
+function stripComment(text: string): string {
+  const h = text.indexOf(' #');
+  return (h >= 0 ? text.slice(0, h) : text).trimEnd();
+}
