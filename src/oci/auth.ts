@@ -32,7 +32,7 @@ export function basicHeader(c: Credential): string | undefined {
  * Exchanges credentials for a bearer token for `scopes`. Anonymous when there are none. An
  * identity token uses the OAuth2 refresh_token grant; registries answer `token` or `access_token`.
  */
-export async function fetchBearerToken(send: Transport, ch: Challenge, scopes: string[], cred: Credential | undefined, registry: string): Promise<string> {
+export async function fetchBearerToken(send: Transport, ch: Challenge, scopes: string[], cred: Credential | undefined, registry: string, allowHttp: boolean): Promise<string> {
   if (cred?.registryToken) return cred.registryToken;
   const realm = ch.params.realm;
   if (!realm) throw new UserError(`registry ${registry} sent a bearer challenge without a realm`);
@@ -43,6 +43,8 @@ export async function fetchBearerToken(send: Transport, ch: Challenge, scopes: s
     throw new UserError(`registry ${registry} sent an invalid token realm`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UserError(`registry ${registry} sent a token realm that is not http(s)`);
+  // Credentials never travel in clear text unless the user allowed HTTP (loopback or --insecure).
+  if (url.protocol === 'http:' && !allowHttp) throw new UserError(`registry ${registry} sent a plain-HTTP token realm ${url.host}; refusing (use --insecure to allow)`);
   let res;
   if (cred?.identityToken) {
     const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: cred.identityToken, client_id: 'pkogen', scope: scopes.join(' ') });

@@ -26,7 +26,21 @@ export function ociLayoutFiles(image: Image, tags: string[]): FileMap {
   return fm;
 }
 
+/**
+ * Replaces `dir` with a layout holding only this image. Refuses to replace a non-empty directory
+ * that is not an OCI layout, so a mistyped path can never wipe a package or a checkout.
+ */
 export async function writeOciLayout(dir: string, image: Image, tags: string[]): Promise<void> {
+  let entries: string[] | undefined;
+  try {
+    entries = await fsp.readdir(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') throw new UserError('exists and is not a directory; refusing to replace it with an OCI layout', { file: dir });
+    if (code !== 'ENOENT') throw e;
+  }
+  if (entries && entries.length > 0 && !entries.includes('oci-layout'))
+    throw new UserError('is a non-empty directory that is not an OCI layout; refusing to replace it', { file: dir });
   await writeFileMapAtomic(dir, ociLayoutFiles(image, tags));
 }
 

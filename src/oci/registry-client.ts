@@ -164,7 +164,8 @@ export class RegistryClient {
     }
     const all = [...scopes];
     if (ch.params.scope) for (const s of ch.params.scope.split(' ')) if (!all.includes(s)) all.push(s);
-    const token = await fetchBearerToken(this.transport.send, ch, all, cred, repo.registry);
+    const allowHttp = this.opts.insecure === true || (this.origins.get(repo.registry)?.startsWith('http:') ?? false);
+    const token = await fetchBearerToken(this.transport.send, ch, all, cred, repo.registry, allowHttp);
     this.auth.set(this.scopeKey(repo.registry, scopes), `Bearer ${token}`);
   }
 

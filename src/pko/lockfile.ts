@@ -4,7 +4,7 @@
  */
 import { UserError } from '../core/errors.js';
 import { scalarString } from '../yaml/emit.js';
-import type { ManifestDoc } from './build-check.js';
+import type { PackageManifest, PackageManifestLock } from './types.js';
 
 export interface LockImage {
   name: string;
@@ -17,26 +17,26 @@ export interface ManifestImage {
   image: string;
 }
 
-/** spec.images of a manifest, checked enough to resolve them. */
-export function manifestImages(m: ManifestDoc): ManifestImage[] {
-  const spec = (m.value.spec ?? {}) as Record<string, unknown>;
+/** spec.images of a manifest, checked enough to resolve them (`file` names it in errors). */
+export function manifestImages(m: PackageManifest, file: string): ManifestImage[] {
+  const spec = (m.spec ?? {}) as unknown as Record<string, unknown>;
   const deps = spec.dependencies;
   if (Array.isArray(deps) && deps.length > 0)
-    throw new UserError('resolving spec.dependencies from package repositories is not supported by pkogen update; use kubectl package update', { file: m.file, path: 'spec.dependencies' });
+    throw new UserError('resolving spec.dependencies from package repositories is not supported by pkogen update; use kubectl package update', { file, path: 'spec.dependencies' });
   const images = spec.images ?? [];
-  if (!Array.isArray(images)) throw new UserError('must be a list', { file: m.file, path: 'spec.images' });
+  if (!Array.isArray(images)) throw new UserError('must be a list', { file, path: 'spec.images' });
   return images.map((im, i) => {
     const o = (im ?? {}) as Record<string, unknown>;
-    if (typeof o.name !== 'string' || o.name === '') throw new UserError('must be non empty', { file: m.file, path: `spec.images[${i}].name` });
-    if (typeof o.image !== 'string' || o.image === '') throw new UserError('must be non empty', { file: m.file, path: `spec.images[${i}].image` });
+    if (typeof o.name !== 'string' || o.name === '') throw new UserError('must be non empty', { file, path: `spec.images[${i}].name` });
+    if (typeof o.image !== 'string' || o.image === '') throw new UserError('must be non empty', { file, path: `spec.images[${i}].image` });
     return { name: o.name, image: o.image };
   });
 }
 
 /** The images of an existing lock (for the up-to-date check); undefined when there is none. */
-export function lockImages(lock: ManifestDoc | undefined): { images: LockImage[]; hasDependencies: boolean } | undefined {
+export function lockImages(lock: PackageManifestLock | undefined): { images: LockImage[]; hasDependencies: boolean } | undefined {
   if (!lock) return undefined;
-  const spec = (lock.value.spec ?? {}) as Record<string, unknown>;
+  const spec = (lock.spec ?? {}) as unknown as Record<string, unknown>;
   const images = Array.isArray(spec.images) ? spec.images : [];
   return {
     images: images.map((im) => {

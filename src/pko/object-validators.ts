@@ -28,9 +28,16 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
+const gvkCache = new WeakMap<object, { group: string; version: string; kind: string }>();
+
+/** Every check asks for the GVK; objects are not mutated after parsing, so it is computed once. */
 export function gvkOf(o: ObjectRef['object']): { group: string; version: string; kind: string } {
-  const gv = parseApiVersion(str(o.apiVersion));
-  return { ...gv, kind: str(o.kind) };
+  let g = gvkCache.get(o);
+  if (!g) {
+    g = { ...parseApiVersion(str(o.apiVersion)), kind: str(o.kind) };
+    gvkCache.set(o, g);
+  }
+  return g;
 }
 
 export function validateDuplicates(objs: ObjectRef[]): Violation[] {

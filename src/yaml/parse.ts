@@ -166,10 +166,15 @@ export function splitPkoDocuments(text: string): { text: string; line: number }[
     last = m.index + 3;
   }
   pieces.push({ from: last, to: body.length });
+  // Count newlines incrementally: recounting from 0 per piece was quadratic in the file size.
+  let counted = 0;
+  let lines = 0;
   for (const p of pieces) {
     const raw = body.slice(p.from, p.to);
-    const lead = raw.length - raw.replace(/^\s+/, '').length;
-    docs.push({ text: raw.trim(), line: baseLine + newlines(body, 0, p.from + lead) });
+    const lead = raw.length - raw.trimStart().length;
+    lines += newlines(body, counted, p.from + lead);
+    counted = p.from + lead;
+    docs.push({ text: raw.trim(), line: baseLine + lines });
   }
   return docs;
 }

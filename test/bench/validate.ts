@@ -37,14 +37,19 @@ export async function bench(): Promise<string> {
   const fm = syntheticPackage();
   await validatePackage(syntheticPackage(200)); // warm up the JIT
   const runs: number[] = [];
+  const cpu: number[] = [];
   let findings = 0;
   for (let i = 0; i < 3; i++) {
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const fs = await validatePackage(fm);
     runs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
     findings = fs.length;
   }
   runs.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
   const median = runs[1];
   const target = 5000;
   return [
@@ -54,9 +59,12 @@ export async function bench(): Promise<string> {
     'every beyond-PKO check) on a synthetic package: 250 files × 20 documents (Deployments, Services,',
     'ConfigMaps, Roles), Namespaced with a hosted-cluster phase.',
     '',
-    `| runs | min | median | max | findings |`,
-    `|---|---|---|---|---|`,
-    `| 3 | ${runs[0].toFixed(0)} ms | ${median.toFixed(0)} ms | ${runs[2].toFixed(0)} ms | ${findings} |`,
+    `| runs | min | median | max | median CPU time | findings |`,
+    `|---|---|---|---|---|---|`,
+    `| 3 | ${runs[0].toFixed(0)} ms | ${median.toFixed(0)} ms | ${runs[2].toFixed(0)} ms | ${cpu[1].toFixed(0)} ms | ${findings} |`,
+    '',
+    'Wall time is what the target is about; CPU time (user + system of this process) shows how much',
+    'of it is our work when the machine is shared.',
     '',
     `Target < ${target} ms: ${median < target ? 'met' : 'NOT met'}.`,
     '',

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pullImage } from '../../src/oci/sources.js';
 import { copyFixturePackage, pkogen } from './cli-harness.js';
-import { cleanupRegistry, run, startProxy, startRegistry, TestProxy, TestRegistry } from './registry-harness.js';
+import { cleanupRegistry, ProxyHook, run, startProxy, startRegistry, TestProxy, TestRegistry } from './registry-harness.js';
 
 let reg: TestRegistry;
 let proxy: TestProxy | undefined;
@@ -141,4 +141,39 @@ it('pull rejects a blob whose bytes do not match its digest', async () => {
     },
   );
   await expect(pullImage(`${proxy.host}/faults/corrupt:v1`, { attempts: 1 })).rejects.toThrow(/digest mismatch: expected sha256:/);
+});
+
+it('mounts blobs across repositories pushed in one call instead of uploading them again', async () => {
+  proxy = await startProxy(reg.port, () => 'pass');
+  const r = await pkogen(['build', pkgDir, '-t', `${proxy.host}/mnt/a:v1`, '-t', `${proxy.host}/mnt/b:v1`, '--push', '--output-format', 'digest']);
+  expect(r).toMatchObject({ code: 0, stderr: '' });
+  const toB = proxy.log.filter((l) => l.includes('/v2/mnt/b/'));
+  expect(toB.filter((l) => /^POST \/v2\/mnt\/b\/blobs\/uploads\/\?mount=sha256%3A[0-9a-f]{64}&from=mnt%2Fa$/.test(l))).toHaveLength(2);
+  expect(toB.some((l) => l.startsWith('PUT /v2/mnt/b/blobs/'))).toBe(false);
+  expect(JSON.parse(run('skopeo', ['inspect', '--tls-verify=false', `docker://${reg.host}/mnt/b:v1`])).Digest).toBe(r.stdout.trim());
+});
+
+it('follows blob redirects to storage without sending registry credentials there', async () => {
+  const ok = await pkogen(['build', pkgDir, '-t', `${reg.host}/faults/redirect:v1`, '--push']);
+  expect(ok.code).toBe(0);
+  const seenAuth: (string | undefined)[] = [];
+  const storage = await startProxy(reg.port, (req) => {
+    seenAuth.push(req.headers.authorization);
+    return 'pass';
+  });
+  try {
+    proxy = await startProxy(reg.port, (req): ReturnType<ProxyHook> => {
+      if (req.url!.startsWith('/token?')) return { status: 200, body: '{"token":"tok-xyz"}' };
+      if (req.headers.authorization !== 'Bearer tok-xyz')
+        return { status: 401, headers: { 'WWW-Authenticate': `Bearer realm="http://${proxy!.host}/token",service="s"` } };
+      if (req.method === 'GET' && /\/blobs\/sha256:/.test(req.url!)) return { status: 307, headers: { Location: `http://${storage.host}${req.url}` } };
+      return 'pass';
+    });
+    const img = await pullImage(`${proxy.host}/faults/redirect:v1`);
+    expect(img.layers).toHaveLength(1);
+    expect(seenAuth).toHaveLength(2);
+    expect(seenAuth.every((a) => a === undefined)).toBe(true);
+  } finally {
+    await storage.close();
+  }
 });

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseChallenge } from '../../src/oci/auth.js';
@@ -115,20 +115,51 @@ describe('build and update usage and input errors', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('validates the package first, with PKO messages and the file named', async () => {
+  it('validates the package first with PKO\'s validator: PKO messages, the file named, nothing written', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pkogen-badpkg-'));
-    const empty = await pkogen(['build', dir]);
-    expect(empty).toMatchObject({ code: 1, stderr: 'error: Package image contains no files. Might be corrupted.\n' });
-    writeFileSync(path.join(dir, 'README.md'), 'x');
-    expect((await pkogen(['build', dir])).stderr).toBe('error: PackageManifest not found: searched at manifest.yaml and manifest.yml\n');
+    const out = path.join(dir, '..', `${path.basename(dir)}.tar`);
+    const build = () => pkogen(['build', dir, '-t', 'example.com/x:1', '-o', out]);
+    const tail = `error: ${dir}: not a valid package; no image built\n`;
+    expect(await build()).toMatchObject({ code: 1, stderr: `error: PackageManifest not found: searched at manifest.yaml and manifest.yml [pko/package-manifest-not-found]\n${tail}` });
     writeFileSync(path.join(dir, 'manifest.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
-    expect((await pkogen(['build', dir])).stderr).toBe(`error: ${dir}/manifest.yaml: unknown GVK in manifest.yaml: GroupKind must be PackageManifest.manifests.package-operator.run, is: ConfigMap\n`);
+    expect((await build()).stderr).toMatch(/unknown GVK in manifest.yaml: GroupKind must be PackageManifest.manifests.package-operator.run, is: ConfigMap/);
     writeFileSync(path.join(dir, 'manifest.yaml'), 'a: [\n');
-    expect((await pkogen(['build', dir])).stderr).toMatch(new RegExp(`^error: ${dir}/manifest.yaml:\\d+:\\d+: Invalid YAML in manifest.yaml: `));
-    writeFileSync(path.join(dir, 'manifest.yaml'), 'apiVersion: manifests.package-operator.run/v1beta9\nkind: PackageManifest\n');
-    expect((await pkogen(['build', dir])).stderr).toMatch(/unknown version v1beta9, supported versions: v1alpha1/);
+    expect((await build()).stderr).toMatch(/Invalid YAML in manifest.yaml/);
+    writeFileSync(path.join(dir, 'manifest.yaml'), 'apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: x\nspec:\n  phases:\n  - name: deploy\n');
+    const r = await build();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`error: ${dir}/manifest.yaml:5 spec.scopes: spec.scopes: Required value [pko/manifest-invalid]`);
+    expect(existsSync(out)).toBe(false);
     rmSync(dir, { recursive: true, force: true });
     const fixture = copyFixturePackage('build-testdata-with-lock');
     expect(await pkogen(['build', fixture])).toMatchObject({ code: 0, stdout: 'Package built successfully!\n' });
+  });
+});
+
+describe('build warnings', () => {
+  it('shows validation warnings (fixtures PKO would generate) on stderr, builds, and writes no fixtures', async () => {
+    const dir = copyFixturePackage('integration-valid-with_config');
+    chmodSync(dir, 0o755);
+    rmSync(path.join(dir, '.test-fixtures'), { recursive: true, force: true });
+    const r = await pkogen(['build', dir, '--output-format', 'digest']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
+    expect(r.stderr).toMatch(/^warning: .*\.test-fixtures\/.*has no \.test-fixtures\/.* directory.*\[pko\/fixtures-missing\]$/m);
+    expect(existsSync(path.join(dir, '.test-fixtures'))).toBe(false);
+  });
+});
+
+describe('token realm', () => {
+  it('never sends credentials to a plain-HTTP token realm unless HTTP is allowed', async () => {
+    const { fetchBearerToken } = await import('../../src/oci/auth.js');
+    let called = false;
+    const send = async () => {
+      called = true;
+      return { status: 200, headers: {}, body: new TextEncoder().encode('{"token":"t"}') };
+    };
+    const ch = { scheme: 'bearer' as const, params: { realm: 'http://auth.example/token', service: 's' } };
+    await expect(fetchBearerToken(send, ch, ['repository:a:pull'], { username: 'u', password: 'p' }, 'quay.io', false)).rejects.toThrow(/plain-HTTP token realm auth.example; refusing/);
+    expect(called).toBe(false);
+    await expect(fetchBearerToken(send, ch, ['repository:a:pull'], { username: 'u', password: 'p' }, 'quay.io', true)).resolves.toBe('t');
   });
 });

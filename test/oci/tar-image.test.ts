@@ -220,3 +220,17 @@ describe('sinks and sources', () => {
     await expect(openDockerArchive(file, 'other:1')).rejects.toThrow(/no image tagged other:1/);
   });
 });
+
+describe('safety of outputs', () => {
+  it('refuses to replace a non-empty directory that is not an OCI layout', async () => {
+    const dir = path.join(tmp, 'precious');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'keep.txt'), 'keep');
+    const image = buildPackageImage(fileMap({ 'manifest.yaml': 'x' }));
+    await expect(writeOciLayout(dir, image, [])).rejects.toThrow(/non-empty directory that is not an OCI layout/);
+    expect(readFileSync(path.join(dir, 'keep.txt'), 'utf8')).toBe('keep');
+    await writeOciLayout(path.join(tmp, 'fresh-layout'), image, []);
+    await writeOciLayout(path.join(tmp, 'fresh-layout'), image, ['again']);
+    expect((await openOciLayout(path.join(tmp, 'fresh-layout'), 'again')).digest).toBe(image.digest);
+  });
+});

@@ -23,6 +23,7 @@ async function broken(): Promise<FileMap> {
   fm.set('rbac.yaml', toBytes(`apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n${meta('r')}rules:\n- apiGroups: [""]\n  resources: ["*"]\n  verbs: [get, escalate]\n`));
   fm.set('secret-cm.yaml', toBytes(`apiVersion: v1\nkind: ConfigMap\n${meta('s')}data:\n  key.pem: |\n    -----BEGIN RSA PRIVATE KEY-----\n    MIIEabc\n    -----END RSA PRIVATE KEY-----\n`));
   fm.set('dupkey.yaml', toBytes(`apiVersion: v1\nkind: ConfigMap\n${meta('k')}data:\n  a: "1"\n  a: "2"\n`));
+  fm.set('secret.yaml', toBytes(`apiVersion: v1\nkind: Secret\n${meta('sec')}stringData:\n  token: abc123secretvalue\n`));
   fm.set('typo.yaml', toBytes(`apiVersion: v1\nkind: Service\n${meta('t')}spec:\n  selector:\n    app: x\n  prots:\n  - port: 80\n`));
   fm.set('widget.yaml', toBytes(`apiVersion: example.com/v1\nkind: Widget\n${meta('w')}`));
   return fm;
@@ -86,6 +87,11 @@ describe('checks beyond PKO, each located', () => {
     expect(f).toMatchObject({ severity: 'error', path: 'spec.prots', line: 10 });
     expect(f.message).toContain('prots');
     expect(find(fs, 'schema/unknown-kind', 'widget.yaml')).toMatchObject({ severity: 'warning', path: 'kind', line: 2 });
+  });
+  test('a Secret with values in the package is a warning, value not shown', () => {
+    const f = find(fs, 'secret/in-package', 'secret.yaml');
+    expect(f).toMatchObject({ severity: 'warning', path: 'stringData.token', line: 8 });
+    expect(JSON.stringify(fs)).not.toContain('abc123secretvalue');
   });
   test('duplicate key', () => {
     expect(find(fs, 'yaml/duplicate-key', 'dupkey.yaml')).toMatchObject({ severity: 'warning', line: 9 });

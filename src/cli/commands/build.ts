@@ -1,12 +1,14 @@
 import * as path from 'node:path';
-import { UsageError, UserError } from '../../core/errors.js';
+import { formatFinding, UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { writeDockerArchive } from '../../oci/docker-archive.js';
 import { writeOciLayout } from '../../oci/layout.js';
 import { buildPackageImage } from '../../oci/package-image.js';
 import { formatReference, parseReference, Reference, ReferenceError } from '../../oci/reference.js';
 import { RegistryClient } from '../../oci/registry-client.js';
-import { validateBeforeBuild } from '../../pko/build-check.js';
+import { readFixtureDirs } from '../../pko/fixtures-dir.js';
+import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
+import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { registryOptions } from '../registry-options.js';
@@ -14,7 +16,7 @@ import { registryOptions } from '../registry-options.js';
 const HELP = `Usage: pkogen build DIR [-t REF]... [--push] [-o FILE.tar] [--oci-layout DIR] [-l KEY=VALUE]...
                     [--output-format human|digest] [--insecure] [--skip-if-exists]
 
-Validates the package folder DIR, then builds a reproducible package image from its files
+Validates the package folder DIR with PKO's rules (as kubectl package build does), then builds a reproducible package image from its files
 (dot-files and symlinks excluded) under /package/: one layer, linux/amd64, OCI media types.
 The same files always give the same digest, on any machine.
 
@@ -101,16 +103,27 @@ export const command: Command = {
       }
 
       const files = await readDirToFileMap(dir, { skipDotFiles: true });
-      try {
-        await validateBeforeBuild(files);
-      } catch (e) {
-        if (e instanceof UserError && e.location.file && !path.isAbsolute(e.location.file))
-          throw new UserError(e.message, { ...e.location, file: path.join(positionals[0], e.location.file) });
-        throw e;
+      // Like `kubectl package build`: PKO's validation first (structure, manifest, lock, objects,
+      // template tests against .test-fixtures, which are read and never written).
+      const opts: ValidateOptions = { pkoOnly: true };
+      const hasTemplates = [...files.keys()].some((p) => p.endsWith('.gotmpl'));
+      if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(dir), root: dir });
+      const findings = await validatePackage(files, opts);
+      const where = positionals[0];
+      // Warnings (e.g. missing fixtures PKO would generate) are shown but do not stop the build.
+      for (const f of findings) io.stderr(`${formatFinding({ ...f, file: f.file !== undefined ? path.join(where, f.file) : undefined })}\n`);
+      if (hasErrors(findings)) {
+        io.stderr(`error: ${where}: not a valid package; no image built\n`);
+        return 1;
       }
       const image = buildPackageImage(files, { labels });
 
-      if (values.output) await writeDockerArchive(path.resolve(io.cwd, values.output), image, refs.map(formatReference));
+      if (values.output) {
+        const out = path.resolve(io.cwd, values.output);
+        await writeDockerArchive(out, image, refs.map(formatReference)).catch((e: NodeJS.ErrnoException) => {
+          throw e.code ? new UserError(`cannot write the archive (${e.code})`, { file: values.output }) : e;
+        });
+      }
       if (values['oci-layout']) await writeOciLayout(path.resolve(io.cwd, values['oci-layout']), image, refs.map((r) => r.tag ?? 'latest'));
       if (client) await client.push(image, refs);
       io.stdout(format === 'digest' ? `${image.digest}\n` : 'Package built successfully!\n');

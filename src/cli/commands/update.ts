@@ -4,7 +4,8 @@ import { writeFileAtomic } from '../../core/fs.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { parseReference, ReferenceError } from '../../oci/reference.js';
 import { RegistryClient } from '../../oci/registry-client.js';
-import { readManifest, readManifestLock } from '../../pko/build-check.js';
+import { LOCK_FILES, loadPackage, MANIFEST_FILES } from '../../pko/loader.js';
+import { Violation } from '../../pko/types.js';
 import { emitLock, LockImage, lockImages, manifestImages, rfc3339, sameLockImages } from '../../pko/lockfile.js';
 import { parseCommandArgs } from '../args.js';
 import type { CliIO, Command } from '../io.js';
@@ -44,17 +45,16 @@ export const command: Command = {
     const dir = path.resolve(io.cwd, positionals[0]);
     const files = await readDirToFileMap(dir, { skipDotFiles: true });
     const rel = (f: string) => path.join(positionals[0], f);
-    const relocate = <T>(fn: () => T): T => {
-      try {
-        return fn();
-      } catch (e) {
-        if (e instanceof UserError && e.location.file) throw new UserError(e.message, { ...e.location, file: rel(e.location.file) });
-        throw e;
-      }
-    };
-    const manifest = relocate(() => readManifest(files));
-    const lock = relocate(() => readManifestLock(files));
-    const wanted = relocate(() => manifestImages(manifest));
+    let pkg;
+    try {
+      pkg = loadPackage(files);
+    } catch (e) {
+      if (e instanceof Violation) throw new UserError(e.message, e.path ? { file: rel(e.path), line: e.line } : {});
+      throw e;
+    }
+    const manifestFile = MANIFEST_FILES.find((f) => files.has(f))!;
+    const lockFile = LOCK_FILES.find((f) => files.has(f));
+    const wanted = manifestImages(pkg.manifest, rel(manifestFile));
     const hostOverride = io.env.PKO_REPOSITORY_HOST || undefined;
 
     const client = new RegistryClient(registryOptions(io, values.insecure === true));
@@ -65,7 +65,7 @@ export const command: Command = {
         try {
           ref = parseReference(im.image);
         } catch (e) {
-          if (e instanceof ReferenceError) throw new UserError(e.message, { file: rel(manifest.file), path: `spec.images[${i}].image` });
+          if (e instanceof ReferenceError) throw new UserError(e.message, { file: rel(manifestFile), path: `spec.images[${i}].image` });
           throw e;
         }
         if (hostOverride) ref = { ...ref, registry: hostOverride };
@@ -75,13 +75,13 @@ export const command: Command = {
       client.close();
     }
 
-    const old = lockImages(lock);
+    const old = lockImages(pkg.manifestLock);
     if (old && !old.hasDependencies && sameLockImages(old.images, resolved)) {
       io.stdout('Package is already up-to-date\n');
       return 0;
     }
     // Keep the file name the package already uses, so there are never two lock files.
-    const target = path.join(dir, lock?.file ?? 'manifest.lock.yaml');
+    const target = path.join(dir, lockFile ?? 'manifest.lock.yaml');
     await writeFileAtomic(target, emitLock(resolved, timestamp(io)));
     io.stdout('Package updated successfully!\n');
     return 0;

@@ -42,6 +42,18 @@ export function checkSecretMaterial(ctx: CheckContext): Finding[] {
         }
       }
     }
+    if (g.group === '' && g.kind === 'Secret') {
+      // A package is an image anyone with pull access can read: a Secret's values ship in it.
+      for (const field of ['data', 'stringData'] as const) {
+        const data = obj[field];
+        if (!isObj(data)) continue;
+        for (const k of Object.keys(data).sort()) {
+          if (typeof data[k] === 'string' && data[k] !== '') {
+            out.push(objectFinding(ctx, ref, 'warning', 'secret/in-package', `Secret ${field} key "${k}" has a value in the package; it ships in the package image (create the Secret outside the package or from a reference) (value not shown)`, childPath(field, k)));
+          }
+        }
+      }
+    }
     walkContainers(obj, (c, path) => {
       const env = c.env;
       if (!Array.isArray(env)) return;
