@@ -221,86 +221,85 @@ export class Exec {
     }
   }
 
+  // An error abandons the whole execution, so scopes are popped on normal exits only
+  // (no try/finally: smaller stack frames, deeper recursion before JavaScript runs out).
   private walkIfOrWith(dot: V, dotIface: boolean, node: IfNode): number {
     this.step();
     const mark = this.varNames.length;
-    try {
-      const val = this.evalPipeline(dot, dotIface, node.pipe);
-      if (truth(val)) {
-        if (node.t === N.With) return this.walk(val, false, node.list);
-        return this.walk(dot, dotIface, node.list);
-      } else if (node.elseList) {
-        return this.walk(dot, dotIface, node.elseList);
-      }
-      return STATUS_NORMAL;
-    } finally {
-      this.pop(mark);
-    }
+    const val = this.evalPipeline(dot, dotIface, node.pipe);
+    let st = STATUS_NORMAL;
+    if (truth(val)) st = node.t === N.With ? this.walk(val, false, node.list) : this.walk(dot, dotIface, node.list);
+    else if (node.elseList) st = this.walk(dot, dotIface, node.elseList);
+    this.pop(mark);
+    return st;
   }
 
   private walkRange(dot: V, dotIface: boolean, r: RangeNode): number {
     this.node = r;
     this.step();
     const mark = this.varNames.length;
-    try {
-      const val0 = this.evalPipeline(dot, dotIface, r.pipe);
-      const val = val0 instanceof GoTyped ? unwrapAll(val0) : val0;
-      const bodyMark = this.varNames.length;
-      const decl = r.pipe.decl;
-      const one = (index: V, elem: V, elemIface: boolean): number => {
-        this.step();
-        if (decl.length > 0) {
-          if (r.pipe.isAssign) {
-            if (decl.length > 1) this.setVar(decl[0]!.ident[0]!, index, false);
-            else this.setVar(decl[0]!.ident[0]!, elem, elemIface);
-          } else this.setTopVar(1, elem, elemIface);
+    const val0 = this.evalPipeline(dot, dotIface, r.pipe);
+    const val = val0 instanceof GoTyped ? unwrapAll(val0) : val0;
+    const bodyMark = this.varNames.length;
+    let ran = false;
+    if (Array.isArray(val)) {
+      if (val.length > 0) {
+        ran = true;
+        const iface = !(val0 instanceof GoTyped);
+        const zero = iface ? null : zeroValue(elemType(val0));
+        for (let i = 0; i < val.length; i++) {
+          let e: V = val[i];
+          if (e === null && !iface) e = zero;
+          if (this.rangeIteration(r, bodyMark, BigInt(i), e, iface) === STATUS_BREAK) break;
         }
-        if (decl.length > 1) {
-          if (r.pipe.isAssign) this.setVar(decl[1]!.ident[0]!, elem, elemIface);
-          else this.setTopVar(2, index, false);
-        }
-        const st = this.walk(elem, elemIface, r.list);
-        this.pop(bodyMark);
-        return st;
-      };
-      if (Array.isArray(val)) {
-        if (val.length > 0) {
-          const iface = !(val0 instanceof GoTyped);
-          const zero = iface ? null : zeroValue(elemType(val0));
-          for (let i = 0; i < val.length; i++) {
-            let e: V = val[i];
-            if (e === null && !iface) e = zero;
-            if (one(BigInt(i), e, iface) === STATUS_BREAK) break;
-          }
-          return STATUS_NORMAL;
-        }
-      } else if (typeof val === 'bigint') {
-        if (decl.length > 1) this.errorf(`can't use ${formatValue(val)} to iterate over more than one variable`);
-        if (val > 0n) {
-          // The elements have the ranged value's type (uint8 from `index "str" 0` stays uint8).
-          const typ = val0 instanceof GoTyped ? val0.goType : null;
-          for (let i = 0n; i < val; i++) {
-            if (one(undefined, typ ? new GoTyped(typ, i) : i, false) === STATUS_BREAK) break;
-          }
-          return STATUS_NORMAL;
-        }
-      } else if (isPlainMap(val)) {
-        const keys = sortedKeys(val);
-        if (keys.length > 0) {
-          const iface = !(val0 instanceof GoTyped);
-          for (const k of keys) {
-            if (one(k, val[k]!, iface) === STATUS_BREAK) break;
-          }
-          return STATUS_NORMAL;
-        }
-      } else if (val !== undefined && val !== null) {
-        this.errorf(`range can't iterate over ${formatValue(val0 as GoValue)}`);
       }
-      if (r.elseList) return this.walk(dot, dotIface, r.elseList);
-      return STATUS_NORMAL;
-    } finally {
-      this.pop(mark);
+    } else if (typeof val === 'bigint') {
+      if (r.pipe.decl.length > 1) this.errorf(`can't use ${formatValue(val)} to iterate over more than one variable`);
+      if (val > 0n) {
+        ran = true;
+        // The elements have the ranged value's type (uint8 from `index "str" 0` stays uint8).
+        const typ = val0 instanceof GoTyped ? val0.goType : null;
+        for (let i = 0n; i < val; i++) {
+          if (this.rangeIteration(r, bodyMark, undefined, typ ? new GoTyped(typ, i) : i, false) === STATUS_BREAK) break;
+        }
+      }
+    } else if (isPlainMap(val)) {
+      const keys = sortedKeys(val);
+      if (keys.length > 0) {
+        ran = true;
+        const iface = !(val0 instanceof GoTyped);
+        for (const k of keys) {
+          if (this.rangeIteration(r, bodyMark, k, val[k]!, iface) === STATUS_BREAK) break;
+        }
+      }
+    } else if (val !== undefined && val !== null) {
+      this.errorf(`range can't iterate over ${formatValue(val0 as GoValue)}`);
     }
+    if (!ran && r.elseList) {
+      const st = this.walk(dot, dotIface, r.elseList);
+      this.pop(mark);
+      return st;
+    }
+    this.pop(mark);
+    return STATUS_NORMAL;
+  }
+
+  private rangeIteration(r: RangeNode, bodyMark: number, index: V, elem: V, elemIface: boolean): number {
+    this.step();
+    const decl = r.pipe.decl;
+    if (decl.length > 0) {
+      if (r.pipe.isAssign) {
+        if (decl.length > 1) this.setVar(decl[0]!.ident[0]!, index, false);
+        else this.setVar(decl[0]!.ident[0]!, elem, elemIface);
+      } else this.setTopVar(1, elem, elemIface);
+    }
+    if (decl.length > 1) {
+      if (r.pipe.isAssign) this.setVar(decl[1]!.ident[0]!, elem, elemIface);
+      else this.setTopVar(2, index, false);
+    }
+    const st = this.walk(elem, elemIface, r.list);
+    this.pop(bodyMark);
+    return st;
   }
 
   private walkTemplate(dot: V, dotIface: boolean, t: TemplateNode): void {
@@ -324,13 +323,12 @@ export class Exec {
     } catch (e) {
       if (e instanceof RangeError) this.stackExhausted(t);
       throw e;
-    } finally {
-      this.depth--;
-      this.varNames = savedNames;
-      this.varVals = savedVals;
-      this.varIface = savedIface;
-      this.tmplName = savedName;
     }
+    this.depth--;
+    this.varNames = savedNames;
+    this.varVals = savedVals;
+    this.varIface = savedIface;
+    this.tmplName = savedName;
   }
 
   /**

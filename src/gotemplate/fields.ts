@@ -6,13 +6,14 @@
  * Followed: `.a.b` on a known dot; `$` and `$x.a` for variables bound to known chains
  * (`$x := .config`); `with` (dot becomes the pipeline's chain); `range` (dot becomes the
  * element, written as the chain plus '*', e.g. ['config', 'items', '*', 'name']); parenthesised
- * chains `(.a).b`; `index X "k" …` with string literal keys; `{{template "n" X}}`/`{{block}}`
+ * chains `(.a).b`; `index X "k" …`, sprig's `get X "k"`, `hasKey X "k"` and `dig "k1" "k2" d X`
+ * with string literal keys; `{{template "n" X}}`/`{{block}}`
  * and the configured include-like functions (`include "n" X`) into the named template with the
  * chain of X as its dot and `$`.
- * Not followed (limits): chains through function results other than `index` (e.g. `get`,
- * `dig`, `default`, `merge`), dynamic template names, variables reassigned inside control
- * structures are treated with the last assignment seen in program order, and a {{define}} is
- * only analysed through calls that reach it from a top-level template.
+ * Not followed (limits): chains through other function results (e.g. `default`, `merge`,
+ * `fromYaml`), keys computed at run time, dynamic template names; a variable reassigned
+ * (`$x = …`) inside if/with/range keeps its earlier chain after the block; a {{define}} is only
+ * analysed through calls that reach it from a top-level template.
  */
 import { N, type ArgNode, type CommandNode, type ListNode, type Node, type PipeNode } from './nodes.js';
 import type { Tree } from './parse.js';
@@ -123,6 +124,22 @@ class Analyzer {
         const keys = lits.slice(1);
         if (keys.length > 0 && keys.every((k) => k !== null)) {
           const p = [...args[0], ...(keys as string[])];
+          this.record(p);
+          return p;
+        }
+        return null;
+      }
+      // sprig lookups with literal keys: get M "k", hasKey M "k", dig "k1" "k2" default M.
+      if ((head.ident === 'get' || head.ident === 'hasKey') && args[0] && typeof lits[1] === 'string') {
+        const p = [...args[0], lits[1]];
+        this.record(p);
+        return head.ident === 'get' ? p : null;
+      }
+      if (head.ident === 'dig' && args.length >= 3) {
+        const m = args[args.length - 1];
+        const keys = lits.slice(0, args.length - 2);
+        if (m && keys.length > 0 && keys.every((k) => typeof k === 'string')) {
+          const p = [...m, ...(keys as string[])];
           this.record(p);
           return p;
         }

@@ -171,39 +171,54 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
       return entry.notes;
     },
     validate(obj) {
-      if (!isObj(obj)) return { known: false, issues: [{ path: '', message: 'not an object', keyword: 'type' }], reason: 'not an object' };
-      const { apiVersion, kind } = obj;
-      if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
-        const issues: SchemaIssue[] = [];
-        if (typeof apiVersion !== 'string' || apiVersion === '') issues.push({ path: 'apiVersion', message: 'missing required field "apiVersion"', keyword: 'required' });
-        if (typeof kind !== 'string' || kind === '') issues.push({ path: 'kind', message: 'missing required field "kind"', keyword: 'required' });
-        return { known: false, issues, reason: 'apiVersion or kind missing' };
+      try {
+        return validateObject(obj);
+      } catch (e) {
+        // A YAML alias cycle (`&a {x: *a}`) or absurd nesting overflows the recursive checks.
+        if (!(e instanceof RangeError)) throw e;
+        const issue = { path: '', message: 'too deeply nested or self-referencing (a YAML alias cycle?) to validate', keyword: 'depth' };
+        if (isObj(obj) && typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' && knows(obj.apiVersion, obj.kind)) {
+          const source = crdVersions.has(`${obj.apiVersion}/${obj.kind}`) ? 'crd' : 'builtin';
+          return { known: true, source, issues: [issue] };
+        }
+        return { known: false, issues: [issue], reason: issue.message };
       }
-      const key = `${apiVersion}/${kind}`;
-      const entry = crdVersions.get(key);
-      if (entry) {
-        const v = compiled(key, entry);
-        const issues = [...presenceIssues(obj), ...(v(obj) ? [] : renderAjvErrors(v.errors ?? [], obj))];
-        return { known: true, source: 'crd', issues };
-      }
-      if (isBuiltinKind(apiVersion, kind)) {
-        const removed = removedApiMessage(apiVersion, kind);
-        const issues = [
-          ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
-          ...presenceIssues(obj),
-          ...validateBuiltin(obj, apiVersion, kind, (name, value, path) => {
-            const v = name === OBJECT_META_SHAPE ? metaValidator('any') : name === LABEL_SELECTOR_SHAPE ? selectorValidator : undefined;
-            if (!v) return undefined;
-            // Wrong types are reported by kubernetes-models' validator.
-            if (!isObj(value)) return [];
-            return v(value) ? [] : renderAjvErrors(v.errors ?? [], value, path);
-          }),
-          ...validateMeta(obj, nameRule(apiVersion, kind)),
-        ];
-        if (kind === 'CustomResourceDefinition') issues.push(...crdNameIssues(obj));
-        return { known: true, source: 'builtin', issues };
-      }
-      return { known: false, issues: [], reason: `no schema for ${kind} in ${apiVersion}` };
     },
   };
+
+  function validateObject(obj: unknown): SchemaResult {
+    if (!isObj(obj)) return { known: false, issues: [{ path: '', message: 'not an object', keyword: 'type' }], reason: 'not an object' };
+    const { apiVersion, kind } = obj;
+    if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
+      const issues: SchemaIssue[] = [];
+      if (typeof apiVersion !== 'string' || apiVersion === '') issues.push({ path: 'apiVersion', message: 'missing required field "apiVersion"', keyword: 'required' });
+      if (typeof kind !== 'string' || kind === '') issues.push({ path: 'kind', message: 'missing required field "kind"', keyword: 'required' });
+      return { known: false, issues, reason: 'apiVersion or kind missing' };
+    }
+    const key = `${apiVersion}/${kind}`;
+    const entry = crdVersions.get(key);
+    if (entry) {
+      const v = compiled(key, entry);
+      const issues = [...presenceIssues(obj), ...(v(obj) ? [] : renderAjvErrors(v.errors ?? [], obj))];
+      return { known: true, source: 'crd', issues };
+    }
+    if (isBuiltinKind(apiVersion, kind)) {
+      const removed = removedApiMessage(apiVersion, kind);
+      const issues = [
+        ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
+        ...presenceIssues(obj),
+        ...validateBuiltin(obj, apiVersion, kind, (name, value, path) => {
+          const v = name === OBJECT_META_SHAPE ? metaValidator('any') : name === LABEL_SELECTOR_SHAPE ? selectorValidator : undefined;
+          if (!v) return undefined;
+          // Wrong types are reported by kubernetes-models' validator.
+          if (!isObj(value)) return [];
+          return v(value) ? [] : renderAjvErrors(v.errors ?? [], value, path);
+        }),
+        ...validateMeta(obj, nameRule(apiVersion, kind)),
+      ];
+      if (kind === 'CustomResourceDefinition') issues.push(...crdNameIssues(obj));
+      return { known: true, source: 'builtin', issues };
+    }
+    return { known: false, issues: [], reason: `no schema for ${kind} in ${apiVersion}` };
+  }
 }

@@ -24,6 +24,11 @@ describe('missingkey', () => {
   test('zero: interface{} maps still print <no value>, typed maps give their zero value', () => {
     expect(run('{{.nope}}|{{.labels.q}}|[{{index .labels "q"}}]', data, { missingKey: 'zero' })).toBe('<no value>||[]');
   });
+  test('zero: chaining through a zero interface{} is a nil pointer error, like Go', () => {
+    expect(err(() => run('{{.nope.deeper}}', data, { missingKey: 'zero' })).message).toBe(
+      'template: t:1:7: executing "t" at <.nope.deeper>: nil pointer evaluating interface {}.deeper',
+    );
+  });
   test('error: Go message with location', () => {
     const e = err(() => run('line\n  {{.m.b}}', data, { missingKey: 'error' }));
     expect(e.message).toBe('template: t:2:6: executing "t" at <.m.b>: map has no entry for key "b"');
@@ -185,6 +190,11 @@ describe('referencedFields', () => {
       'config.image.registry',
       'config.image.tag',
     ]);
+  });
+  test('sprig lookups with literal keys', () => {
+    const set = new TemplateSet({ funcs: { get: () => null, hasKey: () => false, dig: () => null } });
+    set.parse('a', '{{get .config "a"}}{{if hasKey .config "b"}}{{end}}{{dig "c" "d" "x" .config}}{{(get .config "e").f}}{{get .config .k}}');
+    expect(referencedFields(set).map((p) => p.join('.'))).toEqual(['config', 'config.a', 'config.b', 'config.c.d', 'config.e', 'config.e.f', 'k']);
   });
   test('a single tree, and explicit entries', () => {
     const set = new TemplateSet();

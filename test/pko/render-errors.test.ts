@@ -33,7 +33,7 @@ const cm = (body: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name
 describe('bad templates give clear, located errors', () => {
   test('unclosed action', () => {
     const e = errorOf({ 'cm.yaml.gotmpl': cm('  a: {{ .config.name ') });
-    expect(e.message).toMatch(/^parsing template from cm\.yaml\.gotmpl: template: cm\.yaml\.gotmpl:9: unclosed action$/);
+    expect(e.message).toMatch(/^parsing template from cm\.yaml\.gotmpl: template: cm\.yaml\.gotmpl:9: unclosed action started at cm\.yaml\.gotmpl:8$/);
     expect(e.where).toMatch(/^cm\.yaml\.gotmpl:9/);
   });
   test('unknown (or not allow-listed) function is a parse error', () => {

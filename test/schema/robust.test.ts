@@ -45,3 +45,18 @@ test('non-object inputs are not-known results, not exceptions', () => {
   expect(registry.validate({ apiVersion: 'v1', kind: 'ConfigMap', metadata: 'x' }).issues.length).toBeGreaterThan(0);
   expect(registry.validate({ apiVersion: 7, kind: ['x'] }).issues.map((i) => i.path)).toEqual(['apiVersion', 'kind']);
 });
+
+test('YAML alias cycles and deep nesting give an issue, not a stack overflow', () => {
+  const crdSchema: Record<string, unknown> = { type: 'object' };
+  crdSchema.properties = { self: crdSchema }; // JSONSchemaProps is recursive in the field tree
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced', names: { kind: 'Widget', plural: 'widgets' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: crdSchema } }] },
+  };
+  expect(registry.validate(crd)).toMatchObject({ known: true, source: 'builtin', issues: [{ keyword: 'depth' }] });
+  const hcp: Record<string, unknown> = { apiVersion: 'package-operator.run/v1alpha1', kind: 'HostedClusterPackage', metadata: { name: 'x' } };
+  const order: Record<string, unknown> = {};
+  order.static = [order];
+  hcp.spec = { strategy: { instant: {} }, template: { spec: { image: 'x' } }, partition: { labelKey: 'k', order } };
+  expect(() => registry.validate(hcp)).not.toThrow();
+});

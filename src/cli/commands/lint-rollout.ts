@@ -1,12 +1,51 @@
-import { UserError } from '../../core/errors.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError, UserError } from '../../core/errors.js';
+import { countBySeverity, formatRolloutFinding, lintRolloutTemplate } from '../../rollout/lint.js';
+import { rolloutSchemaValidator } from '../../rollout/schema.js';
+import { renderObjectTemplateText } from '../../rollout/pko-render.js';
+import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 
-// Placeholder until the command lands; replaced by its implementation.
+const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--output text|json]
+
+Lint an OpenShift Template that ships a PKO Package through Hive SelectorSyncSet → ACM Policy →
+ConfigurationPolicy (rules T1–K1 of docs/rollout.md). Parameters are filled the way app-interface
+fills them: IMAGE_TAG from the commit, IMAGE_DIGEST/REPO_DIGEST computed from REGISTRY_IMG, and
+parameters the SaaS file must supply replaced by placeholders (reported as info) unless given.
+
+Options:
+  -p, --param NAME=VALUE   a parameter as the SaaS file sets it (repeatable)
+  -o, --output FORMAT      text (default) or json
+Exit: 0 no errors (warnings allowed), 1 errors or unreadable file, 2 usage error.`;
+
 export const command: Command = {
   name: 'lint-rollout',
-  summary: '',
-  help: 'Usage: pkogen lint-rollout (not implemented yet)',
-  async run() {
-    throw new UserError('pkogen lint-rollout is not implemented yet');
+  summary: 'Lint an OpenShift rollout Template (SelectorSyncSet → Policy → Package)',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs('lint-rollout', args, {
+      param: { type: 'string', short: 'p', multiple: true },
+      output: { type: 'string', short: 'o', default: 'text' },
+    }, { min: 1, max: 1, names: 'FILE' });
+    const output = values.output as string;
+    if (output !== 'text' && output !== 'json') throw new UsageError(`lint-rollout: --output must be text or json, not ${JSON.stringify(output)}`);
+    const params = parseKeyValues('lint-rollout', '-p', values.param as string[] | undefined);
+    const file = positionals[0];
+    let text: string;
+    try {
+      text = await readFile(path.resolve(io.cwd, file), 'utf8');
+    } catch (e) {
+      throw new UserError(`cannot read the template: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
+    }
+    const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText });
+    const counts = countBySeverity(res.findings);
+    if (output === 'json') {
+      io.stdout(JSON.stringify({ file, findings: res.findings, summary: counts }, null, 2) + '\n');
+    } else {
+      for (const f of res.findings) io.stdout(formatRolloutFinding(f) + '\n');
+      io.stdout(`${file}: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
+    }
+    return counts.error > 0 ? 1 : 0;
   },
 };

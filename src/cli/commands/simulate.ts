@@ -1,12 +1,178 @@
-import { UserError } from '../../core/errors.js';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError, UserError } from '../../core/errors.js';
+import { readDirToFileMap } from '../../core/fs.js';
+import type { FileMap } from '../../core/filemap.js';
+import { registryOptions } from '../registry-options.js';
+import type { PackageEnvironment } from '../../pko/types.js';
+import { Violation } from '../../pko/types.js';
+import { defaultFleet, Fleet, hcpNamespaceNames } from '../../rollout/fleet.js';
+import { countBySeverity, formatRolloutFinding } from '../../rollout/lint.js';
+import { packageChecker } from '../../rollout/package-check.js';
+import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
+import { validatePackage } from '../../pko/validate.js';
+import { formatFinding, type Finding } from '../../core/errors.js';
+import { rolloutSchemaValidator } from '../../rollout/schema.js';
+import { redactConfig, simulateRollout, SimFinding, SimulationResult } from '../../rollout/simulate.js';
+import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
+import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 
-// Placeholder until the command lands; replaced by its implementation.
+const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [--output text|json]
+
+Process a rollout Template like app-interface (oc process with saasherder's parameters), follow
+hive (SelectorSyncSet → service clusters) and ACM (PlacementRule/Placement → management clusters,
+namespaceSelector → HCP namespaces), render each ObjectTemplate with its sources into a Package,
+check each Package (and, with --package, its config against the package), and print one line per
+HCP namespace.
+
+Options:
+  -p, --param NAME=VALUE    a parameter as the SaaS file sets it (repeatable); required ones must be given
+  --hcp-namespaces N|LIST   N generated OSD-style HCP namespaces, or a comma-separated list of names
+  --package DIR|REF         the package: a directory, or the package image (pulled from its registry)
+  --insecure                allow plain-HTTP registries for --package REF
+  --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
+                            a fleet replaces --hcp-namespaces, see docs/rollout.md)
+  -o, --output FORMAT       text (default) or json
+Exit: 0 every namespace got a valid Package, 1 errors, 2 usage error.`;
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+async function readEnvironment(file: string, cwd: string): Promise<{ environment?: PackageEnvironment; fleet?: Fleet }> {
+  let text: string;
+  try {
+    text = await readFile(path.resolve(cwd, file), 'utf8');
+  } catch (e) {
+    throw new UserError(`cannot read the environment file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
+  }
+  let v: unknown;
+  try {
+    v = parseYaml11(text, file);
+  } catch (e) {
+    if (e instanceof YamlParseError) throw new UserError(`invalid YAML: ${e.message}`, { file, line: e.line, column: e.column });
+    throw e;
+  }
+  if (v === null || v === undefined) return {};
+  if (!isObj(v)) throw new UserError('the environment file must be a mapping with optional keys environment and fleet', { file });
+  for (const k of Object.keys(v)) if (k !== 'environment' && k !== 'fleet') throw new UserError(`unknown key ${JSON.stringify(k)} (expected environment, fleet)`, { file, path: k });
+  if (v.environment !== undefined && !isObj(v.environment)) throw new UserError('environment must be a mapping (a PKO environment: kubernetes, openShift, proxy)', { file, path: 'environment' });
+  if (v.fleet !== undefined && !(isObj(v.fleet) && Array.isArray(v.fleet.clusterDeployments))) throw new UserError('fleet must be a mapping with a clusterDeployments list', { file, path: 'fleet' });
+  return { environment: v.environment as PackageEnvironment | undefined, fleet: v.fleet as Fleet | undefined };
+}
+
+function fmt(f: SimFinding): string {
+  return `${f.severity}: ${f.object ? f.object + ': ' : ''}${f.message} [${f.rule}]`;
+}
+
+function text(res: SimulationResult, file: string): string {
+  const out: string[] = [];
+  for (const f of res.lint.findings) if (f.severity !== 'info') out.push(formatRolloutFinding(f));
+  for (const f of res.findings) out.push(fmt(f));
+  for (const h of res.hops) {
+    out.push(`SelectorSyncSet ${h.selectorSyncSet} → service clusters: ${h.serviceClusters.join(', ') || '(none)'}`);
+    for (const p of h.policies) out.push(`  Policy ${p.policy} on ${p.hub} → managed clusters: ${p.managedClusters.join(', ') || '(none)'}`);
+  }
+  out.push('');
+  out.push(['NAMESPACE', 'CLUSTER', 'VIA', 'PACKAGE', 'IMAGE', 'CONFIG', 'RESULT'].join('\t'));
+  for (const p of res.packages) {
+    const errs = p.findings.filter((f) => f.severity === 'error').length;
+    const warns = p.findings.filter((f) => f.severity === 'warning').length;
+    out.push([
+      p.namespace, p.managementCluster, p.via, p.package?.name ?? '-', p.package?.image ?? '-',
+      p.package ? Object.keys(p.package.config).sort().join(',') || '-' : '-',
+      errs ? `${errs} error(s)` : warns ? `ok, ${warns} warning(s)` : p.rendered && p.rendered.objects >= 0 ? `ok (${p.rendered.objects} objects)` : 'ok',
+    ].join('\t'));
+    for (const f of p.findings) out.push(`  ${fmt(f)}`);
+  }
+  const s = summary(res);
+  out.push(`${file}: ${s.namespaces} namespace(s), ${s.validPackages} valid Package(s), ${s.errors} error(s), ${s.warnings} warning(s)`);
+  return out.join('\n') + '\n';
+}
+
+function summary(res: SimulationResult) {
+  const lint = countBySeverity(res.lint.findings);
+  const pkgErrors = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'error').length, 0);
+  const pkgWarnings = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'warning').length, 0);
+  return {
+    namespaces: res.packages.length,
+    validPackages: res.packages.filter((p) => p.package && !p.findings.some((f) => f.severity === 'error')).length,
+    errors: lint.error + res.findings.filter((f) => f.severity === 'error').length + pkgErrors,
+    warnings: lint.warning + res.findings.filter((f) => f.severity === 'warning').length + pkgWarnings,
+  };
+}
+
 export const command: Command = {
   name: 'simulate',
-  summary: '',
-  help: 'Usage: pkogen simulate (not implemented yet)',
-  async run() {
-    throw new UserError('pkogen simulate is not implemented yet');
+  summary: 'Process a rollout Template and render the Package for each HCP namespace',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs('simulate', args, {
+      param: { type: 'string', short: 'p', multiple: true },
+      package: { type: 'string' },
+      insecure: { type: 'boolean' },
+      'hcp-namespaces': { type: 'string' },
+      environment: { type: 'string' },
+      output: { type: 'string', short: 'o', default: 'text' },
+    }, { min: 1, max: 1, names: 'FILE' });
+    const output = values.output as string;
+    if (output !== 'text' && output !== 'json') throw new UsageError(`simulate: --output must be text or json, not ${JSON.stringify(output)}`);
+    const hcp = values['hcp-namespaces'] as string | undefined;
+    const env = values.environment ? await readEnvironment(values.environment as string, io.cwd) : {};
+    if (!hcp && !env.fleet) throw new UsageError('simulate: --hcp-namespaces N|name,... is required (or a fleet in --environment)');
+    if (hcp && env.fleet) throw new UsageError('simulate: --hcp-namespaces and a fleet in --environment exclude each other');
+    const names = hcp ? hcpNamespaceNames(hcp) : [];
+    if (hcp && (names.length === 0 || (/^\d+$/.test(hcp) && (Number(hcp) < 1 || Number(hcp) > 100000)))) throw new UsageError('simulate: --hcp-namespaces must be 1..100000 or a list of names');
+    const params = parseKeyValues('simulate', '-p', values.param as string[] | undefined);
+    const file = positionals[0];
+    let textIn: string;
+    try {
+      textIn = await readFile(path.resolve(io.cwd, file), 'utf8');
+    } catch (e) {
+      throw new UserError(`cannot read the template: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
+    }
+    let renderPackage;
+    let packageFindings: Finding[] = [];
+    if (values.package) {
+      const spec = values.package as string;
+      const dir = path.resolve(io.cwd, spec);
+      const st = await stat(dir).catch(() => undefined);
+      try {
+        let fm: FileMap;
+        if (st?.isDirectory()) fm = await readDirToFileMap(dir);
+        else if (st) throw new UserError('--package must be a package directory or an image reference', { file: spec });
+        else {
+          // Not a path: an image reference, pulled like `validate --pull`.
+          const { pullImage, packageFilesFromImage } = await import('../../oci/sources.js');
+          const image = await pullImage(spec, registryOptions(io, values.insecure === true));
+          fm = packageFilesFromImage(image).files;
+          // saasherder resolves IMAGE_DIGEST from the registry: when REF is that image, use its real digest.
+          const tagless = spec.replace(/@sha256:[0-9a-f]{64}$/, '').replace(/:[^:/]+$/, '');
+          if (params.IMAGE_DIGEST === undefined && params.REGISTRY_IMG === tagless) params.IMAGE_DIGEST = image.digest;
+        }
+        // The package itself, once (PKO's rules); each Package's config and render per namespace below.
+        packageFindings = await validatePackage(fm);
+        renderPackage = packageChecker(fm, renderWithPko);
+      } catch (e) {
+        if (e instanceof Violation) throw new UserError(`the package does not load: ${e.message}`, { file: values.package as string });
+        throw e;
+      }
+    }
+    const res = simulateRollout(file, textIn, {
+      parameters: params,
+      fleet: env.fleet ?? defaultFleet(names),
+      environment: env.environment,
+      schema: rolloutSchemaValidator(),
+      renderTemplate: renderObjectTemplateText,
+      renderPackage,
+    });
+    for (const f of packageFindings) res.findings.push({ severity: f.severity, rule: f.rule, message: formatFinding({ ...f, file: `${String(values.package)}/${f.file ?? ''}` }) });
+    const s = summary(res);
+    if (output === 'json') {
+      const packages = res.packages.map((p) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined }));
+      io.stdout(JSON.stringify({ file, summary: s, findings: [...res.lint.findings, ...res.findings], hops: res.hops, packages }, null, 2) + '\n');
+    } else io.stdout(text(res, file));
+    return s.errors > 0 ? 1 : 0;
   },
 };

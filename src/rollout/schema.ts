@@ -1,0 +1,57 @@
+/**
+ * Strict CRD validation of every object of a rollout (SelectorSyncSet, Policy, the nested
+ * ConfigurationPolicy, Package/ObjectTemplate/HostedClusterPackage, placements) through the
+ * schema registry (src/schema/). Done the way the API server sees the object: nulls dropped
+ * and CRD defaults that make a field optional in practice applied first (docs/rollout-reference.md §10).
+ */
+import { createSchemaRegistry, SchemaRegistry } from '../schema/registry.js';
+import type { SchemaValidator } from './lint.js';
+import type { Path } from './source.js';
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The API server drops null values of non-nullable fields before validation. */
+function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (isObj(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = dropNulls(x);
+    return out;
+  }
+  return v;
+}
+
+/** `spec.a[0]["x.io/y"].b` → ['spec','a',0,'x.io/y','b']. */
+export function parsePath(s: string): Path {
+  const out: Path = [];
+  const re = /([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\['([^']*)'\]/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(s)) !== null) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(Number(m[2]));
+    else if (m[3] !== undefined) out.push(JSON.parse(`"${m[3]}"`) as string);
+    else out.push(m[4]);
+  }
+  return out;
+}
+
+let registry: SchemaRegistry | undefined;
+
+export function rolloutSchemaValidator(): SchemaValidator {
+  registry ??= createSchemaRegistry();
+  const reg = registry;
+  return (obj) => {
+    let o = dropNulls(obj) as Record<string, unknown>;
+    if (o.kind === 'ConfigurationPolicy' && isObj(o.spec) && o.spec.remediationAction === undefined) {
+      o = { ...o, spec: { ...o.spec, remediationAction: 'inform' } }; // CRD default
+    }
+    if (o.kind === 'SelectorSyncSet' || o.kind === 'Policy') {
+      // Their nested resources/objectDefinitions are preserve-unknown; each is validated on its own.
+    }
+    const res = reg.validate(o);
+    if (!res.known) return undefined;
+    return res.issues.map((i) => ({ path: parsePath(i.path), message: i.message }));
+  };
+}

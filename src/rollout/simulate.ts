@@ -1,0 +1,377 @@
+/**
+ * Follows a rollout Template through every hop to the Packages it creates:
+ *   oc process (saasherder parameters) → hive: SSS clusterDeploymentSelector → service clusters
+ *   → ACM: PlacementBinding → PlacementRule/Placement decision → management clusters
+ *   → config-policy-controller: namespaceSelector fan-out, object-templates (ObjectTemplate
+ *     rendered by PKO with its sources) → one Package per HCP namespace → PKO renders it.
+ * Pure: the fleet, the Go template engine and the package renderer come in as values.
+ */
+import type { PackageEnvironment } from '../pko/types.js';
+import { parseYaml11, YamlParseError } from '../yaml/parse.js';
+import type { Fleet, FleetManagedCluster, FleetNamespace } from './fleet.js';
+import { DISABLE_TEMPLATES_ANNOTATION } from './generate.js';
+import { lintRolloutTemplate, LintResult, RolloutSeverity, SchemaValidator } from './lint.js';
+import { fillLikeSaasherder, processTemplate, readParameters } from './process.js';
+import { isEmptySelector, matchesSelector, selectNamespaces } from './selectors.js';
+import { getJsonPath, setJsonPath } from './jsonpath.js';
+import { resolveRawObjectTemplates } from './acm-templates.js';
+
+type Obj = Record<string, unknown>;
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+function nameOf(o: Obj): string {
+  return str(isObj(o.metadata) ? o.metadata.name : undefined) ?? '';
+}
+function nsOf(o: Obj): string | undefined {
+  return str(isObj(o.metadata) ? o.metadata.namespace : undefined);
+}
+
+/** Renders a Go text/template (PKO's function set) with data; throws on template errors. */
+export type GoTemplateRenderer = (name: string, text: string, data: Record<string, unknown>) => string;
+
+export interface PackageRenderRequest {
+  name: string;
+  namespace: string;
+  image: string;
+  config: Record<string, unknown>;
+  environment: PackageEnvironment;
+}
+/** Renders and validates the package for one Package object (render/validate branches). */
+export type PackageRenderer = (req: PackageRenderRequest) => { objects: number; findings: SimFinding[] };
+
+export interface SimFinding {
+  severity: RolloutSeverity;
+  rule: string;
+  message: string;
+  /** Where in the chain: `SelectorSyncSet/x > Policy/y > ...`. */
+  object?: string;
+}
+
+export interface SimulatedPackage {
+  serviceCluster: string;
+  managementCluster: string;
+  namespace: string;
+  policy: string;
+  /** What the ConfigurationPolicy created: a Package directly, or an ObjectTemplate PKO rendered into one. */
+  via: 'Package' | 'ObjectTemplate' | 'HostedClusterPackage';
+  package?: { name: string; image: string; config: Record<string, unknown> };
+  rendered?: { objects: number };
+  findings: SimFinding[];
+}
+
+export interface SimulationResult {
+  lint: LintResult;
+  /** Findings about the chain that belong to no single namespace. */
+  findings: SimFinding[];
+  hops: { selectorSyncSet: string; serviceClusters: string[]; policies: { policy: string; hub: string; managedClusters: string[] }[] }[];
+  packages: SimulatedPackage[];
+}
+
+export interface SimulateOptions {
+  parameters: Record<string, string>;
+  fleet: Fleet;
+  /** Base PKO environment (kubernetes/openShift versions, proxy); hyperShift is set per namespace. */
+  environment?: PackageEnvironment;
+  schema?: SchemaValidator;
+  renderTemplate?: GoTemplateRenderer;
+  renderPackage?: PackageRenderer;
+}
+
+const SECRETISH = /(password|passwd|token|credential|private[-_]?key|secret(?!name))/i;
+
+/** Config values whose key looks secret are replaced, so no secret reaches an output. */
+export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) out[k] = SECRETISH.test(k) ? '<redacted>' : isObj(v) ? redactConfig(v) : v;
+  return out;
+}
+
+function decide(spec: Obj | undefined, kind: string, clusters: FleetManagedCluster[], hasSetBinding: (set: string) => boolean): FleetManagedCluster[] {
+  if (!spec) spec = {};
+  if (kind === 'PlacementRule') {
+    if (Array.isArray(spec.clusters) && spec.clusters.length > 0) {
+      const names = new Set(spec.clusters.map((c) => (isObj(c) ? String(c.name) : String(c))));
+      return clusters.filter((c) => names.has(c.name));
+    }
+    return clusters.filter((c) => matchesSelector(spec!.clusterSelector, c.labels)); // empty ⇒ all
+  }
+  // Placement: only clusters of bound sets; predicates OR-ed; none ⇒ all in the sets.
+  const sets = Array.isArray(spec.clusterSets) && spec.clusterSets.length > 0 ? spec.clusterSets.map(String) : null;
+  const eligible = clusters.filter((c) => (c.clusterSets ?? []).some((s) => hasSetBinding(s) && (sets === null || sets.includes(s))));
+  const preds = Array.isArray(spec.predicates) ? spec.predicates.filter(isObj) : [];
+  if (preds.length === 0) return eligible;
+  return eligible.filter((c) =>
+    preds.some((p) => {
+      const rcs = isObj(p.requiredClusterSelector) ? p.requiredClusterSelector : {};
+      return matchesSelector(rcs.labelSelector, c.labels);
+    }),
+  );
+}
+
+export function simulateRollout(file: string, text: string, opts: SimulateOptions): SimulationResult {
+  const lint = lintRolloutTemplate(file, text, { parameters: opts.parameters, schema: opts.schema, renderTemplate: opts.renderTemplate });
+  const result: SimulationResult = { lint, findings: [], hops: [], packages: [] };
+  if (!lint.template) return result;
+  // Strict processing: what oc process does with exactly the parameters given.
+  const declared = readParameters(lint.template.value);
+  const fill = fillLikeSaasherder({ given: opts.parameters, declared, placeholders: false });
+  for (const p of fill.problems) result.findings.push({ severity: 'error', rule: 'T3', message: p.message });
+  const processed = processTemplate(lint.template.value, fill.values);
+  for (const p of processed.problems) result.findings.push({ severity: 'error', rule: 'T1', message: `${p.message} (give it with -p)` });
+  if (result.findings.some((f) => f.severity === 'error')) return result;
+
+  processed.objects.forEach((sss) => {
+    if (!isObj(sss) || sss.kind !== 'SelectorSyncSet' || !isObj(sss.spec)) return;
+    const sssName = `SelectorSyncSet/${nameOf(sss)}`;
+    const sel = sss.spec.clusterDeploymentSelector;
+    if (isEmptySelector(sel)) result.findings.push({ severity: 'error', rule: 'S2', object: sssName, message: 'empty clusterDeploymentSelector: applied to every ClusterDeployment on the shard' });
+    let cds;
+    try {
+      cds = opts.fleet.clusterDeployments.filter((cd) => matchesSelector(sel, cd.labels));
+    } catch (e) {
+      result.findings.push({ severity: 'error', rule: 'S2', object: sssName, message: (e as Error).message });
+      return;
+    }
+    const hop: SimulationResult['hops'][number] = { selectorSyncSet: nameOf(sss), serviceClusters: cds.map((c) => c.name), policies: [] };
+    result.hops.push(hop);
+    const resources = (Array.isArray(sss.spec.resources) ? sss.spec.resources : []).filter(isObj);
+    const hasAcm = resources.some((r) => r.kind === 'Policy');
+    if (cds.length === 0) result.findings.push({ severity: 'warning', rule: 'S3', object: sssName, message: 'the SelectorSyncSet selects no ClusterDeployment of the fleet: nothing is applied' });
+    for (const cd of cds) {
+      if (!cd.managedClusters) {
+        if (hasAcm) result.findings.push({ severity: 'error', rule: 'S3', object: sssName, message: `applied to ${cd.name}, which is not an ACM hub: the Policy kinds are unknown there (ClusterSync UnknownObject)` });
+        continue;
+      }
+      hubRollout(resources, cd.name, cd.managedClusters, sssName, hop, opts, result);
+    }
+  });
+  return result;
+}
+
+function hubRollout(
+  resources: Obj[],
+  hub: string,
+  clusters: FleetManagedCluster[],
+  sssName: string,
+  hop: SimulationResult['hops'][number],
+  opts: SimulateOptions,
+  result: SimulationResult,
+): void {
+  const find = (kind: string, name: unknown, ns: string | undefined) => resources.find((r) => r.kind === kind && nameOf(r) === name && nsOf(r) === ns);
+  const setBindings = new Set(resources.filter((r) => r.kind === 'ManagedClusterSetBinding').map((r) => `${nsOf(r)}/${nameOf(r)}`));
+  const targets = new Map<Obj, Set<FleetManagedCluster>>();
+  for (const b of resources.filter((r) => r.kind === 'PlacementBinding')) {
+    const ns = nsOf(b);
+    const ref = isObj(b.placementRef) ? b.placementRef : undefined;
+    const placement = ref ? find(String(ref.kind), ref.name, ns) : undefined;
+    if (!placement) continue; // lint B1 reports it
+    const decided = decide(isObj(placement.spec) ? placement.spec : undefined, String(placement.kind), clusters, (s) => setBindings.has(`${ns}/${s}`));
+    for (const s of Array.isArray(b.subjects) ? b.subjects.filter(isObj) : []) {
+      const policy = find(String(s.kind), s.name, ns);
+      if (!policy || policy.kind !== 'Policy') continue;
+      const set = targets.get(policy) ?? new Set();
+      decided.forEach((c) => set.add(c));
+      targets.set(policy, set);
+    }
+  }
+  for (const policy of resources.filter((r) => r.kind === 'Policy')) {
+    const pname = `${sssName} > Policy/${nameOf(policy)}`;
+    const chosen = [...(targets.get(policy) ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+    hop.policies.push({ policy: nameOf(policy), hub, managedClusters: chosen.map((c) => c.name) });
+    const spec = isObj(policy.spec) ? policy.spec : {};
+    if (spec.disabled === true) {
+      result.findings.push({ severity: 'warning', rule: 'P1', object: pname, message: 'the Policy is disabled: nothing is propagated' });
+      continue;
+    }
+    if (chosen.length === 0) result.findings.push({ severity: 'warning', rule: 'B1', object: pname, message: `on hub ${hub} the Policy is placed on no ManagedCluster` });
+    for (const mc of chosen) {
+      if (Object.keys(mc.labels).some((k) => k === 'hypershift.open-cluster-management.io/hosted-cluster') && JSON.stringify(policy).includes('package-operator.run')) {
+        result.findings.push({ severity: 'error', rule: 'B2', object: pname, message: `placed on hosted cluster ${mc.name}, which has no PKO Package CRD: the policy is NonCompliant there` });
+        continue;
+      }
+      const templates = Array.isArray(spec['policy-templates']) ? spec['policy-templates'].filter(isObj) : [];
+      for (const t of templates) {
+        const cp = isObj(t.objectDefinition) ? t.objectDefinition : undefined;
+        if (cp?.kind !== 'ConfigurationPolicy') continue;
+        configurationPolicy(cp, str(spec.remediationAction), hub, mc, `${pname} > ConfigurationPolicy/${nameOf(cp)}`, nameOf(policy), opts, result);
+      }
+    }
+  }
+}
+
+function configurationPolicy(
+  cp: Obj,
+  policyRemediation: string | undefined,
+  hub: string,
+  mc: FleetManagedCluster,
+  chain: string,
+  policyName: string,
+  opts: SimulateOptions,
+  result: SimulationResult,
+): void {
+  const spec = isObj(cp.spec) ? cp.spec : {};
+  const remediation = (policyRemediation ?? str(spec.remediationAction) ?? 'inform').toLowerCase();
+  const annotations = isObj(cp.metadata) && isObj(cp.metadata.annotations) ? cp.metadata.annotations : {};
+  const templatesDisabled = annotations[DISABLE_TEMPLATES_ANNOTATION] === 'true';
+  let ots: Obj[];
+  const raw = spec['object-templates-raw'];
+  if (typeof raw === 'string') {
+    if (templatesDisabled) {
+      // §6.2 trap (a): the raw string is never parsed.
+      result.findings.push({ severity: 'error', rule: 'C5', object: chain, message: `on ${mc.name}: templates are disabled, so object-templates-raw yields nothing (Compliant, silently)` });
+      return;
+    }
+    try {
+      ots = resolveRawObjectTemplates(raw, mc).filter(isObj);
+    } catch (e) {
+      result.findings.push({ severity: 'error', rule: 'C5', object: chain, message: `on ${mc.name}: object-templates-raw: ${(e as Error).message}` });
+      return;
+    }
+    if (ots.length === 0) result.findings.push({ severity: 'warning', rule: 'C2', object: chain, message: `on ${mc.name}: object-templates-raw yields no object template (Compliant, nothing created)` });
+  } else ots = Array.isArray(spec['object-templates']) ? spec['object-templates'].filter(isObj) : [];
+  for (const ot of ots) {
+    const od = isObj(ot.objectDefinition) ? ot.objectDefinition : undefined;
+    if (!od) continue;
+    const ochain = `${chain} > ${String(od.kind)}/${nameOf(od)}`;
+    // A resolved raw list is not templated again; an object-templates entry is, unless disabled.
+    if (typeof raw !== 'string' && !templatesDisabled && JSON.stringify(od).includes('{{')) {
+      result.findings.push({ severity: 'error', rule: 'C4', object: ochain, message: `on ${mc.name}: ACM executes the {{ }} in this objectDefinition (no ${DISABLE_TEMPLATES_ANNOTATION} annotation); the policy reports a template error` });
+      continue;
+    }
+    if (String(ot.complianceType).toLowerCase() === 'mustnothave') {
+      result.findings.push({ severity: 'warning', rule: 'C6', object: ochain, message: `on ${mc.name}: mustnothave: the object is deleted, not created` });
+      continue;
+    }
+    if (remediation !== 'enforce') {
+      result.findings.push({ severity: 'warning', rule: 'P3', object: ochain, message: `on ${mc.name}: remediation is inform: nothing is created, only reported` });
+      continue;
+    }
+    const base = { serviceCluster: hub, managementCluster: mc.name, policy: policyName };
+    if (od.kind === 'HostedClusterPackage') {
+      const hspec = isObj(od.spec) ? od.spec : {};
+      const tmpl = isObj(hspec.template) && isObj(hspec.template.spec) ? hspec.template.spec : {};
+      for (const ns of mc.namespaces.filter((n) => n.hostedCluster)) {
+        if (!matchesSelector(hspec.hostedClusterSelector, ns.hostedCluster!.labels ?? {})) continue;
+        result.packages.push(finishPackage({ ...base, namespace: ns.name, via: 'HostedClusterPackage', findings: [] }, { apiVersion: 'package-operator.run/v1alpha1', kind: 'Package', metadata: { name: nameOf(od) }, spec: tmpl }, ns, opts));
+      }
+      continue;
+    }
+    if (od.kind !== 'Package' && od.kind !== 'ObjectTemplate') continue;
+    let namespaces: string[];
+    const fixed = nsOf(od);
+    if (fixed) namespaces = [fixed];
+    else {
+      const sel = selectNamespaces(spec.namespaceSelector, mc.namespaces);
+      if (sel === null || sel.length === 0) {
+        result.findings.push({ severity: 'error', rule: 'C2', object: ochain, message: `on ${mc.name}: namespaced object ${nameOf(od)} of kind ${String(od.kind)} has no namespace specified from the policy namespaceSelector nor the object metadata (NonCompliant)` });
+        continue;
+      }
+      namespaces = sel;
+    }
+    const byName = new Map(mc.namespaces.map((n) => [n.name, n]));
+    for (const nsName of namespaces) {
+      const ns = byName.get(nsName) ?? { name: nsName, labels: {} };
+      const entry: SimulatedPackage = { ...base, namespace: nsName, via: od.kind === 'Package' ? 'Package' : 'ObjectTemplate', findings: [] };
+      if (!ns.hostedCluster) entry.findings.push({ severity: 'warning', rule: 'C2', object: ochain, message: `namespace ${nsName} is not a hosted control plane namespace` });
+      if (ns.terminating) {
+        // §11 #18: terminatingInclusion defaults to IfMatch.
+        entry.findings.push({ severity: 'warning', rule: 'C2', object: ochain, message: `namespace ${nsName} is terminating: creating the ${String(od.kind)} fails and the policy is NonCompliant until it is gone (namespaceSelector.terminatingInclusion: Never avoids it)` });
+        result.packages.push(entry);
+        continue;
+      }
+      if (od.kind === 'Package') result.packages.push(finishPackage(entry, od, ns, opts));
+      else {
+        const pkg = renderObjectTemplate(od, ns, entry, ochain, opts);
+        result.packages.push(pkg ? finishPackage(entry, pkg, ns, opts) : entry);
+      }
+    }
+  }
+}
+
+function renderObjectTemplate(ot: Obj, ns: FleetNamespace, entry: SimulatedPackage, chain: string, opts: SimulateOptions): Obj | undefined {
+  const spec = isObj(ot.spec) ? ot.spec : {};
+  const config: Obj = {};
+  for (const src of Array.isArray(spec.sources) ? spec.sources.filter(isObj) : []) {
+    const srcNs = str(src.namespace) ?? ns.name;
+    const obj = (ns.name === srcNs ? ns.objects ?? [] : []).find((o) => o.kind === src.kind && o.apiVersion === src.apiVersion && o.metadata.name === src.name);
+    if (!obj) {
+      if (src.optional !== true) {
+        entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `source ${String(src.kind)} ${srcNs}/${String(src.name)} not found: PKO cannot render the ObjectTemplate` });
+        return undefined;
+      }
+      continue;
+    }
+    for (const it of Array.isArray(src.items) ? src.items.filter(isObj) : []) {
+      try {
+        const v = getJsonPath(obj, String(it.key));
+        if (v === undefined) {
+          entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `source ${String(src.kind)}/${String(src.name)}: key ${String(it.key)} not found` });
+          return undefined;
+        }
+        setJsonPath(config, String(it.destination), v);
+      } catch (e) {
+        entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `source item ${String(it.key)} → ${String(it.destination)}: ${(e as Error).message}` });
+        return undefined;
+      }
+    }
+  }
+  if (!opts.renderTemplate) {
+    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: 'rendering an ObjectTemplate needs the Go template engine, which this build does not include' });
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = opts.renderTemplate(`${nameOf(ot)}`, String(spec.template ?? ''), { config, environment: {} });
+  } catch (e) {
+    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `PKO template error: ${(e as Error).message}` });
+    return undefined;
+  }
+  let obj: unknown;
+  try {
+    obj = parseYaml11(text);
+  } catch (e) {
+    const line = e instanceof YamlParseError && e.line ? ` (rendered line ${e.line})` : '';
+    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `the rendered ObjectTemplate is not valid YAML${line}: ${(e as Error).message}` });
+    return undefined;
+  }
+  if (!isObj(obj) || obj.kind !== 'Package') {
+    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `the ObjectTemplate renders ${isObj(obj) ? `a ${String(obj.kind)}` : 'no object'}, not a Package` });
+    return undefined;
+  }
+  return obj;
+}
+
+const DIGEST_REF = /^[^@\s]+@sha256:[0-9a-f]{64}$/;
+
+function finishPackage(entry: SimulatedPackage, pkg: Obj, ns: FleetNamespace, opts: SimulateOptions): SimulatedPackage {
+  const name = nameOf(pkg);
+  const spec = isObj(pkg.spec) ? pkg.spec : {};
+  const image = str(spec.image) ?? '';
+  const config = isObj(spec.config) ? spec.config : {};
+  entry.package = { name, image, config };
+  const placed = { ...pkg, metadata: { ...(isObj(pkg.metadata) ? pkg.metadata : {}), namespace: ns.name } };
+  if (opts.schema) {
+    for (const p of opts.schema(placed) ?? []) entry.findings.push({ severity: 'error', rule: 'K1', message: `Package ${p.path.join('.')}: ${p.message}` });
+  }
+  if (!DIGEST_REF.test(image)) entry.findings.push({ severity: image.includes(':sha256:') || image === '' ? 'error' : 'warning', rule: 'K1', message: `Package image ${JSON.stringify(image)} is not pinned by digest (repo@sha256:<hex>)` });
+  if (opts.renderPackage) {
+    const env: PackageEnvironment = {
+      ...(opts.environment ?? {}),
+      hyperShift: ns.hostedCluster
+        ? { hostedCluster: { metadata: { name: ns.hostedCluster.name, namespace: ns.hostedCluster.namespace, labels: ns.hostedCluster.labels, annotations: ns.hostedCluster.annotations }, hostedClusterNamespace: ns.name } }
+        : undefined,
+    };
+    try {
+      const r = opts.renderPackage({ name, namespace: ns.name, image, config, environment: env });
+      entry.rendered = { objects: r.objects };
+      entry.findings.push(...r.findings);
+    } catch (e) {
+      entry.findings.push({ severity: 'error', rule: 'K1', message: `rendering the package failed: ${(e as Error).message}` });
+    }
+  }
+  return entry;
+}

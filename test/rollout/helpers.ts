@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { lintRolloutTemplate, LintOptions, RolloutFinding } from '../../src/rollout/lint.js';
+import { rolloutSchemaValidator } from '../../src/rollout/schema.js';
+import { renderObjectTemplateText } from '../../src/rollout/pko-render.js';
+import type { RolloutTemplateOptions } from '../../src/rollout/generate.js';
+
+export const REF_DIR = '../shared/reference/rollout-templates';
+export const SKELETON = readFileSync(`${REF_DIR}/synthesized-reference-skeleton.yaml`, 'utf8');
+export const MCVW = readFileSync(`${REF_DIR}/mcvw-hs.SelectorSyncSet.yaml.tmpl`, 'utf8');
+export const RAW = readFileSync(`${REF_DIR}/synthesized-object-templates-raw-variant.yaml`, 'utf8');
+
+/** Replaces exactly one occurrence, so a test never passes because its mutation silently missed. */
+export function mutate(text: string, from: string | RegExp, to: string): string {
+  const count = typeof from === 'string' ? text.split(from).length - 1 : (text.match(new RegExp(from.source, from.flags.includes('g') ? from.flags : from.flags + 'g')) ?? []).length;
+  if (count !== 1) throw new Error(`mutation target found ${count} times: ${String(from)}`);
+  return text.replace(from, to);
+}
+
+export function lint(text: string, opts: LintOptions = {}): RolloutFinding[] {
+  return lintRolloutTemplate('t.yaml', text, { schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, ...opts }).findings;
+}
+
+export function errors(fs: RolloutFinding[]): RolloutFinding[] {
+  return fs.filter((f) => f.severity === 'error');
+}
+
+export function has(fs: RolloutFinding[], severity: string, rule: string, message: RegExp): RolloutFinding {
+  const f = fs.find((x) => x.severity === severity && x.rule === rule && message.test(x.message));
+  if (!f) throw new Error(`no ${severity} ${rule} ${message}; got:\n${fs.map((x) => `${x.severity} ${x.rule} ${x.path} ${x.message}`).join('\n')}`);
+  return f;
+}
+
+/** The call our bundle makes (resources/resources.ts), config keys provisional. */
+export const ON_CLUSTER_BUILD: RolloutTemplateOptions = {
+  packageName: 'on-cluster-build',
+  config: [
+    { parameter: 'MACHINE_OS_BUILDER_IMAGE', configKey: 'machineOSBuilderImage', format: 'image-digest' },
+    { parameter: 'WEBHOOK_IMAGE', configKey: 'webhookImage', format: 'image-digest' },
+    { parameter: 'FINAL_IMAGE_PUSH_SECRET_NAME', configKey: 'finalImagePushSecretName' },
+    { parameter: 'FINAL_IMAGE_PULLSPEC', configKey: 'finalImagePullspec' },
+  ],
+  sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
+};
