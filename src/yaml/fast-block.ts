@@ -31,7 +31,8 @@ export function parseFastBlock(text: string, resolve: ScalarResolver): unknown |
   try {
     return new FastParser(text, resolve).parseDocument();
   } catch (e) {
-    if (e instanceof BailError) return BAIL;
+    // absurd nesting overflows the recursion: the full parser reports it properly
+    if (e instanceof BailError || e instanceof RangeError) return BAIL;
     throw e;
   }
 }

@@ -22,6 +22,12 @@ const cases: [string, GoValue, string][] = [
   ['top-level null', null, 'null'],
   ['natural key order', { a10: 1n, a2: 2n, b: 3n }, 'a2: 2\na10: 1\nb: 3'],
   ['long plain strings fold at 80 columns', { k: 'word '.repeat(20).trim() }, 'k: word word word word word word word word word word word word word word word word\n  word word word word'],
+  // kubernetes-sigs/yaml#116: the goyaml.v2 fork still folds single-quoted scalars past column 80
+  [
+    'sigs.k8s.io/yaml#116 folding of a quoted scalar',
+    { a: '12345678901234567890123456789012345678901234567890123456789012341234567890123456789012345678901234567890123456789012345678901234: .s' },
+    "a: '12345678901234567890123456789012345678901234567890123456789012341234567890123456789012345678901234567890123456789012345678901234:\n  .s'",
+  ],
 ];
 
 describe('toYAML (sigs.k8s.io/yaml via go-yaml v2)', () => {
