@@ -3,7 +3,7 @@
  * `buildah bud` of our Containerfile, and scripts/build_deploy.sh pushing once then skipping.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { sortedPaths, toText } from '../../src/core/filemap.js';
@@ -13,13 +13,20 @@ import { readTar } from '../../src/oci/tar.js';
 import { SHARED_PACKAGES } from './cli-harness.js';
 import { cleanupRegistry, requireTool, run, startRegistry, TestRegistry } from './registry-harness.js';
 
-const ROOT = process.cwd();
+const SOURCE_ROOT = process.cwd();
+/** A private install of the CLI (bin/, scripts/, dist/ compiled from the current sources). */
+let ROOT: string;
 let tmp: string;
 
 beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-engines-'));
-  // The CLI as a user runs it (bin/pkogen.js → dist): compile once.
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  // The CLI as a user runs it (bin/pkogen.js → dist/), compiled into a private copy so that other
+  // suites reading the shared dist/ never see a half-written build.
+  ROOT = path.join(tmp, 'install');
+  mkdirSync(ROOT);
+  for (const f of ['bin', 'scripts', 'package.json', 'Containerfile', '.containerignore']) cpSync(path.join(SOURCE_ROOT, f), path.join(ROOT, f), { recursive: true });
+  symlinkSync(path.join(SOURCE_ROOT, 'node_modules'), path.join(ROOT, 'node_modules'));
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', path.join(ROOT, 'dist')], { cwd: SOURCE_ROOT, stdio: 'pipe' });
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -103,6 +110,9 @@ describe('scripts/build_deploy.sh', () => {
       QUAY_USER: reg.user!,
       QUAY_TOKEN: reg.password!,
     };
+    // The script takes the tag from the checkout it lives in: make the private install one.
+    execFileSync('git', ['init', '-q'], { cwd: ROOT });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: ROOT });
     const tag = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
     const first = spawnSync(path.join(ROOT, 'scripts/build_deploy.sh'), [], { env, encoding: 'utf8' });
     expect(first.stderr).not.toContain(reg.password!);
