@@ -79,6 +79,13 @@ describe('pkogen validate', () => {
     expect(r.err).toBe(err);
   });
 
+  test('a missing --crd file is a one-line error, exit 1', async () => {
+    const r = await run([`${REF}/nginx`, '--crd', path.join(tmp, 'no-such-crd.yaml')]);
+    expect(r.code).toBe(1);
+    expect(r.err.split('\n').length).toBe(2);
+    expect(r.err).toContain('no-such-crd.yaml');
+  });
+
   test('a missing directory is a located user error, exit 1', async () => {
     const r = await run([path.join(tmp, 'nope')]);
     expect(r.code).toBe(1);

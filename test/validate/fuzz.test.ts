@@ -121,3 +121,18 @@ describe('duplicate-key prefilter', () => {
     );
   });
 });
+
+describe('random templates through the template tests', () => {
+  test('any .gotmpl text ends in findings, never an exception', async () => {
+    const { templateTestRunner } = await import('../../src/pko/validate-template-tests.js');
+    const withTests = MANIFEST + 'test:\n  template:\n  - name: t\n    context:\n      package:\n        metadata: {name: n, namespace: ns}\n';
+    const tok = fc.constantFrom('{{', '}}', ' .package.metadata.name ', ' .config.x ', 'if ', 'end', 'range ', 'define "a"', 'template "a" .', 'include "a" .', '| toYaml', 'kind: K\n', 'apiVersion: v1\n', '---\n', '(', ')', '$x := 1', 'fail "boom"', 'cel "true"', ' ', '\n', '"', '-}}', '{{-');
+    await fc.assert(
+      fc.asyncProperty(fc.array(tok, { maxLength: 40 }), async (toks) => {
+        const fs = await validatePackage(fileMap({ 'manifest.yaml': withTests, 'x.yaml.gotmpl': toks.join('') }), { templateTests: templateTestRunner({ files: new Map() }), schema: false });
+        expect(Array.isArray(fs)).toBe(true);
+      }),
+      { seed: 77, numRuns: 300 },
+    );
+  });
+});
