@@ -33,6 +33,7 @@ package: build
 ## verify: fail, naming the files, when committed generated output differs from a fresh generation
 verify: build
 	$(PKOGEN) verify $(BUNDLE)
+	$(PKOGEN) validate $(PACKAGE_DIR) --strict
 
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit

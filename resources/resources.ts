@@ -3,6 +3,13 @@
  * `make package` runs `pkogen generate` on the compiled form of this module.
  */
 import type { GeneratedOutput } from '../src/model/bundle.js';
+import { toBytes } from '../src/core/filemap.js';
+import { packageFixtures } from '../src/pko/template-tests.js';
+import { toUserError } from '../src/pko/render-errors.js';
+import { emitRolloutTemplate, type RolloutTemplateOptions } from '../src/rollout/generate.js';
+import { asFindings, lintRolloutTemplate } from '../src/rollout/lint.js';
+import { rolloutSchemaValidator } from '../src/rollout/schema.js';
+import { renderObjectTemplateText } from '../src/rollout/pko-render.js';
 import type { PackageDefinition } from '../src/model/package.js';
 import { deploymentAvailabilityProbe } from '../src/model/hypershift.js';
 import { buildPackage } from '../src/model/build-package.js';
@@ -33,7 +40,43 @@ export function definition(): PackageDefinition {
   };
 }
 
+export const ROLLOUT_PATH = `hack/${PACKAGE_NAME}.SelectorSyncSet.yaml.tmpl`;
+
+/**
+ * How the rollout fills the package config: deploy-time parameters for images and build
+ * settings, and the management cluster's service CA read in each HCP namespace.
+ */
+export function rolloutOptions(): RolloutTemplateOptions {
+  return {
+    packageName: PACKAGE_NAME,
+    config: [
+      { parameter: 'MACHINE_OS_BUILDER_IMAGE', configKey: 'machineOSBuilderImage', format: 'image-digest' },
+      { parameter: 'WEBHOOK_IMAGE', configKey: 'webhookImage', format: 'image-digest' },
+      { parameter: 'FINAL_IMAGE_PUSH_SECRET_NAME', configKey: 'finalImagePushSecretName' },
+      { parameter: 'FINAL_IMAGE_PULLSPEC', configKey: 'finalImagePullspec' },
+    ],
+    sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
+  };
+}
+
 export default async function generate(): Promise<GeneratedOutput> {
   const pkg = await buildPackage(definition());
-  return { directories: { package: pkg.files }, files: {}, findings: pkg.findings };
+  const files = new Map(pkg.files);
+  if (!pkg.findings.some((f) => f.severity === 'error')) {
+    // Fixtures are what PKO renders for each test case; `make verify` and `pkogen validate` compare them.
+    let fixtures;
+    try {
+      fixtures = packageFixtures(pkg.files);
+    } catch (e) {
+      throw toUserError(e);
+    }
+    for (const [p, b] of fixtures) files.set(p, b);
+  }
+  const rollout = emitRolloutTemplate(rolloutOptions());
+  const lint = lintRolloutTemplate(ROLLOUT_PATH, rollout, { schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText });
+  return {
+    directories: { package: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) },
+    files: { [ROLLOUT_PATH]: toBytes(rollout) },
+    findings: [...pkg.findings, ...asFindings(lint.findings)],
+  };
 }
