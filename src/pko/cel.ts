@@ -5,8 +5,22 @@
  * `cel` template function. Evaluated with @bufbuild/cel (a CEL-spec conformant evaluator: no
  * Go toolchain, no native code). Programs are cached per expression.
  */
-import { isCelError, parse, plan, celEnv, type CelInput } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
+import type { CelInput } from '@bufbuild/cel';
 import type { PackageManifestNamedCondition } from './types.js';
+
+// Most packages use no CEL at all: load the library (and protobuf under it, ~0.2 s) on first use,
+// synchronously, because rendering is synchronous.
+type CelLib = typeof import('@bufbuild/cel');
+let celLib: CelLib | undefined;
+let env: ReturnType<CelLib['celEnv']> | undefined;
+function lib(): CelLib {
+  if (!celLib) {
+    celLib = createRequire(import.meta.url)('@bufbuild/cel') as CelLib;
+    env = celLib.celEnv();
+  }
+  return celLib;
+}
 
 export class CelEvalError extends Error {}
 
@@ -27,7 +41,6 @@ function toCel(v: unknown): CelInput {
 
 type Program = (ctx: Record<string, CelInput>) => unknown;
 const programCache = new Map<string, Program | CelEvalError>();
-const env = celEnv();
 
 /** Variable name standing in for the root-scoped `.package` (see rewriteRootPackage). */
 const PACKAGE_ALIAS = '__pko_package';
@@ -72,7 +85,8 @@ function compile(expr: string): Program {
   if (hit) return hit;
   let p: Program;
   try {
-    p = plan(env, parse(rewriteRootPackage(expr))) as unknown as Program;
+    const { plan, parse } = lib();
+    p = plan(env!, parse(rewriteRootPackage(expr))) as unknown as Program;
   } catch (e) {
     const err = new CelEvalError(`compile error: ERROR: <input>: ${celMessage(e)}`);
     programCache.set(expr, err);
@@ -101,14 +115,11 @@ function typeName(v: unknown): string {
 }
 
 export class CelContext {
-  private readonly vars: Record<string, CelInput>;
+  private varsCache?: Record<string, CelInput>;
   readonly conditions: Record<string, boolean> = {};
 
   /** `ctx` is the JSON render context (package, config, images, dependencies, environment). */
-  constructor(ctx: Record<string, unknown>, conditions: PackageManifestNamedCondition[] = []) {
-    this.vars = {};
-    for (const k of Object.keys(ctx)) this.vars[k] = toCel(ctx[k] ?? {});
-    if ('package' in this.vars) this.vars[PACKAGE_ALIAS] = this.vars.package;
+  constructor(private readonly ctx: Record<string, unknown>, conditions: PackageManifestNamedCondition[] = []) {
     for (const c of conditions) {
       if (!CONDITION_NAME.test(c.name)) throw new CelEvalError(`invalid CEL condition name: '${c.name}'`);
       if (Object.prototype.hasOwnProperty.call(this.conditions, c.name)) throw new CelEvalError(`duplicate CEL condition name: '${c.name}'`);
@@ -118,16 +129,25 @@ export class CelContext {
         throw new CelEvalError(`CEL condition evaluation failed: '${c.name}': ${(e as Error).message}`);
       }
     }
-    this.vars.cond = toCel(this.conditions);
+  }
+
+  /** The CEL variables, converted on first evaluation: renders without CEL never pay for it. */
+  private get vars(): Record<string, CelInput> {
+    if (!this.varsCache) {
+      const vars: Record<string, CelInput> = {};
+      for (const k of Object.keys(this.ctx)) vars[k] = toCel(this.ctx[k] ?? {});
+      if ('package' in vars) vars[PACKAGE_ALIAS] = vars.package;
+      this.varsCache = vars;
+    }
+    return this.varsCache;
   }
 
   /** Evaluates a boolean expression; errors carry cel-go's prefixes (compile/evaluation/return type). */
   evaluate(expr: string, withCond = true): boolean {
     const p = compile(expr);
-    const vars = withCond ? this.vars : { ...this.vars, cond: undefined as unknown as CelInput };
-    if (!withCond) delete (vars as Record<string, unknown>).cond;
+    const vars = withCond ? { ...this.vars, cond: toCel(this.conditions) } : this.vars;
     const out = p(vars);
-    if (isCelError(out)) throw new CelEvalError(`evaluation error: ${celMessage(out)}`);
+    if (lib().isCelError(out)) throw new CelEvalError(`evaluation error: ${celMessage(out)}`);
     if (typeof out !== 'boolean') throw new CelEvalError(`invalid return type: ${typeName(out)}, expected bool`);
     return out;
   }

@@ -21,7 +21,9 @@ import { validateObjects } from './object-validators.js';
 import { ObjectRef, parseObjects } from './objects.js';
 import { formatViolation, LoadedPackage, Violation, ViolationReason } from './types.js';
 import { duplicateKeys, lineOf } from './yaml-positions.js';
-import { createSchemaRegistry, type SchemaRegistry } from '../schema/registry.js';
+// Loaded only when schemas are checked: the built-in kinds' validators take a second to load,
+// and `pkogen build` (PKO rules only) must not pay for them.
+import type { SchemaRegistry } from '../schema/registry.js';
 
 /** One rendered test case, as the template test runner hands it back. */
 export interface RenderedTestCase {
@@ -163,7 +165,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
     const mPath = manifestPath(fm, prefix, MANIFEST_FILES)!;
     findings.push(...checkManifestValues(p.manifest, mPath, texts.get(mPath)));
   }
-  const registry = opts.schema === false ? undefined : (opts.schema ?? createSchemaRegistry());
+  const registry = opts.schema === false ? undefined : (opts.schema ?? (await import('../schema/registry.js')).createSchemaRegistry());
   const scopeOf: ScopeLookup | undefined =
     opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
   for (const set of objectSets) {
