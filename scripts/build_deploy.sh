@@ -14,6 +14,8 @@
 #                     ~/.docker/config.json are used
 #   INSECURE          true: allow plain HTTP / unverified TLS (test registries only)
 #   NODE              node binary                            (default node)
+# Runs `make build` (npm ci + compile when needed) and `pkogen verify` first: a package/ that
+# differs from the generator's output is never shipped.
 # Prints the pushed (or existing) digest on stdout. Never prints credentials.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,9 +25,15 @@ PACKAGE_DIR=${PACKAGE_DIR:-package}
 IMAGE_REGISTRY=${IMAGE_REGISTRY:-quay.io}
 IMAGE_REPOSITORY=${IMAGE_REPOSITORY:-app-sre}
 
+# On a fresh checkout: install dependencies and compile (make does both, quietly when up to date),
+# then refuse to ship a package/ that differs from what the generator makes.
+if [ -f Makefile ]; then make -s build >&2; fi
 if [ ! -f dist/src/cli/main.js ]; then
   echo "build_deploy.sh: pkogen is not built; run 'make package' first" >&2
   exit 1
+fi
+if [ "$PACKAGE_DIR" = package ] && [ -f dist/resources/resources.js ]; then
+  "$NODE" bin/pkogen.js verify dist/resources/resources.js >&2
 fi
 if [ ! -f "$PACKAGE_DIR/manifest.yaml" ] && [ ! -f "$PACKAGE_DIR/manifest.yml" ]; then
   echo "build_deploy.sh: no package manifest in $PACKAGE_DIR; run 'make package' first" >&2
