@@ -6,13 +6,7 @@
 import type { Finding } from '../core/errors.js';
 import type { FileMap } from '../core/filemap.js';
 import { toText } from '../core/filemap.js';
-import { checkAnnotationValues } from './checks/annotation-values.js';
 import type { CheckContext, ScopeLookup } from './checks/context.js';
-import { checkManifestKeys, checkManifestValues } from './checks/manifest-lint.js';
-import { checkScope } from './checks/scope.js';
-import { checkSecretMaterial } from './checks/secret-material.js';
-import { checkWebhookGating } from './checks/webhook-gating.js';
-import { checkPodSecurity, checkRbac } from './checks/workload-safety.js';
 import { aggregateText, FieldError, fieldErrorText } from './field-errors.js';
 import { decodeNotes, loadPackage, LOCK_FILES, MANIFEST_FILES } from './loader.js';
 import { validateLockConsistency } from './lock-consistency.js';
@@ -156,7 +150,14 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
 
   if (opts.pkoOnly) return dedupe(findings);
 
-  // Beyond PKO.
+  // Beyond PKO (loaded here: `build` validates with PKO's rules only and skips them).
+  // One after another: concurrent imports sharing dependencies trip jest's ESM loader.
+  const { checkAnnotationValues } = await import('./checks/annotation-values.js');
+  const { checkManifestKeys, checkManifestValues } = await import('./checks/manifest-lint.js');
+  const { checkScope } = await import('./checks/scope.js');
+  const { checkSecretMaterial } = await import('./checks/secret-material.js');
+  const { checkWebhookGating } = await import('./checks/webhook-gating.js');
+  const { checkPodSecurity, checkRbac } = await import('./checks/workload-safety.js');
   const texts = new Map<string, string>();
   for (const p of fm.keys()) if (/(^|\/)manifest(\.lock)?\.ya?ml$/.test(p)) texts.set(p, toText(fm.get(p)!));
   findings.push(...checkManifestKeys(decodeNotes(pkg), texts));

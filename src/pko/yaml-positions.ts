@@ -2,7 +2,13 @@
  * Where a field is in a YAML text: a position-aware parse (eemeli/yaml) walked along a field
  * path. Parsing happens only when a finding needs a line, and aliases are capped.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { createRequire } from 'node:module';
+import type { LineCounter, Node, parseDocument as ParseDocument } from 'yaml';
+
+// The position-aware parser is needed only when a finding needs a line: load it then.
+type YamlLib = typeof import('yaml');
+let yamlLib: YamlLib | undefined;
+const Y = (): YamlLib => (yamlLib ??= createRequire(import.meta.url)('yaml') as YamlLib);
 import { parsePath } from './field-path.js';
 
 export interface LocatedText {
@@ -11,14 +17,14 @@ export interface LocatedText {
   firstLine: number;
 }
 
-const cache = new Map<string, { doc: ReturnType<typeof parseDocument>; lc: LineCounter } | null>();
+const cache = new Map<string, { doc: ReturnType<typeof ParseDocument>; lc: LineCounter } | null>();
 
 function parsed(text: string) {
   let c = cache.get(text);
   if (c === undefined) {
     try {
-      const lc = new LineCounter();
-      const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false, version: '1.1' });
+      const lc = new (Y().LineCounter)();
+      const doc = Y().parseDocument(text, { lineCounter: lc, uniqueKeys: false, version: '1.1' });
       c = { doc, lc };
     } catch {
       c = null;
@@ -36,12 +42,12 @@ export function lineOf(t: LocatedText, path: string): number | undefined {
   let node: Node | null = p.doc.contents as Node;
   let line = lineAt(p.lc, node);
   for (const seg of parsePath(path)) {
-    if (isMap(node)) {
-      const pair: { key: unknown; value: unknown } | undefined = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(seg));
+    if (Y().isMap(node)) {
+      const pair: { key: unknown; value: unknown } | undefined = node.items.find((it) => Y().isScalar(it.key) && String(it.key.value) === String(seg));
       if (!pair) break;
       line = lineAt(p.lc, pair.key as Node) ?? line;
       node = (pair.value as Node) ?? null;
-    } else if (isSeq(node) && typeof seg === 'number') {
+    } else if (Y().isSeq(node) && typeof seg === 'number') {
       const item = node.items[seg] as Node | undefined;
       if (!item) break;
       line = lineAt(p.lc, item) ?? line;
@@ -125,17 +131,17 @@ export function duplicateKeysExact(t: LocatedText): { key: string; line: number 
     const n = stack.pop()!;
     if (seen.has(n)) continue;
     seen.add(n);
-    if (isMap(n)) {
+    if (Y().isMap(n)) {
       const keys = new Set<string>();
       for (const it of n.items) {
-        if (isScalar(it.key)) {
+        if (Y().isScalar(it.key)) {
           const k = String(it.key.value);
           if (keys.has(k)) out.push({ key: k, line: (lineAt(p.lc, it.key as Node) ?? 1) + t.firstLine - 1 });
           keys.add(k);
         }
         if (it.value) stack.push(it.value as Node);
       }
-    } else if (isSeq(n)) {
+    } else if (Y().isSeq(n)) {
       for (const it of n.items) stack.push(it as Node);
     }
   }
