@@ -18,12 +18,22 @@ export function fileMap(entries: Record<string, string | Uint8Array> = {}): File
   return fm;
 }
 
+// Text we encoded ourselves, so that reading it back (e.g. parsing rendered templates) skips decoding.
+const textOfBytes = new WeakMap<Uint8Array, string>();
+
 export function toBytes(s: string): Uint8Array {
-  return encoder.encode(s);
+  const b = encoder.encode(s);
+  textOfBytes.set(b, s);
+  return b;
+}
+
+/** The string `b` was encoded from by `toBytes`, if it was (valid UTF-8 by construction). */
+export function cachedText(b: Uint8Array): string | undefined {
+  return textOfBytes.get(b);
 }
 
 export function toText(b: Uint8Array): string {
-  return decoder.decode(b);
+  return textOfBytes.get(b) ?? decoder.decode(b);
 }
 
 /** Byte-wise (code unit) sort, the same on every machine and locale. */

@@ -30,9 +30,16 @@ export interface ObjectRef {
 
 /** PKO's sort of rendered paths: `/` sorts before every other character. */
 export function pkoPathCompare(a: string, b: string): number {
-  const x = a.replace(/\//g, '\u0000');
-  const y = b.replace(/\//g, '\u0000');
-  return x < y ? -1 : x > y ? 1 : 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x === 47) x = 0;
+    if (y === 47) y = 0;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
 }
 
 export function isObjectFile(path: string): boolean {

@@ -3,7 +3,9 @@
  * nesting depth and size are bounded explicitly, so a hostile file gives an error, not a hang
  * or an out-of-memory crash.
  */
-import { parseYaml11, YamlParseError } from '../yaml/parse.js';
+import { parseYaml11Full, resolvePlain11, YamlParseError } from '../yaml/parse.js';
+import { BAIL, parseFastBlock } from '../yaml/fast-block.js';
+import { cachedText } from '../core/filemap.js';
 
 export interface YamlLimits {
   /** Largest number of nodes a document may expand to when aliases are followed. */
@@ -25,6 +27,9 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export function decodeYamlBytes(bytes: Uint8Array, limits: YamlLimits = DEFAULT_YAML_LIMITS): string {
   if (bytes.length > limits.maxChars * 4) throw new YamlLimitError(`file is larger than ${limits.maxChars} characters`);
+  // Bytes we encoded ourselves (rendered templates) are valid UTF-8: reuse their string.
+  const known = cachedText(bytes);
+  if (known !== undefined && known.length <= limits.maxChars) return known.charCodeAt(0) === 0xfeff ? known.slice(1) : known;
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
@@ -41,10 +46,16 @@ export class YamlLimitError extends Error {}
 /** Parses one document (YAML 1.1, like PKO) and enforces the limits; throws YamlParseError or YamlLimitError. */
 export function parseYamlSafe(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown {
   if (text.length > limits.maxChars) throw new YamlLimitError(`document is larger than ${limits.maxChars} characters`);
+  // Plain block YAML: the fast path has no aliases (it bails on them) and bails past maxDepth,
+  // so its result is within the limits by construction (nodes ≤ characters < maxChars).
+  if (text.length <= limits.maxNodes) {
+    const fast = parseFastBlock(text, resolvePlain11, limits.maxDepth);
+    if (fast !== BAIL) return fast;
+  }
   precheckDepth(text, limits.maxDepth);
   let v: unknown;
   try {
-    v = parseYaml11(text);
+    v = parseYaml11Full(text);
   } catch (e) {
     if (e instanceof RangeError) throw new YamlLimitError(`document is nested too deeply`);
     throw e;

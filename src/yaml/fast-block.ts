@@ -27,9 +27,10 @@ const DQ: Record<string, string> = {
   N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
 };
 
-export function parseFastBlock(text: string, resolve: ScalarResolver): unknown | Bail {
+/** `maxDepth`: deeper nesting bails, so callers can leave limits to the full parser's path. */
+export function parseFastBlock(text: string, resolve: ScalarResolver, maxDepth = Infinity): unknown | Bail {
   try {
-    return new FastParser(text, resolve).parseDocument();
+    return new FastParser(text, resolve, maxDepth).parseDocument();
   } catch (e) {
     // absurd nesting overflows the recursion: the full parser reports it properly
     if (e instanceof BailError || e instanceof RangeError) return BAIL;
@@ -40,8 +41,9 @@ export function parseFastBlock(text: string, resolve: ScalarResolver): unknown |
 class FastParser {
   private readonly lines: (Line | null)[] = [];
   private i = 0;
+  private depth = 0;
 
-  constructor(text: string, private readonly resolve: ScalarResolver) {
+  constructor(text: string, private readonly resolve: ScalarResolver, private readonly maxDepth: number) {
     if (text.includes('\t') || text.includes('\r') || text.charCodeAt(0) === 0xfeff) bail();
     this.raw = text.split('\n');
     for (const raw of this.raw) {
@@ -74,10 +76,17 @@ class FastParser {
    * `this.i` points at the line it belongs to. `parentIndent` is the enclosing block's indent.
    */
   private parseBlock(col: number, text: string, parentIndent: number): unknown {
-    if (text === '-' || text.startsWith('- ')) return this.parseSequence(col, text, parentIndent);
-    if (keyEnd(text) >= 0) return this.parseMapping(col, text);
+    if (text === '-' || text.startsWith('- ')) return this.nested(() => this.parseSequence(col, text, parentIndent));
+    if (keyEnd(text) >= 0) return this.nested(() => this.parseMapping(col, text));
     // a lone scalar document / item
     return this.scalarValue(text, col, parentIndent);
+  }
+
+  private nested<T>(f: () => T): T {
+    if (++this.depth > this.maxDepth) bail();
+    const v = f();
+    this.depth--;
+    return v;
   }
 
   private parseSequence(col: number, text: string, parentIndent: number): unknown[] {
@@ -119,8 +128,8 @@ class FastParser {
       }
       const ke = keyEnd(cur);
       if (ke < 0) bail();
-      const key = cur.slice(0, ke);
-      if (!isPlainKey(key)) bail();
+      const k = resolvedKey(cur.slice(0, ke), this.resolve);
+      if (k === null) bail();
       let n = ke + 1;
       while (cur[n] === ' ') n++;
       const rest = cur.slice(n);
@@ -135,9 +144,7 @@ class FastParser {
       } else {
         value = this.scalarValue(rest, col + n, col);
       }
-      const k = keyString(key, this.resolve);
-      if (k === '__proto__' || k === '<<') bail();
-      out[k] = value;
+      out[k!] = value;
       cur = null;
     }
     return out;
@@ -293,6 +300,22 @@ function keyEnd(text: string): number {
     if (text[j] === ' ' && text[j + 1] === '#') return -1;
   }
   return -1;
+}
+
+// Manifests repeat the same few hundred keys: remember how each resolves (null = not for the fast path).
+const keyCaches = new WeakMap<ScalarResolver, Map<string, string | null>>();
+
+function resolvedKey(key: string, resolve: ScalarResolver): string | null {
+  let cache = keyCaches.get(resolve);
+  if (!cache) keyCaches.set(resolve, (cache = new Map()));
+  let k = cache.get(key);
+  if (k === undefined) {
+    k = isPlainKey(key) ? keyString(key, resolve) : null;
+    if (k === '__proto__' || k === '<<') k = null;
+    if (cache.size > 50_000) cache.clear();
+    cache.set(key, k);
+  }
+  return k;
 }
 
 function isPlainKey(k: string): boolean {
