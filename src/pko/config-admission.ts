@@ -5,6 +5,7 @@
  * (`validateConfig`, config-schema.ts's validator) is what manifest validation applies to test-case
  * configs (no prune/default).
  */
+import { jsonRoundTrip } from '../core/json.js';
 import { validateConfigValue } from './config-schema.js';
 import type { FieldError } from './field-errors.js';
 import type { JSONSchemaProps } from './types.js';
@@ -18,7 +19,7 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const isObj = (v: unknown): v is Record<string, Json> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+  return jsonRoundTrip(v);
 }
 
 /** Removes fields the schema does not declare (structural pruning). */

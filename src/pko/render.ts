@@ -4,6 +4,7 @@
  * (named conditions, path globs, the condition annotation), PKO's labels and object order.
  */
 import { type FileMap, toBytes, toText } from '../core/filemap.js';
+import { jsonRoundTrip } from '../core/json.js';
 import { GoTemplateError } from '../gotemplate/exec.js';
 import { formatValue } from '../gotemplate/fmt.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
@@ -145,7 +146,7 @@ export function buildRenderContext(req: RenderRequest, config: Record<string, un
   };
   const deps = req.dependencies ?? staticDependencies(req.manifest);
   if (Object.keys(deps).length) ctx.dependencies = deps;
-  return JSON.parse(JSON.stringify(ctx)) as Record<string, unknown>;
+  return jsonRoundTrip(ctx);
 }
 
 /** The template data: JSON context in the Go value model, labels/annotations defaulted to map[string]string. */

@@ -43,15 +43,18 @@ class FastParser {
   private i = 0;
   private depth = 0;
 
+  private readonly keys: Map<string, string | null>;
+
   constructor(text: string, private readonly resolve: ScalarResolver, private readonly maxDepth: number) {
     if (text.includes('\t') || text.includes('\r') || text.charCodeAt(0) === 0xfeff) bail();
+    this.keys = keyCacheFor(resolve);
     this.raw = text.split('\n');
     for (const raw of this.raw) {
       let n = 0;
       while (raw.charCodeAt(n) === 32) n++;
-      const rest = raw.slice(n);
       // blank and comment-only lines carry no structure (but matter inside block scalars: kept raw)
-      this.lines.push(rest === '' || rest[0] === '#' ? null : { indent: n, text: rest });
+      const first = raw.charCodeAt(n);
+      this.lines.push(n === raw.length || first === 35 ? null : { indent: n, text: n === 0 ? raw : raw.slice(n) });
     }
   }
   private readonly raw: string[];
@@ -128,7 +131,7 @@ class FastParser {
       }
       const ke = keyEnd(cur);
       if (ke < 0) bail();
-      const k = resolvedKey(cur.slice(0, ke), this.resolve);
+      const k = resolvedKey(cur.slice(0, ke), this.resolve, this.keys);
       if (k === null) bail();
       let n = ke + 1;
       while (cur[n] === ' ') n++;
@@ -292,12 +295,15 @@ class FastParser {
 
 /** Index of the `:` that ends a plain mapping key on this line, or -1. */
 function keyEnd(text: string): number {
-  const c = text[0];
-  if (c === '"' || c === "'" || c === '?' || c === '[' || c === '{' || c === '&' || c === '*' || c === '!' || c === '|' || c === '>' || c === '#') return -1;
-  if (c === '-' && (text.length === 1 || text[1] === ' ')) return -1;
-  for (let j = 0; j < text.length; j++) {
-    if (text[j] === ':' && (j + 1 === text.length || text[j + 1] === ' ')) return j;
-    if (text[j] === ' ' && text[j + 1] === '#') return -1;
+  const c = text.charCodeAt(0);
+  // " ' ? [ { & * ! | > #
+  if (c === 34 || c === 39 || c === 63 || c === 91 || c === 123 || c === 38 || c === 42 || c === 33 || c === 124 || c === 62 || c === 35) return -1;
+  const len = text.length;
+  if (c === 45 && (len === 1 || text.charCodeAt(1) === 32)) return -1;
+  for (let j = 0; j < len; j++) {
+    const x = text.charCodeAt(j);
+    if (x === 58 /* : */ && (j + 1 === len || text.charCodeAt(j + 1) === 32)) return j;
+    if (x === 32 && text.charCodeAt(j + 1) === 35 /* # */) return -1;
   }
   return -1;
 }
@@ -305,9 +311,13 @@ function keyEnd(text: string): number {
 // Manifests repeat the same few hundred keys: remember how each resolves (null = not for the fast path).
 const keyCaches = new WeakMap<ScalarResolver, Map<string, string | null>>();
 
-function resolvedKey(key: string, resolve: ScalarResolver): string | null {
+function keyCacheFor(resolve: ScalarResolver): Map<string, string | null> {
   let cache = keyCaches.get(resolve);
   if (!cache) keyCaches.set(resolve, (cache = new Map()));
+  return cache;
+}
+
+function resolvedKey(key: string, resolve: ScalarResolver, cache: Map<string, string | null>): string | null {
   let k = cache.get(key);
   if (k === undefined) {
     k = isPlainKey(key) ? keyString(key, resolve) : null;
