@@ -23,11 +23,17 @@ const CLUSTER_SCOPED = new Set([
   'package-operator.run/ClusterObjectSetPhase', 'package-operator.run/ClusterObjectSlice', 'package-operator.run/ClusterObjectTemplate',
   'package-operator.run/HostedClusterPackage',
   'cluster.open-cluster-management.io/ManagedCluster', 'cluster.open-cluster-management.io/ManagedClusterSet',
+  'policy/PodSecurityPolicy', 'hive.openshift.io/SelectorSyncSet', 'hive.openshift.io/ClusterImageSet',
 ]);
 
 export function groupOf(apiVersion: string): string {
   const i = apiVersion.indexOf('/');
   return i === -1 ? '' : apiVersion.slice(0, i);
+}
+
+/** True when the group and kind are a well-known cluster-scoped kind (core group: ''). */
+export function isClusterScopedGroupKind(group: string, kind: string): boolean {
+  return CLUSTER_SCOPED.has(group ? `${group}/${kind}` : kind);
 }
 
 /** True for kinds known to be cluster-scoped; `extra` holds `group/Kind` keys from CRDs. */

@@ -4,6 +4,7 @@
  * entries that would resolve outside (`..`) without ever escaping, let later layers override.
  */
 import type { FileMap } from '../core/filemap.js';
+import { goPathClean } from '../core/paths.js';
 import { Violation, ViolationReason } from './types.js';
 
 export interface LayerEntry {
@@ -14,22 +15,7 @@ export interface LayerEntry {
 }
 
 /** Go's path.Clean for slash paths. */
-export function cleanPath(p: string): string {
-  if (p === '') return '.';
-  const rooted = p.startsWith('/');
-  const out: string[] = [];
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
-      else if (!rooted) out.push('..');
-      continue;
-    }
-    out.push(seg);
-  }
-  const s = out.join('/');
-  return rooted ? `/${s}` : s || '.';
-}
+export const cleanPath = goPathClean;
 
 /** filepath.Rel("package", name) for relative names; undefined when outside. */
 function relToPackage(name: string): string | undefined {

@@ -13,20 +13,12 @@ import { packageChecker } from '../../src/rollout/package-check.js';
 import { renderObjectTemplateText, renderWithPko } from '../../src/rollout/pko-render.js';
 import { rolloutSchemaValidator } from '../../src/rollout/schema.js';
 import { simulateRollout } from '../../src/rollout/simulate.js';
+import { rolloutOptions } from '../../resources/resources.js';
 
 const N = 2000;
 const TARGET_MS = 10_000;
 
-const OPTIONS: RolloutTemplateOptions = {
-  packageName: 'on-cluster-build',
-  config: [
-    { parameter: 'MACHINE_OS_BUILDER_IMAGE', configKey: 'machineOSBuilderImage', format: 'image-digest' },
-    { parameter: 'WEBHOOK_IMAGE', configKey: 'webhookImage', format: 'image-digest' },
-    { parameter: 'FINAL_IMAGE_PUSH_SECRET_NAME', configKey: 'finalImagePushSecretName' },
-    { parameter: 'FINAL_IMAGE_PULLSPEC', configKey: 'finalImagePullspec' },
-  ],
-  sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
-};
+const OPTIONS: RolloutTemplateOptions = rolloutOptions();
 
 const PARAMS = {
   REGISTRY_IMG: 'quay.io/app-sre/on-cluster-build-hs-package',

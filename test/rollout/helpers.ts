@@ -1,3 +1,4 @@
+import { rolloutOptions } from '../../resources/resources.js';
 import { readFileSync } from 'node:fs';
 import { lintRolloutTemplate, LintOptions, RolloutFinding } from '../../src/rollout/lint.js';
 import { rolloutSchemaValidator } from '../../src/rollout/schema.js';
@@ -30,14 +31,5 @@ export function has(fs: RolloutFinding[], severity: string, rule: string, messag
   return f;
 }
 
-/** The call our bundle makes (resources/resources.ts), config keys provisional. */
-export const ON_CLUSTER_BUILD: RolloutTemplateOptions = {
-  packageName: 'on-cluster-build',
-  config: [
-    { parameter: 'MACHINE_OS_BUILDER_IMAGE', configKey: 'machineOSBuilderImage', format: 'image-digest' },
-    { parameter: 'WEBHOOK_IMAGE', configKey: 'webhookImage', format: 'image-digest' },
-    { parameter: 'FINAL_IMAGE_PUSH_SECRET_NAME', configKey: 'finalImagePushSecretName' },
-    { parameter: 'FINAL_IMAGE_PULLSPEC', configKey: 'finalImagePullspec' },
-  ],
-  sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
-};
+/** The call our bundle makes (resources/resources.ts). */
+export const ON_CLUSTER_BUILD: RolloutTemplateOptions = rolloutOptions();

@@ -1,5 +1,6 @@
 /** sprig v3.3.0 encoding, path, url and `fail` functions. */
 import type { FuncMap, GoMap, GoValue } from '../types.js';
+import { goPathClean } from '../../core/paths.js';
 import { argMap, argString, arity, FuncError, strval } from './value.js';
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -52,20 +53,7 @@ export function b64decStrict(s: string): Buffer {
 }
 
 /** Go's path.Clean. */
-export function pathClean(p: string): string {
-  if (p === '') return '.';
-  const rooted = p.startsWith('/');
-  const out: string[] = [];
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (out.length && out[out.length - 1] !== '..') out.pop();
-      else if (!rooted) out.push('..');
-    } else out.push(seg);
-  }
-  const s = (rooted ? '/' : '') + out.join('/');
-  return s === '' ? '.' : s;
-}
+export const pathClean = goPathClean;
 
 function pathBase(p: string): string {
   if (p === '') return '.';

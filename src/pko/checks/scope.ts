@@ -4,30 +4,12 @@
  */
 import type { Finding } from '../../core/errors.js';
 import { gvkOf } from '../object-validators.js';
+import { isClusterScopedGroupKind } from '../../model/scope.js';
 import { CheckContext, objectFinding, phaseClass, phaseOf, ScopeLookup } from './context.js';
 
-/** Well-known cluster-scoped kinds, used when no schema registry is at hand. */
-const CLUSTER_SCOPED = new Set([
-  '/Namespace', '/Node', '/PersistentVolume', '/ComponentStatus',
-  'rbac.authorization.k8s.io/ClusterRole', 'rbac.authorization.k8s.io/ClusterRoleBinding',
-  'apiextensions.k8s.io/CustomResourceDefinition', 'apiregistration.k8s.io/APIService',
-  'admissionregistration.k8s.io/ValidatingWebhookConfiguration', 'admissionregistration.k8s.io/MutatingWebhookConfiguration',
-  'admissionregistration.k8s.io/ValidatingAdmissionPolicy', 'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
-  'storage.k8s.io/StorageClass', 'storage.k8s.io/CSIDriver', 'storage.k8s.io/CSINode', 'storage.k8s.io/VolumeAttachment',
-  'scheduling.k8s.io/PriorityClass', 'node.k8s.io/RuntimeClass', 'policy/PodSecurityPolicy',
-  'networking.k8s.io/IngressClass', 'flowcontrol.apiserver.k8s.io/FlowSchema', 'flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration',
-  'certificates.k8s.io/CertificateSigningRequest',
-  'package-operator.run/ClusterPackage', 'package-operator.run/ClusterObjectDeployment', 'package-operator.run/ClusterObjectSet',
-  'package-operator.run/ClusterObjectSetPhase', 'package-operator.run/ClusterObjectSlice', 'package-operator.run/ClusterObjectTemplate',
-  'package-operator.run/HostedClusterPackage',
-  'config.openshift.io/ClusterVersion', 'config.openshift.io/Proxy', 'config.openshift.io/Infrastructure',
-  'machineconfiguration.openshift.io/MachineConfig', 'machineconfiguration.openshift.io/MachineConfigPool',
-  'machineconfiguration.openshift.io/MachineOSConfig', 'machineconfiguration.openshift.io/MachineOSBuild',
-  'security.openshift.io/SecurityContextConstraints', 'hive.openshift.io/SelectorSyncSet', 'hive.openshift.io/ClusterImageSet',
-  'cluster.open-cluster-management.io/ManagedClusterSet',
-]);
 
-export const builtinScopeOf: ScopeLookup = (group, _version, kind) => (CLUSTER_SCOPED.has(`${group}/${kind}`) ? 'Cluster' : undefined);
+/** Well-known cluster-scoped kinds (src/model/scope.ts), used when no schema registry is at hand. */
+export const builtinScopeOf: ScopeLookup = (group, _version, kind) => (isClusterScopedGroupKind(group, kind) ? 'Cluster' : undefined);
 
 export function checkScope(ctx: CheckContext): Finding[] {
   const scopes = ctx.manifest.spec.scopes ?? [];
