@@ -39,7 +39,9 @@ typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
 unit: build
-	npm test --silent
+	@mkdir -p $(OUTPUT_DIR)
+	npm test --silent -- --json --outputFile=$(OUTPUT_DIR)/jest-results.json
+	@$(NODE) -e 'const r = require("./$(OUTPUT_DIR)/jest-results.json"); console.log(`jest: $${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests} skipped`)'
 
 ## test: type-check, drift-check and run every test suite
 test: typecheck verify unit
