@@ -8,6 +8,8 @@ import { PHASE_ANNOTATION, JSONSchemaProps } from '../pko/types.js';
 import { defaultObjectPath, PackageDefinition } from './package.js';
 import { groupOf, isClusterScoped } from './scope.js';
 import { TEMPLATE_SUFFIX } from './synthesize.js';
+import { GoTemplateError, referencedFields, TemplateSet } from '../gotemplate/index.js';
+import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 
 export interface CheckOptions {
   /** `group/Kind` keys of CRD kinds that are cluster-scoped. */
@@ -81,15 +83,46 @@ export function configReferences(text: string): { direct: Set<string>; guarded: 
   return { direct, guarded, chains };
 }
 
+/**
+ * Field chains under `.config` that the templates read, from the Go template parse trees (so
+ * reads through `$`, variables, `with`, `range`, `include` and `template` count), per file.
+ * A template that does not parse is a finding.
+ */
+function templateConfigChains(files: FileMap, findings: Finding[]): Map<string, string[][]> {
+  const out = new Map<string, string[][]>();
+  const set = new TemplateSet({
+    missingKey: 'error',
+    funcs: pkoFuncMap({ executeTemplate: () => '', files, cel: () => false }),
+  });
+  const names: string[] = [];
+  for (const [p, bytes] of files) {
+    if (!p.endsWith(TEMPLATE_SUFFIX)) continue;
+    try {
+      set.parse(p, toText(bytes));
+      names.push(p);
+    } catch (e) {
+      if (!(e instanceof GoTemplateError)) throw e;
+      findings.push({ severity: 'error', rule: 'template-parse', message: e.message, file: p, line: e.line || undefined, column: e.column });
+    }
+  }
+  for (const p of names) {
+    out.set(p, referencedFields(set, { entries: [p] }).filter((c) => c[0] === 'config' && c.length > 1).map((c) => c.slice(1)));
+  }
+  return out;
+}
+
 function checkConfigReferences(schema: JSONSchemaProps | undefined, files: FileMap): Finding[] {
   const findings: Finding[] = [];
   const props = schema?.properties ?? {};
   const required = new Set(schema?.required ?? []);
   const needed = new Set<string>();
+  const parsedChains = templateConfigChains(files, findings);
   for (const [p, bytes] of files) {
     if (!p.endsWith(TEMPLATE_SUFFIX)) continue;
     const refs = configReferences(toText(bytes));
-    for (const chain of refs.chains) {
+    // The parse trees see every read; the text scan only tells which reads are guarded.
+    const chains = parsedChains.get(p) ?? refs.chains;
+    for (const chain of chains.filter((c) => !c.includes('*') || c.indexOf('*') > 0).map((c) => c.slice(0, c.includes('*') ? c.indexOf('*') : c.length))) {
       let s: JSONSchemaProps | undefined = schema;
       const walked: string[] = [];
       for (const k of chain) {
@@ -102,7 +135,8 @@ function checkConfigReferences(schema: JSONSchemaProps | undefined, files: FileM
         }
       }
     }
-    for (const k of refs.direct) needed.add(k);
+    for (const c of chains) if (!refs.guarded.has(c[0])) needed.add(c[0]);
+    for (const k of refs.direct) if (!refs.guarded.has(k)) needed.add(k);
     for (const k of refs.guarded) if (!props[k]) findings.push(err('config-schema', `template reads .config.${k}, which the config schema does not define`, p));
   }
   for (const k of needed) {

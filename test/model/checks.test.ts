@@ -59,6 +59,24 @@ describe('generation checks', () => {
     ]);
   });
 
+  it('sees reads through with, variables and define blocks, not only literal .config.X text', () => {
+    const def = definition();
+    const viaWith = withObjects([...def.objects], { files: { '_helpers.gotmpl': '{{- define "x" }}{{ with .config }}{{ .pullSecretRef }}{{ end }}{{ end }}' } });
+    const cmObj = cm('uses-helper', 'config');
+    (cmObj.object as Record<string, unknown>).data = { a: '{{ include "x" . }}' };
+    viaWith.objects.push(cmObj);
+    expect(rulesOf(viaWith)).toEqual([
+      expect.stringMatching(/^config-schema: template reads .config.pullSecretRef, which the config schema does not define/),
+    ]);
+  });
+
+  it('reports a template that does not parse, with its place', () => {
+    const broken = withObjects([...definition().objects], { files: { '_helpers.gotmpl': '{{ define "y" }}{{ .config.serviceCA ' } });
+    const findings = checkDefinition(broken, synthesize(broken));
+    expect(findings).toEqual([expect.objectContaining({ rule: 'template-parse', file: '_helpers.gotmpl', line: 1 })]);
+    expect(findings[0].message).toMatch(/^template: _helpers.gotmpl:1: unclosed action/);
+  });
+
   it('demands required keys be exactly those templates need', () => {
     const def = definition();
     const schema = structuredClone(def.config!);
