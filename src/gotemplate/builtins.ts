@@ -51,9 +51,10 @@ export function truth(v0: V): boolean {
   return false;
 }
 
-export function utf8Length(s: string): number {
+/** Length in UTF-8 bytes of `s[from:to]` (Go counts columns and lengths in bytes). */
+export function utf8Length(s: string, from = 0, to = s.length): number {
   let n = 0;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x80) n++;
     else if (c < 0x800) n += 2;

@@ -5,7 +5,7 @@
  * statically `interface {}` (elements of JSON-like maps and slices) for error messages.
  */
 import { formatValue, goTypeName, quoteString, sortedKeys } from './fmt.js';
-import { BuiltinError, builtins, elemType, isPlainMap, truth, zeroValue, type FuncSignature, type V } from './builtins.js';
+import { BuiltinError, builtins, elemType, isPlainMap, truth, utf8Length, zeroValue, type FuncSignature, type V } from './builtins.js';
 import {
   N,
   nodeString,
@@ -62,19 +62,7 @@ const STATUS_NORMAL = 0;
 const STATUS_BREAK = 1;
 const STATUS_CONTINUE = 2;
 
-function utf8Column(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n++;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
+const utf8Column = utf8Length;
 
 /** Go's ErrorContext location: NAME:LINE:COL (column = byte offset within the line). */
 export function nodeLocation(n: Node): { name: string; line: number; column: number } {
