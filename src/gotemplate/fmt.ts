@@ -79,6 +79,18 @@ interface Spec {
   prec: number; // -1 = absent
 }
 
+/** For %v, `#` and `+` mean Go-syntax and field names rather than their numeric meaning. */
+function vFlags(sp: Spec): void {
+  if (sp.sharp) {
+    sp.sharp = false;
+    sp.sharpV = true;
+  }
+  if (sp.plus) {
+    sp.plus = false;
+    sp.plusV = true;
+  }
+}
+
 function newSpec(): Spec {
   return { plus: false, minus: false, sharp: false, space: false, zero: false, plusV: false, sharpV: false, wid: -1, prec: -1 };
 }
@@ -451,16 +463,7 @@ function plan(format: string): Piece[] | null {
       lit += '%';
       continue;
     }
-    if (verb === 'v') {
-      if (sp.sharp) {
-        sp.sharp = false;
-        sp.sharpV = true;
-      }
-      if (sp.plus) {
-        sp.plus = false;
-        sp.plusV = true;
-      }
-    }
+    if (verb === 'v') vFlags(sp);
     if (lit) pieces.push(lit);
     lit = '';
     pieces.push({ sp, verb });
@@ -625,16 +628,7 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
       argNum++;
       continue;
     }
-    if (verb === 'v') {
-      if (sp.sharp) {
-        sp.sharp = false;
-        sp.sharpV = true;
-      }
-      if (sp.plus) {
-        sp.plus = false;
-        sp.plusV = true;
-      }
-    }
+    if (verb === 'v') vFlags(sp);
     p.print(args[argNum]!, verb, sp, 0);
     argNum++;
   }

@@ -155,7 +155,20 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
     const ch = String.fromCodePoint(input.codePointAt(pos)!);
     pos += ch.length;
     return ch;
+  };  /** Consumes a "…" or '…' literal after its opening quote; false (error recorded) if unterminated. */
+  const scanQuoted = (quote: string, msg: string): boolean => {
+    for (;;) {
+      const c = nextChar();
+      if (c === '\\') {
+        const d = nextChar();
+        if (d !== undefined && d !== '\n') continue;
+        return errorf(msg);
+      }
+      if (c === undefined || c === '\n') return errorf(msg);
+      if (c === quote) return true;
+    }
   };
+
   const backup = (ch: string | undefined): void => {
     if (ch === undefined) pos = input.length;
     else {
@@ -332,20 +345,10 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
           emit(T.Declare);
           continue;
         case '|': emit(T.Pipe); continue;
-        case '"': {
-          for (;;) {
-            const c = nextChar();
-            if (c === '\\') {
-              const d = nextChar();
-              if (d !== undefined && d !== '\n') continue;
-              return errorf('unterminated quoted string');
-            }
-            if (c === undefined || c === '\n') return errorf('unterminated quoted string');
-            if (c === '"') break;
-          }
+        case '"':
+          if (!scanQuoted('"', 'unterminated quoted string')) return false;
           emit(T.String);
           continue;
-        }
         case '`': {
           const x = input.indexOf('`', pos);
           if (x < 0) return errorf('unterminated raw quoted string');
@@ -374,20 +377,10 @@ export function lex(input: string, breakOK = true, continueOK = true): Item[] {
           if (!lexFieldOrVariable(T.Variable)) return false;
           continue;
         }
-        case "'": {
-          for (;;) {
-            const c = nextChar();
-            if (c === '\\') {
-              const d = nextChar();
-              if (d !== undefined && d !== '\n') continue;
-              return errorf('unterminated character constant');
-            }
-            if (c === undefined || c === '\n') return errorf('unterminated character constant');
-            if (c === "'") break;
-          }
+        case "'":
+          if (!scanQuoted("'", 'unterminated character constant')) return false;
           emit(T.CharConstant);
           continue;
-        }
         case '(':
           emit(T.LeftParen);
           parenDepth++;
