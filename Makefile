@@ -9,7 +9,7 @@ BUNDLE      := dist/resources/resources.js
 PACKAGE_DIR := package
 OUTPUT_DIR  := _output
 
-SOURCES := $(shell find src resources test/bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
+SOURCES := $(shell find src resources builder test/bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
 .PHONY: package verify test unit typecheck build deps bench clean build-package-image push-package-image
 
