@@ -1,119 +1,147 @@
 /**
- * The machine-os-builder controller, one per hosted-control-plane namespace
- * (shared/docs/on-cluster-builds.md §1, §7.2): its ServiceAccount, a namespaced Role with exactly
- * what it uses, its leader-elected Deployment, and the two ConfigMaps it reads.
+ * Our on-cluster-build controller, one per hosted-control-plane namespace (docs/design.md):
+ *
+ * - management side (HCP namespace): its ServiceAccount, a Role with exactly the calls the
+ *   controller makes (`builder/rbac.ts`), and its Deployment: the controller plus a token-minter
+ *   sidecar, the only container that sees the hosted cluster's admin kubeconfig;
+ * - hosted side (hosted-cluster phase): the user-facing CRDs, the namespace users keep their
+ *   push Secrets in, and the controller's own ServiceAccount with read-mostly RBAC.
  */
-import { RawValue, YamlValue } from '../src/yaml/emit.js';
+import type { YamlValue } from '../src/yaml/emit.js';
 import type { KubeObject, PackageObject } from '../src/model/package.js';
-import { hcpDeployment } from '../src/model/hypershift.js';
+import { hcpDeployment, HOSTED_KUBECONFIG_SECRET } from '../src/model/hypershift.js';
+import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
+import { CONTROLLER_SERVICE_ACCOUNT } from '../builder/cli.js';
+import { HOSTED_RULES, HOSTED_NAMESPACE_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
 
-export const MOB_NAME = 'machine-os-builder';
-export const BUILD_CONFIG_MAP = 'on-cluster-build-config';
-export const CUSTOM_DOCKERFILE_CONFIG_MAP = 'on-cluster-build-custom-dockerfile';
+export const CONTROLLER = 'on-cluster-build-controller';
+export const HOSTED_NAMESPACE = CONTROLLER_SERVICE_ACCOUNT.namespace;
+const TOKEN_DIR = '/var/run/hosted-token';
+const ADMIN_KUBECONFIG_DIR = '/etc/hosted-admin-kubeconfig';
+const HEALTH_PORT = 8081;
 
-/** Value of a config key as a JSON string: safe YAML whatever the user typed. */
-const configString = (key: string) => new RawValue(() => ` {{ .config.${key} | toJson }}`);
+/** The image of the controller and the webhook server: ours, by digest, from the package config. */
+export const IMAGE = '{{ .config.image }}';
 
-export function buildConfigMaps(): PackageObject[] {
-  const buildConfig: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: BUILD_CONFIG_MAP, labels: { app: MOB_NAME } },
-    data: {
-      baseImagePullSecretName: configString('baseImagePullSecretName'),
-      finalImagePushSecretName: configString('finalImagePushSecretName'),
-      finalImagePullspec: configString('finalImagePullspec'),
-      imageBuilderType: configString('imageBuilderType'),
-    },
-  };
-  const dockerfiles: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: CUSTOM_DOCKERFILE_CONFIG_MAP, labels: { app: MOB_NAME } },
-    data: new RawValue((indent) => `{{- toYAML .config.customContainerfiles | nindent ${indent + 2} }}`),
-  };
+const rules = (rs: readonly { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[]; resourceNames?: readonly string[] }[]): YamlValue[] =>
+  rs.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}), verbs: [...r.verbs] }));
+
+export function controllerRbac(): PackageObject[] {
+  const labels = { app: CONTROLLER };
   return [
-    { phase: 'config', object: buildConfig },
-    { phase: 'config', object: dockerfiles },
-  ];
-}
-
-/**
- * Least privilege: build Jobs and their pods, the ConfigMaps and Secrets of each build, its own
- * leader Lease (by name once created), and events. No wildcards, nothing cluster-wide.
- */
-export function builderRules(): YamlValue[] {
-  const rw = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
-  return [
-    { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-    { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: rw },
-    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [MOB_NAME], verbs: ['get', 'update', 'patch'] },
-    { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
-  ];
-}
-
-export function builderRbac(): PackageObject[] {
-  return [
-    {
-      phase: 'rbac',
-      object: {
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        metadata: { name: MOB_NAME, labels: { app: MOB_NAME } },
-        automountServiceAccountToken: false,
-      },
-    },
-    {
-      phase: 'rbac',
-      object: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: MOB_NAME, labels: { app: MOB_NAME } },
-        rules: builderRules(),
-      },
-    },
+    { phase: 'rbac', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: CONTROLLER, labels }, automountServiceAccountToken: false } },
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, labels }, rules: rules(MANAGEMENT_RULES) } },
     {
       phase: 'rbac',
       object: {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'RoleBinding',
-        metadata: { name: MOB_NAME, labels: { app: MOB_NAME } },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MOB_NAME },
-        subjects: [{ kind: 'ServiceAccount', name: MOB_NAME, namespace: '{{ .package.metadata.namespace }}' }],
+        metadata: { name: CONTROLLER, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: CONTROLLER },
+        subjects: [{ kind: 'ServiceAccount', name: CONTROLLER, namespace: '{{ .package.metadata.namespace }}' }],
       },
     },
   ];
 }
 
-export function builderDeployment(): PackageObject {
+/** What goes into the hosted cluster before the controller can do anything there. */
+export function hostedApi(): PackageObject[] {
+  const labels = { app: CONTROLLER };
+  const sa = CONTROLLER_SERVICE_ACCOUNT;
+  return [
+    {
+      phase: 'hosted-api',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: HOSTED_NAMESPACE, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'openshift.io/cluster-monitoring': 'false' } },
+      },
+    },
+    { phase: 'hosted-api', object: nodePoolOSConfigCRD() as unknown as KubeObject },
+    { phase: 'hosted-api', object: nodePoolOSBuildCRD() as unknown as KubeObject },
+    { phase: 'hosted-api', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa.name, namespace: sa.namespace, labels }, automountServiceAccountToken: false } },
+    { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: CONTROLLER, labels }, rules: rules(HOSTED_RULES) } },
+    {
+      phase: 'hosted-api',
+      object: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: CONTROLLER, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER },
+        subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace }],
+      },
+    },
+    { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, namespace: sa.namespace, labels }, rules: rules(HOSTED_NAMESPACE_RULES) } },
+    {
+      phase: 'hosted-api',
+      object: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: CONTROLLER, namespace: sa.namespace, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: CONTROLLER },
+        subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace }],
+      },
+    },
+  ];
+}
+
+/** The controller's args: every one is a flag of `on-cluster-build controller` (a test parses them with its parser). */
+export function controllerArgs(): string[] {
+  return [
+    'controller',
+    `--hosted-kubeconfig=${TOKEN_DIR}/kubeconfig`,
+    '--leader-elect=true',
+    `--leader-elect-lease-name=${CONTROLLER}`,
+    '--build-active-deadline-seconds={{ .config.buildActiveDeadlineSeconds }}',
+    '--build-history-limit={{ .config.buildHistoryLimit }}',
+    '--build-user-namespaces={{ .config.buildUserNamespaces }}',
+    `--health-port=${HEALTH_PORT}`,
+  ];
+}
+
+export function minterArgs(): string[] {
+  return ['token-minter', `--kubeconfig=${ADMIN_KUBECONFIG_DIR}/kubeconfig`, `--output-dir=${TOKEN_DIR}`, '--expiration-seconds=3600'];
+}
+
+export function controllerDeployment(): PackageObject {
   const deployment = hcpDeployment({
-    name: MOB_NAME,
+    name: CONTROLLER,
     // One active builder per hosted cluster; the Lease keeps a surge pod from acting.
     replicas: 1,
-    serviceAccountName: MOB_NAME,
-    // Talks to the management API (build Jobs, Secrets, its Lease in this namespace) with its token,
-    // and to the hosted cluster through the hosted kubeconfig.
+    // The gate means a ready pod: no old pod is removed before the new one is available.
+    maxUnavailable: 0,
+    serviceAccountName: CONTROLLER,
+    // Its token reaches the management API (Jobs, Secrets, Lease in this namespace).
     automountServiceAccountToken: true,
     managementKasAccess: true,
     containers: [
       {
-        name: MOB_NAME,
-        image: '{{ .config.machineOSBuilderImage }}',
-        command: ['/usr/bin/machine-os-builder'],
-        args: [
-          'start',
-          '--v=2',
-          '--namespace=$(POD_NAMESPACE)',
-          '--leader-elect=true',
-          `--leader-elect-lease-name=${MOB_NAME}`,
-          `--build-config-configmap=${BUILD_CONFIG_MAP}`,
-          `--custom-dockerfile-configmap=${CUSTOM_DOCKERFILE_CONFIG_MAP}`,
-        ],
+        name: 'controller',
+        image: IMAGE,
+        command: ['/usr/local/bin/on-cluster-build'],
+        args: controllerArgs(),
         env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
-        resources: { requests: { cpu: '20m', memory: '50Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
+        ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
+        volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }],
+        resources: { requests: { cpu: '20m', memory: '80Mi' }, limits: { memory: '512Mi' } },
+        livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 10, periodSeconds: 30 },
+        readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 10 },
       },
+      {
+        name: 'token-minter',
+        image: IMAGE,
+        command: ['/usr/local/bin/on-cluster-build'],
+        args: minterArgs(),
+        volumeMounts: [
+          { name: 'hosted-token', mountPath: TOKEN_DIR },
+          { name: 'hosted-admin-kubeconfig', mountPath: ADMIN_KUBECONFIG_DIR, readOnly: true },
+        ],
+        resources: { requests: { cpu: '5m', memory: '40Mi' }, limits: { memory: '128Mi' } },
+      },
+    ],
+    volumes: [
+      { name: 'hosted-token', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+      { name: 'hosted-admin-kubeconfig', secret: { secretName: HOSTED_KUBECONFIG_SECRET, defaultMode: 0o440 } },
     ],
   });
   return { phase: 'deploy', object: deployment };

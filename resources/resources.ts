@@ -11,10 +11,10 @@ import { asFindings, lintRolloutTemplate } from '../src/rollout/lint.js';
 import { rolloutSchemaValidator } from '../src/rollout/schema.js';
 import { renderObjectTemplateText } from '../src/rollout/pko-render.js';
 import type { PackageDefinition } from '../src/model/package.js';
-import { deploymentAvailabilityProbe } from '../src/model/hypershift.js';
+import { crdEstablishedProbe, deploymentAvailabilityProbe } from '../src/model/hypershift.js';
 import { buildPackage } from '../src/model/build-package.js';
 import { configSchema, testCases } from './config.js';
-import { buildConfigMaps, builderDeployment, builderRbac } from './builder-controller.js';
+import { controllerDeployment, controllerRbac, hostedApi } from './builder-controller.js';
 import { checkRegistry, webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';
 
 export const PACKAGE_NAME = 'on-cluster-build';
@@ -27,34 +27,31 @@ export function definition(): PackageDefinition {
     // Hosted-cluster phases only work for a namespaced Package in an HCP namespace.
     scopes: ['Namespaced'],
     phases: [
-      { name: 'config' },
+      // First: the API users create objects of, and the controller's identity there.
+      { name: 'hosted-api', class: 'hosted-cluster' },
       { name: 'rbac' },
       { name: 'deploy' },
       // Last, so the Deployments' availability probes gate webhook registration in the hosted cluster.
-      { name: 'webhooks', class: 'hosted-cluster' },
+      { name: 'hosted-webhooks', class: 'hosted-cluster' },
     ],
-    availabilityProbes: [deploymentAvailabilityProbe()],
+    availabilityProbes: [crdEstablishedProbe(), deploymentAvailabilityProbe()],
     config: configSchema,
     testCases,
-    objects: [...buildConfigMaps(), ...builderRbac(), ...webhookServer(), builderDeployment(), ...webhookConfigurations()],
+    objects: [...hostedApi(), ...controllerRbac(), ...webhookServer(), controllerDeployment(), ...webhookConfigurations()],
   };
 }
 
 export const ROLLOUT_PATH = `hack/${PACKAGE_NAME}.SelectorSyncSet.yaml.tmpl`;
 
 /**
- * How the rollout fills the package config: deploy-time parameters for images and build
- * settings, and the management cluster's service CA read in each HCP namespace.
+ * How the rollout fills the package config: our own image by digest (the only fleet-wide image:
+ * every NodePool's build images come from its own release), and the management cluster's service
+ * CA read in each HCP namespace.
  */
 export function rolloutOptions(): RolloutTemplateOptions {
   return {
     packageName: PACKAGE_NAME,
-    config: [
-      { parameter: 'MACHINE_OS_BUILDER_IMAGE', configKey: 'machineOSBuilderImage', format: 'image-digest' },
-      { parameter: 'WEBHOOK_IMAGE', configKey: 'webhookImage', format: 'image-digest' },
-      { parameter: 'FINAL_IMAGE_PUSH_SECRET_NAME', configKey: 'finalImagePushSecretName' },
-      { parameter: 'FINAL_IMAGE_PULLSPEC', configKey: 'finalImagePullspec' },
-    ],
+    config: [{ parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' }],
     sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The admission webhooks: a data-driven registry of webhook configurations (any number of
  * webhooks each), the server that backs them in the HCP namespace, and the
- * ValidatingWebhookConfigurations registered in the hosted cluster.
+ * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
+ * builder/webhook/server.ts).
  */
 import type { KubeObject, PackageObject } from '../src/model/package.js';
 import {
@@ -11,13 +12,13 @@ import {
   INJECT_CABUNDLE_ANNOTATION,
   SERVING_CERT_ANNOTATION,
 } from '../src/model/hypershift.js';
-import { BUILD_CONFIG_MAP, CUSTOM_DOCKERFILE_CONFIG_MAP } from './builder-controller.js';
+import { API_GROUP, API_VERSION } from '../builder/controller/reconciler.js';
+import { WEBHOOK_PATHS } from '../builder/webhook/server.js';
+import { IMAGE } from './builder-controller.js';
 
 export const WEBHOOK_SERVER = 'on-cluster-build-webhook';
 export const SERVING_CERT_SECRET = `${WEBHOOK_SERVER}-serving-cert`;
 const SERVER_PORT = 8443;
-const MCO_GROUP = 'machineconfiguration.openshift.io';
-const MCO_NAMESPACE = 'openshift-machine-config-operator';
 
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
@@ -50,57 +51,31 @@ export interface WebhookConfigurationSpec {
   webhooks: WebhookSpec[];
 }
 
-/** What the default registry guards in the hosted cluster: the on-cluster build configuration. */
+/**
+ * What the registry guards in the hosted cluster: our own API, the only kinds users give us.
+ * Both with `Fail`: an unvalidated config or a forged build record must never be admitted. The
+ * hosted-cluster phase that registers them comes after the deploy phase, whose probe needs every
+ * webhook replica available.
+ */
 export const webhookRegistry: WebhookConfigurationSpec[] = [
   {
-    name: 'on-cluster-build-machineconfigpools',
+    name: 'on-cluster-build',
     webhooks: [
       {
-        name: 'layering-pools.on-cluster-build.openshift.io',
-        path: '/validate/machineconfigpools',
-        rules: [{ apiGroups: [MCO_GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['machineconfigpools'], scope: 'Cluster' }],
-        // Only pools that opt into layering are reviewed; everything else never waits on us.
-        objectSelector: { matchExpressions: [{ key: `${MCO_GROUP}/layering-enabled`, operator: 'Exists' }] },
-        failurePolicy: 'Fail',
-        sideEffects: 'None',
-        timeoutSeconds: 5,
-      },
-    ],
-  },
-  {
-    name: 'on-cluster-build-machineos',
-    webhooks: [
-      {
-        name: 'machineosconfigs.on-cluster-build.openshift.io',
-        path: '/validate/machineosconfigs',
-        rules: [{ apiGroups: [MCO_GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['machineosconfigs'], scope: 'Cluster' }],
+        name: `nodepoolosconfigs.${API_GROUP}`,
+        path: WEBHOOK_PATHS.nodePoolOSConfigs,
+        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosconfigs'], scope: 'Cluster' }],
         failurePolicy: 'Fail',
         sideEffects: 'None',
         timeoutSeconds: 5,
       },
       {
-        name: 'machineosbuilds.on-cluster-build.openshift.io',
-        path: '/validate/machineosbuilds',
-        rules: [{ apiGroups: [MCO_GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['machineosbuilds'], scope: 'Cluster' }],
+        name: `nodepoolosbuilds.${API_GROUP}`,
+        path: WEBHOOK_PATHS.nodePoolOSBuilds,
+        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosbuilds'], scope: 'Cluster' }],
         failurePolicy: 'Fail',
         sideEffects: 'None',
         timeoutSeconds: 5,
-      },
-    ],
-  },
-  {
-    name: 'on-cluster-build-configmaps',
-    webhooks: [
-      {
-        name: 'build-configmaps.on-cluster-build.openshift.io',
-        path: '/validate/configmaps',
-        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'], scope: 'Namespaced' }],
-        // The server checks the two names (on-cluster-build-config, on-cluster-build-custom-dockerfile);
-        // Ignore keeps every other ConfigMap of the namespace writable when the backend is down.
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': MCO_NAMESPACE } },
-        failurePolicy: 'Ignore',
-        sideEffects: 'None',
-        timeoutSeconds: 3,
       },
     ],
   },
@@ -154,30 +129,34 @@ export function webhookConfiguration(c: WebhookConfigurationSpec): KubeObject {
   };
 }
 
+/** The webhook server's args: every one is a flag of `on-cluster-build webhook` (tested with its parser). */
+export function webhookArgs(): string[] {
+  return ['webhook', `--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key'];
+}
+
 export function webhookServer(): PackageObject[] {
   const labels = { app: WEBHOOK_SERVER };
   const deployment = hcpDeployment({
     name: WEBHOOK_SERVER,
+    // Two replicas in different zones: a Fail-policy webhook must survive a node or a zone.
     replicas: 2,
+    spreadOverZones: true,
+    // With one replica per zone there may be no zone left for a surge pod.
+    maxSurge: 0,
+    maxUnavailable: 1,
     serviceAccountName: WEBHOOK_SERVER,
-    // Reads hosted-cluster objects through the hosted kubeconfig only; no management API token.
+    // It reads nothing from any API server: no token, no management KAS access, no kubeconfig.
     automountServiceAccountToken: false,
-    managementKasAccess: true,
-    spreadOverZones: false,
+    managementKasAccess: false,
     containers: [
       {
         name: 'webhook',
-        image: '{{ .config.webhookImage }}',
-        args: [
-          `--port=${SERVER_PORT}`,
-          '--tls-cert-file=/var/run/serving-cert/tls.crt',
-          '--tls-private-key-file=/var/run/serving-cert/tls.key',
-          `--build-config-configmap=${BUILD_CONFIG_MAP}`,
-          `--custom-dockerfile-configmap=${CUSTOM_DOCKERFILE_CONFIG_MAP}`,
-        ],
+        image: IMAGE,
+        command: ['/usr/local/bin/on-cluster-build'],
+        args: webhookArgs(),
         ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }],
         volumeMounts: [{ name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true }],
-        resources: { requests: { cpu: '10m', memory: '50Mi' }, limits: { cpu: '200m', memory: '256Mi' } },
+        resources: { requests: { cpu: '10m', memory: '50Mi' }, limits: { memory: '256Mi' } },
         livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 10, periodSeconds: 30 },
         readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 5, periodSeconds: 10 },
       },
@@ -227,5 +206,5 @@ export function webhookServer(): PackageObject[] {
 }
 
 export function webhookConfigurations(registry: WebhookConfigurationSpec[] = webhookRegistry): PackageObject[] {
-  return registry.map((c) => ({ phase: 'webhooks', object: webhookConfiguration(c) }));
+  return registry.map((c) => ({ phase: 'hosted-webhooks', object: webhookConfiguration(c) }));
 }

@@ -131,6 +131,12 @@ export interface HcpContainer {
   resources: { requests: { cpu: string; memory: string }; limits: { cpu?: string; memory: string } };
   livenessProbe?: YamlValue;
   readinessProbe?: YamlValue;
+  /**
+   * Mount the hosted cluster's admin kubeconfig (`service-network-admin-kubeconfig`) and set
+   * KUBECONFIG to it. Opt-in: it is cluster-admin in the hosted cluster, so only a container
+   * that needs that (a token minter, say) should see it.
+   */
+  hostedKubeconfig?: boolean;
 }
 
 export interface HcpDeploymentOptions {
@@ -145,6 +151,7 @@ export interface HcpDeploymentOptions {
   /** Required zone anti-affinity between replicas (for HA backends). */
   spreadOverZones?: boolean;
   maxUnavailable?: number;
+  maxSurge?: number;
 }
 
 /**
@@ -170,7 +177,7 @@ export function hcpDeployment(o: HcpDeploymentOptions): KubeObject {
       replicas: o.replicas as YamlValue,
       revisionHistoryLimit: 2,
       selector: { matchLabels: selector },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: o.maxUnavailable ?? 1 } },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 1 } },
       template: {
         metadata: { labels },
         spec: {
@@ -182,9 +189,9 @@ export function hcpDeployment(o: HcpDeploymentOptions): KubeObject {
             imagePullPolicy: 'IfNotPresent',
             command: c.command,
             args: c.args,
-            env: [...(c.env ?? []), hostedKubeconfigEnv(), proxyEnv()],
+            env: [...(c.env ?? []), ...(c.hostedKubeconfig ? [hostedKubeconfigEnv()] : []), proxyEnv()],
             ports: c.ports,
-            volumeMounts: [...(c.volumeMounts ?? []), hostedKubeconfigMount(), { name: 'tmp', mountPath: '/tmp' }],
+            volumeMounts: [...(c.volumeMounts ?? []), ...(c.hostedKubeconfig ? [hostedKubeconfigMount()] : []), { name: 'tmp', mountPath: '/tmp' }],
             resources: c.resources as YamlValue,
             livenessProbe: c.livenessProbe,
             readinessProbe: c.readinessProbe,
@@ -196,20 +203,33 @@ export function hcpDeployment(o: HcpDeploymentOptions): KubeObject {
           securityContext: restrictedPodSecurityContext(),
           serviceAccountName: o.serviceAccountName,
           tolerations: controlPlaneTolerations(),
-          volumes: [...(o.volumes ?? []), hostedKubeconfigVolume(), { name: 'tmp', emptyDir: {} }],
+          volumes: [...(o.volumes ?? []), ...(o.containers.some((c) => c.hostedKubeconfig) ? [hostedKubeconfigVolume()] : []), { name: 'tmp', emptyDir: {} }],
         },
       },
     },
   };
 }
 
-/** Probes that gate later phases on Deployments: Available and fully rolled out. */
+/**
+ * Probes that gate later phases on Deployments: every replica updated AND available (ready for
+ * minReadySeconds). `Available=True` alone holds at 0 ready pods when maxUnavailable allows it,
+ * and `updatedReplicas` counts created pods, ready or not.
+ */
 export function deploymentAvailabilityProbe() {
   return {
     selector: { kind: { group: 'apps', kind: 'Deployment' } },
     probes: [
       { condition: { type: 'Available', status: 'True' } },
       { fieldsEqual: { fieldA: '.status.updatedReplicas', fieldB: '.status.replicas' } },
+      { fieldsEqual: { fieldA: '.status.availableReplicas', fieldB: '.status.replicas' } },
     ],
+  };
+}
+
+/** CRDs gate later phases once the API server serves them. */
+export function crdEstablishedProbe() {
+  return {
+    selector: { kind: { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' } },
+    probes: [{ condition: { type: 'Established', status: 'True' } }],
   };
 }

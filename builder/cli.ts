@@ -1,0 +1,209 @@
+/**
+ * `on-cluster-build controller | webhook | token-minter`: one image, three roles in the HCP
+ * namespace. Exit codes: 0 stopped cleanly, 1 failed, 2 usage error. Logs are JSON lines on
+ * stderr and never carry object contents or credentials.
+ */
+import * as http from 'node:http';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { FlagError, flagsHelp, FlagSpec, FlagValues, parseFlags } from './flags.js';
+import { Kube } from './kube.js';
+import { LeaderElector } from './controller/leader.js';
+import { Reconciler } from './controller/reconciler.js';
+import { runController } from './controller/run.js';
+import { runTokenMinter } from './token-minter.js';
+import { wiring } from './wiring.js';
+
+export const VERSION = '0.1.0';
+export const CONTROLLER_SERVICE_ACCOUNT = { namespace: 'openshift-on-cluster-build', name: 'on-cluster-build-controller' };
+export const CONTROLLER_USERNAME = `system:serviceaccount:${CONTROLLER_SERVICE_ACCOUNT.namespace}:${CONTROLLER_SERVICE_ACCOUNT.name}`;
+
+export const CONTROLLER_FLAGS: FlagSpec[] = [
+  { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: 'HCP namespace the controller runs and builds in' },
+  { name: 'hosted-kubeconfig', type: 'string', required: true, description: "kubeconfig of the controller's own ServiceAccount in the hosted cluster (written by token-minter)" },
+  { name: 'pull-secret-name', type: 'string', default: 'pull-secret', description: 'Secret in the HCP namespace used to read release payloads and pull base images' },
+  { name: 'leader-elect', type: 'bool', default: true, description: 'hold a Lease in the namespace before acting' },
+  { name: 'leader-elect-lease-name', type: 'string', default: 'on-cluster-build-controller', description: 'name of that Lease' },
+  { name: 'leader-elect-lease-duration', type: 'int', default: 137, description: 'seconds a Lease is valid' },
+  { name: 'leader-elect-renew-deadline', type: 'int', default: 107, description: 'seconds the leader keeps trying to renew before it stops acting' },
+  { name: 'leader-elect-retry-period', type: 'int', default: 26, description: 'seconds between Lease attempts' },
+  { name: 'build-active-deadline-seconds', type: 'int', default: 3600, description: 'activeDeadlineSeconds of build Jobs' },
+  { name: 'build-backoff-limit', type: 'int', default: 2, description: 'backoffLimit of build Jobs' },
+  { name: 'build-history-limit', type: 'int', default: 3, description: 'builds (Jobs and NodePoolOSBuilds) kept per NodePoolOSConfig' },
+  { name: 'build-user-namespaces', type: 'bool', default: false, description: 'run build pods with hostUsers: false (user namespaces; needed for RUN steps where the runtime blocks nested namespaces)' },
+  { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full reconciles without events' },
+  { name: 'release-cache-size', type: 'int', default: 16, description: 'release payloads whose image references are kept in memory' },
+  { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
+];
+
+export const WEBHOOK_FLAGS: FlagSpec[] = [
+  { name: 'port', type: 'int', default: 8443, description: 'HTTPS port' },
+  { name: 'tls-cert-file', type: 'string', required: true, description: 'serving certificate (PEM), re-read when it changes' },
+  { name: 'tls-private-key-file', type: 'string', required: true, description: 'serving key (PEM), re-read when it changes' },
+  { name: 'controller-username', type: 'string', default: CONTROLLER_USERNAME, description: 'the only user allowed to write NodePoolOSBuilds' },
+];
+
+export const MINTER_FLAGS: FlagSpec[] = [
+  { name: 'kubeconfig', type: 'string', required: true, description: "the hosted cluster's admin kubeconfig, used only for TokenRequest" },
+  { name: 'service-account-namespace', type: 'string', default: CONTROLLER_SERVICE_ACCOUNT.namespace, description: 'namespace of the ServiceAccount in the hosted cluster' },
+  { name: 'service-account-name', type: 'string', default: CONTROLLER_SERVICE_ACCOUNT.name, description: 'the ServiceAccount whose token is minted' },
+  { name: 'output-dir', type: 'string', required: true, description: 'directory that receives token and kubeconfig' },
+  { name: 'expiration-seconds', type: 'int', default: 3600, description: 'requested token lifetime' },
+  { name: 'oneshot', type: 'bool', default: false, description: 'mint once and exit' },
+];
+
+const COMMANDS: Record<string, { flags: FlagSpec[]; summary: string }> = {
+  controller: { flags: CONTROLLER_FLAGS, summary: 'build OS images for the NodePools of one hosted cluster (runs in its HCP namespace)' },
+  webhook: { flags: WEBHOOK_FLAGS, summary: "validate NodePoolOSConfigs and NodePoolOSBuilds for the hosted cluster's kube-apiserver" },
+  'token-minter': { flags: MINTER_FLAGS, summary: "keep a token of the controller's hosted-cluster ServiceAccount fresh on disk" },
+};
+
+export function usage(): string {
+  return [
+    'usage: on-cluster-build COMMAND [flags]',
+    '',
+    ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(14)} ${c.summary}`),
+    '',
+    'on-cluster-build COMMAND --help lists its flags.',
+  ].join('\n');
+}
+
+export function commandHelp(command: string): string {
+  const c = COMMANDS[command];
+  return `usage: on-cluster-build ${command} [flags]\n\n${c.summary}\n\nflags:\n${flagsHelp(c.flags)}\n`;
+}
+
+/** Parses one command's args exactly as the running program does (the package tests call this). */
+export function parseCommand(command: string, args: string[], env: Record<string, string | undefined> = {}): FlagValues {
+  const c = COMMANDS[command];
+  if (!c) throw new FlagError(`on-cluster-build: unknown command ${JSON.stringify(command)}`);
+  return parseFlags(`on-cluster-build ${command}`, c.flags, args, env);
+}
+
+type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+function jsonLog(component: string): Log {
+  return (msg, fields = {}) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component, msg, ...fields })}\n`);
+}
+
+function stopSignal(): AbortSignal {
+  const ctrl = new AbortController();
+  for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => ctrl.abort());
+  return ctrl.signal;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return command ? 0 : 2;
+  }
+  if (command === '--version' || command === 'version') {
+    process.stdout.write(`on-cluster-build ${VERSION}\n`);
+    return 0;
+  }
+  if (!COMMANDS[command]) {
+    process.stderr.write(`on-cluster-build: unknown command ${JSON.stringify(command)}\n${usage()}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandHelp(command));
+    return 0;
+  }
+  let flags: FlagValues;
+  try {
+    flags = parseCommand(command, rest, process.env);
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    return 2;
+  }
+  const log = jsonLog(command);
+  const signal = stopSignal();
+  try {
+    if (command === 'controller') await controller(flags, log, signal);
+    else if (command === 'webhook') await webhook(flags, log, signal);
+    else await runTokenMinter(
+      {
+        adminKubeconfig: String(flags.kubeconfig),
+        serviceAccountNamespace: String(flags['service-account-namespace']),
+        serviceAccountName: String(flags['service-account-name']),
+        outputDir: String(flags['output-dir']),
+        expirationSeconds: Number(flags['expiration-seconds']),
+        oneShot: flags.oneshot === true,
+        log,
+      },
+      signal,
+    );
+    return 0;
+  } catch (e) {
+    log('exiting', { error: (e as Error).message });
+    return 1;
+  }
+}
+
+async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
+  const namespace = String(flags.namespace);
+  const management = Kube.load();
+  const hosted = Kube.load(String(flags['hosted-kubeconfig']));
+  const w = wiring({ cacheSize: Number(flags['release-cache-size']) });
+  const reconciler = new Reconciler({
+    management,
+    hosted,
+    namespace,
+    resolveRelease: w.resolveRelease,
+    nodePoolInputs: w.nodePoolInputs,
+    validateConfig: w.validateConfig,
+    pullSecretName: String(flags['pull-secret-name']),
+    activeDeadlineSeconds: Number(flags['build-active-deadline-seconds']),
+    backoffLimit: Number(flags['build-backoff-limit']),
+    historyLimit: Number(flags['build-history-limit']),
+    userNamespaces: flags['build-user-namespaces'] === true,
+    proxyEnv: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].filter((k) => process.env[k]).map((k) => ({ name: k, value: process.env[k]! })),
+    log,
+  });
+  const health = await healthServer(Number(flags['health-port']));
+  try {
+    const run = (s: AbortSignal) => runController({ management, hosted, namespace, reconciler, resyncSeconds: Number(flags['resync-period']), log }, s);
+    if (flags['leader-elect'] === false) return await run(signal);
+    const elector = new LeaderElector(management, {
+      namespace,
+      name: String(flags['leader-elect-lease-name']),
+      identity: `${hostname()}_${randomUUID()}`,
+      leaseDurationSeconds: Number(flags['leader-elect-lease-duration']),
+      renewDeadlineSeconds: Number(flags['leader-elect-renew-deadline']),
+      retryPeriodSeconds: Number(flags['leader-elect-retry-period']),
+      log,
+    });
+    const outcome = await elector.run(signal, run);
+    // Like client-go: a controller that lost its Lease exits and is restarted as a follower.
+    if (outcome === 'lost') throw new Error('leader election lost');
+  } finally {
+    await new Promise<void>((r) => health.close(() => r()));
+  }
+}
+
+async function webhook(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
+  const w = wiring({ cacheSize: 1 });
+  const server = await w.startWebhook({
+    port: Number(flags.port),
+    certFile: String(flags['tls-cert-file']),
+    keyFile: String(flags['tls-private-key-file']),
+    controllerUsername: String(flags['controller-username']),
+    log: (line) => log('admission', line as Record<string, unknown>),
+  });
+  log('serving', { port: server.port });
+  await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  await server.close();
+}
+
+/** Liveness and readiness: the process runs its loop; hosted-cluster reachability is not required (see docs/design.md). */
+function healthServer(port: number): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    const ok = req.url === '/healthz' || req.url === '/readyz';
+    res.writeHead(ok ? 200 : 404, { 'Content-Type': 'text/plain' }).end(ok ? 'ok\n' : 'not found\n');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve(server));
+  });
+}

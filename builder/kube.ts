@@ -1,0 +1,230 @@
+/**
+ * The one small interface the controller has to a Kubernetes API, on @kubernetes/client-node:
+ * `KubeConfig` resolves the server, TLS and credentials (in-cluster token file with refresh,
+ * kubeconfig files, exec plugins), `Watch` streams events. Requests are plain REST so that the
+ * status subresource and paging work the same for built-in kinds and our CRDs.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { KubeConfig, Watch } from '@kubernetes/client-node';
+
+export interface Resource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
+  finalizers?: string[];
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+/** A failed API call, with the Kubernetes Status reason and code. */
+export class KubeError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly reason: string,
+  ) {
+    super(message);
+    this.name = 'KubeError';
+  }
+}
+
+export const isNotFound = (e: unknown) => e instanceof KubeError && e.code === 404;
+export const isConflict = (e: unknown) => e instanceof KubeError && e.code === 409;
+export const isAlreadyExists = (e: unknown) => e instanceof KubeError && e.code === 409 && e.reason === 'AlreadyExists';
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+}
+
+export const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
+
+const MAX_RESPONSE_BYTES = 64 << 20;
+const REQUEST_TIMEOUT_MS = 60_000;
+
+export class Kube {
+  private readonly watcher: Watch;
+
+  constructor(
+    readonly config: KubeConfig,
+    private readonly userAgent = 'on-cluster-build',
+  ) {
+    this.watcher = new Watch(config);
+  }
+
+  /** Kubeconfig from a file (the hosted cluster) or, without one, the pod's in-cluster identity. */
+  static load(kubeconfigPath?: string): Kube {
+    const kc = new KubeConfig();
+    if (kubeconfigPath) kc.loadFromFile(kubeconfigPath);
+    else kc.loadFromCluster();
+    return new Kube(kc);
+  }
+
+  path(r: Resource, namespace?: string, name?: string, subresource?: string): string {
+    const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+    let p = base;
+    if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+    p += `/${r.plural}`;
+    if (name) p += `/${encodeURIComponent(name)}`;
+    if (subresource) p += `/${subresource}`;
+    return p;
+  }
+
+  async get<T extends KubeObject = KubeObject>(r: Resource, name: string, namespace?: string): Promise<T | undefined> {
+    try {
+      return (await this.request('GET', this.path(r, namespace, name))) as T;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** Lists every page (`limit`/`continue`), so large namespaces never come back truncated. */
+  async list(r: Resource, opts: { namespace?: string; labelSelector?: string; pageSize?: number } = {}): Promise<ListResult> {
+    const items: KubeObject[] = [];
+    let cont: string | undefined;
+    let resourceVersion = '';
+    for (let page = 0; page < 10_000; page++) {
+      const q = new URLSearchParams();
+      q.set('limit', String(opts.pageSize ?? 500));
+      if (opts.labelSelector) q.set('labelSelector', opts.labelSelector);
+      if (cont) q.set('continue', cont);
+      const res = (await this.request('GET', `${this.path(r, opts.namespace)}?${q}`)) as {
+        items?: KubeObject[];
+        metadata?: { continue?: string; resourceVersion?: string };
+      };
+      for (const it of res.items ?? []) items.push({ apiVersion: apiVersionOf(r), kind: r.kind, ...it });
+      resourceVersion = res.metadata?.resourceVersion ?? resourceVersion;
+      cont = res.metadata?.continue || undefined;
+      if (!cont) break;
+    }
+    return { items, resourceVersion };
+  }
+
+  async create<T extends KubeObject>(r: Resource, obj: T): Promise<T> {
+    return (await this.request('POST', this.path(r, obj.metadata.namespace), obj)) as T;
+  }
+
+  async update<T extends KubeObject>(r: Resource, obj: T): Promise<T> {
+    return (await this.request('PUT', this.path(r, obj.metadata.namespace, obj.metadata.name), obj)) as T;
+  }
+
+  async updateStatus<T extends KubeObject>(r: Resource, obj: T): Promise<T> {
+    return (await this.request('PUT', this.path(r, obj.metadata.namespace, obj.metadata.name, 'status'), obj)) as T;
+  }
+
+  async mergePatch<T extends KubeObject>(r: Resource, name: string, namespace: string | undefined, patch: unknown, subresource?: string): Promise<T> {
+    return (await this.request('PATCH', this.path(r, namespace, name, subresource), patch, 'application/merge-patch+json')) as T;
+  }
+
+  /** Deletes; a missing object is not an error (the goal is reached). Dependents go in the background. */
+  async delete(r: Resource, name: string, namespace?: string): Promise<void> {
+    try {
+      await this.request('DELETE', this.path(r, namespace, name), { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  /** Streams events from `resourceVersion`; resolves with a handle that stops it. `done` gets the reason it ended. */
+  async watch(
+    r: Resource,
+    opts: { namespace?: string; labelSelector?: string; resourceVersion?: string },
+    onEvent: (e: WatchEvent) => void,
+    done: (err: unknown) => void,
+  ): Promise<{ stop(): void }> {
+    const ctrl = await this.watcher.watch(
+      this.path(r, opts.namespace),
+      { allowWatchBookmarks: true, resourceVersion: opts.resourceVersion, labelSelector: opts.labelSelector, timeoutSeconds: 300 },
+      (type: string, object: KubeObject) => onEvent({ type: type as WatchEvent['type'], object }),
+      done,
+    );
+    return { stop: () => ctrl.abort() };
+  }
+
+  /** A raw call, for subresources such as serviceaccounts/token. */
+  async request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+    const cluster = this.config.getCurrentCluster();
+    if (!cluster) throw new KubeError('kubeconfig has no current cluster', 0, 'BadConfig');
+    const url = new URL(cluster.server.replace(/\/$/, '') + path);
+    const opts: https.RequestOptions = {
+      method,
+      headers: { Accept: 'application/json', 'User-Agent': this.userAgent },
+      timeout: REQUEST_TIMEOUT_MS,
+    };
+    await this.config.applyToHTTPSOptions(opts);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    if (payload) (opts.headers as Record<string, string>)['Content-Type'] = contentType;
+    const mod = url.protocol === 'http:' ? http : https;
+    return new Promise((resolve, reject) => {
+      const req = mod.request(url, opts, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            req.destroy(new KubeError(`${method} ${url.pathname}: response larger than ${MAX_RESPONSE_BYTES} bytes`, 0, 'TooLarge'));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text ? JSON.parse(text) : {};
+          } catch {
+            parsed = undefined;
+          }
+          const code = res.statusCode ?? 0;
+          if (code >= 200 && code < 300 && parsed !== undefined) return resolve(parsed);
+          const st = (parsed ?? {}) as { message?: string; reason?: string };
+          reject(new KubeError(`${method} ${url.pathname}: ${st.message ?? (text.slice(0, 200) || `HTTP ${code}`)}`, code, st.reason ?? `HTTP${code}`));
+        });
+      });
+      req.on('timeout', () => req.destroy(new KubeError(`${method} ${url.pathname}: no answer in ${REQUEST_TIMEOUT_MS / 1000}s`, 0, 'Timeout')));
+      req.on('error', (e) => reject(e instanceof KubeError ? e : new KubeError(`${method} ${url.pathname}: ${(e as Error).message}`, 0, 'NetworkError')));
+      if (payload) req.write(payload);
+      req.end();
+    });
+  }
+}
+
+/** The kinds the controller touches, in one table (the package's Roles are derived from what it calls). */
+export const RESOURCES = {
+  secrets: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
+  configMaps: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
+  pods: { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
+  events: { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
+  jobs: { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },
+  leases: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
+  serviceAccountTokens: { group: '', version: 'v1', kind: 'TokenRequest', plural: 'serviceaccounts', namespaced: true },
+} satisfies Record<string, Resource>;
