@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { UserError } from '../core/errors.js';
+import { Location, UserError } from '../core/errors.js';
 import { DOCKER_HUB } from './reference.js';
 
 export interface Credential {
@@ -33,17 +33,41 @@ export function authFiles(loc: AuthFileLocations): string[] {
   return files;
 }
 
+/** One `auths` entry of an auth.json / config.json / `.dockerconfigjson`. */
+export interface AuthEntry {
+  auth?: string;
+  identitytoken?: string;
+  registrytoken?: string;
+  username?: string;
+  password?: string;
+}
+
 interface AuthFile {
-  auths?: Record<string, { auth?: string; identitytoken?: string; registrytoken?: string; username?: string; password?: string }>;
+  auths?: Record<string, AuthEntry>;
   credHelpers?: Record<string, string>;
   credsStore?: string;
 }
 
-function normalizeKey(k: string): string {
+/**
+ * An auth key as containers/image compares it: a URL key (`https://host/v1/`) means the whole
+ * registry, other keys may name a namespace or repository; Docker Hub's aliases are one host.
+ */
+export function normalizeAuthKey(k: string): string {
   let s = k.replace(/^https?:\/\//, '');
+  if (s !== k) s = s.split('/')[0];
   s = s.replace(/\/v[12]\/?$/, '').replace(/\/+$/, '');
   if (s === 'docker.io' || s === 'registry-1.docker.io') s = DOCKER_HUB;
   return s;
+}
+
+/** The keys that may hold credentials for `registry/repository`, most specific first. */
+export function authKeysFor(registry: string, repository: string): string[] {
+  const host = normalizeAuthKey(registry);
+  const keys: string[] = [];
+  const segs = repository.split('/');
+  for (let i = segs.length; i > 0; i--) keys.push(`${host}/${segs.slice(0, i).join('/')}`);
+  keys.push(host);
+  return keys;
 }
 
 export type HelperRunner = (helper: string, serverUrl: string) => Promise<{ Username: string; Secret: string } | undefined>;
@@ -84,13 +108,14 @@ async function readAuthFile(file: string): Promise<AuthFile | undefined> {
   }
 }
 
-function fromAuthEntry(e: NonNullable<AuthFile['auths']>[string], file: string): Credential | undefined {
+/** The credential an `auths` entry holds; a malformed one is an error at `where` (never showing its value). */
+export function credentialFromAuthEntry(e: AuthEntry, where: Location): Credential | undefined {
   if (e.identitytoken) return { identityToken: e.identitytoken };
   if (e.registrytoken) return { registryToken: e.registrytoken };
   if (e.auth) {
     const dec = Buffer.from(e.auth, 'base64').toString('utf8');
     const i = dec.indexOf(':');
-    if (i < 0) throw new UserError('credentials entry "auth" is not base64 of user:password', { file });
+    if (i < 0) throw new UserError('credentials entry "auth" is not base64 of user:password', where);
     return { username: dec.slice(0, i), password: dec.slice(i + 1) };
   }
   if (e.username !== undefined && e.password !== undefined) return { username: e.username, password: e.password };
@@ -107,17 +132,14 @@ export async function lookupCredential(
   files: string[],
   runHelper: HelperRunner,
 ): Promise<Credential | undefined> {
-  const host = normalizeKey(registry);
-  const keys: string[] = [];
-  const segs = repository.split('/');
-  for (let i = segs.length; i > 0; i--) keys.push(`${host}/${segs.slice(0, i).join('/')}`);
-  keys.push(host);
+  const host = normalizeAuthKey(registry);
+  const keys = authKeysFor(registry, repository);
   const serverUrl = host === DOCKER_HUB ? 'https://index.docker.io/v1/' : host;
   for (const file of files) {
     const af = await readAuthFile(file);
     if (!af) continue;
-    const helpers = new Map(Object.entries(af.credHelpers ?? {}).map(([k, v]) => [normalizeKey(k), v]));
-    const auths = new Map(Object.entries(af.auths ?? {}).map(([k, v]) => [normalizeKey(k), v]));
+    const helpers = new Map(Object.entries(af.credHelpers ?? {}).map(([k, v]) => [normalizeAuthKey(k), v]));
+    const auths = new Map(Object.entries(af.auths ?? {}).map(([k, v]) => [normalizeAuthKey(k), v]));
     for (const k of keys) {
       const helper = helpers.get(k);
       if (helper) {
@@ -126,7 +148,7 @@ export async function lookupCredential(
       }
       const e = auths.get(k);
       if (e) {
-        const c = fromAuthEntry(e, file);
+        const c = credentialFromAuthEntry(e, { file });
         if (c) return c;
       }
     }

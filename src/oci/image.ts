@@ -120,10 +120,10 @@ export function parseManifestOrIndex(bytes: Uint8Array, contentType?: string): {
   return { kind: 'manifest', m: { mediaType: mt ?? MediaType.OciManifest, config, layers } };
 }
 
-/** The linux/amd64 entry of an index, as crane.Pull picks it. */
-export function selectPlatform(index: ParsedIndex, where: string): Descriptor {
-  const d = index.manifests.find((m) => m.platform?.os === 'linux' && m.platform?.architecture === 'amd64');
-  if (!d) throw new UserError(`${where}: image index has no linux/amd64 manifest`);
+/** The linux/<arch> entry of an index (amd64 by default, as crane.Pull picks it). */
+export function selectPlatform(index: ParsedIndex, where: string, architecture = 'amd64'): Descriptor {
+  const d = index.manifests.find((m) => m.platform?.os === 'linux' && m.platform?.architecture === architecture);
+  if (!d) throw new UserError(`${where}: image index has no linux/${architecture} manifest`);
   return d;
 }
 

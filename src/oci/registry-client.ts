@@ -10,7 +10,7 @@ import { basicHeader, Challenge, fetchBearerToken, parseChallenge } from './auth
 import type { Credential } from './credentials.js';
 import { sha256Digest } from './digest.js';
 import { ClosableTransport, HttpResponse, NetworkError, nodeTransport } from './http.js';
-import { Blob, Descriptor, Image, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
+import { Blob, Descriptor, Image, ParsedManifest, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
 import { apiHost, formatReference, isLoopbackRegistry, Reference } from './reference.js';
 
@@ -358,22 +358,39 @@ export class RegistryClient {
     });
   }
 
-  /** Pulls a single-platform image; an index resolves to linux/amd64 (what PKO's crane.Pull does). */
-  async pull(ref: Reference): Promise<Image> {
+  /**
+   * The single-platform manifest a reference names, following an index to linux/<architecture>
+   * (default amd64). `digest` is what the reference itself names (the index digest for a
+   * multi-platform image, like crane.Digest); `manifestDigest` is the platform manifest's.
+   */
+  async manifest(ref: Reference, architecture = 'amd64'): Promise<{ digest: string; manifestDigest: string; bytes: Uint8Array; m: ParsedManifest }> {
     let target = ref.digest ?? ref.tag ?? 'latest';
+    let digest: string | undefined;
     for (let depth = 0; depth < 3; depth++) {
       const { bytes, contentType } = await this.getManifest(ref, target);
+      digest ??= sha256Digest(bytes);
       const parsed = parseManifestOrIndex(bytes, contentType);
       if (parsed.kind === 'index') {
-        target = selectPlatform(parsed.m, formatReference(ref)).digest;
+        target = selectPlatform(parsed.m, formatReference(ref), architecture).digest;
         continue;
       }
-      const config = await this.getBlob(ref, parsed.m.config);
-      const layers: Blob[] = [];
-      for (const l of parsed.m.layers) layers.push(await this.getBlob(ref, l));
-      return new Image(parsed.m.mediaType, bytes, config, layers);
+      return { digest, manifestDigest: sha256Digest(bytes), bytes, m: parsed.m };
     }
     throw new UserError(`${formatReference(ref)}: image index nesting too deep`);
+  }
+
+  /** One blob of a repository, size and digest verified (bounded by `maxBlobBytes`). */
+  blob(repo: Pick<Reference, 'registry' | 'repository'>, d: Descriptor): Promise<Blob> {
+    return this.getBlob(repo, d);
+  }
+
+  /** Pulls a single-platform image; an index resolves to linux/amd64 (what PKO's crane.Pull does). */
+  async pull(ref: Reference): Promise<Image> {
+    const { bytes, m } = await this.manifest(ref);
+    const config = await this.getBlob(ref, m.config);
+    const layers: Blob[] = [];
+    for (const l of m.layers) layers.push(await this.getBlob(ref, l));
+    return new Image(m.mediaType, bytes, config, layers);
   }
 
   /** The digest a tag points at (the index digest for multi-platform images, like crane.Digest). */
