@@ -11,7 +11,7 @@ OUTPUT_DIR  := _output
 
 SOURCES := $(shell find src resources builder test/bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: package verify test unit typecheck build deps bench clean build-package-image push-package-image
+.PHONY: package verify test unit typecheck build deps bench clean build-package-image push-package-image build-image push-image
 
 # Install dependencies when the lock file is newer than what is installed.
 node_modules/.install-stamp: package.json package-lock.json
@@ -77,3 +77,17 @@ endif
 push-package-image: build
 	@$(if $(filter localhost/%,$(IMG)),$(error push-package-image: set IMG=registry/org/name))true
 	@$(PKOGEN) build $(PACKAGE_DIR) -t $(IMG):$(TAG) --push --output-format digest $(if $(filter true 1 yes,$(INSECURE)),--insecure)
+
+# ---- on-cluster-build image (controller, webhook server, token minter) -------------------------
+# Needs a container engine (CONTAINER_ENGINE, default: buildah, podman or docker, the first found):
+# it starts FROM a Node.js runtime image (NODE_IMAGE).
+BUILDER_IMG ?= localhost/on-cluster-build
+
+## build-image: build $(BUILDER_IMG):$(TAG) from builder/Containerfile
+build-image:
+	scripts/build-image.sh $(BUILDER_IMG):$(TAG)
+
+## push-image: push $(BUILDER_IMG):$(TAG) (BUILDER_IMG=registry/org/on-cluster-build)
+push-image:
+	@$(if $(filter localhost/%,$(BUILDER_IMG)),$(error push-image: set BUILDER_IMG=registry/org/name))true
+	$(or $(CONTAINER_ENGINE),buildah) push $(BUILDER_IMG):$(TAG)

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# CI/CD entry point (app-interface / app-sre ci-int): build the package image with pkogen (no
-# container engine) and push it as :<7-char commit> and :latest. If :<commit> already exists,
-# do nothing: deployments reference the digest, and a rebuild must never move a deployed tag.
+# CI/CD entry point (app-interface / app-sre ci-int): build and push, with one tag per commit,
+#  1. the on-cluster-build image (controller, webhook server, token minter) from
+#     builder/Containerfile with a container engine (buildah, podman or docker), and
+#  2. the package image with pkogen (no container engine), as :<7-char commit> and :latest.
+# If :<commit> already exists, it is not built again: deployments reference digests, and a
+# rebuild must never move a deployed tag. The on-cluster-build image's digest is printed for the
+# rollout parameter ON_CLUSTER_BUILD_IMAGE.
 #
 # Environment (see README):
 #   IMAGE_REGISTRY    registry host                          (default quay.io)
@@ -13,6 +17,10 @@
 #                     otherwise REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json or
 #                     ~/.docker/config.json are used
 #   INSECURE          true: allow plain HTTP / unverified TLS (test registries only)
+#   BUILDER_IMAGE_NAME  name of the on-cluster-build image    (default on-cluster-build)
+#   CONTAINER_ENGINE  buildah, podman or docker for it       (default: the first one found)
+#   NODE_IMAGE        Node.js 20 base image for it, ideally by digest (default: see builder/Containerfile)
+#   SKIP_BUILDER_IMAGE  true: ship only the package image
 #   NODE              node binary                            (default node)
 # Runs `make build` (npm ci + compile when needed) and `pkogen verify` first: a package/ that
 # differs from the generator's output is never shipped.
@@ -71,6 +79,48 @@ unset REGISTRY_TOKEN QUAY_TOKEN token
 ref="$IMAGE_REGISTRY/$IMAGE_REPOSITORY/$IMAGE_NAME"
 insecure=()
 case "${INSECURE:-}" in true|1|yes) insecure=(--insecure) ;; esac
+
+if [ "${SKIP_BUILDER_IMAGE:-}" != true ]; then
+  engine=${CONTAINER_ENGINE:-}
+  if [ -z "$engine" ]; then
+    for e in buildah podman docker; do if command -v "$e" >/dev/null 2>&1; then engine=$e; break; fi; done
+  fi
+  if [ -z "$engine" ]; then
+    echo "build_deploy.sh: no container engine (buildah, podman or docker) to build the on-cluster-build image; SKIP_BUILDER_IMAGE=true ships only the package" >&2
+    exit 1
+  fi
+  export CONTAINER_ENGINE=$engine
+  bimg="$IMAGE_REGISTRY/$IMAGE_REPOSITORY/${BUILDER_IMAGE_NAME:-on-cluster-build}"
+  # Plain HTTP / unverified TLS: with INSECURE, or for a registry on loopback (pkogen's rule too).
+  tlsoff=${insecure[0]:-}
+  case "$IMAGE_REGISTRY" in 127.*|localhost|localhost:*|'[::1]'*) tlsoff=1 ;; esac
+  bdigest=""
+  if command -v skopeo >/dev/null 2>&1; then
+    bdigest=$(skopeo inspect ${REGISTRY_AUTH_FILE:+--authfile "$REGISTRY_AUTH_FILE"} ${tlsoff:+--tls-verify=false} --format '{{.Digest}}' "docker://$bimg:$IMAGE_TAG" 2>/dev/null || true)
+  fi
+  if [ -n "$bdigest" ]; then
+    echo "build_deploy.sh: $bimg:$IMAGE_TAG exists, not rebuilt" >&2
+  else
+    echo "build_deploy.sh: $bimg:$IMAGE_TAG from builder/Containerfile with $engine" >&2
+    scripts/build-image.sh "$bimg:$IMAGE_TAG" >&2
+    dtmp=$(mktemp -d)
+    case "$(basename "$engine")" in
+      docker)
+        docker push "$bimg:$IMAGE_TAG" >&2
+        bdigest=$(docker inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$bimg:$IMAGE_TAG" | awk -F@ -v r="$bimg" '$1 == r {print $2; exit}')
+        ;;
+      *)
+        "$engine" push ${REGISTRY_AUTH_FILE:+--authfile "$REGISTRY_AUTH_FILE"} ${tlsoff:+--tls-verify=false} --digestfile "$dtmp/digest" "$bimg:$IMAGE_TAG" >&2
+        bdigest=$(cat "$dtmp/digest")
+        ;;
+    esac
+    rm -rf "$dtmp"
+  fi
+  case "$bdigest" in
+    sha256:*) echo "build_deploy.sh: ON_CLUSTER_BUILD_IMAGE=$bimg@$bdigest" >&2 ;;
+    *) echo "build_deploy.sh: could not learn the digest of $bimg:$IMAGE_TAG" >&2; exit 1 ;;
+  esac
+fi
 
 echo "build_deploy.sh: $ref:$IMAGE_TAG (and :latest) from $PACKAGE_DIR" >&2
 "$NODE" bin/pkogen.js build "$PACKAGE_DIR" -t "$ref:$IMAGE_TAG" -t "$ref:latest" \

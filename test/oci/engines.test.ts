@@ -24,7 +24,7 @@ beforeAll(() => {
   // suites reading the shared dist/ never see a half-written build.
   ROOT = path.join(tmp, 'install');
   mkdirSync(ROOT);
-  for (const f of ['bin', 'scripts', 'package.json', 'Containerfile', '.containerignore']) cpSync(path.join(SOURCE_ROOT, f), path.join(ROOT, f), { recursive: true });
+  for (const f of ['bin', 'scripts', 'builder', 'package.json', 'Containerfile', '.containerignore']) cpSync(path.join(SOURCE_ROOT, f), path.join(ROOT, f), { recursive: true });
   symlinkSync(path.join(SOURCE_ROOT, 'node_modules'), path.join(ROOT, 'node_modules'));
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', path.join(ROOT, 'dist')], { cwd: SOURCE_ROOT, stdio: 'pipe' });
 });
@@ -100,7 +100,14 @@ describe('scripts/build_deploy.sh', () => {
 
   it('pushes :<commit> and :latest once, then skips while the commit tag exists', () => {
     const pkg = copyWith('test-stub', path.join(tmp, 'deploy-pkg'), new Date(), 0o644);
+    // The on-cluster-build image needs a container engine and a Node.js base image from a registry
+    // this machine cannot reach: a stand-in engine records what build_deploy.sh asks of it.
+    const engineLog = path.join(tmp, 'engine.log');
+    const engine = path.join(tmp, 'fake-engine');
+    writeFileSync(engine, '#!/bin/sh\necho "$@" >> "$FAKE_ENGINE_LOG"\nif [ "$1" = push ]; then while [ $# -gt 0 ]; do [ "$1" = --digestfile ] && printf "sha256:%064d" 7 > "$2"; shift; done; fi\nexit 0\n', { mode: 0o755 });
     const env = {
+      CONTAINER_ENGINE: engine,
+      FAKE_ENGINE_LOG: engineLog,
       PATH: process.env.PATH!,
       HOME: tmp,
       IMAGE_REGISTRY: reg.host,
@@ -119,6 +126,11 @@ describe('scripts/build_deploy.sh', () => {
     expect(first.status).toBe(0);
     const digest = first.stdout.trim();
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const calls = readFileSync(engineLog, 'utf8').trim().split('\n');
+    expect(calls[0]).toBe(`build --platform=linux/amd64 -f builder/Containerfile -t ${reg.host}/ci/on-cluster-build:${tag} --ignorefile builder/Containerfile.dockerignore .`);
+    expect(calls[1]).toMatch(new RegExp(`^push --authfile \\S+ --tls-verify=false --digestfile \\S+ ${reg.host.replace(/\./g, '\\.')}/ci/on-cluster-build:${tag}$`));
+    expect(first.stderr).toContain(`ON_CLUSTER_BUILD_IMAGE=${reg.host}/ci/on-cluster-build@sha256:${'0'.repeat(63)}7`);
+    expect(readFileSync(engineLog, 'utf8')).not.toContain(reg.password!);
     const creds = ['--tls-verify=false', '--creds', `${reg.user}:${reg.password}`];
     for (const t of [tag, 'latest']) expect(JSON.parse(run('skopeo', ['inspect', ...creds, `docker://${reg.host}/ci/pkg-hs-package:${t}`])).Digest).toBe(digest);
 

@@ -1,0 +1,106 @@
+/**
+ * The package follows the controller: what PKO would render into an HCP namespace starts our own
+ * image by digest with args our own parser accepts, gates on ready pods, and registers webhooks
+ * only for kinds that exist in the hosted cluster.
+ */
+import * as path from 'node:path';
+import { readDirToFileMap } from '../../src/core/fs.js';
+import { loadPackage } from '../../src/pko/loader.js';
+import { renderPackage } from '../../src/pko/render.js';
+import { testCaseRequest } from '../../src/pko/template-tests.js';
+import { commandHelp, parseCommand } from '../../builder/cli.js';
+import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
+import { WEBHOOK_PATHS } from '../../builder/webhook/server.js';
+import { MANAGEMENT_RULES, HOSTED_RULES, HOSTED_NAMESPACE_RULES } from '../../builder/rbac.js';
+
+const DIR = path.resolve('package');
+
+async function rendered(testCase: string) {
+  const pkg = loadPackage(await readDirToFileMap(DIR));
+  const tc = pkg.manifest.test!.template!.find((t) => t.name === testCase)!;
+  const r = renderPackage(testCaseRequest(pkg, tc));
+  expect(r.configErrors).toEqual([]);
+  return { pkg, objects: r.objects.map((o) => ({ phase: o.phase, obj: o.object as any })) };
+}
+
+describe('the package deploys our controller', () => {
+  it.each(['hcp-typical', 'proxy-required-only'])('%s: every container is our image by digest, with args its own parser accepts', async (tc) => {
+    const { objects } = await rendered(tc);
+    const deployments = objects.filter((o) => o.obj.kind === 'Deployment');
+    expect(deployments.map((d) => d.obj.metadata.name).sort()).toEqual(['on-cluster-build-controller', 'on-cluster-build-webhook']);
+    let checked = 0;
+    for (const d of deployments) {
+      for (const c of d.obj.spec.template.spec.containers) {
+        expect(c.image).toMatch(/^quay\.io\/app-sre\/on-cluster-build@sha256:[0-9a-f]{64}$/);
+        expect(c.command).toEqual(['/usr/local/bin/on-cluster-build']);
+        const [command, ...args] = c.args as string[];
+        const env = Object.fromEntries((c.env ?? []).filter((e: any) => e.valueFrom).map((e: any) => [e.name, 'from-the-downward-api']));
+        expect(() => parseCommand(command, args, env)).not.toThrow();
+        for (const a of args) expect(commandHelp(command)).toContain(`--${a.slice(2).split('=')[0]}`);
+        checked++;
+      }
+    }
+    expect(checked).toBe(3); // controller, token-minter, webhook
+  });
+
+  it('renders the per-HCP build settings into the controller args', async () => {
+    const { objects } = await rendered('hcp-typical');
+    const c = objects.find((o) => o.obj.kind === 'Deployment' && o.obj.metadata.name === 'on-cluster-build-controller')!.obj.spec.template.spec.containers[0];
+    const flags = parseCommand('controller', c.args.slice(1), { POD_NAMESPACE: 'clusters-banana' });
+    expect(flags).toMatchObject({ 'build-active-deadline-seconds': 7200, 'build-history-limit': 5, 'build-user-namespaces': true, 'leader-elect': true, namespace: 'clusters-banana' });
+  });
+
+  it('keeps no fleet-wide MCO image anywhere', async () => {
+    const fm = await readDirToFileMap(DIR);
+    const all = [...fm.values()].map((b) => Buffer.from(b).toString('utf8')).join('\n');
+    expect(all).not.toMatch(/machineOSBuilderImage|machine-os-builder|MACHINE_OS_BUILDER/);
+  });
+
+  it('gates on ready pods: maxUnavailable 0 for the controller, availableReplicas == replicas', async () => {
+    const { pkg, objects } = await rendered('hcp-typical');
+    const ctl = objects.find((o) => o.obj.kind === 'Deployment' && o.obj.metadata.name === 'on-cluster-build-controller')!.obj;
+    expect(ctl.spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
+    const probes = JSON.stringify(pkg.manifest.spec.availabilityProbes);
+    expect(probes).toContain('.status.availableReplicas');
+  });
+
+  it('spreads the Fail-policy webhook over zones (required) and gives it no API access', async () => {
+    const { objects } = await rendered('hcp-typical');
+    const wh = objects.find((o) => o.obj.kind === 'Deployment' && o.obj.metadata.name === 'on-cluster-build-webhook')!.obj;
+    expect(wh.spec.replicas).toBe(2);
+    expect(wh.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('topology.kubernetes.io/zone');
+    expect(wh.spec.template.spec.automountServiceAccountToken).toBe(false);
+    expect(wh.spec.template.metadata.labels['hypershift.openshift.io/need-management-kas-access']).toBeUndefined();
+    expect(JSON.stringify(wh.spec.template.spec.volumes)).not.toContain('service-network-admin-kubeconfig');
+    const ctl = objects.find((o) => o.obj.kind === 'Deployment' && o.obj.metadata.name === 'on-cluster-build-controller')!.obj;
+    expect(ctl.spec.template.metadata.labels['hypershift.openshift.io/need-management-kas-access']).toBe('true');
+    // Only the token minter sees the admin kubeconfig.
+    const mounts = (name: string) => JSON.stringify(ctl.spec.template.spec.containers.find((c: any) => c.name === name).volumeMounts);
+    expect(mounts('token-minter')).toContain('hosted-admin-kubeconfig');
+    expect(mounts('controller')).not.toContain('hosted-admin-kubeconfig');
+  });
+
+  it('registers webhooks only for our own kinds, which the package installs in the hosted cluster', async () => {
+    const { objects } = await rendered('hcp-typical');
+    const hostedKinds = new Set(objects.filter((o) => o.phase === 'hosted-api' && o.obj.kind === 'CustomResourceDefinition').map((o) => `${o.obj.spec.group}/${o.obj.spec.names.plural}`));
+    expect(hostedKinds).toEqual(new Set([`${nodePoolOSConfigCRD().spec.group}/nodepoolosconfigs`, `${nodePoolOSBuildCRD().spec.group}/nodepoolosbuilds`]));
+    const vwcs = objects.filter((o) => o.obj.kind === 'ValidatingWebhookConfiguration');
+    expect(vwcs.every((o) => o.phase === 'hosted-webhooks')).toBe(true);
+    const hooks = vwcs.flatMap((o) => o.obj.webhooks);
+    expect(hooks.length).toBe(2);
+    for (const h of hooks) {
+      for (const r of h.rules) for (const res of r.resources) for (const g of r.apiGroups) expect(hostedKinds.has(`${g}/${res}`)).toBe(true);
+      expect(Object.values(WEBHOOK_PATHS)).toContain(new URL(h.clientConfig.url).pathname);
+      expect(h.failurePolicy).toBe('Fail');
+    }
+  });
+
+  it("renders the Roles from the controller's own tables", async () => {
+    const { objects } = await rendered('hcp-typical');
+    const role = (kind: string, phase: string) => objects.find((o) => o.obj.kind === kind && o.phase === phase)!.obj.rules;
+    const plain = (rs: readonly any[]) => JSON.parse(JSON.stringify(rs));
+    expect(role('Role', 'rbac')).toEqual(plain(MANAGEMENT_RULES));
+    expect(role('ClusterRole', 'hosted-api')).toEqual(plain(HOSTED_RULES));
+    expect(role('Role', 'hosted-api')).toEqual(plain(HOSTED_NAMESPACE_RULES));
+  });
+});
