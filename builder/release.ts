@@ -105,7 +105,11 @@ export class ReleaseResolver {
     try {
       return await f();
     } catch (e) {
-      if (e instanceof UserError && !e.message.startsWith(`release ${release}`)) throw new UserError(`release ${release}: ${e.message}`, e.location);
+      if (e instanceof UserError && !e.message.startsWith(`release ${release}`)) {
+        // The registry client names the image too; say it once.
+        const msg = e.message.startsWith(`${release}: `) ? e.message.slice(release.length + 2) : e.message;
+        throw new UserError(`release ${release}: ${msg}`, e.location);
+      }
       throw e;
     }
   }
