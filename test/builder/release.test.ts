@@ -127,12 +127,13 @@ beforeAll(async () => {
     await put('nofile', releaseImage(), 'ocp/release:nofile');
     await put('notag', releaseImage({ refs: imageReferences('4.20.3', { 'machine-config-operator': `quay.io/x/mco@${D('c')}` }) }), 'ocp/release:notag');
     await put('badjson', releaseImage({ refs: '{"kind": "ImageStream", "spec": {"tags": [' }), 'ocp/release:badjson');
-    await put('badshape', releaseImage({ refs: JSON.stringify({ kind: 'ImageStream', spec: { tags: [{ name: 'rhel-coreos', from: { kind: 'DockerImage' } }] } }) }), 'ocp/release:badshape');
+    await put('badshape', releaseImage({ refs: JSON.stringify({ kind: 'ImageStream', apiVersion: 'image.openshift.io/v1', spec: { tags: [{ name: 'rhel-coreos', from: { kind: 'DockerImage' } }] } }) }), 'ocp/release:badshape');
     await put(
       'whiteout',
       releaseImage({ refs: imageReferences('4.20.1', standardTags('1')), extra: [layer([{ name: 'release-manifests', type: 'dir' }, file('release-manifests/.wh.image-references', '')], false)] }),
       'ocp/release:whiteout',
     );
+    await put('notis', releaseImage({ refs: JSON.stringify({ kind: 'ImageStream', apiVersion: 'v1', spec: { tags: [] } }) }), 'ocp/release:notis');
     await put('legacy', releaseImage({ refs: imageReferences('4.12.9', { 'machine-config-operator': `quay.io/x/mco@${D('c')}`, 'rhel-coreos-8': `quay.io/x/rhcos8@${D('8')}`, 'rhel-coreos-8-extensions': `quay.io/x/rhcos8ext@${D('9')}` }) }), 'ocp/release:legacy');
     await put('moving', releaseImage({ refs: imageReferences('4.20.1', standardTags('1')) }), 'ocp/release:moving');
   } finally {
@@ -247,6 +248,7 @@ describe('ReleaseResolver against a registry with basic auth', () => {
     ['notag', 'image-references has no tag "rhel-coreos"'],
     ['badjson', 'image-references is not valid JSON'],
     ['badshape', 'tag "rhel-coreos" has no from.name'],
+    ['notis', 'image-references apiVersion is "v1", expected "image.openshift.io/v1"'],
   ])('%s: a clear error naming the release', async (tag, message) => {
     const msg = await errorOf(new ReleaseResolver().resolve(spec(tag), pullSecret));
     expect(msg.startsWith(`release ${proxy.host}/ocp/release@${digests[tag]}: ${message}`)).toBe(true);
