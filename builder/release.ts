@@ -105,7 +105,11 @@ export class ReleaseResolver {
     try {
       return await f();
     } catch (e) {
-      if (e instanceof UserError && !e.message.startsWith(`release ${release}`)) throw new UserError(`release ${release}: ${e.message}`, e.location);
+      if (e instanceof UserError && !e.message.startsWith(`release ${release}`)) {
+        // The registry client names the image too; say it once.
+        const msg = e.message.startsWith(`${release}: `) ? e.message.slice(release.length + 2) : e.message;
+        throw new UserError(`release ${release}: ${msg}`, e.location);
+      }
       throw e;
     }
   }
@@ -170,7 +174,9 @@ export function parseImageReferences(text: string, release: string): ImageStream
   }
   if (!j || typeof j !== 'object' || Array.isArray(j)) return fail('image-references is not a JSON object');
   const o = j as Record<string, unknown>;
+  // oc adm release info accepts exactly this kind and apiVersion.
   if (o.kind !== 'ImageStream') fail(`image-references kind is ${JSON.stringify(o.kind)}, expected "ImageStream"`, 'kind');
+  if (o.apiVersion !== 'image.openshift.io/v1') fail(`image-references apiVersion is ${JSON.stringify(o.apiVersion)}, expected "image.openshift.io/v1"`, 'apiVersion');
   const md = o.metadata as Record<string, unknown> | undefined;
   if (md !== undefined && (!md || typeof md !== 'object')) fail('metadata is not an object', 'metadata');
   const name = md?.name;
