@@ -68,7 +68,7 @@ export interface TestRegistry {
   start(): Promise<void>;
 }
 
-function makeCa(dir: string): { caFile: string; cert: string; key: string; certDir: string } {
+export function makeCa(dir: string): { caFile: string; cert: string; key: string; certDir: string } {
   const caKey = path.join(dir, 'ca.key');
   const caFile = path.join(dir, 'ca.crt');
   run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', caKey, '-out', caFile, '-days', '2', '-subj', '/CN=pkogen test CA']);
