@@ -15,8 +15,10 @@ import { runTokenMinter } from './token-minter.js';
 import { wiring } from './wiring.js';
 
 export const VERSION = '0.1.0';
-export const CONTROLLER_SERVICE_ACCOUNT = { namespace: 'openshift-on-cluster-build', name: 'on-cluster-build-controller' };
-export const CONTROLLER_USERNAME = `system:serviceaccount:${CONTROLLER_SERVICE_ACCOUNT.namespace}:${CONTROLLER_SERVICE_ACCOUNT.name}`;
+import { CONTROLLER_SERVICE_ACCOUNT as SA_NAME, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from './api/types.js';
+
+export { CONTROLLER_USERNAME };
+export const CONTROLLER_SERVICE_ACCOUNT = { namespace: HOSTED_NAMESPACE, name: SA_NAME };
 
 export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: 'HCP namespace the controller runs and builds in' },
@@ -189,7 +191,7 @@ async function webhook(flags: FlagValues, log: Log, signal: AbortSignal): Promis
     certFile: String(flags['tls-cert-file']),
     keyFile: String(flags['tls-private-key-file']),
     controllerUsername: String(flags['controller-username']),
-    log: (line) => log('admission', line as Record<string, unknown>),
+    log: (line: object) => log('admission', line as Record<string, unknown>),
   });
   log('serving', { port: server.port });
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

@@ -181,7 +181,10 @@ export class Kube {
     };
     await this.config.applyToHTTPSOptions(opts);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    if (payload) (opts.headers as Record<string, string>)['Content-Type'] = contentType;
+    if (payload) {
+      (opts.headers as Record<string, string>)['Content-Type'] = contentType;
+      (opts.headers as Record<string, string>)['Content-Length'] = String(payload.length);
+    }
     const mod = url.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
       const req = mod.request(url, opts, (res) => {

@@ -24,14 +24,15 @@ import {
 } from './build-job.js';
 import { configWithoutHandoff, handoffConfigMap, HANDOFF_PREFIX } from './handoff.js';
 
-export const API_GROUP = 'on-cluster-build.pkogen.io';
-export const API_VERSION = 'v1alpha1';
-/** The hosted-cluster namespace where users keep push (and optional base pull) Secrets. */
-export const HOSTED_NAMESPACE = 'openshift-on-cluster-build';
-export const REBUILD_ANNOTATION = `${API_GROUP}/rebuild`;
+import { BUILD_KIND, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, HOSTED_NAMESPACE, VERSION } from '../api/types.js';
 
-export const NPOSC: Resource = { group: API_GROUP, version: API_VERSION, kind: 'NodePoolOSConfig', plural: 'nodepoolosconfigs', namespaced: false };
-export const NPOSB: Resource = { group: API_GROUP, version: API_VERSION, kind: 'NodePoolOSBuild', plural: 'nodepoolosbuilds', namespaced: false };
+export { GROUP as API_GROUP, VERSION as API_VERSION, HOSTED_NAMESPACE };
+const API_GROUP = GROUP;
+const API_VERSION = VERSION;
+export const REBUILD_ANNOTATION = `${GROUP}/rebuild`;
+
+export const NPOSC: Resource = { group: GROUP, version: VERSION, kind: CONFIG_KIND, plural: CONFIG_PLURAL, namespaced: false };
+export const NPOSB: Resource = { group: GROUP, version: VERSION, kind: BUILD_KIND, plural: BUILD_PLURAL, namespaced: false };
 
 export interface ReleaseImages {
   releaseDigest: string;

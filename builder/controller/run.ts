@@ -56,16 +56,18 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
       }
     }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        dirty = true;
-        resolve();
-      }, o.resyncSeconds * 1000);
-      wake = () => {
+      const done = () => {
         clearTimeout(t);
+        signal.removeEventListener('abort', done);
         resolve();
       };
-      signal.addEventListener('abort', () => wake?.(), { once: true });
-      if (dirty || signal.aborted) wake();
+      const t = setTimeout(() => {
+        dirty = true;
+        done();
+      }, o.resyncSeconds * 1000);
+      wake = done;
+      signal.addEventListener('abort', done, { once: true });
+      if (dirty || signal.aborted) done();
     });
     wake = undefined;
   }

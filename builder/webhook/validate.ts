@@ -281,6 +281,15 @@ function merge(own: Issue[], schema: Issue[]): Issue[] {
   return [...own, ...schema.filter((i) => !explained.has(i.path) && ![...explained].some((p) => i.path.startsWith(`${p}.`) || i.path.startsWith(`${p}[`)))];
 }
 
+/**
+ * The CREATE rules for a NodePoolOSConfig as `path: message` lines. The controller applies them
+ * too, so an object admitted while the webhook was not registered yet is still refused.
+ */
+export function configProblems(obj: unknown): string[] {
+  if (!isObj(obj)) return [`must be a ${CONFIG_KIND} object`];
+  return merge(configIssues(obj), schemaIssues(CONFIG_KIND, obj)).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+}
+
 /** Decides one AdmissionReview (already checked by readAdmissionReview). */
 export function decideAdmission(review: AdmissionReview & { request: AdmissionRequest }, opts: ValidateOptions): Decision {
   const req = review.request;

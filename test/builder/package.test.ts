@@ -83,7 +83,7 @@ describe('the package deploys our controller', () => {
   it('registers webhooks only for our own kinds, which the package installs in the hosted cluster', async () => {
     const { objects } = await rendered('hcp-typical');
     const hostedKinds = new Set(objects.filter((o) => o.phase === 'hosted-api' && o.obj.kind === 'CustomResourceDefinition').map((o) => `${o.obj.spec.group}/${o.obj.spec.names.plural}`));
-    expect(hostedKinds).toEqual(new Set([`${nodePoolOSConfigCRD().spec.group}/nodepoolosconfigs`, `${nodePoolOSBuildCRD().spec.group}/nodepoolosbuilds`]));
+    expect(hostedKinds).toEqual(new Set([`${(nodePoolOSConfigCRD() as any).spec.group}/nodepoolosconfigs`, `${(nodePoolOSBuildCRD() as any).spec.group}/nodepoolosbuilds`]));
     const vwcs = objects.filter((o) => o.obj.kind === 'ValidatingWebhookConfiguration');
     expect(vwcs.every((o) => o.phase === 'hosted-webhooks')).toBe(true);
     const hooks = vwcs.flatMap((o) => o.obj.webhooks);
