@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { aggregateText, FieldError, fieldErrorText, forbidden, invalid, required } from '../../src/pko/field-errors.js';
+import { aggregateText, FieldError, fieldErrorBody, forbidden, invalid, required } from '../../src/pko/field-errors.js';
 import { isDNS1123Subdomain, validateLabels } from '../../src/pko/labels.js';
 import { LabelSelector, matchesSelector } from '../../src/rollout/selectors.js';
 import { emitDocument } from '../../src/yaml/emit.js';
@@ -163,13 +163,15 @@ function conflict(t: ResourceType, name: string, why: string): StatusError {
   return new StatusError(409, `Operation cannot be fulfilled on ${qualified(t)} "${name}": ${why}`, 'Conflict', { name, group: t.group, kind: t.plural });
 }
 
-function invalidObject(t: ResourceType, name: string, errs: FieldError[]): StatusError {
-  const gk = t.group ? `${t.kind}.${t.group}` : t.kind;
+/** 422 Invalid; `byResource` names the kind by its plural, as the generic store does for a missing resourceVersion. */
+function invalidObject(t: ResourceType, name: string, errs: FieldError[], byResource = false): StatusError {
+  const k = byResource ? t.plural : t.kind;
+  const gk = t.group ? `${k}.${t.group}` : k;
   return new StatusError(422, `${gk} "${name}" is invalid: ${aggregateText(errs)}`, 'Invalid', {
     name,
     group: t.group,
-    kind: t.kind,
-    causes: errs.map((e) => ({ reason: `Field${e.type === 'Required' ? 'ValueRequired' : e.type === 'Forbidden' ? 'ValueForbidden' : 'ValueInvalid'}`, message: fieldErrorText(e).slice(e.field.length + 2), field: e.field })),
+    kind: k,
+    causes: errs.map((e) => ({ reason: `Field${e.type === 'Required' ? 'ValueRequired' : e.type === 'Forbidden' ? 'ValueForbidden' : 'ValueInvalid'}`, message: fieldErrorBody(e), field: e.field })),
   });
 }
 
@@ -1090,6 +1092,8 @@ export class ApiTestServer {
     let after: string | undefined;
     if (token) {
       const t = decodeContinue(token);
+      const rvParam = info.query.get('resourceVersion');
+      if (rvParam && rvParam !== '0') throw new StatusError(400, 'specifying resource version is not allowed when using continue');
       if (t.rv < this.compactedRv) {
         throw new StatusError(
           410,
@@ -1327,7 +1331,7 @@ export class ApiTestServer {
     if (viaApi) {
       if (md.resourceVersion === undefined || md.resourceVersion === '') {
         // CustomResources refuse unconditional updates; built-in kinds allow them.
-        if (t.custom) throw invalidObject(t, md.name, [invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+        if (t.custom) throw invalidObject(t, md.name, [invalid('metadata.resourceVersion', 0, 'must be specified for an update')], true);
       } else if (md.resourceVersion !== cmd.resourceVersion) throw conflict(t, md.name, MODIFIED);
       if (md.uid !== undefined && md.uid !== cmd.uid) throw conflict(t, md.name, `Precondition failed: UID in precondition: ${md.uid}, UID in object meta: ${cmd.uid}`);
     }
@@ -1354,7 +1358,7 @@ export class ApiTestServer {
       this.validateMeta(t, next);
       if (viaApi && cmd.deletionTimestamp) {
         const added = ((next.metadata.finalizers ?? []) as string[]).filter((f) => !((cmd.finalizers ?? []) as string[]).includes(f));
-        if (added.length) throw invalidObject(t, md.name, [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`)]);
+        if (added.length) throw invalidObject(t, md.name, [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`)]);
       }
       if (!deepEqual(specPart(next, t.status), specPart(current, t.status))) next.metadata.generation = (cmd.generation ?? 0) + 1;
     }
@@ -1565,7 +1569,7 @@ function decodeContinue(token: string): { rv: number; start: string } {
   } catch {
     // fall through to the error below
   }
-  throw new StatusError(400, 'continue key is not valid: the continue token was not issued by this server or is damaged');
+  throw new StatusError(400, 'invalid continue token: continue key is not valid: it was not issued by this server or is damaged');
 }
 
 /** Starts a server; stop it with `stop()` (jest must exit). */
