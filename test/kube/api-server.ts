@@ -13,11 +13,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { aggregateText, FieldError, fieldErrorText, forbidden, invalid, required } from '../../src/pko/field-errors.js';
+import { aggregateText, FieldError, fieldErrorBody, forbidden, invalid, required } from '../../src/pko/field-errors.js';
 import { isDNS1123Subdomain, validateLabels } from '../../src/pko/labels.js';
-import { LabelSelector, matchesSelector } from '../../src/rollout/selectors.js';
 import { emitDocument } from '../../src/yaml/emit.js';
 import { makeCa } from '../oci/registry-harness.js';
+import { clone, deepEqual, isObj, jsonPatch, mergePatch, rejectStrategicDirectives } from './patch.js';
+import { Filter, matches, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { StatusError } from './status.js';
+
+export { jsonPatch, mergePatch } from './patch.js';
+export { parseFieldSelector, parseLabelSelector } from './selectors.js';
+export { StatusError } from './status.js';
 
 // ---- public types ---------------------------------------------------------------------------
 
@@ -116,41 +122,6 @@ export interface DirectStore {
 
 // ---- errors ---------------------------------------------------------------------------------
 
-const REASONS: Record<number, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  406: 'NotAcceptable',
-  409: 'Conflict',
-  410: 'Gone',
-  413: 'RequestEntityTooLarge',
-  415: 'UnsupportedMediaType',
-  422: 'Invalid',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-  503: 'ServiceUnavailable',
-  504: 'Timeout',
-};
-
-/** A Kubernetes Status failure, thrown inside handlers and written as the response. */
-export class StatusError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly reason: string = REASONS[code] ?? 'Unknown',
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-  toStatus(): KubeObject {
-    const s: KubeObject = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
-    if (this.details) s.details = this.details;
-    return s;
-  }
-}
-
 function qualified(t: ResourceType): string {
   return t.group ? `${t.plural}.${t.group}` : t.plural;
 }
@@ -163,13 +134,15 @@ function conflict(t: ResourceType, name: string, why: string): StatusError {
   return new StatusError(409, `Operation cannot be fulfilled on ${qualified(t)} "${name}": ${why}`, 'Conflict', { name, group: t.group, kind: t.plural });
 }
 
-function invalidObject(t: ResourceType, name: string, errs: FieldError[]): StatusError {
-  const gk = t.group ? `${t.kind}.${t.group}` : t.kind;
+/** 422 Invalid; `byResource` names the kind by its plural, as the generic store does for a missing resourceVersion. */
+function invalidObject(t: ResourceType, name: string, errs: FieldError[], byResource = false): StatusError {
+  const k = byResource ? t.plural : t.kind;
+  const gk = t.group ? `${k}.${t.group}` : k;
   return new StatusError(422, `${gk} "${name}" is invalid: ${aggregateText(errs)}`, 'Invalid', {
     name,
     group: t.group,
-    kind: t.kind,
-    causes: errs.map((e) => ({ reason: `Field${e.type === 'Required' ? 'ValueRequired' : e.type === 'Forbidden' ? 'ValueForbidden' : 'ValueInvalid'}`, message: fieldErrorText(e).slice(e.field.length + 2), field: e.field })),
+    kind: k,
+    causes: errs.map((e) => ({ reason: `Field${e.type === 'Required' ? 'ValueRequired' : e.type === 'Forbidden' ? 'ValueForbidden' : 'ValueInvalid'}`, message: fieldErrorBody(e), field: e.field })),
   });
 }
 
@@ -177,25 +150,6 @@ const UNKNOWN_RESOURCE = () => new StatusError(404, 'the server could not find t
 const MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
 
 // ---- small pure helpers ---------------------------------------------------------------------
-
-function isObj(v: unknown): v is Record<string, any> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function clone<T>(v: T): T {
-  return structuredClone(v);
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObj(a) && isObj(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
-}
 
 /** Everything the generation counts: the object without metadata (and status with a status subresource). */
 function specPart(obj: KubeObject, statusSub: boolean): Record<string, unknown> {
@@ -214,189 +168,6 @@ function gv(group: string, version: string): string {
 function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.indexOf('/');
   return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
-}
-
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObj(patch)) return clone(patch);
-  const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
-
-function unescapePointer(p: string): string[] {
-  if (p === '') return [];
-  if (!p.startsWith('/')) throw new StatusError(422, `json patch: path ${JSON.stringify(p)} must start with "/"`);
-  return p.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-/** RFC 6902 JSON patch (add, remove, replace, move, copy, test) on a copy of `doc`. */
-export function jsonPatch(doc: unknown, ops: unknown): unknown {
-  if (!Array.isArray(ops)) throw new StatusError(400, 'json patch: the body must be a JSON array of operations');
-  let root: unknown = clone(doc);
-  const parentOf = (segs: string[], where: string): { parent: any; key: string } => {
-    let cur: any = root;
-    for (const s of segs.slice(0, -1)) {
-      cur = Array.isArray(cur) ? cur[Number(s)] : isObj(cur) ? cur[s] : undefined;
-      if (cur === undefined) throw new StatusError(422, `json patch: ${where}: path does not exist`);
-    }
-    return { parent: cur, key: segs[segs.length - 1] };
-  };
-  const read = (p: string, where: string): unknown => {
-    let cur: any = root;
-    for (const s of unescapePointer(p)) {
-      cur = Array.isArray(cur) ? cur[Number(s)] : isObj(cur) && Object.prototype.hasOwnProperty.call(cur, s) ? cur[s] : undefined;
-      if (cur === undefined) throw new StatusError(422, `json patch: ${where}: path ${JSON.stringify(p)} does not exist`);
-    }
-    return cur;
-  };
-  const arrayIndex = (arr: unknown[], key: string, forAdd: boolean, where: string): number => {
-    if (forAdd && key === '-') return arr.length;
-    if (!/^(0|[1-9]\d*)$/.test(key)) throw new StatusError(422, `json patch: ${where}: invalid array index ${JSON.stringify(key)}`);
-    const i = Number(key);
-    if (i > arr.length || (!forAdd && i === arr.length)) throw new StatusError(422, `json patch: ${where}: array index ${i} out of range`);
-    return i;
-  };
-  const add = (p: string, value: unknown, where: string) => {
-    const segs = unescapePointer(p);
-    if (segs.length === 0) {
-      root = clone(value);
-      return;
-    }
-    const { parent, key } = parentOf(segs, where);
-    if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, true, where), 0, clone(value));
-    else if (isObj(parent)) parent[key] = clone(value);
-    else throw new StatusError(422, `json patch: ${where}: parent of ${JSON.stringify(p)} is not an object or array`);
-  };
-  const remove = (p: string, where: string): unknown => {
-    const segs = unescapePointer(p);
-    if (segs.length === 0) throw new StatusError(422, `json patch: ${where}: cannot remove the whole document`);
-    const { parent, key } = parentOf(segs, where);
-    if (Array.isArray(parent)) return parent.splice(arrayIndex(parent, key, false, where), 1)[0];
-    if (isObj(parent) && Object.prototype.hasOwnProperty.call(parent, key)) {
-      const v = parent[key];
-      delete parent[key];
-      return v;
-    }
-    throw new StatusError(422, `json patch: ${where}: path ${JSON.stringify(p)} does not exist`);
-  };
-  ops.forEach((op, i) => {
-    const where = `operation ${i}`;
-    if (!isObj(op) || typeof op.path !== 'string') throw new StatusError(422, `json patch: ${where}: needs "op" and a string "path"`);
-    switch (op.op) {
-      case 'add':
-        if (!('value' in op)) throw new StatusError(422, `json patch: ${where}: "add" needs a value`);
-        add(op.path, op.value, where);
-        break;
-      case 'remove':
-        remove(op.path, where);
-        break;
-      case 'replace':
-        if (!('value' in op)) throw new StatusError(422, `json patch: ${where}: "replace" needs a value`);
-        remove(op.path, where);
-        add(op.path, op.value, where);
-        break;
-      case 'move':
-      case 'copy': {
-        if (typeof op.from !== 'string') throw new StatusError(422, `json patch: ${where}: "${op.op}" needs a string "from"`);
-        const v = op.op === 'move' ? remove(op.from, where) : clone(read(op.from, where));
-        add(op.path, v, where);
-        break;
-      }
-      case 'test':
-        if (!deepEqual(read(op.path, where), op.value)) throw new StatusError(422, `json patch: ${where}: test failed: the value at ${JSON.stringify(op.path)} differs`);
-        break;
-      default:
-        throw new StatusError(422, `json patch: ${where}: unsupported operation ${JSON.stringify(op.op)}`);
-    }
-  });
-  return root;
-}
-
-// ---- selectors ------------------------------------------------------------------------------
-
-/**
- * Parses a label selector string (`a=b,c!=d,e in (x,y),f notin (z),g,!h`) into the structured form
- * the project's matcher (src/rollout/selectors.ts) evaluates.
- */
-export function parseLabelSelector(s: string): LabelSelector {
-  const exprs: { key: string; operator: string; values?: string[] }[] = [];
-  const text = s.trim();
-  if (text === '') return {};
-  // Split on commas outside parentheses.
-  const parts: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const c of text) {
-    if (c === '(') depth++;
-    if (c === ')') depth--;
-    if (depth < 0) throw new StatusError(400, `unable to parse requirement: unbalanced ")" in label selector ${JSON.stringify(s)}`);
-    if (c === ',' && depth === 0) {
-      parts.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  if (depth !== 0) throw new StatusError(400, `unable to parse requirement: unbalanced "(" in label selector ${JSON.stringify(s)}`);
-  parts.push(cur);
-  const KEY = '[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?';
-  const VALUE = '([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?';
-  for (const raw of parts) {
-    const p = raw.trim();
-    let m: RegExpMatchArray | null;
-    if ((m = p.match(new RegExp(`^(${KEY})\\s*(==|=|!=)\\s*(${VALUE})$`)))) {
-      exprs.push({ key: m[1], operator: m[3] === '!=' ? 'NotIn' : 'In', values: [m[4]] });
-    } else if ((m = p.match(new RegExp(`^(${KEY})\\s+(in|notin)\\s*\\(([^()]*)\\)$`)))) {
-      const values = m[4].split(',').map((v) => v.trim());
-      if (values.some((v) => !new RegExp(`^${VALUE}$`).test(v))) throw new StatusError(400, `unable to parse requirement: invalid value in ${JSON.stringify(p)}`);
-      exprs.push({ key: m[1], operator: m[3] === 'in' ? 'In' : 'NotIn', values });
-    } else if ((m = p.match(new RegExp(`^!\\s*(${KEY})$`)))) {
-      exprs.push({ key: m[1], operator: 'DoesNotExist' });
-    } else if ((m = p.match(new RegExp(`^(${KEY})$`)))) {
-      exprs.push({ key: m[1], operator: 'Exists' });
-    } else {
-      throw new StatusError(400, `unable to parse requirement: ${JSON.stringify(p)} in label selector ${JSON.stringify(s)}`);
-    }
-  }
-  return { matchExpressions: exprs };
-}
-
-interface FieldReq {
-  field: 'metadata.name' | 'metadata.namespace';
-  equal: boolean;
-  value: string;
-}
-
-export function parseFieldSelector(s: string): FieldReq[] {
-  const out: FieldReq[] = [];
-  if (s.trim() === '') return out;
-  for (const raw of s.split(',')) {
-    const m = raw.trim().match(/^([A-Za-z0-9_.]+)\s*(==|=|!=)\s*(.*)$/);
-    if (!m) throw new StatusError(400, `invalid field selector: ${JSON.stringify(raw.trim())}: expected field=value or field!=value`);
-    if (m[1] !== 'metadata.name' && m[1] !== 'metadata.namespace') {
-      throw new StatusError(400, `field label not supported: ${m[1]} (this test server selects on "metadata.name" and "metadata.namespace" only)`);
-    }
-    out.push({ field: m[1], equal: m[2] !== '!=', value: m[3] });
-  }
-  return out;
-}
-
-interface Filter {
-  namespace: string;
-  labels?: LabelSelector;
-  fields: FieldReq[];
-}
-
-function matches(f: Filter, obj: KubeObject): boolean {
-  const md = obj.metadata ?? {};
-  if (f.namespace && md.namespace !== f.namespace) return false;
-  for (const r of f.fields) {
-    const v = r.field === 'metadata.name' ? md.name : md.namespace ?? '';
-    if ((v === r.value) !== r.equal) return false;
-  }
-  return !f.labels || matchesSelector(f.labels, (md.labels ?? {}) as Record<string, string>);
 }
 
 // ---- storage --------------------------------------------------------------------------------
@@ -768,8 +539,8 @@ export class ApiTestServer {
       this.injectFault(info);
       this.readBody(req, (err, body) => {
         if (err) {
+          // The rest of an oversized body is read and discarded (never buffered), so the client gets the 413.
           fail(err);
-          if (err.code === 413) res.once('finish', () => req.socket.destroy());
           return;
         }
         try {
@@ -1090,6 +861,8 @@ export class ApiTestServer {
     let after: string | undefined;
     if (token) {
       const t = decodeContinue(token);
+      const rvParam = info.query.get('resourceVersion');
+      if (rvParam && rvParam !== '0') throw new StatusError(400, 'specifying resource version is not allowed when using continue');
       if (t.rv < this.compactedRv) {
         throw new StatusError(
           410,
@@ -1327,7 +1100,7 @@ export class ApiTestServer {
     if (viaApi) {
       if (md.resourceVersion === undefined || md.resourceVersion === '') {
         // CustomResources refuse unconditional updates; built-in kinds allow them.
-        if (t.custom) throw invalidObject(t, md.name, [invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+        if (t.custom) throw invalidObject(t, md.name, [invalid('metadata.resourceVersion', 0, 'must be specified for an update')], true);
       } else if (md.resourceVersion !== cmd.resourceVersion) throw conflict(t, md.name, MODIFIED);
       if (md.uid !== undefined && md.uid !== cmd.uid) throw conflict(t, md.name, `Precondition failed: UID in precondition: ${md.uid}, UID in object meta: ${cmd.uid}`);
     }
@@ -1354,7 +1127,7 @@ export class ApiTestServer {
       this.validateMeta(t, next);
       if (viaApi && cmd.deletionTimestamp) {
         const added = ((next.metadata.finalizers ?? []) as string[]).filter((f) => !((cmd.finalizers ?? []) as string[]).includes(f));
-        if (added.length) throw invalidObject(t, md.name, [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`)]);
+        if (added.length) throw invalidObject(t, md.name, [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`)]);
       }
       if (!deepEqual(specPart(next, t.status), specPart(current, t.status))) next.metadata.generation = (cmd.generation ?? 0) + 1;
     }
@@ -1546,18 +1319,6 @@ export class ApiTestServer {
   }
 }
 
-function rejectStrategicDirectives(patch: unknown, at: string): void {
-  if (Array.isArray(patch)) patch.forEach((x, i) => rejectStrategicDirectives(x, `${at}[${i}]`));
-  else if (isObj(patch)) {
-    for (const [k, v] of Object.entries(patch)) {
-      if (k.startsWith('$')) {
-        throw new StatusError(415, `strategic merge patch directive ${JSON.stringify(k)} at ${at || '.'} is not supported by the test server (it treats strategic merge patches as JSON merge patches)`, 'UnsupportedMediaType');
-      }
-      rejectStrategicDirectives(v, at ? `${at}.${k}` : k);
-    }
-  }
-}
-
 function decodeContinue(token: string): { rv: number; start: string } {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
@@ -1565,7 +1326,7 @@ function decodeContinue(token: string): { rv: number; start: string } {
   } catch {
     // fall through to the error below
   }
-  throw new StatusError(400, 'continue key is not valid: the continue token was not issued by this server or is damaged');
+  throw new StatusError(400, 'invalid continue token: continue key is not valid: it was not issued by this server or is damaged');
 }
 
 /** Starts a server; stop it with `stop()` (jest must exit). */
