@@ -194,6 +194,11 @@ function configIssues(obj: Record<string, unknown>): Issue[] {
   const out: Issue[] = [];
   const spec = obj.spec;
   if (!isObj(spec)) return out;
+  // The CRD's name rule cannot run without a name; the webhook says what the name must be.
+  const name = isObj(obj.metadata) ? str(obj.metadata.name) : undefined;
+  if (!name && isObj(spec.nodePool) && typeof spec.nodePool.name === 'string') {
+    out.push({ path: 'metadata.name', message: `must be set to spec.nodePool.name (${JSON.stringify(clip(spec.nodePool.name))}): one ${CONFIG_KIND} per NodePool` });
+  }
   secretNameIssues(spec, 'baseImagePullSecret', out);
   secretNameIssues(spec, 'renderedImagePushSecret', out);
   pushSpecIssue('spec.renderedImagePushSpec', spec.renderedImagePushSpec, out);

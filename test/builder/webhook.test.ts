@@ -72,6 +72,7 @@ describe('NodePoolOSConfig admission', () => {
 
   test.each<[string, Record<string, unknown>, string, string]>([
     ['name differs from the NodePool', config({}, 'other'), '', 'metadata.name must equal spec.nodePool.name'],
+    ['generateName instead of a name', { ...config(), metadata: { generateName: 'workers-' } }, 'metadata.name', 'must be set to spec.nodePool.name ("workers")'],
     ['no final stage', config({ containerFile: [{ content: 'FROM configs AS other\n' }] }), 'spec.containerFile[0].content', 'must contain the line "FROM configs AS final"'],
     ['final stage only inside a comment word', config({ containerFile: [{ content: '# not FROM configs AS final really\n' }] }), 'spec.containerFile[0].content', 'FROM configs AS final'],
     ['empty Containerfile', config({ containerFile: [{ content: '' }] }), 'spec.containerFile[0].content', 'must be at least 1 characters long'],
