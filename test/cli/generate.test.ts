@@ -46,14 +46,14 @@ describe('generate and verify', () => {
     try {
       expect((await runCli(['generate', BUNDLE, '--root', t.dir])).code).toBe(0);
       expect((await runCli(['verify', BUNDLE, '--root', t.dir])).code).toBe(0);
-      const edited = path.join(t.dir, 'package/rbac/machine-os-builder.Role.yaml');
+      const edited = path.join(t.dir, 'package/rbac/on-cluster-build-controller.Role.yaml');
       writeFileSync(edited, readFileSync(edited, 'utf8').replace('watch', 'watch\n      - escalate'));
       writeFileSync(path.join(t.dir, 'package/extra.yaml'), 'a: 1\n');
       const removed = path.join(t.dir, 'package/manifest.yaml');
       cpSync(removed, removed + '.bak');
       const r = await runCli(['verify', BUNDLE, '--root', t.dir]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain('drift: package/rbac/machine-os-builder.Role.yaml: differs from the generated file');
+      expect(r.stderr).toContain('drift: package/rbac/on-cluster-build-controller.Role.yaml: differs from the generated file');
       expect(r.stderr).toContain('drift: package/extra.yaml: not generated');
       expect(r.stderr).toContain('drift: package/manifest.yaml.bak: not generated');
     } finally {

@@ -11,7 +11,7 @@ function withObjects(objects: PackageObject[], patch: Partial<PackageDefinition>
   return { ...definition(), objects, ...patch };
 }
 
-const cm = (name: string, phase = 'config', extra: Record<string, unknown> = {}): PackageObject => ({
+const cm = (name: string, phase = 'deploy', extra: Record<string, unknown> = {}): PackageObject => ({
   phase,
   object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra } } as PackageObject['object'],
 });
@@ -32,13 +32,13 @@ describe('generation checks', () => {
   });
 
   it('rejects duplicates (same group, kind, namespace, name)', () => {
-    expect(rulesOf(withObjects([...base, cm('on-cluster-build-config', 'deploy')]))).toEqual([
-      expect.stringMatching(/^duplicate-object: ConfigMap on-cluster-build-config: duplicate of the object in config\//),
+    expect(rulesOf(withObjects([...base, cm('dup', 'deploy'), cm('dup', 'rbac')]))).toEqual([
+      expect.stringMatching(/^duplicate-object: ConfigMap dup: duplicate of the object in deploy\//),
     ]);
   });
 
   it('rejects a namespace on objects of unclassed phases', () => {
-    expect(rulesOf(withObjects([...base, cm('y', 'config', { namespace: 'other' })]))).toEqual([
+    expect(rulesOf(withObjects([...base, cm('y', 'deploy', { namespace: 'other' })]))).toEqual([
       expect.stringMatching(/^scope: ConfigMap y: objects in the HCP namespace must not set metadata.namespace/),
     ]);
   });
@@ -52,7 +52,7 @@ describe('generation checks', () => {
   });
 
   it('rejects a template read of a config key the schema lacks', () => {
-    const bad = cm('z', 'config', {});
+    const bad = cm('z', 'deploy', {});
     (bad.object as Record<string, unknown>).data = { a: '{{ .config.imagePullSecret }}' };
     expect(rulesOf(withObjects([...base, bad]))).toEqual([
       expect.stringMatching(/^config-schema: template reads .config.imagePullSecret, which the config schema does not define/),
@@ -62,7 +62,7 @@ describe('generation checks', () => {
   it('sees reads through with, variables and define blocks, not only literal .config.X text', () => {
     const def = definition();
     const viaWith = withObjects([...def.objects], { files: { '_helpers.gotmpl': '{{- define "x" }}{{ with .config }}{{ .pullSecretRef }}{{ end }}{{ end }}' } });
-    const cmObj = cm('uses-helper', 'config');
+    const cmObj = cm('uses-helper', 'deploy');
     (cmObj.object as Record<string, unknown>).data = { a: '{{ include "x" . }}' };
     viaWith.objects.push(cmObj);
     expect(rulesOf(viaWith)).toEqual([
@@ -80,10 +80,10 @@ describe('generation checks', () => {
   it('demands required keys be exactly those templates need', () => {
     const def = definition();
     const schema = structuredClone(def.config!);
-    schema.required = [...schema.required!.filter((k) => k !== 'serviceCA'), 'baseImagePullSecretName'];
+    schema.required = [...schema.required!.filter((k) => k !== 'serviceCA'), 'buildHistoryLimit'];
     expect(rulesOf({ ...def, config: schema })).toEqual([
       expect.stringMatching(/^config-required: templates read .config.serviceCA unguarded/),
-      expect.stringMatching(/^config-required: .config.baseImagePullSecretName is both required and defaulted/),
+      expect.stringMatching(/^config-required: .config.buildHistoryLimit is both required and defaulted/),
     ]);
     const unused = structuredClone(def.config!);
     unused.properties!.extra = { type: 'string', description: 'x' };
@@ -94,10 +94,9 @@ describe('generation checks', () => {
   it('demands a description on every config field', () => {
     const def = definition();
     const schema = structuredClone(def.config!);
-    delete schema.properties!.customContainerfiles.additionalProperties;
-    schema.properties!.customContainerfiles.additionalProperties = { type: 'string' };
+    schema.properties!.extraLabels = { type: 'object', description: 'Labels.', additionalProperties: { type: 'string' } };
     expect(rulesOf({ ...def, config: schema })).toEqual([
-      'config-description: config schema spec.config.openAPIV3Schema.properties.customContainerfiles.additionalProperties has no description',
+      'config-description: config schema spec.config.openAPIV3Schema.properties.extraLabels.additionalProperties has no description',
     ]);
     const noDesc = structuredClone(def.config!);
     delete noDesc.properties!.serviceCA.description;
@@ -106,7 +105,7 @@ describe('generation checks', () => {
 
   it('rejects duplicate phase names', () => {
     const def = definition();
-    expect(rulesOf({ ...def, phases: [...def.phases, { name: 'config' }] })).toEqual([expect.stringMatching(/^phase-unique: phase "config" is declared twice/)]);
+    expect(rulesOf({ ...def, phases: [...def.phases, { name: 'rbac' }] })).toEqual([expect.stringMatching(/^phase-unique: phase "rbac" is declared twice/)]);
   });
 });
 

@@ -20,23 +20,29 @@ describe('the on-cluster-build package', () => {
     }
   });
 
-  it('puts every object in a declared phase, hosted-cluster objects last', () => {
+  it('puts every object in a declared phase: the hosted API first, the webhooks last', () => {
     const def = definition();
-    expect(def.phases.map((p) => p.name)).toEqual(['config', 'rbac', 'deploy', 'webhooks']);
-    expect(def.phases[3].class).toBe('hosted-cluster');
+    expect(def.phases.map((p) => p.name)).toEqual(['hosted-api', 'rbac', 'deploy', 'hosted-webhooks']);
+    expect(def.phases.map((p) => p.class)).toEqual(['hosted-cluster', undefined, undefined, 'hosted-cluster']);
     const kinds = (phase: string) => def.objects.filter((o) => o.phase === phase).map((o) => `${o.object.kind}/${o.object.metadata.name}`).sort();
-    expect(kinds('config')).toEqual(['ConfigMap/on-cluster-build-config', 'ConfigMap/on-cluster-build-custom-dockerfile']);
-    expect(kinds('webhooks')).toEqual([
-      'ValidatingWebhookConfiguration/on-cluster-build-configmaps',
-      'ValidatingWebhookConfiguration/on-cluster-build-machineconfigpools',
-      'ValidatingWebhookConfiguration/on-cluster-build-machineos',
+    expect(kinds('hosted-api')).toEqual([
+      'ClusterRole/on-cluster-build-controller',
+      'ClusterRoleBinding/on-cluster-build-controller',
+      'CustomResourceDefinition/nodepoolosbuilds.on-cluster-build.pkogen.io',
+      'CustomResourceDefinition/nodepoolosconfigs.on-cluster-build.pkogen.io',
+      'Namespace/openshift-on-cluster-build',
+      'Role/on-cluster-build-controller',
+      'RoleBinding/on-cluster-build-controller',
+      'ServiceAccount/on-cluster-build-controller',
     ]);
+    expect(kinds('hosted-webhooks')).toEqual(['ValidatingWebhookConfiguration/on-cluster-build']);
   });
 
   it('grants the builder no wildcard and nothing cluster-wide', () => {
     const def = definition();
     const rbac = def.objects.filter((o) => o.phase === 'rbac').map((o) => o.object);
     expect(rbac.map((o) => o.kind).sort()).toEqual(['Role', 'RoleBinding', 'ServiceAccount', 'ServiceAccount']);
+    expect(def.objects.filter((o) => o.phase !== 'hosted-api').map((o) => o.object.kind)).not.toContain('ClusterRole');
     const role = rbac.find((o) => o.kind === 'Role')!;
     const rules = role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
     for (const r of rules) {
@@ -47,6 +53,8 @@ describe('the on-cluster-build package', () => {
     }
     const covered = new Set(rules.flatMap((r) => r.resources));
     for (const res of ['jobs', 'pods', 'configmaps', 'secrets', 'leases', 'events']) expect(covered.has(res)).toBe(true);
+    // Pods are only read (their termination message carries the digest): no exec, no create.
+    expect(rules.filter((r) => r.resources.includes('pods')).flatMap((r) => r.verbs).sort()).toEqual(['list', 'watch']);
   });
 
   it('static files are valid YAML with the phase annotation', async () => {

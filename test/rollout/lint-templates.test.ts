@@ -22,7 +22,7 @@ describe('generated templates', () => {
     expect(text).toContain("key: .data['service-ca\\.crt']");
     expect(text).toContain('image: ${REGISTRY_IMG}@${IMAGE_DIGEST}');
     expect(text).toContain('serviceCA: {{ .config.serviceCA | toJson }}');
-    expect(text).toContain('machineOSBuilderImage: "${MACHINE_OS_BUILDER_IMAGE}"');
+    expect(text).toContain('image: "${ON_CLUSTER_BUILD_IMAGE}"');
     expect(emitRolloutTemplate(ON_CLUSTER_BUILD)).toBe(text); // deterministic
   });
   test.each<[string, Partial<RolloutTemplateOptions>]>([

@@ -31,10 +31,7 @@ spec:
       type: object
       required: [serviceCA]
       properties:
-        machineOSBuilderImage: {type: string}
-        webhookImage: {type: string}
-        finalImagePushSecretName: {type: string}
-        finalImagePullspec: {type: string}
+        image: {type: string}
         serviceCA: {type: string, minLength: 1}
 `);
   writeFileSync(path.join(pkg, 'cm.yaml.gotmpl'), `apiVersion: v1
@@ -68,9 +65,7 @@ test('the ObjectTemplate-rendered Package of each namespace is admitted and rend
   const code = await main([
     'simulate', 't.yaml', '--hcp-namespaces', '3', '--package', `${reg!.host}/app-sre/on-cluster-build-hs-package:0123456`, '--insecure', '-o', 'json',
     '-p', `REGISTRY_IMG=${reg!.host}/app-sre/on-cluster-build-hs-package`,
-    '-p', 'MACHINE_OS_BUILDER_IMAGE=quay.io/a/b@sha256:' + 'a'.repeat(64),
-    '-p', 'WEBHOOK_IMAGE=quay.io/a/c@sha256:' + 'c'.repeat(64),
-    '-p', 'FINAL_IMAGE_PUSH_SECRET_NAME=push', '-p', 'FINAL_IMAGE_PULLSPEC=quay.io/x/os:latest',
+    '-p', 'ON_CLUSTER_BUILD_IMAGE=quay.io/a/b@sha256:' + 'a'.repeat(64),
   ], io);
   expect(err.join('')).toBe('');
   const j = JSON.parse(out.join(''));

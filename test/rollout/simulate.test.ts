@@ -11,14 +11,10 @@ import { rolloutSchemaValidator } from '../../src/rollout/schema.js';
 import { simulateRollout } from '../../src/rollout/simulate.js';
 import { mutate, ON_CLUSTER_BUILD, REF_DIR, SKELETON } from './helpers.js';
 
-const D1 = 'quay.io/app-sre/machine-os-builder@sha256:' + 'a'.repeat(64);
-const D2 = 'quay.io/app-sre/ocb-webhook@sha256:' + 'b'.repeat(64);
+const D1 = 'quay.io/app-sre/on-cluster-build@sha256:' + 'a'.repeat(64);
 const PARAMS = {
   REGISTRY_IMG: 'quay.io/app-sre/on-cluster-build-hs-package',
-  MACHINE_OS_BUILDER_IMAGE: D1,
-  WEBHOOK_IMAGE: D2,
-  FINAL_IMAGE_PUSH_SECRET_NAME: 'final-image-push',
-  FINAL_IMAGE_PULLSPEC: 'quay.io/example/os-image:latest',
+  ON_CLUSTER_BUILD_IMAGE: D1,
 };
 
 let pkgDir: string;
@@ -35,12 +31,9 @@ spec:
   config:
     openAPIV3Schema:
       type: object
-      required: [machineOSBuilderImage, webhookImage, finalImagePushSecretName, finalImagePullspec]
+      required: [image]
       properties:
-        machineOSBuilderImage: {type: string, pattern: '@sha256:[0-9a-f]{64}$'}
-        webhookImage: {type: string, pattern: '@sha256:[0-9a-f]{64}$'}
-        finalImagePushSecretName: {type: string}
-        finalImagePullspec: {type: string}
+        image: {type: string, pattern: '@sha256:[0-9a-f]{64}$'}
         serviceCA: {type: string}
 `);
   writeFileSync(path.join(pkgDir, 'cm.yaml'), `apiVersion: v1
@@ -88,7 +81,7 @@ describe('simulate', () => {
     for (const p of r.packages) {
       expect(p.findings).toEqual([]);
       expect(p.rendered).toEqual({ objects: 1 });
-      expect(p.package?.config).toEqual({ machineOSBuilderImage: D1, webhookImage: D2, finalImagePushSecretName: 'final-image-push', finalImagePullspec: 'quay.io/example/os-image:latest' });
+      expect(p.package?.config).toEqual({ image: D1 });
     }
   });
 
@@ -101,7 +94,7 @@ describe('simulate', () => {
       expect(p.findings).toEqual([]);
       expect(p.rendered).toEqual({ objects: 1 });
       expect(p.package?.image).toMatch(/^quay\.io\/app-sre\/on-cluster-build-hs-package@sha256:[0-9a-f]{64}$/);
-      expect(p.package?.config).toMatchObject({ machineOSBuilderImage: D1, webhookImage: D2, finalImagePushSecretName: 'final-image-push' });
+      expect(p.package?.config).toMatchObject({ image: D1 });
       expect(p.package?.config.serviceCA).toMatch(/^-----BEGIN CERTIFICATE-----\n.+\n-----END CERTIFICATE-----\n$/);
     }
   });
@@ -127,9 +120,9 @@ describe('simulate', () => {
   });
 
   test('a config value the package rejects is an error in every namespace', async () => {
-    const r = await run(emitRolloutTemplate({ ...ON_CLUSTER_BUILD, sources: [] }), { ...PARAMS, WEBHOOK_IMAGE: 'quay.io/app-sre/ocb-webhook:latest' }, 2, true);
+    const r = await run(emitRolloutTemplate({ ...ON_CLUSTER_BUILD, sources: [] }), { ...PARAMS, ON_CLUSTER_BUILD_IMAGE: 'quay.io/app-sre/on-cluster-build:latest' }, 2, true);
     expect(r.packages).toHaveLength(2);
-    for (const p of r.packages) expect(p.findings.map((f) => f.message).join('\n')).toMatch(/config: spec.config.webhookImage/);
+    for (const p of r.packages) expect(p.findings.map((f) => f.message).join('\n')).toMatch(/config: spec.config.image/);
   });
 
   test('HostedClusterPackage delivery: one Package per hosted cluster namespace', async () => {
@@ -140,7 +133,7 @@ describe('simulate', () => {
 
   test('a missing required parameter stops processing with a finding, like oc process', async () => {
     const r = await run(emitRolloutTemplate(ON_CLUSTER_BUILD), { REGISTRY_IMG: 'quay.io/x' });
-    expect(r.findings.map((f) => f.message)).toContain('parameter MACHINE_OS_BUILDER_IMAGE is required and must be specified (give it with -p)');
+    expect(r.findings.map((f) => f.message)).toContain('parameter ON_CLUSTER_BUILD_IMAGE is required and must be specified (give it with -p)');
     expect(r.packages).toEqual([]);
   });
 
@@ -289,7 +282,7 @@ describe('end to end with our own package (package/)', () => {
   test('the generated rollout of on-cluster-build yields 3 valid, rendered Packages', async () => {
     const renderPackage = packageChecker(await readDirToFileMap('package'), renderWithPko);
     const r = simulateRollout('hack/on-cluster-build.SelectorSyncSet.yaml.tmpl', emitRolloutTemplate(ON_CLUSTER_BUILD), {
-      parameters: { ...PARAMS, FINAL_IMAGE_PULLSPEC: 'quay.io/example/banana-os' },
+      parameters: PARAMS,
       fleet: defaultFleet(hcpNamespaceNames(3)),
       schema: rolloutSchemaValidator(),
       renderTemplate: renderObjectTemplateText,
