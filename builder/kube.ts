@@ -7,6 +7,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
+import type { ObjectMeta as ApiObjectMeta } from './api/types.js';
 
 export interface Resource {
   group: string;
@@ -16,17 +17,10 @@ export interface Resource {
   namespaced: boolean;
 }
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
+/** The API's ObjectMeta (builder/api/types.ts) plus what the controller reads of any kind. */
+export interface ObjectMeta extends ApiObjectMeta {
   namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
   deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
   ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
   finalizers?: string[];
 }

@@ -26,21 +26,23 @@ export const IMAGE = '{{ .config.image }}';
 const rules = (rs: readonly { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[]; resourceNames?: readonly string[] }[]): YamlValue[] =>
   rs.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}), verbs: [...r.verbs] }));
 
+/** A (Cluster)RoleBinding of the controller's ServiceAccount to the role of the same name. */
+function binding(kind: 'RoleBinding' | 'ClusterRoleBinding', subjectNamespace: string, namespace?: string): KubeObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind,
+    metadata: { name: CONTROLLER, ...(namespace ? { namespace } : {}), labels: { app: CONTROLLER } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name: CONTROLLER },
+    subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_SERVICE_ACCOUNT.name, namespace: subjectNamespace }],
+  };
+}
+
 export function controllerRbac(): PackageObject[] {
   const labels = { app: CONTROLLER };
   return [
     { phase: 'rbac', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: CONTROLLER, labels }, automountServiceAccountToken: false } },
     { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, labels }, rules: rules(MANAGEMENT_RULES) } },
-    {
-      phase: 'rbac',
-      object: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: CONTROLLER, labels },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: CONTROLLER },
-        subjects: [{ kind: 'ServiceAccount', name: CONTROLLER, namespace: '{{ .package.metadata.namespace }}' }],
-      },
-    },
+    { phase: 'rbac', object: binding('RoleBinding', '{{ .package.metadata.namespace }}') },
   ];
 }
 
@@ -61,27 +63,9 @@ export function hostedApi(): PackageObject[] {
     { phase: 'hosted-api', object: nodePoolOSBuildCRD() as unknown as KubeObject },
     { phase: 'hosted-api', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa.name, namespace: sa.namespace, labels }, automountServiceAccountToken: false } },
     { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: CONTROLLER, labels }, rules: rules(HOSTED_RULES) } },
-    {
-      phase: 'hosted-api',
-      object: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: CONTROLLER, labels },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER },
-        subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace }],
-      },
-    },
+    { phase: 'hosted-api', object: binding('ClusterRoleBinding', sa.namespace) },
     { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, namespace: sa.namespace, labels }, rules: rules(HOSTED_NAMESPACE_RULES) } },
-    {
-      phase: 'hosted-api',
-      object: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: CONTROLLER, namespace: sa.namespace, labels },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: CONTROLLER },
-        subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace }],
-      },
-    },
+    { phase: 'hosted-api', object: binding('RoleBinding', sa.namespace, sa.namespace) },
   ];
 }
 

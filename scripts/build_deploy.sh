@@ -81,12 +81,8 @@ insecure=()
 case "${INSECURE:-}" in true|1|yes) insecure=(--insecure) ;; esac
 
 if [ "${SKIP_BUILDER_IMAGE:-}" != true ]; then
-  engine=${CONTAINER_ENGINE:-}
-  if [ -z "$engine" ]; then
-    for e in buildah podman docker; do if command -v "$e" >/dev/null 2>&1; then engine=$e; break; fi; done
-  fi
-  if [ -z "$engine" ]; then
-    echo "build_deploy.sh: no container engine (buildah, podman or docker) to build the on-cluster-build image; SKIP_BUILDER_IMAGE=true ships only the package" >&2
+  if ! engine=$(scripts/build-image.sh --print-engine); then
+    echo "build_deploy.sh: SKIP_BUILDER_IMAGE=true ships only the package" >&2
     exit 1
   fi
   export CONTAINER_ENGINE=$engine
