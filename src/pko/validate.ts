@@ -177,6 +177,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
   const { checkSecretMaterial } = await import('./checks/secret-material.js');
   const { checkWebhookGating } = await import('./checks/webhook-gating.js');
   const { checkPodSecurity, checkRbac } = await import('./checks/workload-safety.js');
+  const { checkRevisionSafety } = await import('./checks/revision-safety.js');
   const texts = new Map<string, string>();
   for (const p of fm.keys()) if (/(^|\/)manifest(\.lock)?\.ya?ml$/.test(p)) texts.set(p, toText(fm.get(p)!));
   findings.push(...checkManifestKeys(decodeNotes(pkg), texts));
@@ -197,8 +198,9 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
       objects: set.objects,
       packageNamespace: set.namespace === undefined || set.namespace === '' ? undefined : set.namespace,
       scopeOf,
+      files: set.pkg.files,
     };
-    findings.push(...checkScope(ctx), ...checkAnnotationValues(ctx), ...checkWebhookGating(ctx), ...checkPodSecurity(ctx), ...checkRbac(ctx), ...checkSecretMaterial(ctx));
+    findings.push(...checkScope(ctx), ...checkAnnotationValues(ctx), ...checkWebhookGating(ctx), ...checkPodSecurity(ctx), ...checkRbac(ctx), ...checkSecretMaterial(ctx), ...checkRevisionSafety(ctx));
     if (registry) findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects));
     for (const ref of set.objects) {
       for (const d of duplicateKeys({ text: ref.text, firstLine: ref.line })) {

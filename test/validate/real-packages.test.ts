@@ -217,3 +217,41 @@ describe("kubectl-package's flag names", () => {
     expect(r).toMatchObject({ code: 2, stderr: expect.stringContaining('--pull needs an image reference') });
   });
 });
+
+describe('revision safety (warnings)', () => {
+  const job = (name: string, spec: string) => `apiVersion: batch/v1\nkind: Job\n${meta(name)}spec:\n${spec}  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: c\n        image: quay.io/x/y@sha256:${'a'.repeat(64)}\n`;
+  const rules = (v: { findings: { rule: string; file?: string }[] }) => v.findings.filter((f) => f.rule.startsWith('revision/')).map((f) => `${f.rule} ${f.file}`).sort();
+
+  test('a Job with a fixed name, a TTL and no deadline', async () => {
+    const v = await validate(pkg('job-bad', { 'manifest.yaml': MANIFEST_HEAD, 'job.yaml': job('migrate', '  ttlSecondsAfterFinished: 100\n') }));
+    expect(rules(v)).toEqual(['revision/job-fixed-name job.yaml', 'revision/job-no-deadline job.yaml', 'revision/job-ttl job.yaml']);
+    expect(v.findings.find((f) => f.rule === 'revision/job-ttl')).toMatchObject({ severity: 'warning', path: 'spec.ttlSecondsAfterFinished' });
+    expect(v.code).toBe(0);
+  });
+  test('a Job named per revision from a template, with a deadline, is fine', async () => {
+    const manifest = MANIFEST_HEAD + '  config:\n    openAPIV3Schema:\n      type: object\n      properties:\n        rev: {type: string, default: r1}\n';
+    const v = await validate(pkg('job-ok', { 'manifest.yaml': manifest, 'job.yaml.gotmpl': job('migrate-{{ .config.rev }}', '  activeDeadlineSeconds: 600\n') }));
+    expect(rules(v)).toEqual([]);
+  });
+  test('a platform Namespace without IfNoController; with it, none', async () => {
+    const ns = (ann: string) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: openshift-example-operator\n  annotations:\n    package-operator.run/phase: deploy\n${ann}`;
+    const manifest = MANIFEST_HEAD.replace('[Namespaced]', '[Cluster]');
+    const v = await validate(pkg('adopt', { 'manifest.yaml': manifest, 'ns.yaml': ns('') }));
+    expect(rules(v)).toEqual(['revision/adoption ns.yaml']);
+    expect(v.findings[0].message).toContain('IfNoController');
+    const ok = await validate(pkg('adopt-ok', { 'manifest.yaml': manifest, 'ns.yaml': ns('    package-operator.run/collision-protection: IfNoController\n') }));
+    expect(rules(ok)).toEqual([]);
+  });
+  test('a cleanup Job that deletes an object of the package', async () => {
+    const cleanup = job('cleanup', '  activeDeadlineSeconds: 60\n').replace('        image:', '        command: ["/bin/sh", "-c", "oc delete configmap example-config -n x"]\n        image:');
+    const v = await validate(pkg('cleanup', {
+      'manifest.yaml': MANIFEST_HEAD,
+      'job.yaml': cleanup,
+      'cm.yaml': `apiVersion: v1\nkind: ConfigMap\n${meta('example-config')}`,
+    }));
+    expect(rules(v)).toEqual(['revision/cleanup-deletes-package-object job.yaml', 'revision/job-fixed-name job.yaml']);
+    expect(v.findings.find((f) => f.rule === 'revision/cleanup-deletes-package-object')?.message).toContain('ConfigMap "example-config"');
+    const other = await validate(pkg('cleanup-other', { 'manifest.yaml': MANIFEST_HEAD, 'job.yaml': cleanup.replace('example-config', 'leftover-from-olm') }));
+    expect(rules(other)).toEqual(['revision/job-fixed-name job.yaml']);
+  });
+});
