@@ -8,6 +8,7 @@ import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
 import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
+import { OPENSHIFT_CRDS } from './generated/openshift-crds.js';
 import { labelSelectorSchema, objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
 import { removedApiMessage } from './removed.js';
 import { builtinScope, groupOf } from './scope.js';
@@ -128,7 +129,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
     }
     crdKeys.set(gk, keys);
   };
-  for (const crd of BUNDLED_CRDS) addCrd(crd);
+  for (const crd of [...BUNDLED_CRDS, ...OPENSHIFT_CRDS]) addCrd(crd);
   const explicit = new Set<string>();
   if (opts.crdFiles?.length) {
     for (const crd of loadCrdFiles(opts.crdFiles)) {
