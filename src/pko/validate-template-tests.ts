@@ -119,7 +119,7 @@ export function renderUntestedTemplates(pkg: LoadedPackage, component: string, o
   const configText = opts.config ? 'the --config file' : 'the config schema defaults';
   const findings: Finding[] = [{
     severity: 'warning',
-    rule: 'pkogen/no-test-cases',
+    rule: 'package/no-test-cases',
     message: `${prefix}templates but no test.template case: PKO validates none of them; rendered once with ${configText} instead. Add a test.template case (with .test-fixtures) so every change is checked`,
     file: (component ? `components/${component}/` : '') + 'manifest.yaml',
     path: 'test.template',
@@ -143,7 +143,7 @@ export function renderUntestedTemplates(pkg: LoadedPackage, component: string, o
     rendered.push({ component, testCase: DEFAULTS_CASE, namespace: '', objects: r.objects });
   } catch (e) {
     const f = asFinding(e, component);
-    findings.push({ ...f, severity: 'warning', rule: 'pkogen/untested-render-failed', message: `${f.message} (rendering with ${configText}; pass --config FILE or add a test.template case)` });
+    findings.push({ ...f, severity: 'warning', rule: 'package/untested-render-failed', message: `${f.message} (rendering with ${configText}; pass --config FILE or add a test.template case)` });
   }
   return { findings, rendered, missingFixtures: [] };
 }

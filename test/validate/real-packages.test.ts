@@ -140,7 +140,7 @@ describe('no silent skip', () => {
     });
     const v = await validate(dir);
     expect(v.findings.map((f) => [f.severity, f.rule, f.file])).toEqual([
-      ['warning', 'pkogen/no-test-cases', 'manifest.yaml'],
+      ['warning', 'package/no-test-cases', 'manifest.yaml'],
       ['error', 'schema/additionalProperties', 'cm.yaml.gotmpl'],
     ]);
     expect(v.findings[0].message).toContain('schema defaults');
@@ -165,7 +165,7 @@ describe('no silent skip', () => {
     });
     const v = await validate(dir);
     expect(v.code).toBe(0);
-    const f = v.findings.find((x) => x.rule === 'pkogen/untested-render-failed');
+    const f = v.findings.find((x) => x.rule === 'package/untested-render-failed');
     expect(f?.severity).toBe('warning');
     expect(f?.message).toContain('spec.config.name');
   });
