@@ -254,4 +254,11 @@ describe('revision safety (warnings)', () => {
     const other = await validate(pkg('cleanup-other', { 'manifest.yaml': MANIFEST_HEAD, 'job.yaml': cleanup.replace('example-config', 'leftover-from-olm') }));
     expect(rules(other)).toEqual(['revision/job-fixed-name job.yaml']);
   });
+  test('deleting an OLM Subscription named like the package\'s Deployment is not deleting the Deployment', async () => {
+    const olm = job('cleanup', '  activeDeadlineSeconds: 60\n').replace('        image:', '        command: ["sh", "-c", "oc -n ns delete subscription.operators.coreos.com example-operator --ignore-not-found=true || true; oc delete deployments.apps/example-operator -n other"]\n        image:');
+    const files = { 'manifest.yaml': MANIFEST_HEAD, 'job.yaml': olm, 'deploy.yaml': `apiVersion: v1\nkind: ServiceAccount\n${meta('example-operator')}` };
+    expect(rules(await validate(pkg('cleanup-olm', files)))).toEqual(['revision/job-fixed-name job.yaml']);
+    const dep = `apiVersion: apps/v1\nkind: Deployment\n${meta('example-operator')}spec:\n  selector:\n    matchLabels: {a: b}\n  template:\n    metadata:\n      labels: {a: b}\n    spec:\n      containers:\n      - name: c\n        image: quay.io/x/y@sha256:${'a'.repeat(64)}\n`;
+    expect(rules(await validate(pkg('cleanup-olm-dep', { ...files, 'deploy.yaml': dep })))).toEqual(['revision/cleanup-deletes-package-object job.yaml', 'revision/job-fixed-name job.yaml']);
+  });
 });

@@ -13,7 +13,6 @@ import { CheckContext, isObj, objectFinding } from './context.js';
 
 /** Namespaces the platform creates: objects in them (or the namespaces themselves) may already exist. */
 const PLATFORM_NAMESPACE = /^(default|kube-[a-z0-9-]+|openshift(-[a-z0-9-]+)?)$/;
-const DELETE_COMMAND = /\b(kubectl|oc)\b[^\n;&|]*\bdelete\b/;
 
 function isJob(ref: ObjectRef): boolean {
   const g = gvkOf(ref.object);
@@ -48,16 +47,41 @@ function jobFindings(ctx: CheckContext, ref: ObjectRef, out: Finding[]): void {
   }
 }
 
-/** `name` as a whole word of a shell command (`kind/name`, quoted, or space separated). */
-function mentions(cmd: string, name: string): boolean {
-  let i = cmd.indexOf(name);
-  while (i >= 0) {
-    const before = i === 0 ? ' ' : cmd[i - 1];
-    const after = i + name.length >= cmd.length ? ' ' : cmd[i + name.length];
-    if (/[\s/'"]/.test(before) && /[\s'";]/.test(after)) return true;
-    i = cmd.indexOf(name, i + 1);
+/** kubectl/oc flags that take a separate value (`-n NS`), so NS is not read as a name. */
+const VALUE_FLAGS = new Set(['-n', '--namespace', '-l', '--selector', '-o', '--output', '-f', '--filename', '--timeout', '--grace-period', '--field-selector', '--context', '--kubeconfig', '--cascade']);
+
+/** `deployment`, `deployments`, `deployment.apps`, `deployments.apps/v1`… name the kind Deployment. */
+function resourceMatches(token: string, kind: string): boolean {
+  const t = token.split('.')[0].toLowerCase();
+  const k = kind.toLowerCase();
+  const plural = k.endsWith('y') ? `${k.slice(0, -1)}ies` : k.endsWith('s') ? `${k}es` : `${k}s`;
+  return t === k || t === plural;
+}
+
+/** The (resource, names) of every `kubectl|oc … delete RESOURCE NAME…` or `delete KIND/NAME` in a shell text. */
+export function deleteTargets(cmd: string): { resource: string; name: string }[] {
+  const out: { resource: string; name: string }[] = [];
+  for (const segment of cmd.split(/\n|;|&&|\|\||\|/)) {
+    const tokens = segment.trim().split(/\s+/).map((t) => t.replace(/^["']|["']$/g, ''));
+    const cli = tokens.findIndex((t) => t === 'kubectl' || t === 'oc' || /\/(kubectl|oc)$/.test(t));
+    const del = tokens.indexOf('delete', cli + 1);
+    if (cli < 0 || del < 0) continue;
+    let resource: string | undefined;
+    for (let i = del + 1; i < tokens.length; i++) {
+      const t = tokens[i];
+      if (t === '' || t === '\\') continue;
+      if (t.startsWith('-')) {
+        if (VALUE_FLAGS.has(t)) i++;
+        continue;
+      }
+      if (t.includes('/')) {
+        const [r, n] = t.split('/', 2);
+        for (const one of r.split(',')) out.push({ resource: one, name: n });
+      } else if (resource === undefined) resource = t;
+      else for (const one of resource.split(',')) out.push({ resource: one, name: t });
+    }
   }
-  return false;
+  return out;
 }
 
 /** Container command/args of a Job or CronJob, as one text. */
@@ -78,19 +102,15 @@ function commandText(o: Record<string, unknown>): string {
 
 export function checkRevisionSafety(ctx: CheckContext): Finding[] {
   const out: Finding[] = [];
-  const owned = ctx.objects
-    .map((r) => ({ kind: String(r.object.kind ?? ''), name: String(r.object.metadata?.name ?? '') }))
-    .filter((x) => x.name.length >= 3);
+  const owned = ctx.objects.map((r) => ({ kind: String(r.object.kind ?? ''), name: String(r.object.metadata?.name ?? '') }));
   for (const ref of ctx.objects) {
     const g = gvkOf(ref.object);
     if (isJob(ref)) jobFindings(ctx, ref, out);
     if (g.group === 'batch' && (g.kind === 'Job' || g.kind === 'CronJob')) {
-      const cmd = commandText(ref.object as Record<string, unknown>);
-      if (DELETE_COMMAND.test(cmd)) {
-        const hit = owned.find((x) => x.name !== ref.object.metadata?.name && mentions(cmd, x.name));
-        if (hit) {
-          out.push(objectFinding(ctx, ref, 'warning', 'revision/cleanup-deletes-package-object', `${g.kind} "${String(ref.object.metadata?.name ?? '')}" runs a delete that names ${hit.kind} "${hit.name}", which this package owns: PKO recreates it and the two fight on every reconcile`, 'spec'));
-        }
+      const targets = deleteTargets(commandText(ref.object as Record<string, unknown>));
+      const hit = owned.find((x) => x.name !== '' && targets.some((t) => t.name === x.name && resourceMatches(t.resource, x.kind)));
+      if (hit) {
+        out.push(objectFinding(ctx, ref, 'warning', 'revision/cleanup-deletes-package-object', `${g.kind} "${String(ref.object.metadata?.name ?? '')}" deletes ${hit.kind} "${hit.name}", which this package owns: PKO recreates it and the two fight on every reconcile`, 'spec'));
       }
     }
     // The namespace is what an operator moving to PKO (from OLM or a SelectorSyncSet) finds already there.
