@@ -6,6 +6,8 @@ import { UserError } from './errors.js';
 export interface ReadDirOptions {
   /** PKO's rule: skip every file or directory whose base name starts with `.`. */
   skipDotFiles?: boolean;
+  /** Receives the relative path of every symlink skipped, so a caller can say so. */
+  skippedSymlinks?: string[];
 }
 
 /**
@@ -29,7 +31,10 @@ export async function readDirToFileMap(root: string, opts: ReadDirOptions = {}):
       if (skipDot && e.name.startsWith('.')) continue;
       const abs = path.join(dir, e.name);
       const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isSymbolicLink()) continue;
+      if (e.isSymbolicLink()) {
+        opts.skippedSymlinks?.push(r);
+        continue;
+      }
       if (e.isDirectory()) await walk(abs, r);
       else if (e.isFile()) fm.set(r, new Uint8Array(await fsp.readFile(abs)));
     }

@@ -291,3 +291,25 @@ export function validateConfigValue(schema: unknown, value: unknown, fld: string
   walk(schema, value, '');
   return errs;
 }
+
+/** JSONSchemaProps fields that hold nested schemas (maps of them, lists of them, or one). */
+const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf'];
+const SCHEMA_ONES = ['items', 'additionalProperties', 'additionalItems', 'not'];
+
+/**
+ * Go decodes `default: null` / `example: null` into a nil `*JSON` (encoding/json sets a pointer
+ * to nil for a JSON null before any UnmarshalJSON runs), so PKO sees "no default". Mirror that
+ * before anything reads the schema; without it `default: null` is a false "must be of type" error.
+ */
+export function dropNullSchemaPointers(s: unknown, depth = 0): void {
+  if (!isObj(s) || depth > 512) return;
+  for (const k of ['default', 'example']) if (k in s && s[k] === null) delete s[k];
+  for (const k of SCHEMA_MAPS) if (isObj(s[k])) for (const v of Object.values(s[k] as Schema)) dropNullSchemaPointers(v, depth + 1);
+  for (const k of SCHEMA_LISTS) if (Array.isArray(s[k])) for (const v of s[k] as unknown[]) dropNullSchemaPointers(v, depth + 1);
+  for (const k of SCHEMA_ONES) {
+    const v = s[k];
+    if (Array.isArray(v)) for (const x of v) dropNullSchemaPointers(x, depth + 1);
+    else dropNullSchemaPointers(v, depth + 1);
+  }
+}

@@ -3,6 +3,7 @@
  * problem ends loading with PKO's Violation, as PKO does.
  */
 import type { FileMap } from '../core/filemap.js';
+import { dropNullSchemaPointers } from './config-schema.js';
 import { goJsonDecode, GoJsonDecodeError, DecodeResult } from './go-json-decode.js';
 import { PACKAGE_MANIFEST_LOCK_SPEC, PACKAGE_MANIFEST_SPEC } from './manifest-spec.js';
 import { decodeYamlBytes, parseYamlSafe, YamlLimitError, YamlParseError } from './safe-yaml.js';
@@ -112,6 +113,8 @@ function normalizeManifest(m: PackageManifest): void {
   spec.scopes ??= [];
   spec.phases ??= [];
   spec.images ??= [];
+  const config = spec.config as { openAPIV3Schema?: unknown } | undefined;
+  if (config) dropNullSchemaPointers(config.openAPIV3Schema);
 }
 
 function bothExtensions(files: FileMap, names: string[]): boolean {

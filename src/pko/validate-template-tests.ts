@@ -99,3 +99,51 @@ export function templateTestRunner(fixtures: FixtureSource): TemplateTestRunner 
     return { findings: r.findings, rendered: r.rendered };
   };
 }
+
+export interface UntestedRenderOptions {
+  /** Config to render with (`--config FILE`); default `{}`, completed by the schema defaults. */
+  config?: Record<string, unknown>;
+}
+
+/** The case name reported for a render made without a test case (never a fixture directory). */
+export const DEFAULTS_CASE = '(schema defaults)';
+
+/**
+ * A package (or component) with templates and no `test.template` case is never rendered by PKO's
+ * validate, so nothing in its templates would be checked. Render it once with the config's schema
+ * defaults (or the given config) so the object rules run, and say so; a failed render is a
+ * warning, since the config that would make it succeed is unknown.
+ */
+export function renderUntestedTemplates(pkg: LoadedPackage, component: string, opts: UntestedRenderOptions = {}): TemplateTestReport {
+  const prefix = component ? `component "${component}": ` : '';
+  const configText = opts.config ? 'the --config file' : 'the config schema defaults';
+  const findings: Finding[] = [{
+    severity: 'warning',
+    rule: 'package/no-test-cases',
+    message: `${prefix}templates but no test.template case: PKO validates none of them; rendered once with ${configText} instead. Add a test.template case (with .test-fixtures) so every change is checked`,
+    file: (component ? `components/${component}/` : '') + 'manifest.yaml',
+    path: 'test.template',
+  }];
+  const rendered: RenderedTestCase[] = [];
+  const scopes = pkg.manifest.spec.scopes ?? [];
+  // Like `kubectl package tree`: placeholder metadata; Cluster scope when the package only supports it.
+  const namespace = scopes.includes('Namespaced') || scopes.length === 0 ? 'namespace' : '';
+  try {
+    const r = renderPackage({
+      manifest: pkg.manifest,
+      lock: pkg.manifestLock,
+      files: pkg.files,
+      package: { metadata: { name: 'name', namespace } },
+      config: opts.config ?? {},
+      environment: null,
+      rejectInvalidConfig: true,
+      component: component || undefined,
+    });
+    findings.push(...validateObjects(r.allObjects, pkg.manifest).map((v) => objectViolationFinding(v, component, r.allObjects)));
+    rendered.push({ component, testCase: DEFAULTS_CASE, namespace: '', objects: r.objects });
+  } catch (e) {
+    const f = asFinding(e, component);
+    findings.push({ ...f, severity: 'warning', rule: 'package/untested-render-failed', message: `${f.message} (rendering with ${configText}; pass --config FILE or add a test.template case)` });
+  }
+  return { findings, rendered, missingFixtures: [] };
+}

@@ -47,6 +47,13 @@ export interface ValidateOptions {
   schema?: SchemaRegistry | false;
   /** Kind scope lookup overriding the registry's (tests); a small builtin table is the last resort. */
   scopeOf?: ScopeLookup;
+  /**
+   * Renders a (component) package that has templates but no test case, so its objects are
+   * checked at all (with schema defaults or a given config). Without it only static files are.
+   */
+  untestedTemplates?: TemplateTestRunner;
+  /** Files the source skipped (symlinks): each is a warning, since PKO ≥ 1.12 drops them too. */
+  skippedSymlinks?: string[];
   /** Skip the checks beyond PKO (for `build`, which only needs PKO's verdict). */
   pkoOnly?: boolean;
 }
@@ -144,8 +151,20 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
       const parsed = parseObjects(p.files);
       for (const v of parsed.violations) findings.push(violationFinding(v, name));
       for (const v of validateObjects(parsed.objects, p.manifest)) findings.push(objectViolationFinding(v, name, parsed.objects));
+      const hasTemplates = [...p.files.keys()].some((f) => f.endsWith('.gotmpl'));
+      if (opts.untestedTemplates && hasTemplates && !hasTests && !opts.pkoOnly) {
+        const r = await opts.untestedTemplates(p, name);
+        findings.push(...r.findings);
+        if (r.rendered.length) {
+          for (const rc of r.rendered) objectSets.push({ name, pkg: p, objects: rc.objects, testCase: rc.testCase });
+          continue;
+        }
+      }
       objectSets.push({ name, pkg: p, objects: parsed.objects });
     }
+  }
+  for (const s of opts.skippedSymlinks ?? []) {
+    findings.push({ severity: 'warning', rule: 'package/symlink-skipped', message: 'symbolic link skipped: PKO (kubectl-package ≥ v1.12 and the package loader) ignores symlinks, so its target is not part of the package; copy the file instead', file: s });
   }
 
   if (opts.pkoOnly) return dedupe(findings);
@@ -158,6 +177,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
   const { checkSecretMaterial } = await import('./checks/secret-material.js');
   const { checkWebhookGating } = await import('./checks/webhook-gating.js');
   const { checkPodSecurity, checkRbac } = await import('./checks/workload-safety.js');
+  const { checkRevisionSafety } = await import('./checks/revision-safety.js');
   const texts = new Map<string, string>();
   for (const p of fm.keys()) if (/(^|\/)manifest(\.lock)?\.ya?ml$/.test(p)) texts.set(p, toText(fm.get(p)!));
   findings.push(...checkManifestKeys(decodeNotes(pkg), texts));
@@ -167,6 +187,7 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
     findings.push(...checkManifestValues(p.manifest, mPath, texts.get(mPath)));
   }
   const registry = opts.schema === false ? undefined : (opts.schema ?? (await import('../schema/registry.js')).createSchemaRegistry());
+  if (registry) await addShippedCrds(registry, objectSets.flatMap((s) => s.objects));
   const scopeOf: ScopeLookup | undefined =
     opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
   for (const set of objectSets) {
@@ -177,8 +198,9 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
       objects: set.objects,
       packageNamespace: set.namespace === undefined || set.namespace === '' ? undefined : set.namespace,
       scopeOf,
+      files: set.pkg.files,
     };
-    findings.push(...checkScope(ctx), ...checkAnnotationValues(ctx), ...checkWebhookGating(ctx), ...checkPodSecurity(ctx), ...checkRbac(ctx), ...checkSecretMaterial(ctx));
+    findings.push(...checkScope(ctx), ...checkAnnotationValues(ctx), ...checkWebhookGating(ctx), ...checkPodSecurity(ctx), ...checkRbac(ctx), ...checkSecretMaterial(ctx), ...checkRevisionSafety(ctx));
     if (registry) findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects));
     for (const ref of set.objects) {
       for (const d of duplicateKeys({ text: ref.text, firstLine: ref.line })) {
@@ -190,6 +212,26 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
   return dedupe(findings);
 }
 
+/**
+ * A package that ships a CRD installs it before (or with) its CRs: validate those CRs against it,
+ * as the API server will. A malformed CRD is left to its own schema findings.
+ */
+async function addShippedCrds(registry: SchemaRegistry, objects: ObjectRef[]): Promise<void> {
+  const { crdFromObject } = await import('../schema/crd.js');
+  const crds = [];
+  for (const ref of objects) {
+    const o = ref.object;
+    if (o.kind !== 'CustomResourceDefinition' || typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('apiextensions.k8s.io/')) continue;
+    try {
+      const crd = crdFromObject(o, ref.path);
+      if (crd) crds.push(crd);
+    } catch {
+      // reported by the CRD's own schema validation
+    }
+  }
+  registry.addPackageCrds(crds);
+}
+
 /** Strict schema validation; a kind without a schema is a warning (pass `--crd` for it). */
 function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: ObjectRef[]): Finding[] {
   const out: Finding[] = [];
@@ -198,7 +240,7 @@ function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: O
     const at = (path: string) => lineOf({ text: ref.text, firstLine: ref.line }, path);
     if (!r.known) {
       if (r.issues.length === 0) {
-        const f: Finding = { severity: 'warning', rule: 'schema/unknown-kind', message: `no schema for ${String(ref.object.apiVersion)} ${String(ref.object.kind)} (${r.reason}); pass its CRD with --crd`, file: filePrefix + ref.path, doc: ref.doc, path: 'kind' };
+        const f: Finding = { severity: 'warning', rule: 'schema/unknown-kind', message: `no schema for ${String(ref.object.apiVersion)} ${String(ref.object.kind)} (${r.reason}); its fields are not checked: pass its CRD with --crd or ship it in the package`, file: filePrefix + ref.path, doc: ref.doc, path: 'kind' };
         const line = at('kind');
         if (line !== undefined) f.line = line;
         out.push(f);
@@ -245,6 +287,12 @@ function dedupe(fs: Finding[]): Finding[] {
   return out;
 }
 
+/**
+ * Warnings `--strict` does not promote: they say what could not be checked, not what is wrong
+ * (a kind without a schema is common and legitimate: ServiceMonitor on a cluster with its CRD).
+ */
+export const NOT_PROMOTED_BY_STRICT: ReadonlySet<string> = new Set(['schema/unknown-kind']);
+
 export function hasErrors(fs: Finding[], strict = false): boolean {
-  return fs.some((f) => f.severity === 'error' || (strict && f.severity === 'warning'));
+  return fs.some((f) => f.severity === 'error' || (strict && f.severity === 'warning' && !NOT_PROMOTED_BY_STRICT.has(f.rule)));
 }

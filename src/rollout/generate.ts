@@ -57,8 +57,14 @@ export interface RolloutTemplateOptions {
   config?: ConfigParameter[];
   /** Values read from each HCP namespace into the config (needs an ObjectTemplate). */
   sources?: ConfigSource[];
-  /** How the Package reaches the HCP namespaces. Default `ConfigurationPolicy`. */
-  delivery?: 'ConfigurationPolicy' | 'HostedClusterPackage';
+  /**
+   * How the Package reaches its clusters. Default `ConfigurationPolicy` (HCP namespaces via ACM).
+   * `ClusterPackage`: the classic OSD/ROSA rollout, the SelectorSyncSet carries a ClusterPackage
+   * that hive applies on every selected cluster (a Cluster-scoped package; no ACM, no sources).
+   */
+  delivery?: 'ConfigurationPolicy' | 'HostedClusterPackage' | 'ClusterPackage';
+  /** Only with delivery ClusterPackage: extra `matchLabels` of the clusterDeploymentSelector. */
+  clusterLabels?: Record<string, string>;
   /** Only with delivery HostedClusterPackage. Default instant. */
   strategy?: RolloutStrategy;
   /** ACM placement API. Default `PlacementRule` (what the fleet uses). */
@@ -86,7 +92,8 @@ interface Resolved {
   repoName: string;
   config: ConfigParameter[];
   sources: ConfigSource[];
-  delivery: 'ConfigurationPolicy' | 'HostedClusterPackage';
+  delivery: 'ConfigurationPolicy' | 'HostedClusterPackage' | 'ClusterPackage';
+  clusterLabels: Record<string, string>;
   strategy: RolloutStrategy;
   placement: 'PlacementRule' | 'Placement';
   clusterSet: string;
@@ -100,9 +107,10 @@ interface Resolved {
 function resolve(o: RolloutTemplateOptions): Resolved {
   const dns = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
   if (!dns.test(o.packageName) || o.packageName.length > 63) throw new RolloutOptionsError(`packageName ${JSON.stringify(o.packageName)} is not a DNS-1123 label`);
-  const policyName = o.policyName ?? `hs-mgmt-${o.packageName}`;
+  const classic = o.delivery === 'ClusterPackage';
+  const policyName = o.policyName ?? (classic ? o.packageName : `hs-mgmt-${o.packageName}`);
   if (!dns.test(policyName)) throw new RolloutOptionsError(`policyName ${JSON.stringify(policyName)} is not a DNS-1123 label`);
-  if (ACM_POLICY_NAMESPACE.length + policyName.length > POLICY_NAME_BUDGET) {
+  if (!classic && ACM_POLICY_NAMESPACE.length + policyName.length > POLICY_NAME_BUDGET) {
     throw new RolloutOptionsError(
       `policyName ${JSON.stringify(policyName)} has ${policyName.length} characters; with namespace ${ACM_POLICY_NAMESPACE} the limit is ${POLICY_NAME_BUDGET - ACM_POLICY_NAMESPACE.length}`,
     );
@@ -127,18 +135,25 @@ function resolve(o: RolloutTemplateOptions): Resolved {
     throw new RolloutOptionsError('delivery HostedClusterPackage cannot read per-namespace sources; use ConfigurationPolicy delivery or read the value inside the package');
   }
   if (o.strategy && delivery !== 'HostedClusterPackage') throw new RolloutOptionsError('strategy applies only to delivery HostedClusterPackage');
+  if (classic && sources.length > 0) throw new RolloutOptionsError('delivery ClusterPackage cannot read per-namespace sources (hive applies the ClusterPackage as written)');
+  if (o.clusterLabels && !classic) throw new RolloutOptionsError('clusterLabels applies only to delivery ClusterPackage');
+  // An empty clusterDeploymentSelector is every ClusterDeployment of the shard.
+  if (classic && o.managedOnly === false && !o.excludeFedramp && Object.keys(o.clusterLabels ?? {}).length === 0) {
+    throw new RolloutOptionsError('delivery ClusterPackage needs a cluster selector: keep managedOnly, set excludeFedramp or clusterLabels');
+  }
   const strategy = o.strategy ?? { instant: {} };
   if ('rollingUpgrade' in strategy && !(Number.isInteger(strategy.rollingUpgrade.maxUnavailable) && strategy.rollingUpgrade.maxUnavailable >= 1)) {
     throw new RolloutOptionsError('strategy.rollingUpgrade.maxUnavailable must be an integer >= 1');
   }
   return {
     packageName: o.packageName,
-    templateName: o.templateName ?? `${o.packageName}-hs-package-template`,
+    templateName: o.templateName ?? (classic ? `${o.packageName}-package-template` : `${o.packageName}-hs-package-template`),
     policyName,
     repoName: o.repoName ?? o.packageName,
     config,
     sources,
     delivery,
+    clusterLabels: o.clusterLabels ?? {},
     strategy,
     placement: o.placement ?? 'PlacementRule',
     clusterSet: o.clusterSet ?? 'global',
@@ -279,6 +294,17 @@ function configurationPolicy(r: Resolved): Record<string, YamlValue> {
   };
 }
 
+/** The classic form's one resource: hive applies it on each selected cluster. */
+function clusterPackage(r: Resolved): Record<string, YamlValue> {
+  const cfg = staticConfig(r);
+  return {
+    apiVersion: 'package-operator.run/v1alpha1',
+    kind: 'ClusterPackage',
+    metadata: { name: r.packageName },
+    spec: { image: PACKAGE_IMAGE, config: Object.keys(cfg).length ? cfg : undefined },
+  };
+}
+
 function hubResources(r: Resolved): Record<string, YamlValue>[] {
   const ns = ACM_POLICY_NAMESPACE;
   const placementName = `placement-${r.policyName}`;
@@ -326,7 +352,9 @@ function hubResources(r: Resolved): Record<string, YamlValue>[] {
 /** The Template as plain data (the shape `emitRolloutTemplate` writes). */
 export function buildRolloutTemplate(options: RolloutTemplateOptions): Record<string, YamlValue> {
   const r = resolve(options);
-  const expressions: YamlValue[] = [{ key: CLUSTER_TYPE_LABEL, operator: 'In', values: ['service-cluster'] }];
+  // Classic: the clusters themselves; otherwise the ACM hubs, HyperShift service clusters.
+  const classic = r.delivery === 'ClusterPackage';
+  const expressions: YamlValue[] = classic ? [] : [{ key: CLUSTER_TYPE_LABEL, operator: 'In', values: ['service-cluster'] }];
   if (r.managedOnly) expressions.push({ key: 'api.openshift.com/managed', operator: 'In', values: ['true'] });
   if (r.excludeFedramp) expressions.push({ key: 'api.openshift.com/fedramp', operator: 'NotIn', values: ['true'] });
   const sss: Record<string, YamlValue> = {
@@ -341,10 +369,12 @@ export function buildRolloutTemplate(options: RolloutTemplateOptions): Record<st
       },
     },
     spec: {
-      // The ACM hubs: HyperShift service clusters (not the management clusters).
-      clusterDeploymentSelector: { matchExpressions: expressions },
+      clusterDeploymentSelector: {
+        matchLabels: Object.keys(r.clusterLabels).length ? r.clusterLabels : undefined,
+        matchExpressions: expressions.length ? expressions : undefined,
+      },
       resourceApplyMode: 'Sync',
-      resources: hubResources(r),
+      resources: classic ? [clusterPackage(r)] : hubResources(r),
     },
   };
   return {

@@ -46,7 +46,15 @@ export interface LintOptions {
   hashLength?: number;
   /** Go template engine (PKO functions) to render ObjectTemplates with sample sources. */
   renderTemplate?: (name: string, text: string, data: Record<string, unknown>) => string;
+  /**
+   * The package the (Cluster)Packages point at: checks one Package object's scope and config
+   * against the package manifest (`--package`). Problems are relative to the Package object.
+   */
+  checkPackage?: PackageObjectCheck;
 }
+
+/** Checks a Package or ClusterPackage object against its package: problems with a path below the object. */
+export type PackageObjectCheck = (obj: Record<string, unknown>) => { path: Path; message: string }[];
 
 export interface LintResult {
   findings: RolloutFinding[];
@@ -76,13 +84,20 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const SAMPLE_HCP_NAMESPACE = 'ocm-production-24o19ba52km496nvegb629918l9gbnvu-my-cluster';
 const DIGEST_REF = /^[^@\s]+@sha256:[0-9a-f]{64}$/;
 
+/** A PKO Package or ClusterPackage (the objects that take an image and a config). */
+export function isPkoPackage(o: Obj): boolean {
+  return (o.kind === 'Package' || o.kind === 'ClusterPackage') && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('package-operator.run/');
+}
+
 class Linter {
   readonly findings: RolloutFinding[] = [];
   /** ConfigurationPolicy name → first Policy path using it (P4 across policies). */
   private readonly cfgPolicyNames = new Map<string, string>();
   private readonly deferred: { obj: Obj; path: Path; chain: string; rule: string }[] = [];
+  /** Package/ClusterPackage objects seen (in Policies or carried directly), for the package checks. */
+  readonly packages: { obj: Obj; path: Path; chain: string }[] = [];
 
-  constructor(readonly t: LoadedTemplate, readonly schema?: SchemaValidator, readonly renderTemplate?: LintOptions['renderTemplate']) {}
+  constructor(readonly t: LoadedTemplate, readonly schema?: SchemaValidator, readonly renderTemplate?: LintOptions['renderTemplate'], readonly checkPackage?: PackageObjectCheck) {}
 
   report(severity: RolloutSeverity, rule: string, path: Path, message: string, object?: string): void {
     this.findings.push({ severity, rule, message, file: this.t.file, path: formatPath(path) || undefined, line: lineOf(this.t, path), object });
@@ -170,8 +185,13 @@ class Linter {
       else seen.set(p.name, i);
       if (p.generate !== undefined && p.generate !== 'expression') this.report('error', 'T1', ['parameters', i, 'generate'], `generate must be "expression", not ${JSON.stringify(p.generate)}`);
     });
+    if (v.objects !== undefined && v.objects !== null && !Array.isArray(v.objects)) {
+      this.report('error', 'T1', ['objects'], 'objects must be a list');
+      return undefined;
+    }
     if (!Array.isArray(v.objects) || v.objects.length === 0) {
-      this.report('error', 'T1', ['objects'], 'objects must be a non-empty list');
+      // A Template emptied on purpose (a rollout being retired) is valid for oc process.
+      this.report('warning', 'T1', ['objects'], 'objects is empty: this Template deploys nothing');
       return undefined;
     }
     // T2: used vs declared, on the unprocessed objects.
@@ -224,13 +244,21 @@ class Linter {
         return;
       }
       if (o.kind !== 'SelectorSyncSet') {
-        // §11 #15: saasherder keeps only managedResourceTypes, [SelectorSyncSet] for these SaaS files.
-        this.report('warning', 'S1', path, `${objName(o)} is dropped by saasherder unless the SaaS file lists ${String(o.kind)} in managedResourceTypes (these rollouts list only SelectorSyncSet)`);
+        // §11 #15: saasherder keeps only managedResourceTypes. Whether this SaaS file lists the kind
+        // is not in the Template (Templates applied directly to a cluster carry a ClusterPackage or
+        // ConfigMap at top level on purpose), so this is advice, not a defect.
+        this.report('info', 'S1', path, `${objName(o)} is applied only if the SaaS file lists ${String(o.kind)} in managedResourceTypes (HyperShift Policy rollouts list only SelectorSyncSet)`);
+        if (isPkoPackage(o)) this.packageObject(o, path, objName(o));
         return;
       }
       this.selectorSyncSet(o, path);
     });
     this.schemaChecks();
+    if (this.checkPackage) {
+      for (const p of this.packages) {
+        for (const problem of this.checkPackage(p.obj)) this.report('error', 'K2', [...p.path, ...problem.path], problem.message, p.chain);
+      }
+    }
     return { findings: this.findings, parameters, objects: processed.objects, template: this.t };
   }
 
@@ -259,7 +287,12 @@ class Linter {
       this.selectorOperators(cds, [...path, 'spec', 'clusterDeploymentSelector'], chain, 'S2');
     }
     const resources = Array.isArray(spec.resources) ? spec.resources : [];
-    if (!Array.isArray(spec.resources)) this.report('error', 'S1', [...path, 'spec', 'resources'], 'resources must be a list', chain);
+    // Hive: resources, patches and secretMappings are all optional (SyncSetCommonSpec).
+    const present = (k: string) => spec[k] !== undefined && spec[k] !== null;
+    if (present('resources') && !Array.isArray(spec.resources)) this.report('error', 'S1', [...path, 'spec', 'resources'], 'resources must be a list', chain);
+    else if (!present('resources') && !present('patches') && !present('secretMappings')) {
+      this.report('warning', 'S1', [...path, 'spec'], 'the SelectorSyncSet has no resources, patches or secretMappings: it syncs nothing', chain);
+    }
     const carriesPolicies = resources.some((r) => isObj(r) && r.kind === 'Policy');
     // S3
     if (carriesPolicies && !isEmptySelector(cds)) this.serviceClusterTarget(cds as Obj, [...path, 'spec', 'clusterDeploymentSelector'], chain);
@@ -310,6 +343,12 @@ class Linter {
         case 'ManagedClusterSetBinding':
         case 'PlacementBinding':
           this.fields(r, rp, rchain, r.kind === 'PlacementBinding' ? 'B1' : 'B3');
+          break;
+        case 'ClusterPackage':
+        case 'Package':
+          // The classic rollout: hive applies the (Cluster)Package on every selected cluster.
+          if (isPkoPackage(r)) this.packageObject(r, rp, rchain);
+          else this.fields(r, rp, rchain, 'S5');
           break;
         default:
           this.fields(r, rp, rchain, 'S5');
@@ -563,6 +602,7 @@ class Linter {
 
   packageObject(pkg: Obj, path: Path, chain: string): void {
     this.fields(pkg, path, chain, 'K1');
+    this.packages.push({ obj: pkg, path, chain });
     if (pkg.apiVersion !== 'package-operator.run/v1alpha1') this.report('error', 'K1', [...path, 'apiVersion'], 'apiVersion must be package-operator.run/v1alpha1', chain);
     const spec = isObj(pkg.spec) ? pkg.spec : undefined;
     if (!spec) {
@@ -801,7 +841,7 @@ export function lintRolloutTemplate(file: string, text: string, opts: LintOption
   if (!('value' in loaded)) {
     return { findings: [{ severity: 'error', rule: 'T1', message: loaded.message, file, line: loaded.line, column: loaded.column }], parameters: {} };
   }
-  const l = new Linter(loaded, opts.schema, opts.renderTemplate);
+  const l = new Linter(loaded, opts.schema, opts.renderTemplate, opts.checkPackage);
   const res = l.run(opts.parameters ?? {}, opts.hashLength);
   res.findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule) || a.message.localeCompare(b.message));
   return res;

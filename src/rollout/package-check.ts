@@ -8,6 +8,7 @@ import type { FileMap } from '../core/filemap.js';
 import { admitConfig, formatFieldError } from '../pko/config-admission.js';
 import { loadPackage } from '../pko/loader.js';
 import type { LoadedPackage } from '../pko/types.js';
+import type { PackageObjectCheck } from './lint.js';
 import type { PackageRenderer, PackageRenderRequest, SimFinding } from './simulate.js';
 
 export type FullRenderer = (pkg: LoadedPackage, req: PackageRenderRequest) => { objects: number; findings: SimFinding[] };
@@ -15,10 +16,11 @@ export type FullRenderer = (pkg: LoadedPackage, req: PackageRenderRequest) => { 
 export function packageChecker(files: FileMap, render?: FullRenderer): PackageRenderer {
   const pkg = loadPackage(files);
   const schema = pkg.manifest.spec.config?.openAPIV3Schema;
-  const namespaced = (pkg.manifest.spec.scopes ?? []).includes('Namespaced');
+  const scopes = pkg.manifest.spec.scopes ?? [];
   return (req) => {
     const findings: SimFinding[] = [];
-    if (!namespaced) findings.push({ severity: 'error', rule: 'K1', message: `Package unsupported scope: the package manifest does not list scope Namespaced, so PKO marks the Package in ${req.namespace} Invalid` });
+    const scope = req.namespace === '' ? 'Cluster' : 'Namespaced';
+    if (!scopes.includes(scope)) findings.push({ severity: 'error', rule: 'K1', message: `${scopeProblem(scope)}${req.namespace ? ` in ${req.namespace}` : ''} Invalid` });
     if (!render) {
       // PKO's admission: prune unknown fields, apply defaults, validate (the renderer does it otherwise).
       if (schema) for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
@@ -26,5 +28,28 @@ export function packageChecker(files: FileMap, render?: FullRenderer): PackageRe
     }
     const r = render(pkg, req);
     return { objects: r.objects, findings: [...findings, ...r.findings] };
+  };
+}
+
+function scopeProblem(scope: 'Cluster' | 'Namespaced'): string {
+  const kind = scope === 'Cluster' ? 'ClusterPackage' : 'Package';
+  return `${kind} unsupported scope: the package manifest does not list scope ${scope}, so PKO marks the ${kind}`;
+}
+
+/**
+ * lint-rollout's check of a Package/ClusterPackage written in the Template against the package:
+ * the scope its kind needs, and its literal config through PKO's admission (prune, default, validate).
+ */
+export function packageObjectChecker(files: FileMap): PackageObjectCheck {
+  const pkg = loadPackage(files);
+  const schema = pkg.manifest.spec.config?.openAPIV3Schema;
+  const scopes = pkg.manifest.spec.scopes ?? [];
+  return (obj) => {
+    const problems: ReturnType<PackageObjectCheck> = [];
+    const scope = obj.kind === 'ClusterPackage' ? 'Cluster' : 'Namespaced';
+    if (!scopes.includes(scope)) problems.push({ path: ['kind'], message: scopeProblem(scope) + ' Invalid' });
+    const spec = obj.spec !== null && typeof obj.spec === 'object' ? (obj.spec as Record<string, unknown>) : {};
+    if (schema) for (const e of admitConfig(spec.config ?? {}, schema).errors) problems.push({ path: ['spec', 'config'], message: `config: ${formatFieldError(e)}` });
+    return problems;
   };
 }

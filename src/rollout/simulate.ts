@@ -10,7 +10,7 @@ import type { PackageEnvironment } from '../pko/types.js';
 import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 import type { Fleet, FleetManagedCluster, FleetNamespace } from './fleet.js';
 import { DISABLE_TEMPLATES_ANNOTATION } from './generate.js';
-import { lintRolloutTemplate, LintResult, RolloutSeverity, SchemaValidator } from './lint.js';
+import { isPkoPackage, lintRolloutTemplate, LintResult, RolloutSeverity, SchemaValidator } from './lint.js';
 import { fillLikeSaasherder, processTemplate, readParameters } from './process.js';
 import { isEmptySelector, matchesSelector, selectNamespaces } from './selectors.js';
 import { getJsonPath, setJsonPath } from './jsonpath.js';
@@ -56,8 +56,12 @@ export interface SimulatedPackage {
   managementCluster: string;
   namespace: string;
   policy: string;
-  /** What the ConfigurationPolicy created: a Package directly, or an ObjectTemplate PKO rendered into one. */
-  via: 'Package' | 'ObjectTemplate' | 'HostedClusterPackage';
+  /**
+   * What created the Package: the ConfigurationPolicy directly (`Package`), an ObjectTemplate PKO
+   * rendered into one, a HostedClusterPackage, or hive itself from the SelectorSyncSet (the
+   * classic rollout, a ClusterPackage or a Package in a fixed namespace; `namespace` '' for a ClusterPackage).
+   */
+  via: 'Package' | 'ObjectTemplate' | 'HostedClusterPackage' | 'SelectorSyncSet';
   package?: { name: string; image: string; config: Record<string, unknown> };
   rendered?: { objects: number };
   findings: SimFinding[];
@@ -141,7 +145,10 @@ export function simulateRollout(file: string, text: string, opts: SimulateOption
     const resources = (Array.isArray(sss.spec.resources) ? sss.spec.resources : []).filter(isObj);
     const hasAcm = resources.some((r) => r.kind === 'Policy');
     if (cds.length === 0) result.findings.push({ severity: 'warning', rule: 'S3', object: sssName, message: 'the SelectorSyncSet selects no ClusterDeployment of the fleet: nothing is applied' });
+    const direct = resources.filter(isPkoPackage);
     for (const cd of cds) {
+      // The classic rollout: hive applies the (Cluster)Package itself on every selected cluster.
+      for (const r of direct) result.packages.push(directPackage(r, cd.name, sssName, opts));
       if (!cd.managedClusters) {
         if (hasAcm) result.findings.push({ severity: 'error', rule: 'S3', object: sssName, message: `applied to ${cd.name}, which is not an ACM hub: the Policy kinds are unknown there (ClusterSync UnknownObject)` });
         continue;
@@ -150,6 +157,14 @@ export function simulateRollout(file: string, text: string, opts: SimulateOption
     }
   });
   return result;
+}
+
+/** A (Cluster)Package a SelectorSyncSet carries, as installed on one selected cluster. */
+function directPackage(r: Obj, cluster: string, sssName: string, opts: SimulateOptions): SimulatedPackage {
+  const namespace = r.kind === 'ClusterPackage' ? '' : (nsOf(r) ?? 'default');
+  // A Package without namespace lands in "default" (lint's S5 reports it once).
+  const entry: SimulatedPackage = { serviceCluster: cluster, managementCluster: cluster, namespace, policy: sssName, via: 'SelectorSyncSet', findings: [] };
+  return finishPackage(entry, r, { name: namespace, labels: {} }, opts);
 }
 
 function hubRollout(
@@ -353,11 +368,13 @@ function finishPackage(entry: SimulatedPackage, pkg: Obj, ns: FleetNamespace, op
   const image = str(spec.image) ?? '';
   const config = isObj(spec.config) ? spec.config : {};
   entry.package = { name, image, config };
-  const placed = { ...pkg, metadata: { ...(isObj(pkg.metadata) ? pkg.metadata : {}), namespace: ns.name } };
+  const meta = isObj(pkg.metadata) ? pkg.metadata : {};
+  const placed = ns.name === '' ? pkg : { ...pkg, metadata: { ...meta, namespace: ns.name } };
+  const kind = String(pkg.kind ?? 'Package');
   if (opts.schema) {
-    for (const p of opts.schema(placed) ?? []) entry.findings.push({ severity: 'error', rule: 'K1', message: `Package ${p.path.join('.')}: ${p.message}` });
+    for (const p of opts.schema(placed) ?? []) entry.findings.push({ severity: 'error', rule: 'K1', message: `${kind} ${p.path.join('.')}: ${p.message}` });
   }
-  if (!DIGEST_REF.test(image)) entry.findings.push({ severity: image.includes(':sha256:') || image === '' ? 'error' : 'warning', rule: 'K1', message: `Package image ${JSON.stringify(image)} is not pinned by digest (repo@sha256:<hex>)` });
+  if (!DIGEST_REF.test(image)) entry.findings.push({ severity: image.includes(':sha256:') || image === '' ? 'error' : 'warning', rule: 'K1', message: `${kind} image ${JSON.stringify(image)} is not pinned by digest (repo@sha256:<hex>)` });
   if (opts.renderPackage) {
     const env: PackageEnvironment = {
       ...(opts.environment ?? {}),

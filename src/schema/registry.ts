@@ -8,6 +8,7 @@ import { renderAjvErrors } from './errors.js';
 import { addKubernetesFormats } from './formats.js';
 import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
+import { OPENSHIFT_CRDS } from './generated/openshift-crds.js';
 import { labelSelectorSchema, objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
 import { removedApiMessage } from './removed.js';
 import { builtinScope, groupOf } from './scope.js';
@@ -35,6 +36,12 @@ export interface SchemaRegistry {
   notes(apiVersion: string, kind: string): ConversionNotes | undefined;
   /** CEL rule evaluations so far: run, or skipped (oldSelf, Kubernetes-only library, runtime error). */
   celStats(): CelStats;
+  /**
+   * CRDs a package ships, for this registry's run: they replace bundled ones of the same
+   * group/kind but never the `crdFiles` a user named (those were chosen on purpose).
+   * Returns the "group/Kind" keys that were added.
+   */
+  addPackageCrds(crds: readonly BundledCrd[]): string[];
 }
 
 /** Kinds whose metadata.name the API server validates differently from the DNS-subdomain default. */
@@ -122,8 +129,14 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
     }
     crdKeys.set(gk, keys);
   };
-  for (const crd of BUNDLED_CRDS) addCrd(crd);
-  if (opts.crdFiles?.length) for (const crd of loadCrdFiles(opts.crdFiles)) addCrd(crd);
+  for (const crd of [...BUNDLED_CRDS, ...OPENSHIFT_CRDS]) addCrd(crd);
+  const explicit = new Set<string>();
+  if (opts.crdFiles?.length) {
+    for (const crd of loadCrdFiles(opts.crdFiles)) {
+      addCrd(crd);
+      explicit.add(`${crd.group}/${crd.kind}`);
+    }
+  }
 
   const nameRule = (apiVersion: string, kind: string): NameRule =>
     NAME_RULES[`${groupOf(apiVersion)}/${kind}`] ?? 'subdomain';
@@ -160,6 +173,16 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   return {
     knows,
     celStats: () => ({ ...cel }),
+    addPackageCrds(crds) {
+      const added: string[] = [];
+      for (const crd of crds) {
+        const gk = `${crd.group}/${crd.kind}`;
+        if (explicit.has(gk) || crd.kind === '') continue;
+        addCrd(crd);
+        added.push(gk);
+      }
+      return added;
+    },
     scopeOf(apiVersion, kind) {
       return crdScopes.get(`${groupOf(apiVersion)}/${kind}`) ?? builtinScope(apiVersion, kind, isBuiltinKind(apiVersion, kind));
     },

@@ -59,7 +59,7 @@ describe('findings in rendered templates', () => {
     const tmpl = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .package.metadata.name }}\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  containers:\n  - name: c\n    image: quay.io/x/y@sha256:' + 'a'.repeat(64) + '\n    securityContext:\n      privileged: true\n';
     const fs = await validatePackage(fileMap({ 'manifest.yaml': manifest, 'pod.yaml.gotmpl': tmpl }), { templateTests: templateTestRunner({ files: new Map() }) });
     const priv = fs.filter((f) => f.rule === 'pod-security/privileged');
-    expect(priv).toEqual([{ severity: 'error', rule: 'pod-security/privileged', message: 'container "c" is privileged', file: 'pod.yaml.gotmpl', doc: 0, path: 'spec.containers[0].securityContext.privileged' }]);
+    expect(priv).toEqual([{ severity: 'warning', rule: 'pod-security/privileged', message: 'container "c" is privileged', file: 'pod.yaml.gotmpl', doc: 0, path: 'spec.containers[0].securityContext.privileged' }]);
   });
 });
 

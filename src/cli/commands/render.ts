@@ -3,13 +3,13 @@ import * as path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { type FileMap, sortedPaths, toText } from '../../core/filemap.js';
 import { readDirToFileMap, writeFileMapAtomic } from '../../core/fs.js';
-import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
 import { loadComponent } from '../../pko/loader.js';
 import { renderPackage, type RenderRequest } from '../../pko/render.js';
 import { toUserError } from '../../pko/render-errors.js';
 import { fixtureFiles, testCaseRequest } from '../../pko/template-tests.js';
 import type { PackageEnvironment } from '../../pko/types.js';
 import { parseCommandArgs } from '../args.js';
+import { asObject, readYamlFile } from '../yaml-file.js';
 import type { Command } from '../io.js';
 
 const HELP = `Usage: pkogen render DIR (--test-case NAME | --config FILE [--name NAME] [--namespace NS] [--environment FILE]) [--component NAME] [--output OUTDIR]
@@ -28,27 +28,6 @@ Options:
   --component NAME     render a component of a multi-component package
   --output OUTDIR      write the rendered files into OUTDIR (replaced atomically) instead of stdout
 `;
-
-async function readYamlFile(cwd: string, file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await fsp.readFile(path.resolve(cwd, file), 'utf8');
-  } catch {
-    throw new UserError('cannot read file', { file });
-  }
-  try {
-    return parseYaml11(text, file);
-  } catch (e) {
-    const pe = e as YamlParseError;
-    throw new UserError(`invalid YAML: ${pe.message}`, { file, line: pe.line, column: pe.column });
-  }
-}
-
-function asObject(v: unknown, file: string): Record<string, unknown> {
-  if (v === null || v === undefined) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) throw new UserError('must be a YAML mapping', { file });
-  return v as Record<string, unknown>;
-}
 
 /** Fixture-layout files to stdout: one `# Source:` document per file. */
 export function formatRenderedFiles(fm: FileMap): string {

@@ -11,7 +11,7 @@ import { countBySeverity, formatRolloutFinding } from '../../rollout/lint.js';
 import { packageChecker } from '../../rollout/package-check.js';
 import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
 import { validatePackage } from '../../pko/validate.js';
-import { formatFinding, type Finding } from '../../core/errors.js';
+import { formatLocation, type Finding } from '../../core/errors.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
 import { redactConfig, simulateRollout, SimFinding, SimulationResult } from '../../rollout/simulate.js';
 import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
@@ -71,18 +71,20 @@ function text(res: SimulationResult, file: string): string {
   for (const f of res.lint.findings) if (f.severity !== 'info') out.push(formatRolloutFinding(f));
   for (const f of res.findings) out.push(fmt(f));
   for (const h of res.hops) {
-    out.push(`SelectorSyncSet ${h.selectorSyncSet} → service clusters: ${h.serviceClusters.join(', ') || '(none)'}`);
+    out.push(`SelectorSyncSet ${h.selectorSyncSet} → clusters: ${h.serviceClusters.join(', ') || '(none)'}`);
     for (const p of h.policies) out.push(`  Policy ${p.policy} on ${p.hub} → managed clusters: ${p.managedClusters.join(', ') || '(none)'}`);
   }
   out.push('');
   out.push(['NAMESPACE', 'CLUSTER', 'VIA', 'PACKAGE', 'IMAGE', 'CONFIG', 'RESULT'].join('\t'));
+  // Errors above the rows (the Template, the package itself) hold for every row: none is ok then.
+  const shared = countBySeverity(res.lint.findings).error + res.findings.filter((f) => f.severity === 'error').length;
   for (const p of res.packages) {
     const errs = p.findings.filter((f) => f.severity === 'error').length;
     const warns = p.findings.filter((f) => f.severity === 'warning').length;
     out.push([
-      p.namespace, p.managementCluster, p.via, p.package?.name ?? '-', p.package?.image ?? '-',
+      p.namespace || '(cluster)', p.managementCluster, p.via, p.package?.name ?? '-', p.package?.image ?? '-',
       p.package ? Object.keys(p.package.config).sort().join(',') || '-' : '-',
-      errs ? `${errs} error(s)` : warns ? `ok, ${warns} warning(s)` : p.rendered && p.rendered.objects >= 0 ? `ok (${p.rendered.objects} objects)` : 'ok',
+      errs ? `${errs} error(s)` : shared ? `not ok: ${shared} error(s) above` : warns ? `ok, ${warns} warning(s)` : p.rendered && p.rendered.objects >= 0 ? `ok (${p.rendered.objects} objects)` : 'ok',
     ].join('\t'));
     for (const f of p.findings) out.push(`  ${fmt(f)}`);
   }
@@ -97,7 +99,7 @@ function summary(res: SimulationResult) {
   const pkgWarnings = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'warning').length, 0);
   return {
     namespaces: res.packages.length,
-    validPackages: res.packages.filter((p) => p.package && !p.findings.some((f) => f.severity === 'error')).length,
+    validPackages: lint.error + res.findings.filter((f) => f.severity === 'error').length > 0 ? 0 : res.packages.filter((p) => p.package && !p.findings.some((f) => f.severity === 'error')).length,
     errors: lint.error + res.findings.filter((f) => f.severity === 'error').length + pkgErrors,
     warnings: lint.warning + res.findings.filter((f) => f.severity === 'warning').length + pkgWarnings,
   };
@@ -167,7 +169,11 @@ export const command: Command = {
       renderTemplate: renderObjectTemplateText,
       renderPackage,
     });
-    for (const f of packageFindings) res.findings.push({ severity: f.severity, rule: f.rule, message: formatFinding({ ...f, file: `${String(values.package)}/${f.file ?? ''}` }) });
+    // The finding's own place, once: fmt() adds severity and rule.
+    for (const f of packageFindings) {
+      const where = formatLocation({ ...f, file: `${String(values.package)}/${f.file ?? ''}` });
+      res.findings.push({ severity: f.severity, rule: f.rule, message: `${where}: ${f.message}` });
+    }
     const s = summary(res);
     if (output === 'json') {
       const packages = res.packages.map((p) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined }));

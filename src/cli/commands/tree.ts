@@ -1,15 +1,14 @@
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { UserError } from '../../core/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
-import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
 import { loadComponent } from '../../pko/loader.js';
 import { toUserError } from '../../pko/render-errors.js';
 import { packageTree } from '../../pko/tree.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
+import { readConfigFile } from '../yaml-file.js';
 
-const HELP = `Usage: pkogen tree DIR [--test-case NAME] [--config FILE] [--cluster]
+const HELP = `Usage: pkogen tree DIR [--test-case NAME] [--config FILE] [--component NAME] [--cluster]
 
 Prints the package's phases and objects in kubectl-package's tree format. Package name and
 namespace come from the first test case (or --test-case), else "name"/"namespace"; config from
@@ -17,9 +16,20 @@ namespace come from the first test case (or --test-case), else "name"/"namespace
 
 Options:
   --test-case NAME   take package metadata and config from this test.template case
+                     (kubectl-package spelling: --config-testcase)
   --config FILE      YAML config (admitted against spec.config.openAPIV3Schema)
+                     (kubectl-package spelling: --config-path)
+  --component NAME   the tree of one component of a multi-component package
   --cluster          render as a ClusterPackage
 `;
+
+/** One value from our flag or kubectl-package's spelling of it; both at once is ambiguous. */
+function either(values: Record<string, unknown>, ours: string, theirs: string): string | undefined {
+  const a = values[ours] as string | undefined;
+  const b = values[theirs] as string | undefined;
+  if (a !== undefined && b !== undefined) throw new UsageError(`tree: give --${ours} or --${theirs}, not both`);
+  return a ?? b;
+}
 
 export const command: Command = {
   name: 'tree',
@@ -29,33 +39,26 @@ export const command: Command = {
     const { values, positionals } = parseCommandArgs(
       'tree',
       args,
-      { 'test-case': { type: 'string' }, config: { type: 'string' }, cluster: { type: 'boolean' } },
+      {
+        'test-case': { type: 'string' },
+        'config-testcase': { type: 'string' },
+        config: { type: 'string' },
+        'config-path': { type: 'string' },
+        component: { type: 'string' },
+        cluster: { type: 'boolean' },
+      },
       { min: 1, max: 1, names: 'DIR' },
     );
+    const testCase = either(values, 'test-case', 'config-testcase');
+    const configFile = either(values, 'config', 'config-path');
+    const component = values.component ?? '';
     const fm = await readDirToFileMap(path.resolve(io.cwd, positionals[0]));
-    let config: Record<string, unknown> | undefined;
-    if (values.config !== undefined) {
-      let text: string;
-      try {
-        text = await fsp.readFile(path.resolve(io.cwd, values.config), 'utf8');
-      } catch {
-        throw new UserError('cannot read file', { file: values.config });
-      }
-      let v: unknown;
-      try {
-        v = parseYaml11(text);
-      } catch (e) {
-        const pe = e as YamlParseError;
-        throw new UserError(`invalid YAML: ${pe.message}`, { file: values.config, line: pe.line, column: pe.column });
-      }
-      if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v))) throw new UserError('must be a YAML mapping', { file: values.config });
-      config = (v ?? {}) as Record<string, unknown>;
-    }
+    const config = configFile === undefined ? undefined : await readConfigFile(io.cwd, configFile);
     let out: string;
     try {
-      out = packageTree(loadComponent(fm, ''), { testCase: values['test-case'], config, cluster: values.cluster === true });
+      out = packageTree(loadComponent(fm, component), { testCase, config, cluster: values.cluster === true });
     } catch (e) {
-      throw toUserError(e);
+      throw toUserError(e, component);
     }
     io.stdout(out);
     return 0;

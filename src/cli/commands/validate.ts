@@ -11,11 +11,12 @@ import { Violation } from '../../pko/types.js';
 import { violationFinding } from '../../pko/validate.js';
 import { registryOptions } from '../registry-options.js';
 import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
-import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
+import { renderUntestedTemplates, templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
+import { readConfigFile } from '../yaml-file.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 
-const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--output human|json] [--insecure]
+const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [--output human|json] [--insecure]
 
 Validates a Package Operator package with PKO's own rules and messages (structure, manifest,
 lock file, objects, template tests) and with checks PKO leaves to install time: scope rules,
@@ -23,11 +24,14 @@ annotation values, misspelt manifest keys, hosted-cluster webhook gating, Pod Se
 "restricted", RBAC wildcards and escalation verbs, image digests, literal secrets.
 
 Options:
-  --pull REF          validate a package image from a registry
+  --pull REF          validate a package image from a registry (kubectl-package's
+                      \`validate REF --pull\` form works too)
   --oci-layout DIR    validate a package image stored as an OCI image layout
   --archive FILE      validate a package image stored as a docker archive (docker save)
-  --crd PATH          CustomResourceDefinition file or directory for kinds of the package (repeatable)
-  --strict            warnings fail too (exit 1)
+  --crd PATH          CustomResourceDefinition file or directory for kinds of the package (repeatable;
+                      CRDs the package ships are used without it)
+  --config FILE       config for templates no test.template case renders (default: schema defaults)
+  --strict            warnings fail too (exit 1), except "no schema for this kind"
   --output FORMAT     human (default) or json
   --insecure          allow plain-HTTP registries for --pull
 
@@ -39,15 +43,30 @@ export const command: Command = {
   summary: "Validate a package with PKO's rules and stricter checks",
   help: HELP,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs('validate', args, {
+    // kubectl-package's --pull is a switch (\`validate REF --pull\`); ours takes the REF. Accept both.
+    let pullSwitch = false;
+    const i = args.indexOf('--pull');
+    if (i >= 0 && (i === args.length - 1 || args[i + 1].startsWith('-'))) {
+      pullSwitch = true;
+      args = [...args.slice(0, i), ...args.slice(i + 1)];
+    }
+    const parsed = parseCommandArgs('validate', args, {
       pull: { type: 'string' },
       'oci-layout': { type: 'string' },
       archive: { type: 'string' },
       crd: { type: 'string', multiple: true },
+      config: { type: 'string' },
       strict: { type: 'boolean' },
       output: { type: 'string' },
       insecure: { type: 'boolean' },
     }, { min: 0, max: 1, names: 'DIR' });
+    const values = parsed.values;
+    let positionals = parsed.positionals;
+    if (pullSwitch) {
+      if (values.pull !== undefined || positionals.length === 0) throw new UsageError('validate: --pull needs an image reference');
+      values.pull = positionals[0];
+      positionals = [];
+    }
     const sources = [positionals[0], values.pull, values['oci-layout'], values.archive].filter((x) => x !== undefined);
     if (sources.length === 0) throw new UsageError('validate: missing DIR (or --pull REF, --oci-layout DIR, --archive FILE)');
     if (sources.length > 1) throw new UsageError('validate: give exactly one of DIR, --pull, --oci-layout, --archive');
@@ -59,11 +78,14 @@ export const command: Command = {
     const pre: Finding[] = [];
     if (positionals[0] !== undefined) {
       const root = path.resolve(io.cwd, positionals[0]);
-      fm = await readDirToFileMap(root);
+      const skippedSymlinks: string[] = [];
+      fm = await readDirToFileMap(root, { skippedSymlinks });
+      opts.skippedSymlinks = skippedSymlinks;
       // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
       const hasTemplates = [...fm.keys()].some((p) => p.endsWith('.gotmpl'));
-      if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
-      else pre.push({ severity: 'warning', rule: 'pko/template-tests-skipped', message: 'template tests not run: this build has no Go template engine; static files were validated instead' });
+      if (!hasTemplates || templateEngineAvailable()) {
+        opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
+      } else pre.push({ severity: 'warning', rule: 'pko/template-tests-skipped', message: 'template tests not run: this build has no Go template engine; static files were validated instead' });
     } else {
       // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
       let image: Image;
@@ -76,6 +98,10 @@ export const command: Command = {
         if (!(e instanceof Violation)) throw e;
         pre.push(violationFinding(e));
       }
+    }
+    if (templateEngineAvailable()) {
+      const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
+      opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
     }
     opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
     const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];

@@ -1,5 +1,6 @@
 /** What every beyond-PKO check sees, and how it makes a located Finding. */
 import type { Finding, Severity } from '../../core/errors.js';
+import type { FileMap } from '../../core/filemap.js';
 import type { ObjectRef } from '../objects.js';
 import type { PackageManifest } from '../types.js';
 import { lineOf } from '../yaml-positions.js';
@@ -14,6 +15,8 @@ export interface CheckContext {
   /** Namespace the package is installed into, when known (from a test case). */
   packageNamespace?: string;
   scopeOf?: ScopeLookup;
+  /** The (component) package's own files, for rules that look at the template behind an object. */
+  files?: FileMap;
 }
 
 export function objectFinding(ctx: CheckContext, ref: ObjectRef, severity: Severity, rule: string, message: string, path?: string): Finding {

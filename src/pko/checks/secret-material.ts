@@ -38,7 +38,7 @@ export function checkSecretMaterial(ctx: CheckContext): Finding[] {
           const v = data[k];
           if (typeof v !== 'string') continue;
           const kind = field === 'binaryData' ? secretKindOf(Buffer.from(v, 'base64').toString('latin1')) : secretKindOf(v);
-          if (kind) out.push(objectFinding(ctx, ref, 'error', 'secret/literal', `ConfigMap ${field} key "${k}" contains ${kind}; put it in a Secret (value not shown)`, childPath(field, k)));
+          if (kind) out.push(objectFinding(ctx, ref, 'warning', 'secret/literal', `ConfigMap ${field} key "${k}" contains ${kind}; put it in a Secret (value not shown)`, childPath(field, k)));
         }
       }
     }
@@ -61,7 +61,7 @@ export function checkSecretMaterial(ctx: CheckContext): Finding[] {
         if (!isObj(e) || typeof e.value !== 'string' || e.value === '') return;
         const name = typeof e.name === 'string' ? e.name : '';
         const kind = secretKindOf(e.value) ?? (SECRET_ENV_NAME.test(name) && e.value.length >= 8 && !/^\$\(|^\{\{/.test(e.value) ? 'a literal credential' : undefined);
-        if (kind) out.push(objectFinding(ctx, ref, 'error', 'secret/literal', `env ${name || i} holds ${kind}; use valueFrom.secretKeyRef (value not shown)`, `${path}.env[${i}].value`));
+        if (kind) out.push(objectFinding(ctx, ref, 'warning', 'secret/literal', `env ${name || i} holds ${kind}; use valueFrom.secretKeyRef (value not shown)`, `${path}.env[${i}].value`));
       });
     });
   }

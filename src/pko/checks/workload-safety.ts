@@ -55,13 +55,13 @@ export function checkPodSecurity(ctx: CheckContext): Finding[] {
     const spec = get(ref.object, sp);
     if (!isObj(spec)) continue;
     const base = sp.join('.');
-    const f = (sev: 'error' | 'warning', rule: string, msg: string, path: string) => out.push(objectFinding(ctx, ref, sev, rule, msg, path));
+    const f = (sev: 'warning', rule: string, msg: string, path: string) => out.push(objectFinding(ctx, ref, sev, rule, msg, path));
     for (const h of ['hostNetwork', 'hostPID', 'hostIPC'] as const) {
-      if (spec[h] === true) f('error', 'pod-security/host-namespaces', `${h} is not allowed by Pod Security "restricted"`, `${base}.${h}`);
+      if (spec[h] === true) f('warning', 'pod-security/host-namespaces', `${h} is not allowed by Pod Security "restricted"`, `${base}.${h}`);
     }
     const podSc = isObj(spec.securityContext) ? spec.securityContext : {};
     (Array.isArray(spec.volumes) ? spec.volumes : []).forEach((v, i) => {
-      if (isObj(v) && v.hostPath !== undefined) f('error', 'pod-security/host-path', 'hostPath volumes are not allowed by Pod Security "restricted"', `${base}.volumes[${i}].hostPath`);
+      if (isObj(v) && v.hostPath !== undefined) f('warning', 'pod-security/host-path', 'hostPath volumes are not allowed by Pod Security "restricted"', `${base}.volumes[${i}].hostPath`);
     });
     for (const list of ['initContainers', 'containers', 'ephemeralContainers'] as const) {
       const cs = spec[list];
@@ -72,20 +72,20 @@ export function checkPodSecurity(ctx: CheckContext): Finding[] {
         const name = typeof c.name === 'string' ? c.name : String(i);
         const sc = isObj(c.securityContext) ? c.securityContext : {};
         const what = `container "${name}"`;
-        if (sc.privileged === true) f('error', 'pod-security/privileged', `${what} is privileged`, `${cp}.securityContext.privileged`);
-        if (sc.allowPrivilegeEscalation !== false) f('error', 'pod-security/privilege-escalation', `${what} must set securityContext.allowPrivilegeEscalation: false`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
+        if (sc.privileged === true) f('warning', 'pod-security/privileged', `${what} is privileged`, `${cp}.securityContext.privileged`);
+        if (sc.allowPrivilegeEscalation !== false) f('warning', 'pod-security/privilege-escalation', `${what} must set securityContext.allowPrivilegeEscalation: false`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
         const runAsNonRoot = sc.runAsNonRoot ?? podSc.runAsNonRoot;
-        if (runAsNonRoot !== true) f('error', 'pod-security/run-as-non-root', `${what} must run with runAsNonRoot: true (container or pod securityContext)`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
-        if (sc.runAsUser === 0 || (sc.runAsUser === undefined && podSc.runAsUser === 0)) f('error', 'pod-security/run-as-user', `${what} must not run as UID 0`, `${cp}.securityContext.runAsUser`);
+        if (runAsNonRoot !== true) f('warning', 'pod-security/run-as-non-root', `${what} must run with runAsNonRoot: true (container or pod securityContext)`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
+        if (sc.runAsUser === 0 || (sc.runAsUser === undefined && podSc.runAsUser === 0)) f('warning', 'pod-security/run-as-user', `${what} must not run as UID 0`, `${cp}.securityContext.runAsUser`);
         const seccomp = (isObj(sc.seccompProfile) ? sc.seccompProfile.type : undefined) ?? (isObj(podSc.seccompProfile) ? podSc.seccompProfile.type : undefined);
-        if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') f('error', 'pod-security/seccomp', `${what} must use seccompProfile.type RuntimeDefault or Localhost`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
+        if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') f('warning', 'pod-security/seccomp', `${what} must use seccompProfile.type RuntimeDefault or Localhost`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
         const caps = isObj(sc.capabilities) ? sc.capabilities : {};
         const drop = Array.isArray(caps.drop) ? caps.drop.map(String) : [];
-        if (!drop.includes('ALL')) f('error', 'pod-security/capabilities', `${what} must drop ALL capabilities`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
+        if (!drop.includes('ALL')) f('warning', 'pod-security/capabilities', `${what} must drop ALL capabilities`, isObj(c.securityContext) ? `${cp}.securityContext` : cp);
         const add = Array.isArray(caps.add) ? caps.add.map(String) : [];
-        for (const a of add) if (a !== 'NET_BIND_SERVICE') f('error', 'pod-security/capabilities', `${what} adds capability ${a}; only NET_BIND_SERVICE is allowed`, `${cp}.securityContext.capabilities.add`);
+        for (const a of add) if (a !== 'NET_BIND_SERVICE') f('warning', 'pod-security/capabilities', `${what} adds capability ${a}; only NET_BIND_SERVICE is allowed`, `${cp}.securityContext.capabilities.add`);
         (Array.isArray(c.ports) ? c.ports : []).forEach((p, j) => {
-          if (isObj(p) && typeof p.hostPort === 'number' && p.hostPort !== 0) f('error', 'pod-security/host-ports', `${what} uses hostPort ${p.hostPort}`, `${cp}.ports[${j}].hostPort`);
+          if (isObj(p) && typeof p.hostPort === 'number' && p.hostPort !== 0) f('warning', 'pod-security/host-ports', `${what} uses hostPort ${p.hostPort}`, `${cp}.ports[${j}].hostPort`);
         });
         if (typeof c.image === 'string' && !/@sha256:[0-9a-f]{64}$/.test(c.image) && c.image !== '') {
           f('warning', 'image/not-pinned', `${what} image ${c.image} is not pinned by digest (@sha256:…)`, `${cp}.image`);
@@ -108,11 +108,11 @@ export function checkRbac(ctx: CheckContext): Finding[] {
       if (!isObj(r)) return;
       for (const field of ['verbs', 'resources', 'apiGroups', 'nonResourceURLs'] as const) {
         const vals = Array.isArray(r[field]) ? (r[field] as unknown[]).map(String) : [];
-        if (vals.includes('*')) out.push(objectFinding(ctx, ref, 'error', 'rbac/wildcard', `${g.kind} rule ${i} grants "*" in ${field}; list what is needed`, `rules[${i}].${field}`));
+        if (vals.includes('*')) out.push(objectFinding(ctx, ref, 'warning', 'rbac/wildcard', `${g.kind} rule ${i} grants "*" in ${field}; list what is needed`, `rules[${i}].${field}`));
       }
       const verbs = Array.isArray(r.verbs) ? r.verbs.map(String) : [];
       for (const v of ESCALATION_VERBS) {
-        if (verbs.includes(v)) out.push(objectFinding(ctx, ref, 'error', 'rbac/escalation-verb', `${g.kind} rule ${i} grants the escalation verb "${v}"`, `rules[${i}].verbs`));
+        if (verbs.includes(v)) out.push(objectFinding(ctx, ref, 'warning', 'rbac/escalation-verb', `${g.kind} rule ${i} grants the escalation verb "${v}"`, `rules[${i}].verbs`));
       }
     });
   }
