@@ -44,7 +44,7 @@ export class ByteBudget {
   }
   /** Throws (via `fail`) when `n` more bytes would pass the ceiling. */
   take(n: number, fail: (message: string) => Error): void {
-    if (n > this.max - this.used) throw fail(`${this.what} exceeds the ${this.max}-byte limit per image`);
+    if (n > this.max - this.used) throw fail(`${this.what} add up to more than the ${this.max} bytes allowed per image`);
     this.used += n;
   }
 }
