@@ -31,7 +31,7 @@ export const REGISTRY_TIMEOUT_FLAGS = {
 
 /** Help lines for REGISTRY_TIMEOUT_FLAGS: flags at column `indent`, text at column `col`, like the caller's. */
 export function registryTimeoutHelp(indent: number, col: number): string {
-  const line = (flag: string, text: string) => `${' '.repeat(indent)}${flag.padEnd(col - indent)}${text}`;
+  const line = (flag: string, text: string) => `${' '.repeat(indent)}${flag.length < col - indent ? flag.padEnd(col - indent) : `${flag} `}${text}`;
   return [
     line('--connect-timeout D', 'give up a connection attempt after D (default 10s)'),
     line('--stall-timeout D', 'give up a request when the registry sends nothing for D (default 30s)'),
