@@ -70,7 +70,8 @@ export function registryTimeouts(command: string, values: Partial<Record<keyof t
 
 export function registryOptions(io: CliIO, insecure: boolean, timeouts: RegistryTimeouts = {}): RegistryClientOptions {
   const files = authFiles({ env: io.env, home: io.env.HOME || homedir() });
-  // The command's clock starts now: everything after (pings, tokens, helpers, retries) shares it.
+  // One clock for the command's registry work, from its first request: pings, tokens, helpers
+  // and retries all share it (local work before, like build's validation, does not count).
   const deadline = new Deadline(timeouts.totalMs ?? DEFAULT_TIMEOUTS.totalMs);
   const helper = execHelper(io.env, { timeoutMs: () => Math.min(HELPER_TIMEOUT_MS, Math.max(1, deadline.remaining())) });
   let ca: string | undefined;

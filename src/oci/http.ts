@@ -39,15 +39,17 @@ export class NetworkError extends Error {
  * are not started after it. Shared by every client a command creates.
  */
 export class Deadline {
-  readonly at: number;
+  private end?: number;
+  /** The clock starts at `start`, or at the first question asked of it (the first request). */
   constructor(
     readonly ms: number,
-    now = Date.now(),
+    start?: number,
   ) {
-    this.at = now + ms;
+    if (start !== undefined) this.end = start + ms;
   }
   remaining(): number {
-    return Math.max(0, this.at - Date.now());
+    this.end ??= Date.now() + this.ms;
+    return Math.max(0, this.end - Date.now());
   }
   expired(): boolean {
     return this.remaining() === 0;
