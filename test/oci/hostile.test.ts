@@ -36,16 +36,17 @@ interface Result {
   code: number | null;
   stdout: string;
   stderr: string;
-  ms: number;
 }
 
-/** Runs the CLI without blocking this process (the fault servers live here), killed after 30 s. */
+/**
+ * Runs the CLI without blocking this process (the fault servers live here). A run that hangs is
+ * killed after 30 s and fails its test by exit code (null), never by a timed assertion.
+ */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const t0 = Date.now();
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/pkogen.js', ...args], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: tmp, ...env }, timeout: 30_000, killSignal: 'SIGKILL', maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       const code = err ? ((err as { code?: number }).code ?? null) : 0;
-      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr, ms: Date.now() - t0 });
+      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
     });
   });
 }
@@ -262,7 +263,6 @@ describe('registry I/O is bounded by a connect timeout, a stall timeout and the 
     expectCleanFailure(r, new RegExp(`^error: fetching manifest ${fault.host}/p/q:v1: cannot reach registry ${fault.host}: no data from ${fault.host} for 200ms \\(stall timeout\\) \\(gave up after 5 attempts\\)$`, 'm'));
     expect(r.stderr.match(/^warning: .*retrying in \d+ ms \(attempt \d of 5\)$/gm)).toHaveLength(4);
     expect(fault.requests).toBe(5);
-    expect(r.ms).toBeLessThan(20_000);
   });
 
   it('a registry that trickles a byte every 20 s: the stall timeout ends each attempt', async () => {
@@ -349,7 +349,6 @@ describe('credential helpers that exit early, hang or print garbage', () => {
   it('hangs: killed when the command deadline comes', async () => {
     const r = await withHelper('hang', 'exec sleep 20', ['--timeout', '1s']);
     expectCleanFailure(r, /^error: credential helper docker-credential-hang did not answer within \d+ ms for 127\.0\.0\.1:\d+; killed it$/m);
-    expect(r.ms).toBeLessThan(10_000);
   });
 
   it('prints garbage, a secret in it, or megabytes: a clean error that never repeats the output', async () => {
@@ -364,10 +363,20 @@ describe('credential helpers that exit early, hang or print garbage', () => {
   });
 
   it('a good answer while a child of the helper keeps stdout open: used, without waiting for the child', async () => {
-    const r = await withHelper('lingering', `sleep 5 &\nprintf '{"Username":"u","Secret":"${SECRET}"}'`);
-    expectCleanFailure(r, /^error: fetching manifest 127\.0\.0\.1:\d+\/p\/q:v1: unauthorized \(HTTP 401\): UNAUTHORIZED: authentication required; check your registry credentials$/m);
-    expect(r.stdout + r.stderr).not.toContain(SECRET);
-    expect(r.ms).toBeLessThan(4_000);
+    // The child outlives the command's 3 s deadline: waiting for it would end in the helper's
+    // timeout error instead of the registry's 401.
+    const pidFile = path.join(tmp, 'lingering.pid');
+    try {
+      const r = await withHelper('lingering', `sleep 60 &\necho $! > ${pidFile}\nprintf '{"Username":"u","Secret":"${SECRET}"}'`, ['--timeout', '3s']);
+      expectCleanFailure(r, /^error: fetching manifest 127\.0\.0\.1:\d+\/p\/q:v1: unauthorized \(HTTP 401\): UNAUTHORIZED: authentication required; check your registry credentials$/m);
+      expect(r.stdout + r.stderr).not.toContain(SECRET);
+    } finally {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
   });
 
   it('"credentials not found" is no credential, not an error', async () => {
