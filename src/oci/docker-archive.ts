@@ -81,8 +81,9 @@ export async function openDockerArchive(file: string, tag?: string, limits: Part
   const mjName = `${file}(manifest.json)`;
   const mje = entries.get('manifest.json');
   if (!mje) throw new UserError('not a docker-archive (no manifest.json)', { file });
-  if (mje.type === 'file' && mje.data.length > lim.maxManifestBytes) throw invalidImage(mjName, '', `${mje.data.length} bytes is more than the ${lim.maxManifestBytes} allowed`);
-  const list = parseSaveManifest(member('manifest.json', mjName, ''), mjName);
+  const mj = member('manifest.json', mjName, '');
+  if (mj.length > lim.maxManifestBytes) throw invalidImage(mjName, '', `${mj.length} bytes is more than the ${lim.maxManifestBytes} allowed`);
+  const list = parseSaveManifest(mj, mjName);
   let index = -1;
   if (tag !== undefined) index = list.findIndex((e) => e.RepoTags.includes(tag));
   else if (list.length === 1) index = 0;

@@ -4,9 +4,11 @@
  * manifest gets the same located `invalid image:` error as a layout's.
  */
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { UserError } from '../../src/core/errors.js';
 import { fileMap } from '../../src/core/filemap.js';
 import type { ClosableTransport, HttpRequest, HttpResponse } from '../../src/oci/http.js';
-import { Blob, Image } from '../../src/oci/image.js';
+import { Blob, Image, parseConfig, parseIndex, parseManifestOrIndex } from '../../src/oci/image.js';
 import { MediaType } from '../../src/oci/media-types.js';
 import { buildPackageImage, layerTars } from '../../src/oci/package-image.js';
 import { parseReference } from '../../src/oci/reference.js';
@@ -78,4 +80,31 @@ describe('--connect-timeout, --stall-timeout, --timeout values', () => {
     ['1.5h', 5_400_000],
   ])('%s is %d ms', (v, ms) => expect(parseDuration('x', 'timeout', v)).toBe(ms));
   it.each(['', '5', '-1s', '1d', '0s', '30 s', '25h'])('%j is a usage error', (v) => expect(() => parseDuration('x', 'timeout', v)).toThrow(/^x: --timeout: /));
+});
+
+describe('any JSON as image metadata: a result or a located invalid-image error, nothing else', () => {
+  const shapes = fc.oneof(
+    fc.jsonValue(),
+    // Near-valid documents: a real manifest/index with one field replaced by any JSON value.
+    fc.tuple(fc.constantFrom('schemaVersion', 'mediaType', 'config', 'layers', 'manifests'), fc.jsonValue()).map(([k, v]) => ({ ...goodManifest, [k]: v })),
+    fc.tuple(fc.constantFrom('digest', 'size', 'mediaType', 'annotations', 'platform'), fc.jsonValue()).map(([k, v]) => ({ ...goodManifest, layers: [{ ...goodManifest.layers[0], [k]: v }] })),
+    fc.jsonValue().map((v) => ({ schemaVersion: 2, manifests: [{ ...goodManifest.config, platform: v }] })),
+    fc.jsonValue().map((v) => ({ config: { Labels: v } })),
+  );
+  it('parseManifestOrIndex, parseIndex and parseConfig', () => {
+    fc.assert(
+      fc.property(shapes, (doc) => {
+        const bytes = new TextEncoder().encode(JSON.stringify(doc) ?? 'null');
+        for (const parse of [() => parseManifestOrIndex(bytes, undefined, 'f.json'), () => parseIndex(bytes, 'f.json'), () => parseConfig(bytes, 'f.json')]) {
+          try {
+            parse();
+          } catch (e) {
+            expect(e).toBeInstanceOf(UserError);
+            expect((e as Error).message).toMatch(/^invalid image: f\.json: /);
+          }
+        }
+      }),
+      { seed: 11, numRuns: 3000 },
+    );
+  });
 });
