@@ -118,6 +118,7 @@ export const command: Command = {
       environment: { type: 'string' },
       output: { type: 'string', short: 'o', default: 'text' },
     }, { min: 1, max: 1, names: 'FILE' });
+    const timeouts = registryTimeouts('simulate', values);
     const output = values.output as string;
     if (output !== 'text' && output !== 'json') throw new UsageError(`simulate: --output must be text or json, not ${JSON.stringify(output)}`);
     const hcp = values['hcp-namespaces'] as string | undefined;
@@ -147,7 +148,7 @@ export const command: Command = {
         else {
           // Not a path: an image reference, pulled like `validate --pull`.
           const { pullImage, packageFilesFromImage } = await import('../../oci/sources.js');
-          const image = await pullImage(spec, registryOptions(io, values.insecure === true, registryTimeouts('simulate', values)));
+          const image = await pullImage(spec, registryOptions(io, values.insecure === true, timeouts));
           fm = packageFilesFromImage(image).files;
           // saasherder resolves IMAGE_DIGEST from the registry: when REF is that image, use its real digest.
           const tagless = spec.replace(/@sha256:[0-9a-f]{64}$/, '').replace(/:[^:/]+$/, '');
