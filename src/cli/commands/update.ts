@@ -43,6 +43,7 @@ export const command: Command = {
   help: HELP,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs('update', args, { insecure: { type: 'boolean' }, ...REGISTRY_TIMEOUT_FLAGS }, { min: 1, max: 1, names: 'DIR' });
+    const timeouts = registryTimeouts('update', values);
     const dir = path.resolve(io.cwd, positionals[0]);
     const files = await readDirToFileMap(dir, { skipDotFiles: true });
     const rel = (f: string) => path.join(positionals[0], f);
@@ -58,7 +59,7 @@ export const command: Command = {
     const wanted = manifestImages(pkg.manifest, rel(manifestFile));
     const hostOverride = io.env.PKO_REPOSITORY_HOST || undefined;
 
-    const client = new RegistryClient(registryOptions(io, values.insecure === true, registryTimeouts('update', values)));
+    const client = new RegistryClient(registryOptions(io, values.insecure === true, timeouts));
     const resolved: LockImage[] = [];
     try {
       for (const [i, im] of wanted.entries()) {
