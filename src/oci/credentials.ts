@@ -5,7 +5,7 @@
  * Keys match exactly (after dropping scheme and a `/v1/`-style suffix): no substring matching,
  * so credentials for one host are never sent to another. Secrets are never put in messages.
  */
-import { execFile } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { Location, UserError } from '../core/errors.js';
@@ -72,25 +72,93 @@ export function authKeysFor(registry: string, repository: string): string[] {
 
 export type HelperRunner = (helper: string, serverUrl: string) => Promise<{ Username: string; Secret: string } | undefined>;
 
-/** Runs `docker-credential-<helper> get`; "not found" is no credential, anything else an error. */
-export function execHelper(env: Record<string, string | undefined>): HelperRunner {
+export interface HelperOptions {
+  /** Longest a helper may run, in ms (default 30 s); may be a function of the command's deadline. */
+  timeoutMs?: number | (() => number);
+}
+
+/** Most stdout a helper may print: a credential is a few KiB at most. */
+const HELPER_MAX_OUTPUT = 1 << 20;
+
+/**
+ * Runs `docker-credential-<helper> get` as docker-credential-helpers' client.Get does: the server
+ * URL on stdin, JSON `{Username, Secret}` on stdout, "credentials not found" meaning none. A helper
+ * that exits early (EPIPE on our write), hangs (killed after the timeout, even if a child of it
+ * holds its pipes open), prints too much or prints garbage gives a UserError naming the helper.
+ * Nothing the helper prints ever reaches a message: it may hold the secret.
+ */
+export function execHelper(env: Record<string, string | undefined>, opts: HelperOptions = {}): HelperRunner {
   return (helper, serverUrl) =>
     new Promise((resolve, reject) => {
-      if (!/^[A-Za-z0-9_.-]+$/.test(helper)) return reject(new UserError(`invalid credential helper name ${JSON.stringify(helper)}`));
-      const child = execFile(`docker-credential-${helper}`, ['get'], { env: env as NodeJS.ProcessEnv, timeout: 30_000, maxBuffer: 1 << 20 }, (err, stdout) => {
-        if (err) {
-          if (/credentials not found/i.test(String(stdout))) return resolve(undefined);
-          const code = (err as NodeJS.ErrnoException).code;
-          return reject(new UserError(code === 'ENOENT' ? `credential helper docker-credential-${helper} not found in PATH` : `credential helper docker-credential-${helper} failed for ${serverUrl}`));
-        }
-        try {
-          const j = JSON.parse(String(stdout));
-          resolve({ Username: String(j.Username ?? ''), Secret: String(j.Secret ?? '') });
-        } catch {
-          reject(new UserError(`credential helper docker-credential-${helper} returned invalid JSON for ${serverUrl}`));
-        }
+      const name = `docker-credential-${helper}`;
+      if (!/^[A-Za-z0-9_.-]+$/.test(helper)) return reject(new UserError(`invalid credential helper name ${JSON.stringify(helper.slice(0, 100))}`));
+      const t = typeof opts.timeoutMs === 'function' ? opts.timeoutMs() : (opts.timeoutMs ?? 30_000);
+      const timeoutMs = Math.max(1, Math.floor(t));
+      let child: ChildProcess;
+      try {
+        // stderr is dropped, as docker's client.Get (cmd.Output) does: it could hold a secret.
+        child = spawn(name, ['get'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
+      } catch {
+        return reject(new UserError(`credential helper ${name} could not be started`));
+      }
+      let settled = false;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = (err: UserError | undefined, value?: { Username: string; Secret: string }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (child.exitCode === null && child.signalCode === null) kill();
+        child.stdout?.destroy();
+        child.stdin?.destroy();
+        if (err) reject(err);
+        else resolve(value);
+      };
+      const kill = () => child.kill('SIGKILL');
+      const timer = setTimeout(() => finish(new UserError(`credential helper ${name} did not answer within ${timeoutMs} ms for ${serverUrl}; killed it`)), timeoutMs);
+      child.on('error', (e) => {
+        const code = (e as NodeJS.ErrnoException).code;
+        finish(new UserError(code === 'ENOENT' ? `credential helper ${name} not found in PATH` : `credential helper ${name} could not be run (${code ?? 'error'})`));
       });
-      child.stdin?.end(serverUrl);
+      // A helper that exits without reading stdin makes our write fail with EPIPE: its exit
+      // status and output decide, not the write.
+      child.stdin!.on('error', () => {});
+      child.stdout!.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > HELPER_MAX_OUTPUT) return finish(new UserError(`credential helper ${name} printed more than ${HELPER_MAX_OUTPUT} bytes for ${serverUrl}`));
+        chunks.push(c);
+      });
+      const decide = (code: number | null, signal: NodeJS.Signals | null) => {
+        const out = Buffer.concat(chunks).toString('utf8');
+        if (code !== 0) {
+          if (/credentials not found/i.test(out)) return finish(undefined, undefined);
+          return finish(new UserError(`credential helper ${name} failed for ${serverUrl} (${signal ? `killed by ${signal}` : `exit status ${code}`})`));
+        }
+        let j: unknown;
+        try {
+          j = JSON.parse(out);
+        } catch {
+          return finish(new UserError(`credential helper ${name} printed something that is not JSON for ${serverUrl}`));
+        }
+        const o = j as Record<string, unknown>;
+        if (typeof j !== 'object' || j === null || Array.isArray(j) || typeof o.Secret !== 'string' || (o.Username !== undefined && typeof o.Username !== 'string'))
+          return finish(new UserError(`credential helper ${name} printed JSON without string Username and Secret for ${serverUrl}`));
+        finish(undefined, { Username: (o.Username as string | undefined) ?? '', Secret: o.Secret });
+      };
+      // Decide when the helper has exited and its stdout ended; a grandchild that keeps stdout
+      // open after the helper exited gets a short grace, not the whole timeout.
+      let exited: [number | null, NodeJS.Signals | null] | undefined;
+      let ended = false;
+      child.stdout!.on('end', () => {
+        ended = true;
+        if (exited) decide(...exited);
+      });
+      child.on('exit', (code, signal) => {
+        exited = [code, signal];
+        if (ended) decide(code, signal);
+        else setTimeout(() => decide(code, signal), 200).unref();
+      });
+      child.stdin!.end(serverUrl);
     });
 }
 

@@ -1,6 +1,7 @@
 /**
- * The one HTTP seam of the registry client: node:http(s) with keep-alive, a timeout, a body size
- * ceiling, and no automatic redirects (the client decides what crosses origins).
+ * The one HTTP seam of the registry client: node:http(s) with keep-alive, a body size ceiling,
+ * no automatic redirects (the client decides what crosses origins), and three clocks: a connect
+ * timeout, a stall timeout (no byte for N ms) and the command's overall deadline.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -33,13 +34,58 @@ export class NetworkError extends Error {
   }
 }
 
+/**
+ * The end of a whole command's network work: every request stops when it passes, and retries
+ * are not started after it. Shared by every client a command creates.
+ */
+export class Deadline {
+  private end?: number;
+  /** The clock starts at `start`, or at the first question asked of it (the first request). */
+  constructor(
+    readonly ms: number,
+    start?: number,
+  ) {
+    if (start !== undefined) this.end = start + ms;
+  }
+  remaining(): number {
+    this.end ??= Date.now() + this.ms;
+    return Math.max(0, this.end - Date.now());
+  }
+  expired(): boolean {
+    return this.remaining() === 0;
+  }
+  /** `--timeout`'s value as a user gave it, for messages. */
+  describe(): string {
+    return formatMs(this.ms);
+  }
+}
+
+/** 1500 → "1.5s", 120000 → "2m0s"-like short forms, for messages. */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${+(ms / 1000).toFixed(3)}s`;
+  const m = Math.floor(ms / 60_000);
+  const rest = ms - m * 60_000;
+  return rest ? `${m}m${+(rest / 1000).toFixed(3)}s` : `${m}m`;
+}
+
 export interface NodeTransportOptions {
   /** Extra trusted CA certificates (PEM), on top of Node's defaults. */
   ca?: string | Buffer;
   /** Skip TLS certificate verification (only with --insecure). */
   insecureSkipVerify?: boolean;
+  /** Longest wait for a TCP (and TLS) connection (default 30 s). */
+  connectTimeoutMs?: number;
+  /** Longest time without a byte in either direction once connected (default 60 s). */
+  stallTimeoutMs?: number;
+  /** @deprecated the old name of stallTimeoutMs. */
   timeoutMs?: number;
+  /** The whole command's deadline: a request in flight is cut when it passes. */
+  deadline?: Deadline;
 }
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 
 export interface ClosableTransport {
   send: Transport;
@@ -55,14 +101,32 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
     // Node replaces (not extends) the default roots when `ca` is set: add them back.
     ...(opts.ca ? { ca: [...tls.rootCertificates, String(opts.ca)] } : {}),
   });
-  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const stallMs = opts.stallTimeoutMs ?? opts.timeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  const connectMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const deadline = opts.deadline;
   const send: Transport = (req) =>
     new Promise((resolve, reject) => {
+      if (deadline?.expired()) return reject(new NetworkError(`the ${deadline.describe()} timeout for this command has passed`, 'EDEADLINE'));
       const isHttps = req.url.protocol === 'https:';
       const mod = isHttps ? https : http;
       const headers: Record<string, string> = { 'User-Agent': 'pkogen', ...(req.headers ?? {}) };
       if (req.body) headers['Content-Length'] = String(req.body.length);
       else if (req.method === 'PUT' || req.method === 'POST' || req.method === 'PATCH') headers['Content-Length'] = '0';
+      const timers: NodeJS.Timeout[] = [];
+      let settled = false;
+      const done = <T>(f: (v: T) => void) => (v: T) => {
+        if (settled) return;
+        settled = true;
+        for (const t of timers) clearTimeout(t);
+        f(v);
+      };
+      const ok = done(resolve);
+      const fail = done((e: NetworkError) => reject(e));
+      // A timeout reports itself first (so a later 'aborted' cannot take its place), then cuts.
+      const cut = (message: string, code: string) => {
+        fail(new NetworkError(message, code));
+        r.destroy();
+      };
       const r = mod.request(req.url, { method: req.method, headers, agent: isHttps ? httpsAgent : httpAgent }, (res) => {
         const max = req.maxBody ?? 64 * 1024 * 1024;
         const chunks: Buffer[] = [];
@@ -71,17 +135,31 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
           n += c.length;
           if (n > max) {
             res.destroy();
-            reject(new NetworkError(`response from ${req.url.host} larger than ${max} bytes`, 'ETOOBIG'));
+            fail(new NetworkError(`response from ${req.url.host} larger than ${max} bytes`, 'ETOOBIG'));
             return;
           }
           chunks.push(c);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
-        res.on('error', (e) => reject(new NetworkError(e.message, (e as NodeJS.ErrnoException).code)));
-        res.on('aborted', () => reject(new NetworkError('connection closed mid-response', 'ECONNRESET')));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
+        res.on('error', (e) => fail(new NetworkError(e.message, (e as NodeJS.ErrnoException).code)));
+        res.on('aborted', () => fail(new NetworkError('connection closed mid-response', 'ECONNRESET')));
+        res.on('close', () => {
+          if (!res.complete) fail(new NetworkError('connection closed mid-response', 'ECONNRESET'));
+        });
       });
-      r.setTimeout(timeoutMs, () => r.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-      r.on('error', (e) => reject(new NetworkError(e.message, (e as NodeJS.ErrnoException).code)));
+      r.on('socket', (sock) => {
+        const s = sock as import('node:net').Socket & { connecting?: boolean };
+        // A reused keep-alive socket is already connected: only new ones get the connect timer.
+        if (s.connecting) {
+          const t = setTimeout(() => cut(`no connection to ${req.url.host} within ${formatMs(connectMs)} (connect timeout)`, 'ECONNTIMEOUT'), connectMs);
+          timers.push(t);
+          s.once(isHttps ? 'secureConnect' : 'connect', () => clearTimeout(t));
+        }
+      });
+      // Socket idle time: no byte sent or received for stallMs, before or during the response.
+      r.setTimeout(stallMs, () => cut(`no data from ${req.url.host} for ${formatMs(stallMs)} (stall timeout)`, 'ESTALL'));
+      if (deadline) timers.push(setTimeout(() => cut(`the ${deadline.describe()} timeout for this command has passed`, 'EDEADLINE'), deadline.remaining()));
+      r.on('error', (e) => fail(new NetworkError(e.message, (e as NodeJS.ErrnoException).code)));
       r.end(req.body ? Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength) : undefined);
     });
   return {

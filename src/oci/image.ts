@@ -47,6 +47,8 @@ export class Image {
     readonly manifest: Uint8Array,
     readonly config: Blob,
     readonly layers: Blob[],
+    /** Where the config came from (a file, an archive member, a registry blob), for errors. */
+    readonly configSource = 'image config',
   ) {}
 
   get digest(): string {
@@ -65,7 +67,7 @@ export class Image {
   }
 
   configFile(): ImageConfigFile {
-    return parseJson(this.config.bytes, 'image config') as ImageConfigFile;
+    return parseConfig(this.config.bytes, this.configSource);
   }
 
   labels(): Record<string, string> {
@@ -78,12 +80,52 @@ export class Image {
   }
 }
 
-export function parseJson(bytes: Uint8Array, what: string): unknown {
+/** The one error for image metadata we cannot use: `invalid image: <file>: <field>: <problem>`. */
+export function invalidImage(file: string, field: string, problem: string): UserError {
+  return new UserError(`invalid image: ${file}: ${field ? `${field}: ` : ''}${problem}`);
+}
+
+/** JSON type names as a user reads them in a message. */
+export function jsonType(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses image metadata JSON; `file` names the document in the error. */
+export function parseJson(bytes: Uint8Array, file: string): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
-    throw new UserError(`${what} is not valid JSON: ${(e as Error).message}`);
+    throw invalidImage(file, '', `not valid JSON: ${(e as Error).message}`);
   }
+}
+
+/** `v` must be an object (or absent/null when optional); returns it or undefined. */
+function objectField(v: unknown, file: string, field: string, optional: boolean): Record<string, unknown> | undefined {
+  if (optional && (v === undefined || v === null)) return undefined;
+  if (!isObject(v)) throw invalidImage(file, field, v === undefined ? 'missing' : `expected an object, got ${jsonType(v)}`);
+  return v;
+}
+
+/** `v` must be an array (required); returns it. */
+export function arrayField(v: unknown, file: string, field: string): unknown[] {
+  if (!Array.isArray(v)) throw invalidImage(file, field, v === undefined ? 'missing' : `expected an array, got ${jsonType(v)}`);
+  return v;
+}
+
+export function stringField(v: unknown, file: string, field: string): string {
+  if (typeof v !== 'string') throw invalidImage(file, field, v === undefined ? 'missing' : `expected a string, got ${jsonType(v)}`);
+  return v;
+}
+
+function stringMap(v: unknown, file: string, field: string): Record<string, string> | undefined {
+  const o = objectField(v, file, field, true);
+  if (!o) return undefined;
+  for (const [k, x] of Object.entries(o)) stringField(x, file, `${field}.${k}`);
+  return o as Record<string, string>;
 }
 
 export interface ParsedManifest {
@@ -97,27 +139,66 @@ export interface ParsedIndex {
   manifests: Descriptor[];
 }
 
-function checkDescriptor(d: unknown, what: string): Descriptor {
-  const o = d as Descriptor;
-  if (!o || typeof o !== 'object' || typeof o.digest !== 'string' || !isDigest(o.digest) || typeof o.size !== 'number' || o.size < 0)
-    throw new UserError(`${what}: invalid descriptor ${JSON.stringify(d)}`);
-  return o;
+/** A descriptor with every field we use checked: digest (sha256), size (a byte count), strings. */
+export function checkDescriptor(d: unknown, file: string, field: string): Descriptor {
+  const o = objectField(d, file, field, false)!;
+  if (o.mediaType !== undefined) stringField(o.mediaType, file, `${field}.mediaType`);
+  const digest = stringField(o.digest, file, `${field}.digest`);
+  if (!isDigest(digest)) throw invalidImage(file, `${field}.digest`, `unsupported digest ${JSON.stringify(digest.slice(0, 80))} (sha256:<64 hex> expected)`);
+  if (typeof o.size !== 'number' || !Number.isSafeInteger(o.size) || o.size < 0)
+    throw invalidImage(file, `${field}.size`, `expected a byte count, got ${typeof o.size === 'number' ? o.size : jsonType(o.size)}`);
+  const annotations = stringMap(o.annotations, file, `${field}.annotations`);
+  let platform: Descriptor['platform'];
+  const p = objectField(o.platform, file, `${field}.platform`, true);
+  if (p) {
+    platform = { os: stringField(p.os, file, `${field}.platform.os`), architecture: stringField(p.architecture, file, `${field}.platform.architecture`) };
+    if (p.variant !== undefined) platform.variant = stringField(p.variant, file, `${field}.platform.variant`);
+  }
+  return {
+    mediaType: (o.mediaType as string | undefined) ?? '',
+    digest,
+    size: o.size,
+    ...(annotations ? { annotations } : {}),
+    ...(platform ? { platform } : {}),
+  };
 }
 
-/** Parses a manifest or index, telling which it is by mediaType (or by shape when absent). */
-export function parseManifestOrIndex(bytes: Uint8Array, contentType?: string): { kind: 'manifest'; m: ParsedManifest } | { kind: 'index'; m: ParsedIndex } {
-  const j = parseJson(bytes, 'manifest') as Record<string, unknown>;
-  if (!j || typeof j !== 'object') throw new UserError('manifest is not a JSON object');
-  const mt = (typeof j.mediaType === 'string' ? j.mediaType : undefined) ?? (contentType?.split(';')[0].trim() || undefined);
-  if ((mt && INDEX_TYPES.includes(mt)) || (!mt && Array.isArray(j.manifests))) {
-    const manifests = (j.manifests as unknown[] | undefined)?.map((d, i) => checkDescriptor(d, `index manifests[${i}]`)) ?? [];
-    return { kind: 'index', m: { mediaType: mt ?? MediaType.OciIndex, manifests } };
-  }
-  if (mt && !MANIFEST_TYPES.includes(mt)) throw new UserError(`unsupported manifest media type ${mt}`);
-  if (j.schemaVersion !== 2) throw new UserError(`unsupported manifest schemaVersion ${JSON.stringify(j.schemaVersion)}`);
-  const config = checkDescriptor(j.config, 'manifest config');
-  const layers = ((j.layers as unknown[]) ?? []).map((d, i) => checkDescriptor(d, `manifest layers[${i}]`));
+/**
+ * Parses a manifest or index, telling which it is by mediaType (or by shape when absent).
+ * `file` names the document in errors (a layout blob path, `registry/repo@digest`).
+ */
+export function parseManifestOrIndex(
+  bytes: Uint8Array,
+  contentType?: string,
+  file = 'manifest',
+): { kind: 'manifest'; m: ParsedManifest } | { kind: 'index'; m: ParsedIndex } {
+  const j = objectField(parseJson(bytes, file), file, '', false)!;
+  if (j.mediaType !== undefined) stringField(j.mediaType, file, 'mediaType');
+  const mt = (j.mediaType as string | undefined) || contentType?.split(';')[0].trim() || undefined;
+  if ((mt && INDEX_TYPES.includes(mt)) || (!mt && j.manifests !== undefined)) return { kind: 'index', m: parseIndexObject(j, file, mt) };
+  if (mt && !MANIFEST_TYPES.includes(mt)) throw invalidImage(file, 'mediaType', `unsupported manifest media type ${JSON.stringify(mt.slice(0, 200))}`);
+  if (j.schemaVersion !== 2) throw invalidImage(file, 'schemaVersion', `unsupported ${JSON.stringify(j.schemaVersion ?? null)} (2 expected)`);
+  const config = checkDescriptor(j.config, file, 'config');
+  const layers = arrayField(j.layers, file, 'layers').map((d, i) => checkDescriptor(d, file, `layers[${i}]`));
   return { kind: 'manifest', m: { mediaType: mt ?? MediaType.OciManifest, config, layers } };
+}
+
+/** An OCI index (`index.json` of a layout, or a registry's index/manifest list). */
+export function parseIndex(bytes: Uint8Array, file: string): ParsedIndex {
+  return parseIndexObject(objectField(parseJson(bytes, file), file, '', false)!, file, undefined);
+}
+
+function parseIndexObject(j: Record<string, unknown>, file: string, mt: string | undefined): ParsedIndex {
+  const manifests = arrayField(j.manifests, file, 'manifests').map((d, i) => checkDescriptor(d, file, `manifests[${i}]`));
+  return { mediaType: mt ?? MediaType.OciIndex, manifests };
+}
+
+/** An image config, with the fields pkogen reads (labels) checked for shape. */
+export function parseConfig(bytes: Uint8Array, file: string): ImageConfigFile {
+  const j = objectField(parseJson(bytes, file), file, '', false)!;
+  const c = objectField(j.config, file, 'config', true);
+  if (c) stringMap(c.Labels, file, 'config.Labels');
+  return j as ImageConfigFile;
 }
 
 /** The linux/<arch> entry of an index (amd64 by default, as crane.Pull picks it). */

@@ -7,8 +7,10 @@ import * as path from 'node:path';
 import { UserError } from '../core/errors.js';
 import { FileMap } from '../core/filemap.js';
 import { writeFileMapAtomic } from '../core/fs.js';
-import { digestHex, isDigest } from './digest.js';
-import { Blob, Descriptor, Image, parseJson, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
+import { digestHex } from './digest.js';
+import { Blob, Descriptor, Image, invalidImage, parseConfig, parseIndex, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
+import { readImageFile } from './image-file.js';
+import { ByteBudget, DEFAULT_READ_LIMITS, type ImageReadLimits } from './limits.js';
 import { MediaType } from './media-types.js';
 
 const REF_NAME = 'org.opencontainers.image.ref.name';
@@ -44,32 +46,38 @@ export async function writeOciLayout(dir: string, image: Image, tags: string[]):
   await writeFileMapAtomic(dir, ociLayoutFiles(image, tags));
 }
 
-async function readBlob(dir: string, d: Descriptor): Promise<Uint8Array> {
-  if (!isDigest(d.digest)) throw new UserError(`unsupported digest ${d.digest}`, { file: dir });
+/** A blob named by a descriptor: a regular file of exactly the descriptor's size and digest. */
+async function readBlob(dir: string, d: Descriptor, max: number, from: string, field: string): Promise<{ bytes: Uint8Array; file: string }> {
   const file = path.join(dir, 'blobs', 'sha256', digestHex(d.digest));
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(await fsp.readFile(file));
-  } catch {
-    throw new UserError(`blob ${d.digest} missing from OCI layout`, { file: dir });
+  if (d.size > max) throw invalidImage(from, `${field}.size`, `${d.size} bytes is more than the ${max} allowed`);
+  const bytes = await readImageFile(file, { max, expectSize: d.size, field: `${field}.size`, fieldFile: from });
+  if (!bytes) throw invalidImage(from, `${field}.digest`, `blob ${d.digest} is missing from the layout`);
+  verifyDigest(bytes, d.digest, `invalid image: ${file}`);
+  return { bytes, file };
+}
+
+/** `blobs/` and `blobs/sha256/` must be real directories: a symlink there could lead anywhere. */
+async function checkBlobDirs(dir: string): Promise<void> {
+  for (const sub of ['blobs', path.join('blobs', 'sha256')]) {
+    const p = path.join(dir, sub);
+    const st = await fsp.lstat(p).catch(() => undefined);
+    if (st && !st.isDirectory()) throw invalidImage(p, '', `is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; a layout's blob directories must be real directories`);
   }
-  verifyDigest(bytes, d.digest, `${dir}: blob`);
-  return bytes;
 }
 
 /**
  * Opens an image from an OCI layout. `ref` picks the index entry by its ref name; without it
- * the layout must hold exactly one entry. An index is resolved to linux/amd64.
+ * the layout must hold exactly one entry. An index is resolved to linux/amd64. Nothing in the
+ * layout is trusted: every file must be a regular file of the size its descriptor gives, and the
+ * image's blobs together must fit `limits.maxImageBytes`, checked before any blob is read.
  */
-export async function openOciLayout(dir: string, ref?: string): Promise<Image> {
-  let indexBytes: Uint8Array;
-  try {
-    indexBytes = new Uint8Array(await fsp.readFile(path.join(dir, 'index.json')));
-  } catch {
-    throw new UserError('not an OCI layout (no index.json)', { file: dir });
-  }
-  const index = parseJson(indexBytes, `${dir}/index.json`) as { manifests?: Descriptor[] };
-  const entries = index.manifests ?? [];
+export async function openOciLayout(dir: string, ref?: string, limits: Partial<ImageReadLimits> = {}): Promise<Image> {
+  const lim = { ...DEFAULT_READ_LIMITS, ...limits };
+  const indexFile = path.join(dir, 'index.json');
+  const indexBytes = await readImageFile(indexFile, { max: lim.maxManifestBytes });
+  if (!indexBytes) throw new UserError('not an OCI layout (no index.json)', { file: dir });
+  const entries = parseIndex(indexBytes, indexFile).manifests;
+  await checkBlobDirs(dir);
   let d: Descriptor | undefined;
   if (ref !== undefined) {
     d = entries.find((m) => m.annotations?.[REF_NAME] === ref);
@@ -79,19 +87,28 @@ export async function openOciLayout(dir: string, ref?: string): Promise<Image> {
   else {
     const names = entries.map((m) => m.annotations?.[REF_NAME] ?? m.digest);
     if (new Set(entries.map((m) => m.digest)).size === 1) d = entries[0];
-    else throw new UserError(`OCI layout holds several images; name one of: ${names.join(', ')}`, { file: dir });
+    else throw new UserError(`OCI layout holds several images; name one of: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`, { file: dir });
   }
+  let from = indexFile;
+  let field = `manifests[${entries.indexOf(d)}]`;
   for (let depth = 0; depth < 4; depth++) {
-    const bytes = await readBlob(dir, d);
-    const parsed = parseManifestOrIndex(bytes, d.mediaType);
+    const { bytes, file } = await readBlob(dir, d, lim.maxManifestBytes, from, field);
+    const parsed = parseManifestOrIndex(bytes, d.mediaType, file);
     if (parsed.kind === 'index') {
-      d = selectPlatform(parsed.m, dir);
+      d = selectPlatform(parsed.m, file);
+      from = file;
+      field = `manifests[${parsed.m.manifests.indexOf(d)}]`;
       continue;
     }
-    const config = new Blob(parsed.m.config.mediaType, await readBlob(dir, parsed.m.config));
+    const m = parsed.m;
+    // Sizes first: a manifest that claims more than the image budget is refused before any read.
+    const budget = new ByteBudget(lim.maxImageBytes, `the image's blobs (config and ${m.layers.length} layers)`);
+    for (const [i, x] of [m.config, ...m.layers].entries()) budget.take(x.size, (msg) => invalidImage(file, i === 0 ? 'config.size' : `layers[${i - 1}].size`, msg));
+    const config = await readBlob(dir, m.config, lim.maxConfigBytes, file, 'config');
+    parseConfig(config.bytes, config.file);
     const layers: Blob[] = [];
-    for (const l of parsed.m.layers) layers.push(new Blob(l.mediaType, await readBlob(dir, l)));
-    return new Image(parsed.m.mediaType, bytes, config, layers);
+    for (const [i, l] of m.layers.entries()) layers.push(new Blob(l.mediaType, (await readBlob(dir, l, lim.maxBlobBytes, file, `layers[${i}]`)).bytes));
+    return new Image(m.mediaType, bytes, new Blob(m.config.mediaType, config.bytes), layers, config.file);
   }
   throw new UserError('OCI layout: index nesting too deep', { file: dir });
 }

@@ -9,6 +9,7 @@ import { Blob, Image } from './image.js';
 import { MediaType } from './media-types.js';
 import { readTar, TarWriteEntry, writeTar } from './tar.js';
 import { sha256Digest } from './digest.js';
+import { MAX_LAYER_BYTES, MAX_UNPACKED_BYTES } from './limits.js';
 
 export const PACKAGE_PREFIX = 'package';
 /** Fixed and far from any real date: the image never says when it was built. */
@@ -68,11 +69,33 @@ export function buildPackageImage(files: FileMap, opts: BuildImageOptions = {}):
 }
 
 /** Default ceiling for one uncompressed layer (PKO packages are YAML: megabytes at most). */
-export const MAX_LAYER_BYTES = 512 * 1024 * 1024;
+export { MAX_LAYER_BYTES };
 
 /** A layer blob's tar bytes (gunzipped when compressed, bounded). */
 export function layerTar(layer: Blob, maxBytes = MAX_LAYER_BYTES): Uint8Array {
   return isGzip(layer.bytes) ? gunzipBounded(layer.bytes, maxBytes, `layer ${layer.digest}`) : layer.bytes;
+}
+
+/**
+ * Every layer's tar, bounded per layer and for the image as a whole: six layers just under the
+ * per-layer ceiling are refused as soon as their sum passes `maxTotalBytes`.
+ */
+export function layerTars(image: Image, maxLayerBytes = MAX_LAYER_BYTES, maxTotalBytes = MAX_UNPACKED_BYTES): Uint8Array[] {
+  let left = maxTotalBytes;
+  return image.layers.map((layer, i) => {
+    const cap = Math.min(maxLayerBytes, left);
+    let tar: Uint8Array;
+    try {
+      tar = layerTar(layer, cap);
+    } catch (e) {
+      if (cap < maxLayerBytes && e instanceof UserError && /uncompresses to more than/.test(e.message))
+        throw new UserError(`image layers (up to layers[${i}]) uncompress to more than ${maxTotalBytes} bytes together; refusing the image`);
+      throw e;
+    }
+    if (tar.length > left) throw new UserError(`image layers (up to layers[${i}]) hold more than ${maxTotalBytes} bytes together; refusing the image`);
+    left -= tar.length;
+    return tar;
+  });
 }
 
 /**
@@ -81,8 +104,8 @@ export function layerTar(layer: Blob, maxBytes = MAX_LAYER_BYTES): Uint8Array {
  */
 export function packageFilesFromImage(image: Image, maxLayerBytes = MAX_LAYER_BYTES): { files: FileMap; labels: Record<string, string> } {
   const files: FileMap = new Map();
-  for (const layer of image.layers) {
-    for (const e of readTar(layerTar(layer, maxLayerBytes))) {
+  for (const tar of layerTars(image, maxLayerBytes)) {
+    for (const e of readTar(tar)) {
       if (e.type !== 'file') continue;
       if (!e.name.startsWith(`${PACKAGE_PREFIX}/`)) continue;
       const rel = e.name.slice(PACKAGE_PREFIX.length + 1);

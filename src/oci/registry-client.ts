@@ -9,8 +9,9 @@ import { UserError } from '../core/errors.js';
 import { basicHeader, Challenge, fetchBearerToken, parseChallenge } from './auth.js';
 import type { Credential } from './credentials.js';
 import { sha256Digest } from './digest.js';
-import { ClosableTransport, HttpResponse, NetworkError, nodeTransport } from './http.js';
-import { Blob, Descriptor, Image, ParsedManifest, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
+import { ClosableTransport, Deadline, HttpResponse, NetworkError, nodeTransport } from './http.js';
+import { Blob, Descriptor, Image, invalidImage, ParsedManifest, parseConfig, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
+import { ByteBudget, MAX_BLOB_BYTES, MAX_CONFIG_BYTES, MAX_IMAGE_BYTES } from './limits.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
 import { apiHost, formatReference, isLoopbackRegistry, Reference } from './reference.js';
 
@@ -30,6 +31,14 @@ export interface RegistryClientOptions {
   onRetry?: (message: string) => void;
   /** Largest blob accepted on pull (default 512 MiB). */
   maxBlobBytes?: number;
+  /** Largest sum of an image's blobs accepted on pull, checked before any is fetched (default 512 MiB). */
+  maxImageBytes?: number;
+  /** Longest wait for a connection (default 30 s). */
+  connectTimeoutMs?: number;
+  /** Longest time without a byte from the registry (default 60 s). */
+  stallTimeoutMs?: number;
+  /** The command's overall deadline: no request runs and no retry starts after it. */
+  deadline?: Deadline;
 }
 
 class RetryableError extends Error {
@@ -86,7 +95,9 @@ export class RegistryClient {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly opts: RegistryClientOptions = {}) {
-    this.transport = opts.transport ?? nodeTransport({ ca: opts.ca, insecureSkipVerify: opts.insecure });
+    this.transport =
+      opts.transport ??
+      nodeTransport({ ca: opts.ca, insecureSkipVerify: opts.insecure, connectTimeoutMs: opts.connectTimeoutMs, stallTimeoutMs: opts.stallTimeoutMs, deadline: opts.deadline });
     this.attempts = Math.max(1, opts.attempts ?? 5);
     this.backoffMs = opts.backoffMs ?? 250;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
@@ -106,9 +117,15 @@ export class RegistryClient {
         const retryable = e instanceof RetryableError || e instanceof NetworkError || (e as { retryable?: boolean }).retryable === true;
         if (!retryable) throw e;
         const msg = (e as Error).message;
-        if (attempt >= this.attempts) throw new UserError(`${what}: ${msg} (gave up after ${attempt} attempts)`);
+        const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
+        // Timeouts count as attempts like any network failure; the deadline ends them all.
+        if (e instanceof NetworkError && e.code === 'EDEADLINE') throw new UserError(`${what}: ${msg} (gave up after ${tries})`);
+        if (attempt >= this.attempts) throw new UserError(`${what}: ${msg} (gave up after ${tries})`);
         const backoff = Math.min(8000, this.backoffMs * 2 ** (attempt - 1));
         const delay = e instanceof RetryableError && e.retryAfterMs !== undefined ? Math.min(10_000, Math.max(backoff, e.retryAfterMs)) : backoff;
+        const dl = this.opts.deadline;
+        if (dl && dl.remaining() <= delay)
+          throw new UserError(`${what}: ${msg} (gave up after ${tries}: the ${dl.describe()} timeout for this command passes before the next one)`);
         this.opts.onRetry?.(`${what}: ${msg}; retrying in ${delay} ms (attempt ${attempt + 1} of ${this.attempts})`);
         await this.sleep(delay);
       }
@@ -140,8 +157,9 @@ export class RegistryClient {
         if (e.code && TLS_TRUST_CODES.has(e.code))
           throw new UserError(`registry ${registry}: TLS certificate not trusted (${e.code}); add its CA to NODE_EXTRA_CA_CERTS or use --insecure`);
         lastErr = e;
-        // Refused connections are the same on both schemes: let the caller retry instead.
-        if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') break;
+        // Refused connections and timeouts are the same on both schemes: let the caller retry
+        // (counted by the retry budget) instead of waiting twice per attempt.
+        if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNTIMEOUT', 'ESTALL', 'EDEADLINE'].includes(e.code ?? '')) break;
       }
     }
     throw new NetworkError(`cannot reach registry ${registry}: ${lastErr?.message}`, (lastErr as NetworkError | undefined)?.code);
@@ -335,8 +353,7 @@ export class RegistryClient {
     });
   }
 
-  private async getBlob(repo: Repo, d: Descriptor): Promise<Blob> {
-    const max = this.opts.maxBlobBytes ?? 512 * 1024 * 1024;
+  private async getBlob(repo: Repo, d: Descriptor, max = this.opts.maxBlobBytes ?? MAX_BLOB_BYTES): Promise<Blob> {
     const what = `fetching blob ${d.digest} from ${repo.registry}/${repo.repository}`;
     if (d.size > max) throw new UserError(`${what}: ${d.size} bytes is more than the ${max} allowed`);
     return this.retry(what, async () => {
@@ -363,18 +380,19 @@ export class RegistryClient {
    * (default amd64). `digest` is what the reference itself names (the index digest for a
    * multi-platform image, like crane.Digest); `manifestDigest` is the platform manifest's.
    */
-  async manifest(ref: Reference, architecture = 'amd64'): Promise<{ digest: string; manifestDigest: string; bytes: Uint8Array; m: ParsedManifest }> {
+  async manifest(ref: Reference, architecture = 'amd64'): Promise<{ digest: string; manifestDigest: string; bytes: Uint8Array; m: ParsedManifest; file: string }> {
     let target = ref.digest ?? ref.tag ?? 'latest';
     let digest: string | undefined;
     for (let depth = 0; depth < 3; depth++) {
       const { bytes, contentType } = await this.getManifest(ref, target);
       digest ??= sha256Digest(bytes);
-      const parsed = parseManifestOrIndex(bytes, contentType);
+      const file = `${ref.registry}/${ref.repository}${target.startsWith('sha256:') ? '@' : ':'}${target}`;
+      const parsed = parseManifestOrIndex(bytes, contentType, file);
       if (parsed.kind === 'index') {
         target = selectPlatform(parsed.m, formatReference(ref), architecture).digest;
         continue;
       }
-      return { digest, manifestDigest: sha256Digest(bytes), bytes, m: parsed.m };
+      return { digest, manifestDigest: sha256Digest(bytes), bytes, m: parsed.m, file };
     }
     throw new UserError(`${formatReference(ref)}: image index nesting too deep`);
   }
@@ -386,11 +404,18 @@ export class RegistryClient {
 
   /** Pulls a single-platform image; an index resolves to linux/amd64 (what PKO's crane.Pull does). */
   async pull(ref: Reference): Promise<Image> {
-    const { bytes, m } = await this.manifest(ref);
+    const { bytes, m, file } = await this.manifest(ref);
+    // Sizes first: an image whose blobs together pass the budget is refused before any fetch.
+    const max = this.opts.maxImageBytes ?? MAX_IMAGE_BYTES;
+    const budget = new ByteBudget(max, `the image's blobs (config and ${m.layers.length} layers)`);
+    for (const [i, x] of [m.config, ...m.layers].entries()) budget.take(x.size, (msg) => invalidImage(file, i === 0 ? 'config.size' : `layers[${i - 1}].size`, msg));
+    if (m.config.size > MAX_CONFIG_BYTES) throw invalidImage(file, 'config.size', `${m.config.size} bytes is more than the ${MAX_CONFIG_BYTES} allowed for a config`);
     const config = await this.getBlob(ref, m.config);
+    const configFile = `${ref.registry}/${ref.repository}@${m.config.digest}`;
+    parseConfig(config.bytes, configFile);
     const layers: Blob[] = [];
     for (const l of m.layers) layers.push(await this.getBlob(ref, l));
-    return new Image(m.mediaType, bytes, config, layers);
+    return new Image(m.mediaType, bytes, config, layers, configFile);
   }
 
   /** The digest a tag points at (the index digest for multi-platform images, like crane.Digest). */

@@ -201,10 +201,13 @@ describe('sinks and sources', () => {
     expect(back.digest).toBe(image.digest);
     expect(sortedPaths(packageFilesFromImage(back).files)).toEqual(['manifest.yaml', 'x/y.yaml']);
     await expect(openOciLayout(dir, 'nope')).rejects.toThrow(/no image named "nope"/);
-    // A corrupted blob is caught by its digest.
-    const hex = JSON.parse(toText(image.manifest)).layers[0].digest.slice(7);
-    writeFileSync(path.join(dir, 'blobs/sha256', hex), 'garbage');
+    // A corrupted blob is caught by its size before it is read, or by its digest after.
+    const layer0 = JSON.parse(toText(image.manifest)).layers[0];
+    const blob = path.join(dir, 'blobs/sha256', layer0.digest.slice(7));
+    writeFileSync(blob, Buffer.alloc(layer0.size, 'x'));
     await expect(openOciLayout(dir, 'v1')).rejects.toThrow(/digest mismatch/);
+    writeFileSync(blob, 'garbage');
+    await expect(openOciLayout(dir, 'v1')).rejects.toThrow(/: layers\[0\]\.size: .* has 7 bytes, the descriptor says \d+$/);
   });
 
   it('docker-archive: same bytes every time, readable back, GNU tar can list it', async () => {

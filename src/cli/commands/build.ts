@@ -11,10 +11,11 @@ import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/vali
 import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
-import { registryOptions } from '../registry-options.js';
+import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 
 const HELP = `Usage: pkogen build DIR [-t REF]... [--push] [-o FILE.tar] [--oci-layout DIR] [-l KEY=VALUE]...
                     [--output-format human|digest] [--insecure] [--skip-if-exists]
+                    [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Validates the package folder DIR with PKO's rules (as kubectl package build does), then builds a reproducible package image from its files
 (dot-files and symlinks excluded) under /package/: one layer, linux/amd64, OCI media types.
@@ -32,6 +33,7 @@ Options:
                          (loopback registries may use HTTP without it)
       --skip-if-exists   with --push: when the first tag already exists in its registry,
                          build and push nothing (its digest is printed in digest format)
+${registryTimeoutHelp(6, 25)}
 
 Example: pkogen build package -t quay.io/org/pkg:abc1234 --push --output-format digest
 `;
@@ -66,6 +68,7 @@ export const command: Command = {
         'output-format': { type: 'string' },
         insecure: { type: 'boolean' },
         'skip-if-exists': { type: 'boolean' },
+        ...REGISTRY_TIMEOUT_FLAGS,
       },
       { min: 1, max: 1, names: 'DIR' },
     );
@@ -87,10 +90,11 @@ export const command: Command = {
     const labels = parseLabels(values.label);
     const dir = path.resolve(io.cwd, positionals[0]);
     const insecure = values.insecure === true;
+    const timeouts = registryTimeouts('build', values);
 
     let client: RegistryClient | undefined;
     try {
-      if (values.push) client = new RegistryClient(registryOptions(io, insecure));
+      if (values.push) client = new RegistryClient(registryOptions(io, insecure, timeouts));
       if (client && values['skip-if-exists'] && (await client.exists(refs[0]))) {
         const digest = await client.resolveDigest(refs[0]);
         // stdout stays machine-readable in digest format; the note goes to stderr there.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import type { FileMap } from '../../core/filemap.js';
-import { registryOptions } from '../registry-options.js';
+import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 import type { PackageEnvironment } from '../../pko/types.js';
 import { Violation } from '../../pko/types.js';
 import { defaultFleet, Fleet, hcpNamespaceNames } from '../../rollout/fleet.js';
@@ -31,6 +31,7 @@ Options:
   --hcp-namespaces N|LIST   N generated OSD-style HCP namespaces, or a comma-separated list of names
   --package DIR|REF         the package: a directory, or the package image (pulled from its registry)
   --insecure                allow plain-HTTP registries for --package REF
+${registryTimeoutHelp(2, 28)}
   --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
                             a fleet replaces --hcp-namespaces, see docs/rollout.md)
   -o, --output FORMAT       text (default) or json
@@ -114,10 +115,12 @@ export const command: Command = {
       param: { type: 'string', short: 'p', multiple: true },
       package: { type: 'string' },
       insecure: { type: 'boolean' },
+      ...REGISTRY_TIMEOUT_FLAGS,
       'hcp-namespaces': { type: 'string' },
       environment: { type: 'string' },
       output: { type: 'string', short: 'o', default: 'text' },
     }, { min: 1, max: 1, names: 'FILE' });
+    const timeouts = registryTimeouts('simulate', values);
     const output = values.output as string;
     if (output !== 'text' && output !== 'json') throw new UsageError(`simulate: --output must be text or json, not ${JSON.stringify(output)}`);
     const hcp = values['hcp-namespaces'] as string | undefined;
@@ -147,7 +150,7 @@ export const command: Command = {
         else {
           // Not a path: an image reference, pulled like `validate --pull`.
           const { pullImage, packageFilesFromImage } = await import('../../oci/sources.js');
-          const image = await pullImage(spec, registryOptions(io, values.insecure === true));
+          const image = await pullImage(spec, registryOptions(io, values.insecure === true, timeouts));
           fm = packageFilesFromImage(image).files;
           // saasherder resolves IMAGE_DIGEST from the registry: when REF is that image, use its real digest.
           const tagless = spec.replace(/@sha256:[0-9a-f]{64}$/, '').replace(/:[^:/]+$/, '');

@@ -9,9 +9,9 @@ import { Violation } from '../../pko/types.js';
 import { emitLock, LockImage, lockImages, manifestImages, rfc3339, sameLockImages } from '../../pko/lockfile.js';
 import { parseCommandArgs } from '../args.js';
 import type { CliIO, Command } from '../io.js';
-import { registryOptions } from '../registry-options.js';
+import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 
-const HELP = `Usage: pkogen update DIR [--insecure]
+const HELP = `Usage: pkogen update DIR [--insecure] [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Resolves every spec.images[].image of DIR/manifest.yaml to its digest and writes
 DIR/manifest.lock.yaml (kubectl package update's format). When the digests are unchanged the
@@ -23,6 +23,7 @@ Environment:
                        for byte-reproducible lock files
 Options:
   --insecure           allow plain HTTP and unverified TLS for any registry
+${registryTimeoutHelp(2, 23)}
 
 Example: pkogen update package
 `;
@@ -41,7 +42,8 @@ export const command: Command = {
   summary: 'Resolve spec.images to digests and write manifest.lock.yaml',
   help: HELP,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs('update', args, { insecure: { type: 'boolean' } }, { min: 1, max: 1, names: 'DIR' });
+    const { values, positionals } = parseCommandArgs('update', args, { insecure: { type: 'boolean' }, ...REGISTRY_TIMEOUT_FLAGS }, { min: 1, max: 1, names: 'DIR' });
+    const timeouts = registryTimeouts('update', values);
     const dir = path.resolve(io.cwd, positionals[0]);
     const files = await readDirToFileMap(dir, { skipDotFiles: true });
     const rel = (f: string) => path.join(positionals[0], f);
@@ -57,7 +59,7 @@ export const command: Command = {
     const wanted = manifestImages(pkg.manifest, rel(manifestFile));
     const hostOverride = io.env.PKO_REPOSITORY_HOST || undefined;
 
-    const client = new RegistryClient(registryOptions(io, values.insecure === true));
+    const client = new RegistryClient(registryOptions(io, values.insecure === true, timeouts));
     const resolved: LockImage[] = [];
     try {
       for (const [i, im] of wanted.entries()) {

@@ -9,7 +9,7 @@ import { openDockerArchive, openOciLayout, pullImage } from '../../oci/sources.j
 import type { Image } from '../../oci/image.js';
 import { Violation } from '../../pko/types.js';
 import { violationFinding } from '../../pko/validate.js';
-import { registryOptions } from '../registry-options.js';
+import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
 import { renderUntestedTemplates, templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
 import { readConfigFile } from '../yaml-file.js';
@@ -17,6 +17,7 @@ import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 
 const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [--output human|json] [--insecure]
+                       [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Validates a Package Operator package with PKO's own rules and messages (structure, manifest,
 lock file, objects, template tests) and with checks PKO leaves to install time: scope rules,
@@ -34,6 +35,7 @@ Options:
   --strict            warnings fail too (exit 1), except "no schema for this kind"
   --output FORMAT     human (default) or json
   --insecure          allow plain-HTTP registries for --pull
+${registryTimeoutHelp(2, 22)}
 
 Exit codes: 0 clean (warnings allowed unless --strict), 1 findings, 2 usage error.
 `;
@@ -59,6 +61,7 @@ export const command: Command = {
       strict: { type: 'boolean' },
       output: { type: 'string' },
       insecure: { type: 'boolean' },
+      ...REGISTRY_TIMEOUT_FLAGS,
     }, { min: 0, max: 1, names: 'DIR' });
     const values = parsed.values;
     let positionals = parsed.positionals;
@@ -70,6 +73,7 @@ export const command: Command = {
     const sources = [positionals[0], values.pull, values['oci-layout'], values.archive].filter((x) => x !== undefined);
     if (sources.length === 0) throw new UsageError('validate: missing DIR (or --pull REF, --oci-layout DIR, --archive FILE)');
     if (sources.length > 1) throw new UsageError('validate: give exactly one of DIR, --pull, --oci-layout, --archive');
+    const timeouts = registryTimeouts('validate', values);
     const output = values.output ?? 'human';
     if (output !== 'human' && output !== 'json') throw new UsageError(`validate: --output must be human or json, got ${JSON.stringify(output)}`);
 
@@ -91,7 +95,7 @@ export const command: Command = {
       let image: Image;
       if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
       else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
-      else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true));
+      else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true, timeouts));
       try {
         fm = packageFilesFromOciImage(image);
       } catch (e) {
