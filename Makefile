@@ -9,7 +9,7 @@ BUNDLE      := dist/resources/resources.js
 PACKAGE_DIR := package
 OUTPUT_DIR  := _output
 
-SOURCES := $(shell find src resources builder test/bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
+SOURCES := $(shell find src resources builder test/bench test/fuzz -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
 .PHONY: package verify test unit typecheck build deps tools bench fuzz clean build-package-image push-package-image
 
@@ -72,6 +72,10 @@ test: typecheck verify unit
 
 bench: build
 	npm run --silent bench
+
+## fuzz: every parser with 10,000 fixed-seed inputs (FUZZ_ARGS="--count N --target NAME"); findings go to test/fuzz/corpus/
+fuzz: build
+	$(NODE) dist/test/fuzz/run.js $(FUZZ_ARGS)
 
 clean:
 	rm -rf dist $(OUTPUT_DIR)
