@@ -9,9 +9,9 @@ BUNDLE      := dist/resources/resources.js
 PACKAGE_DIR := package
 OUTPUT_DIR  := _output
 
-SOURCES := $(shell find src resources builder test/bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
+SOURCES := $(shell find src resources builder test/bench test/fuzz -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: package verify test unit typecheck build deps bench clean build-package-image push-package-image build-image push-image
+.PHONY: package verify test unit typecheck build deps tools bench fuzz clean build-package-image push-package-image build-image push-image
 
 # Install dependencies when the lock file is newer than what is installed.
 node_modules/.install-stamp: package.json package-lock.json
@@ -35,19 +35,47 @@ verify: build
 	$(PKOGEN) verify $(BUNDLE)
 	$(PKOGEN) validate $(PACKAGE_DIR) --strict
 
+# Debian tools the integration suites drive (binary:package). `make test` installs the missing
+# ones itself, as `make package` installs npm dependencies; silent when all are present.
+TOOLS := docker-registry:docker-registry skopeo:skopeo umoci:umoci buildah:buildah diff:diffutils openssl:openssl
+
+## tools: install the Debian tools the integration suites need (apt-get, as root) when missing
+tools:
+	@missing=(); \
+	for pair in $(TOOLS); do \
+	  bin=$${pair%%:*}; pkg=$${pair#*:}; \
+	  command -v "$$bin" >/dev/null 2>&1 || [ -x "/usr/bin/$$bin" ] || missing+=("$$pkg"); \
+	done; \
+	if [ $${#missing[@]} -gt 0 ]; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "make tools: missing Debian packages: $${missing[*]}; run as root or: sudo apt-get install -y $${missing[*]}" >&2; exit 1; \
+	  fi; \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "make tools: missing $${missing[*]} and no apt-get on this machine: install them with your package manager" >&2; exit 1; \
+	  fi; \
+	  echo "make tools: installing $${missing[*]}"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq; \
+	  apt-get install -y -qq --no-install-recommends "$${missing[@]}"; \
+	fi
+
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
-unit: build
+unit: build tools
 	@mkdir -p $(OUTPUT_DIR)
 	npm test --silent -- --json --outputFile=$(OUTPUT_DIR)/jest-results.json
 	@$(NODE) -e 'const r = require("./$(OUTPUT_DIR)/jest-results.json"); console.log(`jest: $${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests} skipped`)'
 
-## test: type-check, drift-check and run every test suite
+## test: type-check, drift-check, install missing Debian tools, run every test suite (fuzz corpus replay included)
 test: typecheck verify unit
 
 bench: build
 	npm run --silent bench
+
+## fuzz: every parser with 10,000 fixed-seed inputs (FUZZ_ARGS="--count N --target NAME"); findings go to test/fuzz/corpus/
+fuzz: build
+	$(NODE) dist/test/fuzz/run.js $(FUZZ_ARGS)
 
 clean:
 	rm -rf dist $(OUTPUT_DIR)

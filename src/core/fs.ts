@@ -1,5 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { FileMap, sortedPaths } from './filemap.js';
 import { UserError } from './errors.js';
 
@@ -62,20 +64,28 @@ export async function writeFileMapAtomic(target: string, fm: FileMap): Promise<v
       await fsp.chmod(dest, 0o644);
     }
     const old = `${tmp}.old`;
-    let hadOld = false;
-    try {
-      await fsp.rename(abs, old);
-      hadOld = true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    try {
-      await fsp.rename(tmp, abs);
-    } catch (e) {
-      if (hadOld) await fsp.rename(old, abs);
-      throw e;
-    }
-    if (hadOld) await fsp.rm(old, { recursive: true, force: true });
+    // Writers of the same target take turns (the lock is per target, in its parent): two swaps
+    // interleaving would fail with ENOTEMPTY or leave the wrong directory in place.
+    await withDirLock(
+      parent,
+      async () => {
+        let hadOld = false;
+        try {
+          await fsp.rename(abs, old);
+          hadOld = true;
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        }
+        try {
+          await fsp.rename(tmp, abs);
+        } catch (e) {
+          if (hadOld) await fsp.rename(old, abs);
+          throw e;
+        }
+      },
+      { name: `.${path.basename(abs)}.lock`, purpose: `write of ${path.basename(abs)}/` },
+    );
+    await fsp.rm(old, { recursive: true, force: true });
   } finally {
     await fsp.rm(tmp, { recursive: true, force: true });
   }
@@ -85,7 +95,7 @@ export async function writeFileMapAtomic(target: string, fm: FileMap): Promise<v
 export async function writeFileAtomic(file: string, data: Uint8Array | string, mode = 0o644): Promise<void> {
   const abs = path.resolve(file);
   await fsp.mkdir(path.dirname(abs), { recursive: true });
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}-${Date.now()}`);
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     await fsp.writeFile(tmp, data, { mode });
     await fsp.chmod(tmp, mode);
@@ -93,5 +103,81 @@ export async function writeFileAtomic(file: string, data: Uint8Array | string, m
   } catch (e) {
     await fsp.rm(tmp, { force: true });
     throw e;
+  }
+}
+
+export interface DirLockOptions {
+  /** Name of the lock file inside the directory. */
+  name?: string;
+  /** How long to wait for another holder before giving up, in ms. */
+  waitMs?: number;
+  /** What the holder is doing, for the message a waiting run prints when it gives up. */
+  purpose?: string;
+  /** Run unlocked when the directory is not writable (a reader on a read-only tree: no writer can race it). */
+  readOnlyOk?: boolean;
+}
+
+/** True when a process with this pid exists on this machine (EPERM: it exists, not ours). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs `fn` holding an exclusive lock file in `dir` (created with O_EXCL, holding our pid and
+ * host). Concurrent `generate`/`verify` runs on one tree take turns instead of racing the
+ * directory swap. A lock whose pid no longer runs on this host is stale and is taken over;
+ * a live holder is waited for, at most `waitMs`, then a located error names it.
+ */
+export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: DirLockOptions = {}): Promise<T> {
+  const lockFile = path.join(path.resolve(dir), opts.name ?? '.pkogen.lock');
+  const waitMs = opts.waitMs ?? 300_000;
+  const me = `${process.pid} ${hostname()}\n`;
+  if (!opts.readOnlyOk) await fsp.mkdir(path.dirname(lockFile), { recursive: true });
+  const start = Date.now();
+  let delay = 20;
+  for (;;) {
+    try {
+      await fsp.writeFile(lockFile, me, { flag: 'wx', mode: 0o644 });
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (opts.readOnlyOk && (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOENT')) return fn();
+      if (code !== 'EEXIST') throw new UserError(`cannot create lock file: ${(e as Error).message}`, { file: lockFile });
+    }
+    let held = '';
+    try {
+      held = await fsp.readFile(lockFile, 'utf8');
+    } catch {
+      continue; // released between our create and read: try again at once
+    }
+    const [pidText, host] = held.trim().split(/\s+/, 2);
+    const pid = Number(pidText);
+    // A lock from a dead process on this host (or an unreadable one left by a crash mid-write)
+    // is stale. Remove it only if it still holds what we read, so a fresh lock is never removed.
+    const stale = host === hostname() ? !(Number.isInteger(pid) && pid > 0 && pidAlive(pid)) : held === '' && Date.now() - start > 2000;
+    if (stale) {
+      const again = await fsp.readFile(lockFile, 'utf8').catch(() => null);
+      if (again === held) await fsp.rm(lockFile, { force: true });
+      continue;
+    }
+    if (Date.now() - start > waitMs) {
+      throw new UserError(`another pkogen ${opts.purpose ?? 'run'} holds the lock (pid ${pidText} on ${host ?? 'unknown host'}); remove the file if that process is gone`, { file: lockFile });
+    }
+    await sleep(delay);
+    delay = Math.min(delay * 2, 250);
+  }
+  try {
+    return await fn();
+  } finally {
+    // Release only our own lock: never remove one a stale-lock takeover gave to someone else.
+    const now = await fsp.readFile(lockFile, 'utf8').catch(() => null);
+    if (now === me) await fsp.rm(lockFile, { force: true });
   }
 }

@@ -3,6 +3,8 @@
  * validation: `spec.scopes: Required value`, `spec.images[0].name: Invalid value: "": must be non empty`,
  * several → `[a, b]`.
  */
+import { looksSecretPath } from './redact.js';
+
 export type FieldErrorType = 'Required' | 'Invalid' | 'Forbidden' | 'NotSupported' | 'Duplicate' | 'TooLong' | 'TooMany' | 'TypeInvalid';
 
 export interface FieldError {
@@ -38,7 +40,8 @@ function valueText(v: unknown): string {
 export function fieldErrorBody(e: FieldError): string {
   let s: string;
   if (e.type === 'Required' || e.type === 'Forbidden' || e.type === 'TooLong') s = TYPE_TEXT[e.type];
-  else s = `${TYPE_TEXT[e.type]}: ${valueText(e.value)}`;
+  // A field named like a credential (spec.config.dbPassword) never has its value printed.
+  else s = `${TYPE_TEXT[e.type]}: ${looksSecretPath(e.field) && !e.field.includes('openAPIV3Schema') ? '(value not shown)' : valueText(e.value)}`;
   if (e.detail) s += `: ${e.detail}`;
   return s;
 }

@@ -7,6 +7,7 @@ import { type FileMap, toBytes, toText } from '../core/filemap.js';
 import { jsonRoundTrip } from '../core/json.js';
 import { GoTemplateError } from '../gotemplate/exec.js';
 import { formatValue } from '../gotemplate/fmt.js';
+import { redactContext } from './redact.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 import { fromJs } from '../gotemplate/funcs/json.js';
 import { GoTyped, type GoMap } from '../gotemplate/types.js';
@@ -220,7 +221,7 @@ export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>
         text = runner.execute(p, data);
       } catch (e) {
         if (e instanceof GoTemplateError) {
-          throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(data)}: ${e.message}`), e.template || p, e.line || undefined, e.column);
+          throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(redactContext(data))}: ${e.message}`), e.template || p, e.line || undefined, e.column);
         }
         throw e;
       }

@@ -8,6 +8,7 @@ import { renderPackage, type RenderRequest, type RenderResult, isObjectFile, isT
 import type { LoadedPackage, PackageManifestTestCaseTemplate } from './types.js';
 import { Violation, ViolationReason } from './types.js';
 import { unifiedDiff } from './unified-diff.js';
+import { redactDiff } from './redact.js';
 import { loadPackage } from './loader.js';
 
 export const FIXTURES_DIR = '.test-fixtures';
@@ -113,7 +114,8 @@ export function runTemplateTests(pkg: Pick<LoadedPackage, 'manifest' | 'files' |
             path: p,
             component: opts.component,
             // PKO TrimSpaces diff's output
-            details: `Testcase "${tc.name}"\n${unifiedDiff(base, toText(fixture), toText(actual)).trim()}`,
+            // Redacted: a Secret's (or a password field's) value must not reach a finding.
+            details: `Testcase "${tc.name}"\n${redactDiff(unifiedDiff(base, toText(fixture), toText(actual)).trim(), toText(fixture) + '\n' + toText(actual))}`,
           }),
         );
       }

@@ -9,6 +9,7 @@ import { toText } from '../core/filemap.js';
 import type { CheckContext, ScopeLookup } from './checks/context.js';
 import { aggregateText, FieldError, fieldErrorText } from './field-errors.js';
 import { decodeNotes, loadPackage, LOCK_FILES, MANIFEST_FILES } from './loader.js';
+import { redactFor } from './redact.js';
 import { validateLockConsistency } from './lock-consistency.js';
 import { validatePackageManifest, validatePackageManifestLock } from './manifest-validation.js';
 import { validateObjects } from './object-validators.js';
@@ -248,7 +249,7 @@ function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: O
       continue;
     }
     for (const i of r.issues) {
-      const f: Finding = { severity: 'error', rule: `schema/${i.keyword ?? 'invalid'}`, message: i.message, file: filePrefix + ref.path, doc: ref.doc, path: i.path };
+      const f: Finding = { severity: 'error', rule: `schema/${i.keyword ?? 'invalid'}`, message: redactFor(ref.object, i.path, i.message), file: filePrefix + ref.path, doc: ref.doc, path: i.path };
       const line = at(i.path);
       if (line !== undefined) f.line = line;
       out.push(f);

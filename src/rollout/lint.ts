@@ -13,6 +13,7 @@ import { fillLikeSaasherder, parameterUses, processTemplate, readParameters } fr
 import { globMatch, isEmptySelector, matchesSelector } from './selectors.js';
 import { formatPath, lineOf, LoadedTemplate, loadTemplate, Path } from './source.js';
 import { setJsonPath } from './jsonpath.js';
+import { redactFor } from '../pko/redact.js';
 import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 
 export type RolloutSeverity = 'error' | 'warning' | 'info';
@@ -135,7 +136,7 @@ class Linter {
       try {
         problems = this.schema(d.obj);
       } catch (e) {
-        this.report('error', d.rule, d.path, `schema validation failed: ${(e as Error).message}`, d.chain);
+        this.report('error', d.rule, d.path, `schema validation failed: ${redactFor(d.obj, '', (e as Error).message)}`, d.chain);
         continue;
       }
       if (problems === undefined) {
@@ -146,7 +147,7 @@ class Linter {
         const full = formatPath([...d.path, ...p.path]);
         if (taken.has(full) || [...taken].some((t) => t !== '' && full.startsWith(t + '.'))) continue;
         taken.add(full);
-        this.report('error', d.rule, [...d.path, ...p.path], `${p.message} (CRD ${String(d.obj.kind)})`, d.chain);
+        this.report('error', d.rule, [...d.path, ...p.path], `${redactFor(d.obj, formatPath(p.path), p.message)} (CRD ${String(d.obj.kind)})`, d.chain);
       }
     }
   }

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatFinding, UserError } from '../../core/errors.js';
-import { writeFileAtomic, writeFileMapAtomic } from '../../core/fs.js';
+import { withDirLock, writeFileAtomic, writeFileMapAtomic } from '../../core/fs.js';
 import type { BundleModule, GeneratedOutput } from '../../model/bundle.js';
 import { parseCommandArgs } from '../args.js';
 import type { CliIO, Command } from '../io.js';
@@ -11,6 +11,8 @@ const HELP = `Usage: pkogen generate MODULE [--root DIR]
 Runs a bundle module (a compiled JavaScript module whose default export returns every generated
 artifact), runs the generation checks, and writes the outputs under --root (default: the current
 directory). Each generated directory is replaced atomically; if any check fails, nothing is written.
+Concurrent generate/verify runs on the same --root take turns through the lock file
+ROOT/.pkogen.lock (a lock left by a process that no longer runs is taken over).
 
 Example:
   pkogen generate dist/resources/resources.js
@@ -51,8 +53,16 @@ export const command: Command = {
       io.stderr('generation checks failed: nothing was written\n');
       return 1;
     }
-    for (const [dir, fm] of Object.entries(out.directories)) await writeFileMapAtomic(path.join(root, dir), fm);
-    for (const [file, bytes] of Object.entries(out.files)) await writeFileAtomic(path.join(root, file), bytes);
+    // Concurrent generate/verify runs on one tree take turns (see withDirLock), so none of them
+    // races another's directory swap or reads a generated directory mid-swap.
+    await withDirLock(
+      root,
+      async () => {
+        for (const [dir, fm] of Object.entries(out.directories)) await writeFileMapAtomic(path.join(root, dir), fm);
+        for (const [file, bytes] of Object.entries(out.files)) await writeFileAtomic(path.join(root, file), bytes);
+      },
+      { purpose: 'generate or verify' },
+    );
     const n = Object.values(out.directories).reduce((a, fm) => a + fm.size, 0) + Object.keys(out.files).length;
     io.stdout(`generated ${n} files in ${[...Object.keys(out.directories).map((d) => d + '/'), ...Object.keys(out.files)].join(', ')}\n`);
     return 0;

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { promises as fsp } from 'node:fs';
 import { diffFileMaps, equalBytes } from '../../core/filemap.js';
-import { readDirToFileMap } from '../../core/fs.js';
+import { readDirToFileMap, withDirLock } from '../../core/fs.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { loadBundle, reportFindings } from './generate.js';
@@ -25,31 +25,40 @@ export const command: Command = {
     const root = path.resolve(io.cwd, (values.root as string | undefined) ?? '.');
     const out = await loadBundle(positionals[0], io.cwd);
     if (reportFindings(out, io)) return 1;
-    const drift: string[] = [];
-    for (const [dir, expected] of Object.entries(out.directories)) {
-      // Generated directories hold fixtures under dot-directories too: compare everything.
-      let actual;
-      try {
-        actual = await readDirToFileMap(path.join(root, dir), { skipDotFiles: false });
-      } catch {
-        drift.push(`${dir}/ is missing`);
-        continue;
-      }
-      const d = diffFileMaps(expected, actual);
-      for (const p of d.changed) drift.push(`${dir}/${p}: differs from the generated file`);
-      for (const p of d.added) drift.push(`${dir}/${p}: not generated (remove it or change the bundle)`);
-      for (const p of d.removed) drift.push(`${dir}/${p}: missing`);
-    }
-    for (const [file, bytes] of Object.entries(out.files)) {
-      let actual: Uint8Array;
-      try {
-        actual = new Uint8Array(await fsp.readFile(path.join(root, file)));
-      } catch {
-        drift.push(`${file}: missing`);
-        continue;
-      }
-      if (!equalBytes(actual, bytes)) drift.push(`${file}: differs from the generated file`);
-    }
+    // Read under the same lock generate writes under: a concurrent generate never shows us a
+    // generated directory mid-swap (absent or half-replaced).
+    const drift = await withDirLock(
+      root,
+      async () => {
+        const drift: string[] = [];
+        for (const [dir, expected] of Object.entries(out.directories)) {
+          // Generated directories hold fixtures under dot-directories too: compare everything.
+          let actual;
+          try {
+            actual = await readDirToFileMap(path.join(root, dir), { skipDotFiles: false });
+          } catch {
+            drift.push(`${dir}/ is missing`);
+            continue;
+          }
+          const d = diffFileMaps(expected, actual);
+          for (const p of d.changed) drift.push(`${dir}/${p}: differs from the generated file`);
+          for (const p of d.added) drift.push(`${dir}/${p}: not generated (remove it or change the bundle)`);
+          for (const p of d.removed) drift.push(`${dir}/${p}: missing`);
+        }
+        for (const [file, bytes] of Object.entries(out.files)) {
+          let actual: Uint8Array;
+          try {
+            actual = new Uint8Array(await fsp.readFile(path.join(root, file)));
+          } catch {
+            drift.push(`${file}: missing`);
+            continue;
+          }
+          if (!equalBytes(actual, bytes)) drift.push(`${file}: differs from the generated file`);
+        }
+        return drift;
+      },
+      { purpose: 'generate or verify', readOnlyOk: true },
+    );
     if (drift.length) {
       for (const d of drift) io.stderr(`drift: ${d}\n`);
       io.stderr(`generated files are out of date: run 'make package' and commit the result\n`);
