@@ -56,7 +56,12 @@ export function hostedApi(): PackageObject[] {
       object: {
         apiVersion: 'v1',
         kind: 'Namespace',
-        metadata: { name: HOSTED_NAMESPACE, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'openshift.io/cluster-monitoring': 'false' } },
+        metadata: {
+          name: HOSTED_NAMESPACE,
+          labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'openshift.io/cluster-monitoring': 'false' },
+          // An admin may create it first to hold the push Secret: adopt it rather than fail the phase.
+          annotations: { 'package-operator.run/collision-protection': 'IfNoController' },
+        },
       },
     },
     { phase: 'hosted-api', object: nodePoolOSConfigCRD() as unknown as KubeObject },

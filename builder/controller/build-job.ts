@@ -16,7 +16,10 @@ export const MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'on-cluster-build';
 export const CONFIG_LABEL = `${LABEL_PREFIX}/nodepoolosconfig`;
 export const BUILD_LABEL = `${LABEL_PREFIX}/nodepoolosbuild`;
+/** HyperShift's NodePool label: only on the hand-off ConfigMap, where HyperShift must see it. */
 export const NODEPOOL_LABEL = 'hypershift.openshift.io/nodePool';
+/** Our own NodePool label on build objects, so nothing of HyperShift's ever selects them. */
+export const BUILD_NODEPOOL_LABEL = `${LABEL_PREFIX}/nodepool`;
 /** The label the Job controller puts on a Job's pods (Kubernetes ≥ 1.27; `job-name` before). */
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
@@ -77,7 +80,7 @@ export function buildLabels(i: Pick<BuildJobInput, 'configName' | 'buildName' | 
     [MANAGED_BY]: MANAGED_BY_VALUE,
     [CONFIG_LABEL]: i.configName,
     [BUILD_LABEL]: i.buildName,
-    [NODEPOOL_LABEL]: i.nodePool,
+    [BUILD_NODEPOOL_LABEL]: i.nodePool,
   };
 }
 

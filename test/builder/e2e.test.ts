@@ -69,7 +69,7 @@ describe('on-cluster-build controller, end to end', () => {
   const build = (name: string) => hosted.store.get({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSBuild', name });
   const config = (name: string) => hosted.store.get({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name })!;
   const condition = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
-  const jobFor = (nodePool: string) => jobs().find((j) => j.metadata!.labels['hypershift.openshift.io/nodePool'] === nodePool)!;
+  const jobFor = (nodePool: string) => jobs().find((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === nodePool)!;
 
   const nodePoolOSConfig = (name: string, extra: Record<string, unknown> = {}) => ({
     apiVersion: 'on-cluster-build.pkogen.io/v1alpha1',
@@ -273,7 +273,7 @@ describe('on-cluster-build controller, end to end', () => {
       mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-d', hash: 'dddddddd', release: releases['4.20.2'].ref, config: '', created: '2026-11-23T09:00:00Z' }));
       hosted.store.put(nodePoolOSConfig('workers-d'));
       const deadline = Date.now() + 20_000;
-      while (!jobs().some((j) => j.metadata!.labels['hypershift.openshift.io/nodePool'] === 'workers-d') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!jobs().some((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-d') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(jobFor('workers-d')).toBeDefined();
       const lease = mgmt.store.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: LEASE_NAME, namespace: NS })!;
       expect(lease.spec.holderIdentity).toBe('test-pod_1');
@@ -291,7 +291,7 @@ describe('on-cluster-build controller, end to end', () => {
       const cfg = config('workers-a');
       hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: i } } });
       await reconciler().reconcileAll();
-      const running = jobs().filter((j) => j.metadata!.labels['hypershift.openshift.io/nodePool'] === 'workers-a' && !(j.status?.conditions ?? []).length);
+      const running = jobs().filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-a' && !(j.status?.conditions ?? []).length);
       expect(running).toHaveLength(1);
       finishJob(running[0].metadata!.name, { digest: DIGEST(c) });
       await reconciler().reconcileAll();
@@ -301,7 +301,7 @@ describe('on-cluster-build controller, end to end', () => {
       expect(config('workers-a').status.currentImagePullSpec).toBe(images[images.length - 1]);
     }
     // historyLimit 2: the first build of workers-a is gone on both sides.
-    expect(jobs().filter((j) => j.metadata!.labels['hypershift.openshift.io/nodePool'] === 'workers-a')).toHaveLength(2);
+    expect(jobs().filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-a')).toHaveLength(2);
     expect(hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild').filter((b) => b.spec.nodePool.name === 'workers-a')).toHaveLength(2);
   });
 
@@ -309,7 +309,7 @@ describe('on-cluster-build controller, end to end', () => {
     hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: 'workers-a' }, { force: true });
     await reconciler().reconcileAll();
     expect(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}workers-a`, namespace: NS })).toBeUndefined();
-    expect(jobs().some((j) => j.metadata!.labels['hypershift.openshift.io/nodePool'] === 'workers-a')).toBe(false);
+    expect(jobs().some((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-a')).toBe(false);
   });
 
   it("uses exactly the package's RBAC on each cluster", () => {

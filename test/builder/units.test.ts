@@ -87,6 +87,9 @@ describe('build Job', () => {
   it('passes Pod Security "restricted", has no API token, is bounded and idempotently named', () => {
     const job = buildJob(input) as any;
     expect(job.metadata.name).toBe(input.jobName);
+    // HyperShift selects ConfigMaps by its NodePool label: build objects never carry it.
+    expect(job.metadata.labels['hypershift.openshift.io/nodePool']).toBeUndefined();
+    expect(job.metadata.labels['on-cluster-build.pkogen.io/nodepool']).toBe('workers');
     expect(job.spec).toMatchObject({ activeDeadlineSeconds: 1800, backoffLimit: 1 });
     const pod = job.spec.template.spec;
     expect(pod.hostUsers).toBe(false);
