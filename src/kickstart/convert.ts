@@ -9,12 +9,13 @@ import { type FileMap, toText } from '../core/filemap.js';
 import { formatLocation, UserError } from '../core/errors.js';
 import { buildPackage } from '../model/build-package.js';
 import type { KubeObject, PackageDefinition, PackageObject } from '../model/package.js';
+import { crdEstablishedProbe, deploymentAvailabilityProbe } from '../model/hypershift.js';
 import { groupOf } from '../model/scope.js';
 import { LOCK_FILES, MANIFEST_FILES, loadPackage } from '../pko/loader.js';
 import { isObjectFile } from '../pko/objects.js';
 import { isTemplateFile } from '../pko/render.js';
 import { FIXTURES_DIR } from '../pko/template-tests.js';
-import { PHASE_ANNOTATION, type PackageManifestScope, Violation } from '../pko/types.js';
+import { type ObjectSetProbe, PHASE_ANNOTATION, type PackageManifestScope, Violation } from '../pko/types.js';
 import { parseAllYaml11, parseYaml11, splitPkoDocuments, YamlParseError } from '../yaml/parse.js';
 import { ORDERED_PHASES, phaseFor } from './phases.js';
 
@@ -38,7 +39,7 @@ export interface NotConverted {
 export interface KickstartOptions {
   /** Package name for plain manifests (default: `my-package`). */
   name?: string;
-  /** Scopes for plain manifests (default: Cluster when any object is cluster-scoped, else Namespaced). */
+  /** Scopes for plain manifests (default: both, as `kubectl package kickstart` writes). */
   scopes?: PackageManifestScope[];
 }
 
@@ -159,8 +160,7 @@ async function fromManifests(sources: KickstartSource[], opts: KickstartOptions)
   }
   if (objects.length === 0) throw new UserError(`no Kubernetes objects found in ${sources.map((s) => s.name).join(', ')}${notConverted.length ? ` (${notConverted.map(formatNotConverted).join('; ')})` : ''}`);
   const used = new Set(objects.map((o) => o.phase));
-  const anyCluster = objects.some((o) => ['namespaces', 'crds'].includes(o.phase) || /^Cluster/.test(o.object.kind));
-  const scopes = opts.scopes ?? [anyCluster ? 'Cluster' : 'Namespaced'];
+  const scopes = opts.scopes ?? ['Cluster', 'Namespaced'];
   const name = opts.name ?? 'my-package';
   // Stable order: by phase, then as the inputs listed them.
   const order = (p: string) => ORDERED_PHASES.indexOf(p as (typeof ORDERED_PHASES)[number]);
@@ -170,10 +170,20 @@ async function fromManifests(sources: KickstartSource[], opts: KickstartOptions)
     scopes,
     phases: ORDERED_PHASES.filter((p) => used.has(p)).map((p) => ({ name: p })),
     objects,
+    availabilityProbes: probesFor(objects),
     // One test case so that `pkogen generate` writes fixtures a reviewer can diff.
     testCases: [{ name: 'default', context: { package: { metadata: { name, namespace: scopes.includes('Namespaced') ? name : '' } }, environment: {} } }],
   };
   return { from: 'manifests', definition, relaxRules: await brokenRules(definition), converted: objects.length, notConverted, warnings };
+}
+
+/** Availability probes for the kinds pkogen knows how to probe (upstream kickstart probes more kinds). */
+function probesFor(objects: PackageObject[]): ObjectSetProbe[] {
+  const has = (group: string, kind: string) => objects.some((o) => o.object.kind === kind && groupOf(o.object.apiVersion) === group);
+  const probes: ObjectSetProbe[] = [];
+  if (has('apiextensions.k8s.io', 'CustomResourceDefinition')) probes.push(crdEstablishedProbe());
+  if (has('apps', 'Deployment')) probes.push(deploymentAvailabilityProbe());
+  return probes;
 }
 
 // ---- PKO package directory -------------------------------------------------------------------

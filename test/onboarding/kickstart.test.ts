@@ -143,7 +143,8 @@ describe('kickstart from plain manifests', () => {
       'Service/widget-operator': 'deploy',
     });
     expect(rt.result.definition.phases.map((p) => p.name)).toEqual(['namespaces', 'rbac', 'crds', 'deploy']);
-    expect(rt.result.definition.scopes).toEqual(['Cluster']);
+    expect(rt.result.definition.scopes).toEqual(['Cluster', 'Namespaced']);
+    expect(rt.result.definition.availabilityProbes?.map((p) => p.selector.kind?.kind)).toEqual(['CustomResourceDefinition', 'Deployment']);
     expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
 
     // Every input object (less the refused Secret and server-set fields) comes out of the render, with its phase.
