@@ -2,7 +2,8 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // '^pkogen$': code written against the public API (kickstart output, consumer modules) runs from source.
+  moduleNameMapper: { '^pkogen$': '<rootDir>/src/index.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },

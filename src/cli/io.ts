@@ -4,6 +4,8 @@ export interface CliIO {
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Asks the user a question; present only when a terminal is attached (commands never prompt otherwise). */
+  prompt?: (question: string) => Promise<string>;
 }
 
 export const processIO: CliIO = {
@@ -11,7 +13,18 @@ export const processIO: CliIO = {
   stderr: (t) => void process.stderr.write(t),
   env: process.env,
   cwd: process.cwd(),
+  prompt: process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined,
 };
+
+async function askOnTerminal(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}
 
 export interface Command {
   name: string;

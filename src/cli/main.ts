@@ -1,5 +1,6 @@
 import { UsageError, UserError } from '../core/errors.js';
 import { CliIO, Command, processIO } from './io.js';
+import { pkogenVersion } from './package-root.js';
 
 /**
  * Every command, in help order. Each lives in `commands/<file>.ts` and is loaded only when run,
@@ -14,6 +15,9 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'build', summary: 'Build a reproducible package image; write it or push it', load: () => import('./commands/build.js') },
   { name: 'update', summary: 'Resolve spec.images to digests and write manifest.lock.yaml', load: () => import('./commands/update.js') },
   { name: 'lint-rollout', summary: 'Lint an OpenShift rollout Template (SelectorSyncSet → Policy → Package)', load: () => import('./commands/lint-rollout.js') },
+  { name: 'init', summary: 'Scaffold a new package repository (bundle module, Makefile, CI scripts)', load: () => import('./commands/init.js') },
+  { name: 'kickstart', summary: 'Turn manifests, a PKO package or an OpenShift Template into resources/*.ts', load: () => import('./commands/kickstart.js') },
+  { name: 'import', summary: 'Generate TypeScript types from CRD schemas', load: () => import('./commands/import.js') },
   { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
 ];
 
@@ -27,6 +31,7 @@ function topHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
     '',
+    'pkogen --version prints the version.',
     "Run 'pkogen <command> --help' for a command's options.",
     'Exit codes: 0 ok, 1 findings or bad input, 2 usage error.',
     '',
@@ -41,6 +46,10 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       return 2;
     }
     io.stdout(topHelp());
+    return 0;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout(`pkogen ${pkogenVersion()}\n`);
     return 0;
   }
   const entry = COMMANDS.find((c) => c.name === name);

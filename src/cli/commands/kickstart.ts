@@ -1,0 +1,61 @@
+import * as path from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { toBytes } from '../../core/filemap.js';
+import { writeFileMapAtomic } from '../../core/fs.js';
+import { formatNotConverted, kickstart } from '../../kickstart/convert.js';
+import type { PackageManifestScope } from '../../pko/types.js';
+import { parseCommandArgs } from '../args.js';
+import type { Command } from '../io.js';
+import { checkOutputDir, readSourceArgs } from '../sources.js';
+
+const HELP = `Usage: pkogen kickstart SOURCE... [-o DIR] [--name NAME] [--scope Cluster|Namespaced]... [--force]
+
+Writes TypeScript (resources/*.ts) that generates the package you have today, so you can keep
+going with pkogen. SOURCE is either
+  - one PKO package directory (manifest.yaml and its files): phases, probes, config schema and
+    test cases are kept; .gotmpl files stay Go templates, carried as files; or
+  - YAML files or directories of manifests (multi-document, Lists, OpenShift Templates):
+    objects are put into phases like 'kubectl package kickstart' does (namespaces, policies,
+    rbac, crds, storage, deploy, publish, other).
+Every object is converted or listed with the reason it was not (for example a Secret with data,
+which is never copied). Exit 1 when anything was left out.
+
+Options:
+  -o, --output DIR   where to write the TypeScript (default: resources); replaced atomically
+  --name NAME        package name for plain manifests (default: my-package)
+  --scope SCOPE      package scope for plain manifests; repeat for both
+  --force            replace a non-empty output directory
+
+Example:
+  pkogen kickstart deploy/ -o resources --name my-operator
+`;
+
+export const command: Command = {
+  name: 'kickstart',
+  summary: 'Turn manifests, a PKO package or an OpenShift Template into resources/*.ts',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      'kickstart',
+      args,
+      { output: { type: 'string', short: 'o' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, force: { type: 'boolean' } },
+      { min: 1, max: Infinity, names: 'SOURCE' },
+    );
+    const scopes = values.scope as string[] | undefined;
+    for (const s of scopes ?? []) if (s !== 'Cluster' && s !== 'Namespaced') throw new UsageError(`kickstart: --scope must be Cluster or Namespaced, got ${JSON.stringify(s)}`);
+    const name = values.name as string | undefined;
+    if (name !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new UsageError(`kickstart: --name must be a DNS label, got ${JSON.stringify(name)}`);
+    const outShown = (values.output as string | undefined) ?? 'resources';
+    const outDir = path.resolve(io.cwd, outShown);
+    const sources = await readSourceArgs(positionals, io.cwd);
+    await checkOutputDir(outDir, outShown, values.force === true);
+    const result = await kickstart(sources, { name, scopes: scopes as PackageManifestScope[] | undefined });
+    const files = (await import('../../kickstart/emit.js')).emitResources(result.definition, { origin: positionals.join(', '), relaxRules: result.relaxRules });
+    await writeFileMapAtomic(outDir, new Map([...files].map(([p, t]) => [p, toBytes(t)])));
+    for (const w of result.warnings) io.stderr(`warning: ${w}\n`);
+    for (const n of result.notConverted) io.stderr(`not converted: ${formatNotConverted(n)}\n`);
+    if (result.relaxRules.length) io.stderr(`note: the package breaks pkogen's generation checks ${result.relaxRules.join(', ')}; resources.ts reports them as warnings (relaxRules)\n`);
+    io.stdout(`kickstarted ${result.from === 'pko-package' ? 'a PKO package' : 'manifests'}: ${result.converted} converted, ${result.notConverted.length} not converted; wrote ${[...files.keys()].map((f) => path.join(outShown, f)).join(', ')}\n`);
+    return result.notConverted.length ? 1 : 0;
+  },
+};

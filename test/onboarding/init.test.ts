@@ -1,0 +1,113 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { readDirToFileMap } from '../../src/core/fs.js';
+import { toText } from '../../src/core/filemap.js';
+import { ROOT, runCli } from '../helpers.js';
+
+const DIGEST_IMAGE = 'quay.io/example/demo@sha256:' + 'a'.repeat(64);
+
+// The scaffold's resources.ts runs through jest's TypeScript transform, which only treats files
+// inside the project as ES modules: so the scratch directory lives in test/onboarding/.
+const tmp = { dir: '' };
+beforeAll(() => (tmp.dir = mkdtempSync(path.join(ROOT, 'test', 'onboarding', '.work-'))));
+afterAll(() => rmSync(tmp.dir, { recursive: true, force: true }));
+
+async function scaffold(name: string, flags: string[]): Promise<string> {
+  const dir = path.join(tmp.dir, name);
+  const r = await runCli(['init', dir, '--name', name, '--pkogen', '^0.1.0', ...flags]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return dir;
+}
+
+/** `make package` then `make test`, in-process: generate from the scaffold's own module, validate strictly. */
+async function packageAndValidate(dir: string): Promise<string[]> {
+  const gen = await runCli(['generate', 'resources/resources.ts'], { cwd: dir });
+  // A ClusterPackage's Namespace breaks pkogen's HyperShift scope rule, relaxed to a warning in its bundle.
+  expect(gen.stderr.replace(/^warning: .*\[scope\]\n/m, '')).toBe('');
+  expect(gen.code).toBe(0);
+  const verify = await runCli(['verify', 'resources/resources.ts'], { cwd: dir });
+  expect(verify.code).toBe(0);
+  const validate = await runCli(['validate', 'package', '--strict'], { cwd: dir });
+  expect(validate.stderr).toBe('');
+  return validate.stdout.split('\n').filter((l) => /^(error|warning):/.test(l));
+}
+
+describe('pkogen init', () => {
+  it('scaffolds a HyperShift package: golden files', async () => {
+    const dir = await scaffold('demo', ['--hypershift', '--image-in', 'config', '--image', DIGEST_IMAGE]);
+    const files = await readDirToFileMap(dir, { skipDotFiles: false });
+    expect([...files.keys()]).toEqual([
+      '.ci/run',
+      '.containerignore',
+      '.gitignore',
+      'Containerfile',
+      'Makefile',
+      'README.md',
+      'package.json',
+      'resources/resources.ts',
+      'scripts/build_deploy.sh',
+      'tsconfig.json',
+    ]);
+    for (const [p, b] of files) expect(toText(b)).toMatchSnapshot(p);
+    expect(statSync(path.join(dir, 'scripts/build_deploy.sh')).mode & 0o111).toBe(0o111);
+    expect(statSync(path.join(dir, '.ci/run')).mode & 0o111).toBe(0o111);
+  });
+
+  it('the HyperShift scaffold generates a package and a rollout template that validate strictly', async () => {
+    const dir = await scaffold('hcp', ['--hypershift', '--image-in', 'config', '--image', DIGEST_IMAGE]);
+    expect(await packageAndValidate(dir)).toEqual([]);
+    const manifest = readFileSync(path.join(dir, 'package', 'manifest.yaml'), 'utf8');
+    expect(manifest).toMatch(/- name: hosted-cluster\n\s+class: hosted-cluster/);
+    expect(readdirSync(path.join(dir, 'hack'))).toEqual(['hcp.SelectorSyncSet.yaml.tmpl']);
+    expect(readdirSync(path.join(dir, 'package', '.test-fixtures'))).toEqual(['default']);
+  });
+
+  it.each([
+    ['classic-ns', ['--classic', '--scope', 'Namespaced', '--image-in', 'images', '--image', 'quay.io/example/app:v1']],
+    ['classic-cluster', ['--classic', '--scope', 'Cluster', '--image-in', 'config', '--image', 'quay.io/example/app:v1']],
+  ])('the %s scaffold generates a package that validates strictly', async (name, flags) => {
+    const dir = await scaffold(name, flags);
+    const findings = await packageAndValidate(dir);
+    // spec.images needs manifest.lock.yaml, which only \`pkogen update\` (a registry lookup) writes.
+    expect(findings).toEqual(name === 'classic-ns' ? [expect.stringMatching(/^error: manifest\.lock\.yaml: Missing image in manifest\.lock\.yaml.*\[pko\/lockfile-missing\]$/)] : []);
+    expect(readFileSync(path.join(dir, 'package', 'manifest.yaml'), 'utf8')).toMatch(name === 'classic-ns' ? /scopes:\n\s+- Namespaced\n/ : /scopes:\n\s+- Cluster\n/);
+  });
+
+  it('refuses a non-empty directory unless --force, and never prompts without a terminal', async () => {
+    const dir = path.join(tmp.dir, 'busy');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'notes.txt'), 'mine\n');
+    expect(await runCli(['init', dir])).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/busy: directory is not empty \(use --force/) });
+    // No TTY in tests (io.prompt undefined): defaults apply, the user's own file stays.
+    const forced = await runCli(['init', dir, '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toMatch(/package busy \(HyperShift, Namespaced, image in config\)/);
+    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('mine\n');
+  });
+
+  it('asks for missing values on a terminal', async () => {
+    const asked: string[] = [];
+    const answers = ['tty-pkg', 'no', 'Cluster', 'images', ''];
+    const { main } = await import('../../src/cli/main.js');
+    let out = '';
+    const code = await main(['init', path.join(tmp.dir, 'asked')], {
+      stdout: (t) => void (out += t),
+      stderr: () => undefined,
+      env: {},
+      cwd: ROOT,
+      prompt: async (q) => (asked.push(q), answers.shift() ?? ''),
+    });
+    expect(code).toBe(0);
+    expect(asked).toHaveLength(5);
+    expect(out).toMatch(/package tty-pkg \(classic, Cluster, image in spec\.images\)/);
+    expect(readFileSync(path.join(tmp.dir, 'asked', 'resources', 'resources.ts'), 'utf8')).toContain("images: [{ name: 'main', image: 'quay.io/example/tty-pkg:latest' }]");
+  });
+
+  it('usage errors exit 2', async () => {
+    expect((await runCli(['init', path.join(tmp.dir, 'x1'), '--name', 'Bad_Name'])).code).toBe(2);
+    expect((await runCli(['init', path.join(tmp.dir, 'x2'), '--hypershift', '--scope', 'Cluster'])).stderr).toMatch(/scope must be Namespaced/);
+    expect((await runCli(['init', path.join(tmp.dir, 'x3'), '--image-in', 'env'])).code).toBe(2);
+    expect((await runCli(['init', path.join(tmp.dir, 'x4'), '--image', "a'b"])).code).toBe(2);
+  });
+});
