@@ -6,7 +6,7 @@
  * a misspelt field in an imported CRD type fails the build.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, runCli, tempDir } from '../helpers.js';
 
@@ -29,7 +29,13 @@ let project = '';
 
 beforeAll(async () => {
   tmp = tempDir('pkogen-consumer-');
-  const pack = spawn('npm', ['pack', '--json', '--pack-destination', tmp.dir], ROOT);
+  // Pack a copy: prepack compiles into its own dist/, never into the checkout's, which other
+  // suites running at the same time execute.
+  const stage = path.join(tmp.dir, 'stage');
+  mkdirSync(stage);
+  for (const f of ['package.json', 'README.md', 'bin', 'src', 'templates', 'tsconfig.json', 'tsconfig.lib.json', 'tsconfig.cli.json']) cpSync(path.join(ROOT, f), path.join(stage, f), { recursive: true });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(stage, 'node_modules'));
+  const pack = spawn('npm', ['pack', '--json', '--pack-destination', tmp.dir], stage);
   if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stdout}${pack.stderr}`);
   // stdout: the prepack script's output (if any), then the JSON report.
   const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('\n[') + 1));
