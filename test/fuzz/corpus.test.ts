@@ -8,7 +8,8 @@
  * "fixed" in index.json; from then on it must end as accepted or a project error.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { crashKey } from './classify.js';
 import { ROOT } from '../helpers.js';
@@ -29,6 +30,8 @@ const index: Record<string, Entry> = existsSync(path.join(CORPUS, 'index.json'))
 /** One child, 256 MiB heap (a blow-up shows sooner), killed after `ms`: returns the worker's result lines and how it ended. */
 function worker(args: string[], ms: number): { lines: { i?: number; r?: string; error?: string }[]; status: number | null; signal: string | null; stderr: string } {
   const p = spawnSync(process.execPath, ['--max-old-space-size=256', WORKER, ...args], { cwd: ROOT, encoding: 'utf8', timeout: ms, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 });
+  // A killed child leaves its scratch directory behind.
+  for (const d of readdirSync(tmpdir())) if (d.startsWith(`pkogen-fuzz-${p.pid}-`)) rmSync(path.join(tmpdir(), d), { recursive: true, force: true });
   const lines = (p.stdout ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   return { lines, status: p.status, signal: p.signal, stderr: p.stderr ?? '' };
 }

@@ -8,12 +8,13 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crashKey } from './classify.js';
 import { inputFor } from './mutate.js';
-import { makeTarget, projectRoot, TARGET_NAMES } from './targets.js';
+import { makeTarget, projectRoot, SCRATCH_PREFIX, TARGET_NAMES } from './targets.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -129,6 +130,8 @@ function runBatch(o: Options, target: string, from: number, count: number): Prom
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-4000)));
     child.on('close', (code, signal) => {
       clearInterval(timer);
+      const mine = `${SCRATCH_PREFIX}${child.pid}-`;
+      for (const d of readdirSync(tmpdir())) if (d.startsWith(mine)) rmSync(path.join(tmpdir(), d), { recursive: true, force: true });
       r.exit = `exit ${code ?? signal}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-1)[0]}` : ''}`;
       if (code === 0) return resolve(r);
       const blowUp = /heap out of memory|Allocation failed|Invalid array length/.test(stderr) || code === 134 || signal === 'SIGABRT';

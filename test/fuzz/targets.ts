@@ -262,12 +262,16 @@ function rolloutTarget(): Target {
   };
 }
 
+/** Scratch directories are `<tmp>/<prefix><pid>-<random>`. */
+export const SCRATCH_PREFIX = 'pkogen-fuzz-';
+
 export const TARGET_NAMES = ['yaml', 'yaml-config', 'gotemplate', 'tar-gzip', 'oci-layout', 'docker-archive', 'registry', 'rollout'] as const;
 
 /** Builds one target (its seeds from our own package; a scratch dir for file-based readers). */
 export async function makeTarget(name: string): Promise<Target & { cleanup(): Promise<void> }> {
   const pkg = await ourPackage();
-  const scratch = mkdtempSync(path.join(tmpdir(), 'pkogen-fuzz-'));
+  // Named by pid: the parent removes what a killed child could not.
+  const scratch = mkdtempSync(path.join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
   let t: Target;
   switch (name) {
     case 'yaml': t = yamlTarget(pkg); break;
