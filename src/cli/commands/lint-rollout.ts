@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { countBySeverity, formatRolloutFinding, lintRolloutTemplate } from '../../rollout/lint.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
 import { renderObjectTemplateText } from '../../rollout/pko-render.js';
+import { readYamlFileText, type YamlFileError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 
@@ -34,9 +34,9 @@ export const command: Command = {
     const file = positionals[0];
     let text: string;
     try {
-      text = await readFile(path.resolve(io.cwd, file), 'utf8');
+      text = readYamlFileText(path.resolve(io.cwd, file));
     } catch (e) {
-      throw new UserError(`cannot read the template: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
+      throw new UserError(`cannot read the template: ${(e as YamlFileError).detail}`, { file });
     }
     const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText });
     const counts = countBySeverity(res.findings);

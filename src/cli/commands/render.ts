@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { type FileMap, sortedPaths, toText } from '../../core/filemap.js';
 import { readDirToFileMap, writeFileMapAtomic } from '../../core/fs.js';
-import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
+import { parseYaml11, readYamlFileText, YamlParseError } from '../../yaml/parse.js';
 import { loadComponent } from '../../pko/loader.js';
 import { renderPackage, type RenderRequest } from '../../pko/render.js';
 import { toUserError } from '../../pko/render-errors.js';
@@ -32,9 +32,9 @@ Options:
 async function readYamlFile(cwd: string, file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await fsp.readFile(path.resolve(cwd, file), 'utf8');
-  } catch {
-    throw new UserError('cannot read file', { file });
+    text = readYamlFileText(path.resolve(cwd, file));
+  } catch (e) {
+    throw new UserError((e as Error).message, { file });
   }
   try {
     return parseYaml11(text, file);

@@ -1,8 +1,7 @@
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
-import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
+import { parseYaml11, readYamlFileText, YamlParseError } from '../../yaml/parse.js';
 import { loadComponent } from '../../pko/loader.js';
 import { toUserError } from '../../pko/render-errors.js';
 import { packageTree } from '../../pko/tree.js';
@@ -37,13 +36,13 @@ export const command: Command = {
     if (values.config !== undefined) {
       let text: string;
       try {
-        text = await fsp.readFile(path.resolve(io.cwd, values.config), 'utf8');
-      } catch {
-        throw new UserError('cannot read file', { file: values.config });
+        text = readYamlFileText(path.resolve(io.cwd, values.config));
+      } catch (e) {
+        throw new UserError((e as Error).message, { file: values.config });
       }
       let v: unknown;
       try {
-        v = parseYaml11(text);
+        v = parseYaml11(text, values.config);
       } catch (e) {
         const pe = e as YamlParseError;
         throw new UserError(`invalid YAML: ${pe.message}`, { file: values.config, line: pe.line, column: pe.column });
