@@ -6,6 +6,7 @@
  * (FindAll, ReplaceAll, Split) and `$name` expansion follow Go's regexp.go; positions are UTF-16
  * indexes here and bytes in Go, which select the same substrings.
  */
+import { charge } from '../budget.js';
 import { RE2JS, RE2JSException } from 're2js';
 import { GoTyped, type FuncMap, type GoValue } from '../types.js';
 import { argInt, argString, arity, FuncError } from './value.js';
@@ -109,7 +110,10 @@ function replaceAll(g: GoRegexp, src: string, repl: (m: number[]) => string): st
   let out = '';
   let last = 0;
   for (const m of allMatches(g, src, -1)) {
-    out += src.slice(last, m[0]) + repl(m);
+    const r = repl(m);
+    // every match can add the whole replacement: count it as it grows
+    charge(m[0] - last + r.length);
+    out += src.slice(last, m[0]) + r;
     last = m[1];
   }
   return out + src.slice(last);
