@@ -125,7 +125,11 @@ export class TemplateSet {
     }
     this.active.push(ex);
     try {
-      withWorkBudget(this.env.maxWork, () => ex.run(tree, data === null ? undefined : data));
+      const dot = data === null ? undefined : data;
+      // a nested run shares the outer budget; calling it directly keeps include recursion's
+      // JavaScript stack as it was (the depth limit must be reached before the stack runs out)
+      if (outer) ex.run(tree, dot);
+      else withWorkBudget(this.env.maxWork, () => ex.run(tree, dot));
     } catch (e) {
       if (e instanceof RangeError && this.active.length === 1) {
         throw new GoTemplateError(
