@@ -33,6 +33,7 @@ describe('work inside functions is counted', () => {
     ['a huge indent', '{{ indent 999999999999 "x" }}', 't.yaml:1:3', '<indent 999999999999 "x">'],
     ['printf widths in a loop', '{{ range until 1000 }}{{ printf "%1000000d" 1 | len }}{{ end }}', 't.yaml:1:25', '<printf "%1000000d" 1>'],
     ['join with a huge separator', '{{ $sep := repeat 10000 "," }}{{ range until 100 }}{{ $x := join $sep (until 1000) }}{{ end }}', 't.yaml:1:60', '<join $sep (until 1000)>'],
+    ['deepEqual of two doubled dicts', `${DOUBLED_DICT}{{ $e := dict "a" 1 }}{{ range until 30 }}{{ $e = dict "x" $e "y" $e }}{{ end }}{{ deepEqual $d $e }}`, 't.yaml:1:163', '<deepEqual $d $e>'],
     ['uniq on a long list (quadratic)', '{{ len (uniq (until 100000)) }}', 't.yaml:1:8', '<uniq (until 100000)>'],
   ])('%s', (_what, tpl, where, at) => {
     let err: unknown;

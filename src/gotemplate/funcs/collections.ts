@@ -179,6 +179,8 @@ export const collectionFuncs: FuncMap = {
   },
   deepEqual: (...a) => {
     arity('deepEqual', a, 2);
+    // two equal values that share structure are compared expanded: count one of them
+    if (a[0] !== a[1]) chargeDeep(a[0]);
     return deepEqual(a[0], a[1]);
   },
 
