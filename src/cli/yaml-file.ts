@@ -1,15 +1,15 @@
 /** YAML files named on the command line (configs, environments): read, parse, located errors. */
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../core/errors.js';
-import { parseYaml11, YamlParseError } from '../yaml/parse.js';
+import { parseYaml11, readYamlFileText, YamlParseError } from '../yaml/parse.js';
 
 export async function readYamlFile(cwd: string, file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await fsp.readFile(path.resolve(cwd, file), 'utf8');
-  } catch {
-    throw new UserError('cannot read file', { file });
+    // Regular files only, bounded in size, UTF-8: a FIFO or /dev/zero is refused, not read.
+    text = readYamlFileText(path.resolve(cwd, file));
+  } catch (e) {
+    throw new UserError((e as Error).message, { file });
   }
   try {
     return parseYaml11(text, file);

@@ -25,6 +25,7 @@ import {
 } from './nodes.js';
 import type { Tree } from './parse.js';
 import { GoTyped, type GoValue, type TemplateFunc } from './types.js';
+import { chargeResult, WorkLimitError } from './budget.js';
 
 /** Thrown for parse and execution errors; `message` is exactly Go's error text. */
 export class GoTemplateError extends Error {
@@ -56,6 +57,8 @@ export interface ExecEnv {
   maxSteps: number;
   maxOutput: number;
   maxDepth: number;
+  /** Work budget for functions (budget.ts). */
+  maxWork: number;
 }
 
 const STATUS_NORMAL = 0;
@@ -169,7 +172,13 @@ export class Exec {
 
   run(tree: Tree, data: V): void {
     this.push('$', data, false);
-    this.walk(data, false, tree.root);
+    try {
+      this.walk(data, false, tree.root);
+    } catch (e) {
+      // printing a value ({{ $big }}) charges the budget outside any function call
+      if (e instanceof WorkLimitError) this.limitf(e.message);
+      throw e;
+    }
   }
 
   private walk(dot: V, dotIface: boolean, node: Node): number {
@@ -532,8 +541,13 @@ export class Exec {
         for (let i = 0; i < argv.length; i++) if (argv[i] === undefined) argv[i] = null;
         result = (fn as (...a: V[]) => unknown)(...argv);
       }
+      chargeResult(result);
     } catch (e) {
       if (e instanceof LimitError) throw e;
+      if (e instanceof WorkLimitError) {
+        this.node = node;
+        this.limitf(e.message);
+      }
       if (e instanceof RangeError) this.stackExhausted(node);
       this.node = node;
       this.errorf(`error calling ${name}: ${errorMessage(e)}`);
@@ -550,9 +564,14 @@ export class Exec {
     }
     try {
       const r = (f as (...a: GoValue[]) => GoValue)(...argv.slice(1).map((a) => (a === undefined ? null : a)));
+      chargeResult(r);
       return r === undefined ? null : r;
     } catch (e) {
       if (e instanceof LimitError || e instanceof RangeError) throw e;
+      if (e instanceof WorkLimitError) {
+        this.node = node;
+        this.limitf(e.message);
+      }
       this.node = node;
       this.errorf(`error calling call: ${errorMessage(e)}`);
     }

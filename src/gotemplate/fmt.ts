@@ -4,6 +4,7 @@
  * precision, explicit argument indexes and error annotations (`%!d(string=x)`, `%!(EXTRA …)`).
  * Number and string conversions live in strconv.ts.
  */
+import { charge, chargeDeep } from './budget.js';
 import {
   canBackquote,
   formatFloat,
@@ -110,6 +111,7 @@ class Printer {
       this.out += s;
       return;
     }
+    charge(n);
     if (sp.minus) this.out += s + ' '.repeat(n);
     else this.out += (sp.zero ? '0' : ' ').repeat(n) + s;
   }
@@ -126,6 +128,8 @@ class Printer {
   }
 
   print(v0: GoValue | undefined, verb: string, sp: Spec, depth: number): void {
+    // A list or map is printed with shared values expanded: count that before doing it.
+    if (depth === 0 && v0 !== null && typeof v0 === 'object') chargeDeep(v0);
     if (verb === 'T') {
       const t = goTypeName(v0);
       this.pad(sp.prec >= 0 && t !== '<nil>' ? truncateRunes(t, sp.prec) : t, sp);

@@ -4,6 +4,7 @@
  * then execute any of them by name. Parse once, execute many.
  */
 import { builtins } from './builtins.js';
+import { DEFAULT_MAX_WORK, withWorkBudget } from './budget.js';
 import { Exec, GoTemplateError, LimitError, type ExecEnv } from './exec.js';
 import { isEmptyTree } from './nodes.js';
 import { ParseError, parseTemplate, type Tree } from './parse.js';
@@ -24,6 +25,11 @@ export interface TemplateOptions {
      * JavaScript's stack safe.
      */
     maxDepth?: number;
+    /**
+     * Work done inside functions per execution: characters and list/dict elements they produce,
+     * shared structure counted each time it is expanded (default 100 million; budget.ts).
+     */
+    maxWork?: number;
   };
   /** Name of the set itself, as Go prints it in "no template … associated with template …" (default ""). */
   name?: string;
@@ -46,6 +52,7 @@ export class TemplateSet {
       maxSteps: opts.limits?.maxSteps ?? 10_000_000,
       maxOutput: opts.limits?.maxOutputBytes ?? 64 * 1024 * 1024,
       maxDepth: opts.limits?.maxDepth ?? 1000,
+      maxWork: opts.limits?.maxWork ?? DEFAULT_MAX_WORK,
     };
     this.setName = opts.name ?? '';
   }
@@ -118,7 +125,11 @@ export class TemplateSet {
     }
     this.active.push(ex);
     try {
-      ex.run(tree, data === null ? undefined : data);
+      const dot = data === null ? undefined : data;
+      // a nested run shares the outer budget; calling it directly keeps include recursion's
+      // JavaScript stack as it was (the depth limit must be reached before the stack runs out)
+      if (outer) ex.run(tree, dot);
+      else withWorkBudget(this.env.maxWork, () => ex.run(tree, dot));
     } catch (e) {
       if (e instanceof RangeError && this.active.length === 1) {
         throw new GoTemplateError(

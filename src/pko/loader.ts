@@ -39,10 +39,11 @@ function parseOrViolation(path: string, bytes: Uint8Array): unknown {
   try {
     return parseYamlSafe(decodeYamlBytes(bytes));
   } catch (e) {
+    // A limit error is also a YamlParseError: test it first so it keeps its own wording.
+    if (e instanceof YamlLimitError) return fail({ reason: ViolationReason.InvalidYAML, path, details: e.message, line: e.line });
     if (e instanceof YamlParseError) {
       return fail({ reason: ViolationReason.InvalidYAML, path, details: `error converting YAML to JSON: yaml: ${e.line !== undefined ? `line ${e.line}: ` : ''}${e.message}`, line: e.line });
     }
-    if (e instanceof YamlLimitError) return fail({ reason: ViolationReason.InvalidYAML, path, details: e.message });
     throw e;
   }
 }

@@ -95,13 +95,14 @@ export function parseObjectFile(path: string, bytes: Uint8Array, limits: YamlLim
     try {
       v = parseYamlSafe(d.text, limits);
     } catch (e) {
+      // A limit error is also a YamlParseError: test it first so it keeps its own wording.
+      if (e instanceof YamlLimitError) {
+        violations.push(new Violation({ reason: ViolationReason.InvalidYAML, path, index: doc, details: e.message, line: e.line !== undefined ? d.line + e.line - 1 : d.line }));
+        return;
+      }
       if (e instanceof YamlParseError) {
         const line = e.line !== undefined ? d.line + e.line - 1 : d.line;
         violations.push(new Violation({ reason: ViolationReason.InvalidYAML, path, index: doc, details: `error converting YAML to JSON: yaml: line ${line}: ${e.message}`, line }));
-        return;
-      }
-      if (e instanceof YamlLimitError) {
-        violations.push(new Violation({ reason: ViolationReason.InvalidYAML, path, index: doc, details: e.message, line: d.line }));
         return;
       }
       throw e;

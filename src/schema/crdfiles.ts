@@ -1,7 +1,7 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { parseAllYaml11, YamlParseError } from '../yaml/parse.js';
+import { parseAllYaml11, readYamlFileText, YamlFileError, YamlParseError } from '../yaml/parse.js';
 import { crdFromObject, type BundledCrd } from './crd.js';
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -41,12 +41,12 @@ export function loadCrdFiles(paths: readonly string[]): BundledCrd[] {
 function readCrdFile(file: string): BundledCrd[] {
   let docs: unknown[];
   try {
-    docs = parseAllYaml11(readFileSync(file, 'utf8'), file);
+    docs = parseAllYaml11(readYamlFileText(file), file);
   } catch (e) {
     if (e instanceof YamlParseError) {
       throw new UserError(`invalid YAML in CRD file: ${e.message}`, { file, line: e.line, column: e.column });
     }
-    throw new UserError(`cannot read CRD file: ${(e as Error).message}`, { file });
+    throw new UserError(`cannot read CRD file: ${e instanceof YamlFileError ? e.detail : (e as Error).message}`, { file });
   }
   const out: BundledCrd[] = [];
   docs.forEach((doc, i) => {

@@ -4,6 +4,9 @@
  * strings, non-string keys stringified, duplicate keys tolerated (last wins), `<<` merges.
  */
 import yaml from 'js-yaml';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cachedText } from '../core/filemap.js';
 import { BAIL, parseFastBlock } from './fast-block.js';
 
 const BOOL_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
@@ -78,10 +81,12 @@ const timestampType = new yaml.Type('tag:yaml.org,2002:timestamp', {
   construct: (d: string) => d,
 });
 
+// `<<` must be an implicit type: added with extend([merge]) it was explicit only, and `<<: *base`
+// stayed a literal "<<" key instead of merging as go-yaml v2 does.
 export const YAML11_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
-  implicit: [nullType, boolType, intType, floatType, timestampType],
+  implicit: [nullType, boolType, intType, floatType, timestampType, (yaml as unknown as { types: { merge: yaml.Type } }).types.merge],
   explicit: [],
-}).extend([(yaml as unknown as { types: { merge: yaml.Type } }).types.merge]);
+});
 
 export interface ParseError {
   message: string;
@@ -93,6 +98,16 @@ export interface ParseError {
 export class YamlParseError extends Error {
   constructor(message: string, readonly line?: number, readonly column?: number) {
     super(message);
+  }
+}
+
+/**
+ * A document past one of the limits below. A YamlParseError, so every caller that reports bad
+ * YAML with its file and line reports these too; `path` is the field where the limit was hit.
+ */
+export class YamlLimitError extends YamlParseError {
+  constructor(message: string, line?: number, readonly path?: string) {
+    super(message, line);
   }
 }
 
@@ -108,39 +123,267 @@ export function resolvePlain11(d: string): unknown {
   return d;
 }
 
-/**
- * Parses one YAML document with PKO's YAML 1.1 semantics. Plain block YAML (what manifests and
- * rendered templates nearly always are) takes a fast path; anything else goes to js-yaml.
- */
-export function parseYaml11(text: string, filename?: string): unknown {
-  const fast = parseFastBlock(text, resolvePlain11);
-  if (fast !== BAIL) return fast;
-  return parseYaml11Full(text, filename);
+// ---- limits: every YAML text pkogen reads comes through the functions below.
+
+export interface YamlLimits {
+  /** Largest number of nodes a document may expand to when aliases are followed. */
+  maxNodes: number;
+  /** Deepest nesting allowed. */
+  maxDepth: number;
+  /** Largest text accepted, in characters. */
+  maxChars: number;
 }
 
-/** js-yaml with the YAML 1.1 schema (no fast path). */
-export function parseYaml11Full(text: string, filename?: string): unknown {
+/** An object file larger than 8 MiB cannot be a Kubernetes object (etcd's limit is ~1.5 MiB). */
+export const DEFAULT_YAML_LIMITS: YamlLimits = { maxNodes: 2_000_000, maxDepth: 512, maxChars: 8 * 1024 * 1024 };
+
+/**
+ * Parses one document with PKO's YAML 1.1 semantics, within the limits. Plain block YAML (what
+ * manifests and rendered templates nearly always are) takes a fast path; anything else goes to
+ * js-yaml. Throws YamlParseError (YamlLimitError for a limit).
+ */
+export function parseYaml11(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown {
+  checkSize(text, limits);
+  // The fast path bails on aliases and past maxDepth, so its result is within the limits by
+  // construction (nodes ≤ characters ≤ maxNodes).
+  if (text.length <= limits.maxNodes) {
+    const fast = parseFastBlock(text, resolvePlain11, limits.maxDepth);
+    if (fast !== BAIL) return fast;
+  }
+  return parseYaml11Full(text, filename, limits);
+}
+
+/** js-yaml with the YAML 1.1 schema (no fast path), within the limits. */
+export function parseYaml11Full(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown {
+  checkSize(text, limits);
+  precheckDepth(text, limits.maxDepth);
+  const v = jsYaml(() => yaml.load(text, { schema: YAML11_SCHEMA, json: true, filename }));
+  checkExpansion(v, text, limits);
+  return v;
+}
+
+/** Every document of a multi-document text, YAML 1.1 semantics (js-yaml's own splitting), within the limits. */
+export function parseAllYaml11(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown[] {
+  checkSize(text, limits);
+  precheckDepth(text, limits.maxDepth);
+  const docs = jsYaml(() => yaml.loadAll(text, undefined, { schema: YAML11_SCHEMA, json: true, filename }));
+  // One budget for the whole text: a stream of many small bombs is still a bomb.
+  const budget = { nodes: 0, aliased: 0 };
+  docs.forEach((d, i) => checkExpansion(d, text, limits, budget, docs.length > 1 ? i : undefined));
+  return docs;
+}
+
+function jsYaml<T>(f: () => T): T {
   try {
-    return yaml.load(text, { schema: YAML11_SCHEMA, json: true, filename });
+    return f();
   } catch (e) {
     if (e instanceof yaml.YAMLException) {
       const m = e.mark;
       throw new YamlParseError(e.reason || e.message, m ? m.line + 1 : undefined, m ? m.column + 1 : undefined);
     }
+    // js-yaml recurses per nesting level: block nesting (`- - - - …`, deep indentation) that the
+    // bracket precheck cannot see ends here.
+    if (e instanceof RangeError) throw new YamlLimitError('document is nested too deeply');
     throw e;
   }
 }
 
-/** Every document of a multi-document text, YAML 1.1 semantics (js-yaml's own splitting). */
-export function parseAllYaml11(text: string, filename?: string): unknown[] {
+function checkSize(text: string, limits: YamlLimits): void {
+  if (text.length > limits.maxChars) throw new YamlLimitError(`document is larger than ${limits.maxChars} characters`);
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Bytes → text for YAML input, with the size limit applied first. go-yaml rejects invalid UTF-8,
+ * so we do too (instead of silently replacing bytes).
+ */
+export function decodeYamlBytes(bytes: Uint8Array, limits: YamlLimits = DEFAULT_YAML_LIMITS): string {
+  if (bytes.length > limits.maxChars * 4) throw new YamlLimitError(`file is larger than ${limits.maxChars} characters`);
+  // Bytes we encoded ourselves (rendered templates) are valid UTF-8: reuse their string.
+  const known = cachedText(bytes);
+  if (known !== undefined && known.length <= limits.maxChars) return known.charCodeAt(0) === 0xfeff ? known.slice(1) : known;
+  let text: string;
   try {
-    return yaml.loadAll(text, undefined, { schema: YAML11_SCHEMA, json: true, filename });
-  } catch (e) {
-    if (e instanceof yaml.YAMLException) {
-      const m = e.mark;
-      throw new YamlParseError(e.reason || e.message, m ? m.line + 1 : undefined, m ? m.column + 1 : undefined);
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new YamlLimitError('invalid leading UTF-8 octet (the file is not UTF-8 text)');
+  }
+  if (text.length > limits.maxChars) throw new YamlLimitError(`file is larger than ${limits.maxChars} characters`);
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text;
+}
+
+/** Why a YAML file could not be read: `message` is for the user (no stack, no errno noise). */
+export class YamlFileError extends Error {
+  constructor(readonly detail: string) {
+    super(`cannot read file: ${detail}`);
+  }
+}
+
+/**
+ * Reads a YAML file named by the user (--config, --environment, rollout Templates, CRD files):
+ * only a regular file (a FIFO would block forever, /dev/zero never ends), at most
+ * limits.maxChars × 4 bytes (the UTF-8 worst case), strictly UTF-8.
+ */
+export function readYamlFileText(file: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): string {
+  let fd: number | undefined;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer before we can see it is one.
+    fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new YamlFileError('it is a directory');
+    if (!st.isFile()) throw new YamlFileError('not a regular file');
+    const max = limits.maxChars * 4;
+    if (st.size > max) throw new YamlFileError(`file is larger than ${max} bytes`);
+    // Read at most max+1 bytes whatever the size said: a file may grow between stat and read.
+    const buf = Buffer.alloc(Math.min(st.size, max) + 1);
+    let n = 0;
+    for (;;) {
+      const r = readSync(fd, buf, n, buf.length - n, null);
+      if (r === 0 || (n += r) === buf.length) break;
     }
-    throw e;
+    if (n > max) throw new YamlFileError(`file is larger than ${max} bytes`);
+    return decodeYamlBytes(buf.subarray(0, n), limits);
+  } catch (e) {
+    if (e instanceof YamlFileError) throw e;
+    if (e instanceof YamlLimitError) throw new YamlFileError(e.message);
+    throw new YamlFileError((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Flow collections (`[[[[...`) are what can nest deeply on one line and overflow the parser's
+ * stack; count bracket depth cheaply before parsing. Quotes are tracked within a line only, so a
+ * stray quote in a plain scalar cannot hide the brackets of the following lines.
+ */
+function precheckDepth(text: string, maxDepth: number): void {
+  let depth = 0;
+  let inSingle = false;
+  let inDouble = false;
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      line++;
+      inSingle = inDouble = false;
+      continue;
+    }
+    if (inDouble) {
+      if (c === 92) i++;
+      else if (c === 34) inDouble = false;
+      continue;
+    }
+    if (inSingle) {
+      if (c === 39) inSingle = false;
+      continue;
+    }
+    if (c === 34) inDouble = true;
+    else if (c === 39) inSingle = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > maxDepth) throw new YamlLimitError(`document is nested deeper than ${maxDepth} levels`, line);
+    } else if (c === 93 || c === 125) depth = Math.max(0, depth - 1);
+  }
+}
+
+/**
+ * js-yaml shares one value for every alias of an anchor, so a 500-byte alias bomb parses fast and
+ * blows up later, in whoever walks it. Walk it here as a consumer would (aliases expanded),
+ * within maxNodes, and apply go-yaml's own rule as well: past 1000 nodes, the share reached
+ * through aliases may not exceed allowedAliasRatio (go-yaml's "document contains excessive
+ * aliasing", which PKO would report). A value that contains itself (`a: &a [*a]`) is go-yaml's
+ * "anchor value contains itself".
+ */
+function checkExpansion(root: unknown, text: string, limits: YamlLimits, budget = { nodes: 0, aliased: 0 }, doc?: number): void {
+  const seen = new Set<object>();
+  const ancestors = new Set<object>();
+  const path: (string | number)[] = [];
+  const fail = (msg: string): never => {
+    const p = formatPath(path);
+    const where = doc === undefined ? '' : `document ${doc}: `;
+    throw new YamlLimitError(`${where}${p ? `${p}: ` : ''}${msg}`, lineOf(text, doc, path), p);
+  };
+  const walk = (v: unknown, aliasDepth: number): void => {
+    budget.nodes++;
+    if (aliasDepth > 0) budget.aliased++;
+    if (budget.nodes > limits.maxNodes) fail(`document contains excessive aliasing: it expands to more than ${limits.maxNodes} nodes (YAML alias bomb)`);
+    if (budget.aliased > 100 && budget.nodes > 1000 && budget.aliased / budget.nodes > allowedAliasRatio(budget.nodes)) {
+      fail(`document contains excessive aliasing (YAML alias bomb): ${budget.aliased} of its first ${budget.nodes} nodes come from aliases`);
+    }
+    if (v === null || typeof v !== 'object') return;
+    if (path.length > limits.maxDepth) fail(`document is nested deeper than ${limits.maxDepth} levels`);
+    if (ancestors.has(v)) fail('an anchor\'s value contains itself (circular alias)');
+    const again = seen.has(v);
+    seen.add(v);
+    ancestors.add(v);
+    const ad = again ? aliasDepth + 1 : aliasDepth;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        walk(v[i], ad);
+        path.pop();
+      }
+    } else {
+      for (const k of Object.keys(v)) {
+        path.push(k);
+        walk((v as Record<string, unknown>)[k], ad);
+        path.pop();
+      }
+    }
+    ancestors.delete(v);
+  };
+  walk(root, 0);
+}
+
+/** go-yaml's allowedAliasRatio (decode.go): 99% up to 400,000 decodes, scaling down to 10% at 4,000,000. */
+function allowedAliasRatio(decodes: number): number {
+  if (decodes <= 400_000) return 0.99;
+  if (decodes >= 4_000_000) return 0.1;
+  return 0.99 - 0.89 * ((decodes - 400_000) / 3_600_000);
+}
+
+function formatPath(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const s of path) out += typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (out ? '.' : '') + s : `[${JSON.stringify(s)}]`;
+  return out;
+}
+
+/**
+ * The line of `path` in the text, found with eemeli/yaml (which keeps aliases as nodes, so it does
+ * not expand them). Only called on the error path; any trouble just means no line.
+ */
+function lineOf(text: string, doc: number | undefined, path: readonly (string | number)[]): number | undefined {
+  try {
+    // Loaded only here, on the error path, to keep it out of every command's start-up.
+    const { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    const lc = new LineCounter();
+    const docs = parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, version: '1.1' });
+    const d = Array.isArray(docs) ? docs[doc ?? 0] : undefined;
+    if (!d) return undefined;
+    let node: unknown = d.contents;
+    let line: number | undefined;
+    const at = (n: unknown) => {
+      const r = (n as { range?: [number, number, number] } | null)?.range;
+      return r ? lc.linePos(r[0]).line : undefined;
+    };
+    line = at(node);
+    for (const seg of path) {
+      if (isAlias(node)) break;
+      if (isMap(node)) {
+        const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(seg));
+        if (!pair) break;
+        line = at(pair.key) ?? line;
+        node = pair.value;
+      } else if (isSeq(node) && typeof seg === 'number') {
+        node = node.items[seg];
+        line = at(node) ?? line;
+      } else break;
+    }
+    return line;
+  } catch {
+    return undefined;
   }
 }
 

@@ -47,12 +47,12 @@ describe('bad input gives clear findings', () => {
     const fs = await validatePackage(fileMap({ 'manifest.yaml': MANIFEST, 'bomb.yaml': 'kind: K\napiVersion: v1\n' + billionLaughs(9) }));
     const f = fs.find((x) => x.file === 'bomb.yaml')!;
     expect(f.severity).toBe('error');
-    expect(f.message).toMatch(/^Invalid YAML in bomb.yaml idx 0: document expands to more than 2000000 nodes/);
+    expect(f.message).toMatch(/^Invalid YAML in bomb.yaml idx 0: a3[[\]0-9]*: document contains excessive aliasing \(YAML alias bomb\)/);
   });
 
   test('billion laughs in the manifest is refused', async () => {
     const fs = await validatePackage(fileMap({ 'manifest.yaml': MANIFEST + billionLaughs(9) }));
-    expect(fs[0].message).toMatch(/^Invalid YAML in manifest.yaml: document expands to more than/);
+    expect(fs[0].message).toMatch(/^Invalid YAML in manifest.yaml: a3[[\]0-9]*: document contains excessive aliasing/);
   });
 
   test('deep nesting: flow and block', async () => {

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { countBySeverity, formatRolloutFinding, lintRolloutTemplate } from '../../rollout/lint.js';
@@ -7,6 +6,7 @@ import { packageObjectChecker } from '../../rollout/package-check.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { Violation } from '../../pko/types.js';
 import { renderObjectTemplateText } from '../../rollout/pko-render.js';
+import { readYamlFileText, type YamlFileError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 
@@ -41,9 +41,9 @@ export const command: Command = {
     const file = positionals[0];
     let text: string;
     try {
-      text = await readFile(path.resolve(io.cwd, file), 'utf8');
+      text = readYamlFileText(path.resolve(io.cwd, file));
     } catch (e) {
-      throw new UserError(`cannot read the template: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
+      throw new UserError(`cannot read the template: ${(e as YamlFileError).detail}`, { file });
     }
     let checkPackage;
     if (values.package !== undefined) {

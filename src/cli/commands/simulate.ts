@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
@@ -14,7 +14,7 @@ import { validatePackage } from '../../pko/validate.js';
 import { formatLocation, type Finding } from '../../core/errors.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
 import { redactConfig, simulateRollout, SimFinding, SimulationResult } from '../../rollout/simulate.js';
-import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
+import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 
@@ -44,9 +44,9 @@ function isObj(v: unknown): v is Record<string, unknown> {
 async function readEnvironment(file: string, cwd: string): Promise<{ environment?: PackageEnvironment; fleet?: Fleet }> {
   let text: string;
   try {
-    text = await readFile(path.resolve(cwd, file), 'utf8');
+    text = readYamlFileText(path.resolve(cwd, file));
   } catch (e) {
-    throw new UserError(`cannot read the environment file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
+    throw new UserError(`cannot read the environment file: ${(e as YamlFileError).detail}`, { file });
   }
   let v: unknown;
   try {
@@ -133,9 +133,9 @@ export const command: Command = {
     const file = positionals[0];
     let textIn: string;
     try {
-      textIn = await readFile(path.resolve(io.cwd, file), 'utf8');
+      textIn = readYamlFileText(path.resolve(io.cwd, file));
     } catch (e) {
-      throw new UserError(`cannot read the template: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file });
+      throw new UserError(`cannot read the template: ${(e as YamlFileError).detail}`, { file });
     }
     let renderPackage;
     let packageFindings: Finding[] = [];

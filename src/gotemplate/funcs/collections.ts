@@ -1,4 +1,5 @@
 /** sprig v3.3.0 lists, dicts, defaults and reflection (list.go, dict.go, defaults.go, reflect.go). */
+import { charge, chargeDeep, WorkLimitError } from '../budget.js';
 import { GoTyped, type FuncMap, type GoMap, type GoValue } from '../types.js';
 import { marshalJson, unmarshalJson } from './json.js';
 import {
@@ -37,7 +38,11 @@ const listFn = (fn: string, verb: string, f: (l: GoValue[], args: GoValue[]) => 
 
 function uniq(l: GoValue[]): GoValue[] {
   const out: GoValue[] = [];
-  for (const x of l) if (!out.some((y) => deepEqual(x, y))) out.push(x);
+  for (const x of l) {
+    // quadratic in the list: count the comparisons
+    charge(out.length);
+    if (!out.some((y) => deepEqual(x, y))) out.push(x);
+  }
   return out;
 }
 
@@ -128,11 +133,13 @@ export const collectionFuncs: FuncMap = {
   },
   deepCopy: (...a) => {
     arity('deepCopy', a, 1);
+    chargeDeep(a[0]);
     return deepCopy(a[0]);
   },
   mustDeepCopy: (...a) => {
     arity('mustDeepCopy', a, 1);
     if (a[0] === null) throw new FuncError('copy: cannot deep copy nil');
+    chargeDeep(a[0]);
     return deepCopy(a[0]);
   },
   fromJson: (...a) => {
@@ -172,6 +179,8 @@ export const collectionFuncs: FuncMap = {
   },
   deepEqual: (...a) => {
     arity('deepEqual', a, 2);
+    // two equal values that share structure are compared expanded: count one of them
+    if (a[0] !== a[1]) chargeDeep(a[0]);
     return deepEqual(a[0], a[1]);
   },
 
@@ -310,7 +319,11 @@ function chunk(fn: string, a: GoValue[]): GoValue {
 function mergeFn(fn: string, a: GoValue[], override: boolean): GoValue {
   arity(fn, a, 1, true);
   const dst = argMap(fn, a[0]);
-  for (const s of a.slice(1)) mergeInto(dst, argMap(fn, s), override);
+  for (const s of a.slice(1)) {
+    const src = argMap(fn, s);
+    chargeDeep(src);
+    mergeInto(dst, src, override);
+  }
   return a[0];
 }
 
@@ -325,6 +338,8 @@ function swallow(f: () => string): string {
     return f();
   } catch (e) {
     if (e instanceof FuncError && e.message.startsWith('wrong number')) throw e;
+    // sprig drops marshalling errors, but a work limit is not one: it stops the run
+    if (e instanceof WorkLimitError) throw e;
     return '';
   }
 }

@@ -5,6 +5,7 @@
  * scalar style choice (plain → single-quoted → double-quoted; literal `|` for multi-line) and
  * its 80-column folding of long scalars (sigs.k8s.io/yaml does not call FutureLineWrap).
  */
+import { chargeDeep } from '../budget.js';
 import { GoTyped, type GoMap, type GoValue } from '../types.js';
 import { jsonFloat } from './json.js';
 import { parseGoIntLiteral } from './value.js';
@@ -389,6 +390,8 @@ function writeBlock(o: Out, n: Node[] | Map<string, Node>, indent: number): void
 
 /** sigs.k8s.io/yaml.Marshal(v) without the trailing newline (PKO trims it). */
 export function marshalGoYaml(v: GoValue): string {
+  // Shared values are written out in full each time: count the expanded size first.
+  if (v !== null && typeof v === 'object') chargeDeep(v);
   const n = toNode(v);
   const o = new Out();
   if (isCollection(n) && !isEmptyColl(n)) writeBlock(o, n, 0);

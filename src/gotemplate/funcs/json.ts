@@ -3,6 +3,7 @@
  * \u003c… unless escapeHTML is off (sprig's toRawJson), floats formatted like Go (exponent only
  * below 1e-6 or from 1e21), NaN/Inf rejected with Go's message.
  */
+import { chargeDeep } from '../budget.js';
 import { GoTyped, type GoMap, type GoValue } from '../types.js';
 import { FuncError } from './value.js';
 
@@ -48,6 +49,8 @@ export interface JsonOptions {
 }
 
 export function marshalJson(v: GoValue, opts: JsonOptions, depth = 0): string {
+  // Shared values are written out in full each time: count the expanded size first.
+  if (depth === 0 && v !== null && typeof v === 'object') chargeDeep(v);
   if (v instanceof GoTyped) return marshalJson(v.value, opts, depth);
   if (v === null) return 'null';
   switch (typeof v) {

@@ -1,176 +1,150 @@
 /**
- * sprig's regex functions on JS RegExp, translating Go RE2 syntax where it differs:
- * `(?P<n>…)` → `(?<n>…)`, leading `(?i)`/`(?s)`/`(?m)` flag groups → JS flags, `\A` → `^`,
- * `\z` → `$` (without m), POSIX classes `[[:alpha:]]` → explicit ranges. RE2 has no
- * backreferences or lookaround: patterns using them are rejected like Go does.
- * Not translated (documented limits): flag groups in the middle of a pattern, `\Q…\E`, `\C`.
+ * sprig's regex functions with Go's regexp semantics, on re2js (a port of Go's RE2 engine):
+ * Go's syntax as Go parses it (`(?i)`, `(?P<name>…)`, `\pL`, `[[:alpha:]]`, `\Q…\E`, `(?U)`,
+ * no backreferences or lookaround), Go's error texts, and linear-time matching, so a pattern like
+ * `^(a+)+$` cannot hang a render as JavaScript's backtracking RegExp did. Match iteration
+ * (FindAll, ReplaceAll, Split) and `$name` expansion follow Go's regexp.go; positions are UTF-16
+ * indexes here and bytes in Go, which select the same substrings.
  */
+import { charge } from '../budget.js';
+import { RE2JS, RE2JSException } from 're2js';
 import { GoTyped, type FuncMap, type GoValue } from '../types.js';
 import { argInt, argString, arity, FuncError } from './value.js';
 
-const POSIX: Record<string, string> = {
-  alnum: '0-9A-Za-z', alpha: 'A-Za-z', ascii: '\\x00-\\x7F', blank: '\\t ', cntrl: '\\x00-\\x1F\\x7F', digit: '0-9',
-  graph: '!-~', lower: 'a-z', print: ' -~', punct: '!-/:-@[-`{-~', space: '\\t\\n\\v\\f\\r ', upper: 'A-Z',
-  word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
-};
+interface GoRegexp {
+  re: RE2JS;
+  /** Capture group names by index (Go's SubexpNames; '' for unnamed). */
+  names: string[];
+}
 
-const cache = new Map<string, RegExp>();
+const cache = new Map<string, GoRegexp>();
 
-export function compileGoRegex(pattern: string, global = false): RegExp {
-  const key = (global ? 'g' : '-') + pattern;
-  const hit = cache.get(key);
-  if (hit) {
-    hit.lastIndex = 0;
-    return hit;
-  }
-  let src = pattern;
-  let flags = '';
-  const lead = /^\(\?([imsU]+)\)/.exec(src);
-  if (lead) {
-    if (lead[1].includes('U')) throw new FuncError(`error parsing regexp: pkogen does not support the U (ungreedy) flag: \`${pattern}\``);
-    flags += lead[1].replace(/U/g, '');
-    src = src.slice(lead[0].length);
-  }
-  if (/\\[1-9]/.test(src.replace(/\\\\/g, ''))) throw new FuncError(`error parsing regexp: invalid escape sequence: \`${/\\[1-9]/.exec(src)![0]}\``);
-  if (/\(\?[=!<][^P]/.test(src) || /\(\?<[=!]/.test(src)) throw new FuncError(`error parsing regexp: invalid or unsupported Perl syntax: \`${/\(\?[=!<]{1,2}/.exec(src)![0]}\``);
-  src = src
-    .replace(/\(\?P<([A-Za-z_][A-Za-z0-9_]*)>/g, '(?<$1>')
-    .replace(/\\A/g, '^')
-    .replace(/\\z/g, '(?![\\s\\S])')
-    .replace(/\[:(\^?)([a-z]+):\]/g, (m, neg: string, name: string) => {
-      const r = POSIX[name];
-      if (!r) throw new FuncError(`error parsing regexp: invalid character class range: \`${m}\``);
-      if (neg) throw new FuncError(`error parsing regexp: pkogen does not support negated POSIX classes: \`${m}\``);
-      return r;
-    });
-  let re: RegExp;
+/** regexp.Compile: Go's syntax and error messages ("error parsing regexp: …"). */
+export function compileGoRegex(pattern: string): GoRegexp {
+  const hit = cache.get(pattern);
+  if (hit) return hit;
+  let re: RE2JS;
   try {
-    re = new RegExp(src, flags + 'u' + (global ? 'g' : ''));
-  } catch {
-    try {
-      re = new RegExp(src, flags + (global ? 'g' : ''));
-    } catch (e) {
-      throw new FuncError(`error parsing regexp: ${(e as Error).message.replace(/^Invalid regular expression: /, '')}`);
-    }
+    re = RE2JS.compile(pattern);
+  } catch (e) {
+    if (e instanceof RE2JSException) throw new FuncError(e.message);
+    throw e;
   }
+  const names: string[] = new Array(re.groupCount() + 1).fill('');
+  for (const [name, i] of Object.entries(re.namedGroups())) names[i] = name;
+  const g = { re, names };
   if (cache.size > 500) cache.clear();
-  cache.set(key, re);
-  return re;
+  cache.set(pattern, g);
+  return g;
 }
 
-/** Go's Regexp.Expand template: `$1`, `${1}`, `$name`, `${name}`, `$$`; names are greedy (`$1x` = group "1x"). */
-function expand(template: string, m: RegExpExecArray): string {
+/** FindAllStringSubmatchIndex(s, n): flat [start, end, g1start, g1end, …] per match, -1 for unset groups. */
+function allMatches(g: GoRegexp, s: string, n: number): number[][] {
+  if (n === 0) return [];
+  return (g.re.re2().findAllSubmatchIndex(s, n < 0 ? -1 : n) as number[][] | null) ?? [];
+}
+
+const NAME_CHAR = /[\p{L}\p{Nd}_]/u;
+
+/** Go's Regexp.expand: `$1`, `${1}`, `$name`, `${name}`, `$$`; names are as long as possible (`$1x` is `${1x}`). */
+function expand(g: GoRegexp, template: string, src: string, m: number[]): string {
   let out = '';
-  for (let i = 0; i < template.length; i++) {
-    const c = template[i];
-    if (c !== '$' || i + 1 >= template.length) {
-      out += c;
-      continue;
-    }
-    if (template[i + 1] === '$') {
+  let t = template;
+  for (;;) {
+    const d = t.indexOf('$');
+    if (d < 0) break;
+    out += t.slice(0, d);
+    t = t.slice(d + 1);
+    if (t[0] === '$') {
       out += '$';
-      i++;
+      t = t.slice(1);
       continue;
     }
-    let name: string;
-    let end: number;
-    if (template[i + 1] === '{') {
-      const close = template.indexOf('}', i + 2);
-      const n = close < 0 ? '' : template.slice(i + 2, close);
-      if (close < 0 || !/^[A-Za-z0-9_]+$/.test(n)) {
-        out += c;
-        continue;
-      }
-      name = n;
-      end = close;
-    } else {
-      const mm = /^[A-Za-z0-9_]+/.exec(template.slice(i + 1));
-      if (!mm) {
-        out += c;
-        continue;
-      }
-      name = mm[0];
-      end = i + mm[0].length;
+    const x = extractName(t);
+    if (!x) {
+      out += '$';
+      continue;
     }
-    if (/^\d+$/.test(name)) {
-      const n = Number(name);
-      out += n < m.length ? (m[n] ?? '') : '';
-    } else out += m.groups?.[name] ?? '';
-    i = end;
+    t = x.rest;
+    let i = x.num;
+    if (i < 0) i = g.names.indexOf(x.name);
+    if (i >= 0 && 2 * i + 1 < m.length && m[2 * i] >= 0) out += src.slice(m[2 * i], m[2 * i + 1]);
   }
-  return out;
+  return out + t;
 }
 
-function replaceAll(re: RegExp, s: string, f: (m: RegExpExecArray) => string): string {
+/** Go's extract: a name of letters, digits and `_`, optionally in braces; a number unless it has a leading zero. */
+function extractName(str: string): { name: string; num: number; rest: string } | null {
+  let s = str;
+  const brace = s[0] === '{';
+  if (brace) s = s.slice(1);
+  let i = 0;
+  for (const ch of s) {
+    if (!NAME_CHAR.test(ch)) break;
+    i += ch.length;
+  }
+  if (i === 0) return null;
+  const name = s.slice(0, i);
+  if (brace) {
+    if (s[i] !== '}') return null;
+    i++;
+  }
+  let num = 0;
+  for (let k = 0; k < name.length; k++) {
+    const c = name.charCodeAt(k);
+    if (c < 48 || c > 57 || num >= 1e8) {
+      num = -1;
+      break;
+    }
+    num = num * 10 + (c - 48);
+  }
+  if (name[0] === '0' && name.length > 1) num = -1;
+  return { name, num, rest: s.slice(i) };
+}
+
+/**
+ * Go's replaceAll: the accepted matches are exactly FindAll's (an empty match right after a
+ * match is skipped), so this walks those.
+ */
+function replaceAll(g: GoRegexp, src: string, repl: (m: number[]) => string): string {
   let out = '';
   let last = 0;
-  let m: RegExpExecArray | null;
-  re.lastIndex = 0;
-  let prevEnd = -1;
-  while ((m = re.exec(s)) !== null) {
-    if (m[0] === '' && m.index === prevEnd) {
-      // Go skips an empty match right after the previous match
-      re.lastIndex++;
-      continue;
-    }
-    out += s.slice(last, m.index) + f(m);
-    last = m.index + m[0].length;
-    prevEnd = last;
-    if (m[0] === '') re.lastIndex++;
-    if (re.lastIndex > s.length) break;
+  for (const m of allMatches(g, src, -1)) {
+    const r = repl(m);
+    // every match can add the whole replacement: count it as it grows
+    charge(m[0] - last + r.length);
+    out += src.slice(last, m[0]) + r;
+    last = m[1];
   }
-  return out + s.slice(last);
+  return out + src.slice(last);
 }
 
-function findAll(re: RegExp, s: string, n: number): string[] {
-  const out: string[] = [];
-  if (n === 0) return out;
-  let m: RegExpExecArray | null;
-  re.lastIndex = 0;
-  let prevEnd = -1;
-  while ((m = re.exec(s)) !== null) {
-    if (m[0] === '') {
-      re.lastIndex++;
-      if (m.index === prevEnd) continue;
-    }
-    out.push(m[0]);
-    prevEnd = m.index + m[0].length;
-    if (n > 0 && out.length >= n) break;
-    if (re.lastIndex > s.length) break;
-  }
-  return out;
-}
-
-function split(re: RegExp, s: string, n: number): string[] {
-  // regexp.Split
+/** regexp.Split. */
+function split(g: GoRegexp, s: string, n: number): string[] {
   if (n === 0) return [];
-  if (re.source === '(?:)' && s.length > 0 === false) return [''];
-  const matches: [number, number][] = [];
-  let m: RegExpExecArray | null;
-  re.lastIndex = 0;
-  let prevEnd = -1;
-  while ((m = re.exec(s)) !== null) {
-    if (m[0] === '') {
-      re.lastIndex++;
-      if (m.index === prevEnd) continue;
-    }
-    matches.push([m.index, m.index + m[0].length]);
-    prevEnd = m.index + m[0].length;
-    if (re.lastIndex > s.length) break;
-  }
+  if (g.re.pattern().length > 0 && s.length === 0) return [''];
   const out: string[] = [];
   let beg = 0;
   let end = 0;
-  for (const [a, b] of matches) {
+  for (const m of allMatches(g, s, n)) {
     if (n > 0 && out.length === n - 1) break;
-    end = a;
-    if (b === 0) continue;
-    out.push(s.slice(beg, end));
-    beg = b;
+    end = m[0];
+    if (m[1] !== 0) out.push(s.slice(beg, end));
+    beg = m[1];
   }
   if (end !== s.length) out.push(s.slice(beg));
-  else if (beg <= s.length) out.push(s.slice(beg));
   return out;
+}
+
+/** regexp.QuoteMeta: escapes exactly `\.+*?()|[]{}^$`. */
+export function quoteMeta(s: string): string {
+  return s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+}
+
+/** An int argument as a JS number; beyond ±2^53 only the sign matters to FindAll and Split. */
+function intArg(fn: string, v: GoValue, i: number): number {
+  const n = argInt(fn, v, i);
+  return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : n < -1n ? -1 : Number(n);
 }
 
 const sArgs = (fn: string, a: GoValue[], n: number) => {
@@ -189,25 +163,32 @@ function def(fn: string, n: number, impl: (a: GoValue[]) => GoValue): [string, (
 }
 
 export const regexFuncs: FuncMap = Object.fromEntries([
-  ...def('regexMatch', 2, (a) => compileGoRegex(argString('regexMatch', a[0], 0)).test(argString('regexMatch', a[1], 1))),
-  ...def('regexFindAll', 3, (a) =>
-    new GoTyped('[]string', findAll(compileGoRegex(argString('regexFindAll', a[0], 0), true), argString('regexFindAll', a[1], 1), Number(argInt('regexFindAll', a[2], 2)))),
-  ),
-  ...def('regexFind', 2, (a) => {
-    const m = compileGoRegex(argString('regexFind', a[0], 0)).exec(argString('regexFind', a[1], 1));
-    return m ? m[0] : '';
+  ...def('regexMatch', 2, (a) => compileGoRegex(argString('regexMatch', a[0], 0)).re.test(argString('regexMatch', a[1], 1))),
+  ...def('regexFindAll', 3, (a) => {
+    const s = argString('regexFindAll', a[1], 1);
+    const ms = allMatches(compileGoRegex(argString('regexFindAll', a[0], 0)), s, intArg('regexFindAll', a[2], 2));
+    return new GoTyped('[]string', ms.map((m) => s.slice(m[0], m[1])));
   }),
-  ...def('regexReplaceAll', 3, (a) =>
-    replaceAll(compileGoRegex(argString('regexReplaceAll', a[0], 0), true), argString('regexReplaceAll', a[1], 1), (m) => expand(argString('regexReplaceAll', a[2], 2), m)),
-  ),
-  ...def('regexReplaceAllLiteral', 3, (a) =>
-    replaceAll(compileGoRegex(argString('regexReplaceAllLiteral', a[0], 0), true), argString('regexReplaceAllLiteral', a[1], 1), () => argString('regexReplaceAllLiteral', a[2], 2)),
-  ),
+  ...def('regexFind', 2, (a) => {
+    const s = argString('regexFind', a[1], 1);
+    const m = allMatches(compileGoRegex(argString('regexFind', a[0], 0)), s, 1)[0];
+    return m ? s.slice(m[0], m[1]) : '';
+  }),
+  ...def('regexReplaceAll', 3, (a) => {
+    const g = compileGoRegex(argString('regexReplaceAll', a[0], 0));
+    const s = argString('regexReplaceAll', a[1], 1);
+    const repl = argString('regexReplaceAll', a[2], 2);
+    return replaceAll(g, s, (m) => expand(g, repl, s, m));
+  }),
+  ...def('regexReplaceAllLiteral', 3, (a) => {
+    const repl = argString('regexReplaceAllLiteral', a[2], 2);
+    return replaceAll(compileGoRegex(argString('regexReplaceAllLiteral', a[0], 0)), argString('regexReplaceAllLiteral', a[1], 1), () => repl);
+  }),
   ...def('regexSplit', 3, (a) =>
-    new GoTyped('[]string', split(compileGoRegex(argString('regexSplit', a[0], 0), true), argString('regexSplit', a[1], 1), Number(argInt('regexSplit', a[2], 2)))),
+    new GoTyped('[]string', split(compileGoRegex(argString('regexSplit', a[0], 0)), argString('regexSplit', a[1], 1), intArg('regexSplit', a[2], 2))),
   ),
   ['regexQuoteMeta', (...a: GoValue[]) => {
     arity('regexQuoteMeta', a, 1);
-    return argString('regexQuoteMeta', a[0], 0).replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+    return quoteMeta(argString('regexQuoteMeta', a[0], 0));
   }],
 ]);

@@ -1,4 +1,5 @@
 /** sprig v3.3.0 string functions (strings.go, and the xstrings/goutils helpers they call). */
+import { charge } from '../budget.js';
 import { createHash } from 'node:crypto';
 import { GoTyped, type FuncMap, type GoValue } from '../types.js';
 import { quoteString } from '../fmt.js';
@@ -211,6 +212,7 @@ export const stringFuncs: FuncMap = {
   repeat: is('repeat', (n, s) => {
     if (n < 0n) throw new FuncError('strings: negative Repeat count');
     if (BigInt(byteLen(s)) * n > 1n << 26n) throw new FuncError('strings: Repeat output length overflow (pkogen limit 64 MiB)');
+    charge(s.length * Number(n));
     return s.repeat(Number(n));
   }),
   trimAll: s2('trimAll', (cut, s) => trimCutset(s, cut, true, true)),
@@ -239,10 +241,12 @@ export const stringFuncs: FuncMap = {
   squote: (...a) => a.filter((v) => v !== null).map((v) => `'${strval(v)}'`).join(' '),
   cat: (...a) => a.filter((v) => v !== null).map(strval).join(' '),
   indent: is('indent', (n, s) => {
+    chargeIndent(n, s);
     const pad = ' '.repeat(Math.max(0, Number(n)));
     return pad + s.split('\n').join('\n' + pad);
   }),
   nindent: is('nindent', (n, s) => {
+    chargeIndent(n, s);
     const pad = ' '.repeat(Math.max(0, Number(n)));
     return '\n' + pad + s.split('\n').join('\n' + pad);
   }),
@@ -287,7 +291,10 @@ export const stringFuncs: FuncMap = {
   },
   join: (...a) => {
     arity('join', a, 2);
-    return strslice(a[1]).join(argString('join', a[0], 0));
+    const parts = strslice(a[1]);
+    const sep = argString('join', a[0], 0);
+    charge(parts.length * sep.length);
+    return parts.join(sep);
   },
   sortAlpha: (...a) => {
     arity('sortAlpha', a, 1);
@@ -315,10 +322,22 @@ function trimCutset(s: string, cut: string, left: boolean, right: boolean): stri
 }
 
 /** strings.ReplaceAll; an empty `old` inserts `new` around every rune, as Go does. */
+/** The output size of indent/nindent (the pad once per line), counted before building it. */
+function chargeIndent(n: bigint, s: string): void {
+  if (n <= 0n) return;
+  let lines = 1;
+  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) lines++;
+  // a bigint pad beyond the budget must not become Infinity*0 or wrap: cap before multiplying
+  charge(s.length + Math.min(Number(n), Number.MAX_SAFE_INTEGER / 2 ** 20) * lines);
+}
+
 function goReplaceAll(s: string, o: string, n: string): string {
+  // the output can be far larger than the input (every rune, or every match, gets `n`)
+  charge(s.length + (o === '' ? s.length + 1 : Math.floor(s.length / o.length)) * n.length);
   if (o === '') {
-    const chars = [...s];
-    return n + chars.map((c) => c + n).join('');
+    // an empty /u pattern matches at every code point boundary, like Go's per-rune insert;
+    // natively, without an array of runes (slow and large for a long string)
+    return s.replace(/(?:)/gu, n.replace(/\$/g, '$$$$'));
   }
   return s.split(o).join(n);
 }
