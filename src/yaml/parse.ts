@@ -14,7 +14,7 @@ const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE
 
 const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
   kind: 'scalar',
-  resolve: (d: string) => d.length <= 5 && (BOOL_TRUE.has(d) || BOOL_FALSE.has(d)),
+  resolve: (d: string | null) => typeof d === 'string' && d.length <= 5 && (BOOL_TRUE.has(d) || BOOL_FALSE.has(d)),
   construct: (d: string) => BOOL_TRUE.has(d),
   predicate: (o: unknown) => typeof o === 'boolean',
   represent: (o: unknown) => ((o as boolean) ? 'true' : 'false'),
@@ -22,7 +22,7 @@ const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
 
 const nullType = new yaml.Type('tag:yaml.org,2002:null', {
   kind: 'scalar',
-  resolve: (d: string) => d.length <= 4 && (d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL'),
+  resolve: (d: string | null) => d === null || (d.length <= 4 && (d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL')),
   construct: () => null,
   predicate: (o: unknown) => o === null,
   represent: () => 'null',
@@ -44,8 +44,12 @@ function parseGoInt(src: string): number | null {
   return sign * v;
 }
 
-/** Every int/float starts with a sign, a digit or a dot: skip the regexes for everything else (speed). */
-function numberish(d: string): boolean {
+/**
+ * Every int/float starts with a sign, a digit or a dot: skip the regexes for everything else
+ * (speed). An explicit tag on an empty value (`key: !!int`) hands the resolver null: not a number.
+ */
+function numberish(d: string | null): d is string {
+  if (typeof d !== 'string') return false;
   const c = d.charCodeAt(0);
   return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
 }
