@@ -11,7 +11,7 @@
  * NTO prunes only the ConfigMaps it generated (annotation
  * `tuned.openshift.io/generated-by-controller-version`, names `nto-mc-*`): ours carry neither.
  */
-import yaml from 'js-yaml';
+import { parseYaml11 } from '../../src/yaml/parse.js';
 import type { KubeObject } from '../kube.js';
 import { LABEL_PREFIX, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from './build-job.js';
 
@@ -67,7 +67,7 @@ export function configWithoutHandoff(config: string): string {
 function isOurMachineConfig(doc: string): boolean {
   let obj: unknown;
   try {
-    obj = yaml.load(doc, { json: true });
+    obj = parseYaml11(doc, 'NodePool config'); // the one bounded reader: aliases, depth and size are capped
   } catch {
     return false; // not ours: ours is always well-formed, and HyperShift validated the rest
   }
