@@ -14,6 +14,7 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'build', summary: 'Build a reproducible package image; write it or push it', load: () => import('./commands/build.js') },
   { name: 'update', summary: 'Resolve spec.images to digests and write manifest.lock.yaml', load: () => import('./commands/update.js') },
   { name: 'lint-rollout', summary: 'Lint an OpenShift rollout Template (SelectorSyncSet → Policy → Package)', load: () => import('./commands/lint-rollout.js') },
+  { name: 'status', summary: 'Show Package state across namespaces: revision, image, what blocks a rollout', load: () => import('./commands/status.js') },
   { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
 ];
 
