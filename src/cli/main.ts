@@ -15,6 +15,7 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'update', summary: 'Resolve spec.images to digests and write manifest.lock.yaml', load: () => import('./commands/update.js') },
   { name: 'lint-rollout', summary: 'Lint an OpenShift rollout Template (SelectorSyncSet → Policy → Package)', load: () => import('./commands/lint-rollout.js') },
   { name: 'status', summary: 'Show Package state across namespaces: revision, image, what blocks a rollout', load: () => import('./commands/status.js') },
+  { name: 'diff', summary: 'Render two versions of a package and show what a rollout changes, with a verdict per change', load: () => import('./commands/diff.js') },
   { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
 ];
 

@@ -45,7 +45,7 @@ describe('pkogen status', () => {
     const issues = seeded.flatMap((o) => {
       const r = registry.validate(o);
       expect(r.known).toBe(true);
-      return r.issues.map((i) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name} ${i.path}: ${i.message}`);
+      return r.issues.map((i) => `${o.kind} ${o.metadata?.namespace}/${o.metadata?.name} ${i.path}: ${i.message}`);
     });
     expect(issues).toEqual([]);
   });
