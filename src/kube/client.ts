@@ -86,8 +86,8 @@ const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /**
  * Kubeconfig resolution as kubectl does it: `--kubeconfig`, else `KUBECONFIG` (a path-separated
- * list, merged, the first file's current-context wins), else in-cluster when running in a pod,
- * else `~/.kube/config`. `--context` picks a context.
+ * list, merged; the first file to set a name or the current context wins), else `~/.kube/config`,
+ * else in-cluster when running in a pod. `--context` picks a context.
  */
 export async function connect(opts: ConnectOptions): Promise<KubeReader> {
   const { KubeConfig, Watch } = await import('@kubernetes/client-node');
@@ -100,6 +100,8 @@ export async function connect(opts: ConnectOptions): Promise<KubeReader> {
     }
   };
   const envList = (opts.env.KUBECONFIG ?? '').split(path.delimiter).filter((f) => f !== '');
+  const home = opts.env.HOME ?? os.homedir();
+  const defaultFile = path.join(home, '.kube', 'config');
   if (opts.kubeconfig !== undefined) {
     load(opts.kubeconfig);
   } else if (envList.length > 0) {
@@ -109,15 +111,20 @@ export async function connect(opts: ConnectOptions): Promise<KubeReader> {
     for (const f of existing.slice(1)) {
       const more = new KubeConfig();
       load(f, more);
-      kc.mergeConfig(more, true);
+      // kubectl's merge: the first file to define a name (or the current context) wins.
+      // client-node's mergeConfig throws on duplicate names instead, so merge by hand.
+      if (!kc.currentContext && more.currentContext) kc.currentContext = more.currentContext;
+      for (const c of more.clusters) if (!kc.clusters.some((x) => x.name === c.name)) kc.addCluster(c);
+      for (const u of more.users) if (!kc.users.some((x) => x.name === u.name)) kc.addUser(u);
+      for (const c of more.contexts) if (!kc.contexts.some((x) => x.name === c.name)) kc.addContext(c);
     }
+  } else if (fs.existsSync(defaultFile)) {
+    load(defaultFile);
   } else if (opts.env.KUBERNETES_SERVICE_HOST && fs.existsSync(IN_CLUSTER_TOKEN)) {
+    // No kubeconfig anywhere: the pod's service account, as kubectl falls back to.
     kc.loadFromCluster();
   } else {
-    const home = opts.env.HOME ?? os.homedir();
-    const file = path.join(home, '.kube', 'config');
-    if (!fs.existsSync(file)) throw new UserError('no kubeconfig: give --kubeconfig FILE or set KUBECONFIG');
-    load(file);
+    throw new UserError('no kubeconfig: give --kubeconfig FILE or set KUBECONFIG');
   }
   if (opts.context !== undefined) {
     if (!kc.getContexts().some((c) => c.name === opts.context)) {

@@ -113,8 +113,8 @@ describe('pkogen status', () => {
     expect(r.stdout).toContain('1 package(s): 1 available, 0 progressing, 0 invalid, 0 with image drift from sha256:');
   });
 
-  it('uses the context namespace by default and KUBECONFIG like kubectl; -o wide shows the revision history', async () => {
-    const r = await run(['status', '-o', 'wide'], { KUBECONFIG: `${path.join(tmp.dir, 'missing')}:${kubeconfig}` });
+  it('uses the context namespace by default and KUBECONFIG like kubectl (missing files skipped, first definition wins); -o wide shows the revision history', async () => {
+    const r = await run(['status', '-o', 'wide'], { KUBECONFIG: `${path.join(tmp.dir, 'missing')}:${kubeconfig}:${kubeconfig}` });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/\nhcp-03 +on-cluster-build +2 /);
     expect(r.stdout).not.toContain('hcp-00');
