@@ -2,13 +2,23 @@
  * A fleet of HCP namespaces with PKO objects in the states `pkogen status` must tell apart, as
  * package-operator writes them (conditions, annotations, labels, ownerReferences).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import type { ApiTestServer, KubeObject } from '../kube/api-server.js';
-import { SHARED } from '../helpers.js';
 
-export const CRD_DIR = path.join(SHARED, 'reference', 'crds', 'pko');
+/** ../shared of the project root, found from here whether run from test/ (jest) or dist/test/ (bench). */
+function crdDir(): string {
+  let d = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++, d = path.dirname(d)) {
+    const c = path.join(d, 'shared', 'reference', 'crds', 'pko');
+    if (existsSync(c)) return c;
+  }
+  throw new Error('cannot find ../shared/reference/crds/pko');
+}
+
+export const CRD_DIR = crdDir();
 export const crdFiles = () => readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml')).sort().map((f) => path.join(CRD_DIR, f));
 
 export function registerPkoCrds(server: ApiTestServer): void {
