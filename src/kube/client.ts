@@ -247,6 +247,5 @@ export const PKO = {
   objectSets: pko('ObjectSet', 'objectsets', true),
   objectSetPhases: pko('ObjectSetPhase', 'objectsetphases', true),
   clusterPackages: pko('ClusterPackage', 'clusterpackages', false),
-  clusterObjectSets: pko('ClusterObjectSet', 'clusterobjectsets', false),
   hostedClusterPackages: pko('HostedClusterPackage', 'hostedclusterpackages', false),
 } satisfies Record<string, Resource>;

@@ -3,6 +3,7 @@
  * objects matched by group/kind/namespace/name, a unified diff per object, and a verdict per
  * change that says what PKO and the API server will do with it.
  */
+import { createHash } from 'node:crypto';
 import { parseApiVersion } from '../pko/loader.js';
 import type { RenderResult } from '../pko/render.js';
 import type { JSONSchemaProps, PackageManifest } from '../pko/types.js';
@@ -147,12 +148,25 @@ function labelDiff(d: string, label: string, oldLabel: string, newLabel: string)
   return lines.join('\n');
 }
 
+/** Secrets are compared by key, never printed: a live config may carry credentials into them. */
+function secretSafe(o: Obj | undefined): Obj | undefined {
+  if (!o || o.group !== '' || o.kind !== 'Secret') return o;
+  const masked: Record<string, unknown> = { ...o.object };
+  for (const f of ['data', 'stringData']) {
+    const v = masked[f];
+    if (v && typeof v === 'object') masked[f] = Object.fromEntries(Object.keys(v).sort().map((k) => [k, `<hidden, sha256:${sha256(JSON.stringify((v as Record<string, unknown>)[k])).slice(0, 12)}>`]));
+  }
+  return { ...o, text: JSON.stringify(canonical(masked), null, 2) + '\n' };
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
 export function diffRenders(oldR: RenderResult, newR: RenderResult, oldManifest: PackageManifest, newManifest: PackageManifest, labels: { old: string; new: string } = { old: 'OLD', new: 'NEW' }): DiffResult {
   const [a, b] = [index(oldR), index(newR)];
   const keys = [...new Set([...a.keys(), ...b.keys()])].sort();
   const objects: ObjectChange[] = [];
   for (const k of keys) {
-    const [x, y] = [a.get(k), b.get(k)];
+    const [x, y] = [secretSafe(a.get(k)), secretSafe(b.get(k))];
     const o = (x ?? y)!;
     const id = `${o.group ? o.group + '/' : ''}${o.kind}/${o.namespace ? o.namespace + '/' : ''}${o.name}`;
     const base = { group: o.group, kind: o.kind, namespace: o.namespace, name: o.name };

@@ -5,6 +5,9 @@ import * as path from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { ROOT, tempDir } from '../helpers.js';
+import { diffRenders, formatDiffText } from '../../src/status/diff.js';
+import type { RenderResult } from '../../src/pko/render.js';
+import type { PackageManifest } from '../../src/pko/types.js';
 
 async function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -80,5 +83,32 @@ describe('pkogen diff', () => {
     expect(r3.code).toBe(2);
     const r4 = await run(['diff', 'package', 'package', '--test-case', 'nope'], repo);
     expect(r4.stderr).toMatch(/^error: manifest\.yaml: package: no test case "nope" in test\.template\n$/);
+  });
+});
+
+describe('diff verdicts on single objects', () => {
+  const render = (...objs: Record<string, unknown>[]) =>
+    ({ objects: objs.map((object, i) => ({ path: `o${i}.yaml`, index: 0, doc: 0, line: 1, text: JSON.stringify(object, null, 2), object, phase: 'deploy' })) }) as unknown as RenderResult;
+  const manifest = { metadata: { name: 'p' }, spec: { phases: [{ name: 'deploy' }], scopes: ['Namespaced'] } } as unknown as PackageManifest;
+
+  it('never prints Secret values, but sees that they changed', () => {
+    const secret = (v: string, immutable = false) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, ...(immutable ? { immutable } : {}), stringData: { token: v } });
+    const d = diffRenders(render(secret('old-secret-value', true)), render(secret('new-secret-value', true)), manifest, manifest);
+    const text = formatDiffText(d);
+    expect(d.objects.map((o) => o.verdicts.map((v) => v.class))).toEqual([['immutable-field']]);
+    expect(text).toContain('Secret is immutable: stringData cannot change');
+    expect(text).not.toMatch(/old-secret-value|new-secret-value/);
+  });
+
+  it('Service clusterIP and Job template are immutable; a new required key with a default is not a finding', () => {
+    const svc = (ip: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { clusterIP: ip } });
+    const job = (cmd: string) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'c', image: 'x', command: [cmd] }] } } } });
+    const withDefault = { ...manifest, spec: { ...manifest.spec, config: { openAPIV3Schema: { type: 'object', required: ['a'], properties: { a: { type: 'string', default: 'x' } } } } } } as unknown as PackageManifest;
+    const d = diffRenders(render(svc('10.0.0.1'), job('a')), render(svc('10.0.0.2'), job('b')), manifest, withDefault);
+    expect(d.package).toEqual([]);
+    expect(d.objects.flatMap((o) => o.verdicts.map((v) => v.message))).toEqual([
+      'spec.clusterIP is immutable (10.0.0.1 → 10.0.0.2)',
+      'spec.template is immutable: the update will be refused and the rollout will fail',
+    ]);
   });
 });
