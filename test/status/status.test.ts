@@ -174,6 +174,27 @@ describe('pkogen status', () => {
   });
 });
 
+describe('pkogen status --watch when the API keeps failing', () => {
+  it('gives up after a bounded number of reconnects with one clear error', async () => {
+    const server = await startApiServer({ identities: [ADMIN] });
+    const tmp = tempDir('pkogen-status-watch-');
+    try {
+      registerPkoCrds(server);
+      seedFleet(server, 1);
+      const kubeconfig = path.join(tmp.dir, 'kubeconfig');
+      writeFileSync(kubeconfig, server.kubeconfig('admin', { namespace: 'hcp-00' }));
+      server.failNext({ verb: 'watch', resource: 'packages', count: 100, code: 500, message: 'etcd is down' });
+      const r = await run(['status', '--kubeconfig', kubeconfig, '--watch', '--watch-timeout', '30']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^error: watch of packages ended 5 times in a row[^\n]*\n$/);
+      expect(r.stdout).toMatch(/^NAMESPACE/);
+    } finally {
+      await server.stop();
+      tmp.cleanup();
+    }
+  });
+});
+
 describe('ProbeFailure parsing (package-operator phase_reconciler format)', () => {
   it('splits objects whose messages contain ", " and keeps core and cluster-scoped objects', () => {
     expect(parseProbeFailure('Phase "deploy" failed:  Service ns/web: not found, rbac.authorization.k8s.io ClusterRole /reader: a, b')).toEqual({

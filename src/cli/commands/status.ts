@@ -158,12 +158,13 @@ async function watchLoop(kube: KubeReader, sel: StatusSelection, io: CliIO, outp
     const handles: { stop(): void }[] = [];
     let finished = false;
     let pending: NodeJS.Timeout | undefined;
-    let failures = 0;
+    const timers = new Set<NodeJS.Timeout>();
     const finish = (err?: unknown) => {
       if (finished) return;
       finished = true;
       if (pending) clearTimeout(pending);
       clearTimeout(deadline);
+      for (const t of timers) clearTimeout(t);
       process.off('SIGINT', onSigint);
       for (const h of handles) h.stop();
       if (err) reject(err);
@@ -184,8 +185,24 @@ async function watchLoop(kube: KubeReader, sel: StatusSelection, io: CliIO, outp
         })
         .catch((e) => finish(e));
     };
+    // Consecutive failures per kind: an event in between resets it.
+    const failures = new Map<string, number>();
     const start = (r: Resource, from: string) => {
       let last = from;
+      let over = false;
+      // The stream ended, or could not be opened: reopen with back-off, a bounded number of times.
+      const ended = (err: unknown) => {
+        if (finished || over) return;
+        over = true;
+        const n = (failures.get(r.plural) ?? 0) + 1;
+        failures.set(r.plural, n);
+        if (n > MAX_RECONNECTS) return finish(new UserError(`watch of ${r.plural} ended ${MAX_RECONNECTS} times in a row${err ? `: ${String((err as Error).message ?? err).split('\n')[0]}` : ''}`));
+        const t = setTimeout(() => {
+          timers.delete(t);
+          if (!finished) start(r, last);
+        }, Math.min(250 * n, 2000));
+        timers.add(t);
+      };
       kube
         .watch(
           r,
@@ -193,19 +210,15 @@ async function watchLoop(kube: KubeReader, sel: StatusSelection, io: CliIO, outp
           (e) => {
             // 410 Expired: start over without a resourceVersion (the server sends every object again).
             if (e.type === 'ERROR') return void (last = '');
-            failures = 0;
+            failures.set(r.plural, 0);
             if (e.object?.metadata?.resourceVersion) last = e.object.metadata.resourceVersion;
             if (e.type === 'BOOKMARK') return;
             pending ??= setTimeout(redraw, 200);
           },
-          (err) => {
-            if (finished) return;
-            if (++failures > MAX_RECONNECTS) return finish(new UserError(`watch of ${r.plural} ended ${MAX_RECONNECTS} times in a row${err ? `: ${String((err as Error).message ?? err).split('\n')[0]}` : ''}`));
-            setTimeout(() => !finished && start(r, last), Math.min(1000 * failures, 5000));
-          },
+          ended,
         )
         .then((h) => (finished ? h.stop() : handles.push(h)))
-        .catch((e) => finish(e));
+        .catch(ended);
     };
     for (const r of WATCHED) start(r, rv);
   });
