@@ -18,6 +18,8 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'init', summary: 'Scaffold a new package repository (bundle module, Makefile, CI scripts)', load: () => import('./commands/init.js') },
   { name: 'kickstart', summary: 'Turn manifests, a PKO package or an OpenShift Template into resources/*.ts', load: () => import('./commands/kickstart.js') },
   { name: 'import', summary: 'Generate TypeScript types from CRD schemas', load: () => import('./commands/import.js') },
+  { name: 'status', summary: 'Show Package state across namespaces: revision, image, what blocks a rollout', load: () => import('./commands/status.js') },
+  { name: 'diff', summary: 'Render two versions of a package and show what a rollout changes, with a verdict per change', load: () => import('./commands/diff.js') },
   { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
 ];
 

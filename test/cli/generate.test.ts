@@ -56,6 +56,8 @@ describe('generate and verify', () => {
       expect(r.stderr).toContain('drift: package/rbac/on-cluster-build-controller.Role.yaml: differs from the generated file');
       expect(r.stderr).toContain('drift: package/extra.yaml: not generated');
       expect(r.stderr).toContain('drift: package/manifest.yaml.bak: not generated');
+      // Below the list, what differs in each edited file.
+      expect(r.stderr).toMatch(/\n--- generated\/package\/rbac\/on-cluster-build-controller\.Role\.yaml\n\+\+\+ committed\/package\/rbac\/on-cluster-build-controller\.Role\.yaml\n@@ [^\n]+ @@\n(?:[ +-][^\n]*\n)*\+      - escalate\n/);
     } finally {
       t.cleanup();
     }

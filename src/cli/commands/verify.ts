@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { promises as fsp } from 'node:fs';
-import { diffFileMaps, equalBytes } from '../../core/filemap.js';
+import { diffFileMaps, equalBytes, toText } from '../../core/filemap.js';
+import { unifiedDiff } from '../../pko/unified-diff.js';
 import { readDirToFileMap, withDirLock } from '../../core/fs.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
@@ -16,6 +17,9 @@ Example:
   pkogen verify dist/resources/resources.js
 `;
 
+/** Enough to see what changed without flooding CI logs. */
+const MAX_DIFF_LINES = 200;
+
 export const command: Command = {
   name: 'verify',
   summary: 'Fail when generated files differ from what the bundle module produces',
@@ -25,6 +29,15 @@ export const command: Command = {
     const root = path.resolve(io.cwd, (values.root as string | undefined) ?? '.');
     const out = await loadBundle(positionals[0], io.cwd);
     if (reportFindings(out, io)) return 1;
+    // What differs, shown below the drift list (generated → committed, as pkogen diff prints it).
+    const diffs: string[] = [];
+    const showDiff = (file: string, generated: Uint8Array, committed: Uint8Array) => {
+      const d = unifiedDiff(file, toText(generated), toText(committed));
+      const lines = d.split('\n');
+      lines[0] = `--- generated/${file}`;
+      lines[1] = `+++ committed/${file}`;
+      diffs.push(lines.length > MAX_DIFF_LINES ? lines.slice(0, MAX_DIFF_LINES).join('\n') + `\n… ${lines.length - MAX_DIFF_LINES} more line(s)\n` : lines.join('\n'));
+    };
     // Read under the same lock generate writes under: a concurrent generate never shows us a
     // generated directory mid-swap (absent or half-replaced).
     const drift = await withDirLock(
@@ -41,7 +54,10 @@ export const command: Command = {
             continue;
           }
           const d = diffFileMaps(expected, actual);
-          for (const p of d.changed) drift.push(`${dir}/${p}: differs from the generated file`);
+          for (const p of d.changed) {
+            drift.push(`${dir}/${p}: differs from the generated file`);
+            showDiff(`${dir}/${p}`, expected.get(p)!, actual.get(p)!);
+          }
           for (const p of d.added) drift.push(`${dir}/${p}: not generated (remove it or change the bundle)`);
           for (const p of d.removed) drift.push(`${dir}/${p}: missing`);
         }
@@ -53,7 +69,10 @@ export const command: Command = {
             drift.push(`${file}: missing`);
             continue;
           }
-          if (!equalBytes(actual, bytes)) drift.push(`${file}: differs from the generated file`);
+          if (!equalBytes(actual, bytes)) {
+            drift.push(`${file}: differs from the generated file`);
+            showDiff(file, bytes, actual);
+          }
         }
         return drift;
       },
@@ -62,6 +81,7 @@ export const command: Command = {
     if (drift.length) {
       for (const d of drift) io.stderr(`drift: ${d}\n`);
       io.stderr(`generated files are out of date: run 'make package' and commit the result\n`);
+      if (diffs.length) io.stderr('\n' + diffs.join(''));
       return 1;
     }
     io.stdout('generated files are up to date\n');

@@ -1,0 +1,197 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { UsageError, UserError } from '../../core/errors.js';
+import type { FileMap } from '../../core/filemap.js';
+import { readDirToFileMap } from '../../core/fs.js';
+import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
+import { loadPackage } from '../../pko/loader.js';
+import { renderPackage, type RenderRequest, type RenderResult } from '../../pko/render.js';
+import { toUserError } from '../../pko/render-errors.js';
+import { testCaseRequest } from '../../pko/template-tests.js';
+import type { LoadedPackage } from '../../pko/types.js';
+import { diffRenders, formatDiffText } from '../../status/diff.js';
+import { parseCommandArgs } from '../args.js';
+import type { CliIO, Command } from '../io.js';
+import { registryOptions } from '../registry-options.js';
+
+const HELP = `Usage: pkogen diff OLD NEW [--test-case NAME | --config FILE] [--namespace NS] [-o text|json] [--kubeconfig FILE] [--context C] [--insecure]
+
+Renders two versions of a package like PKO and shows what a rollout from OLD to NEW changes:
+a unified diff per object (matched by group, kind, namespace and name) and a verdict per change:
+  removed          the object is gone from NEW: PKO deletes it
+  added            a new object
+  phase-changed    the object (or the manifest's phase list) moved: ordering changes
+  immutable-field  a field the API server refuses to update (Deployment/StatefulSet/Job selector,
+                   Job template, Service clusterIP, PVC spec, RoleBinding roleRef…): the rollout fails
+  required-config  a config key is newly required without default: existing Packages become Invalid
+  images-changed   container images or spec.images differ
+  changed          any other update, applied in place
+
+Each side is one of:
+  DIR               a package directory
+  git:REF[:PATH]    a commit of the repository in the current directory (PATH defaults to "package")
+  live:NS/NAME      what a cluster runs: the Package's image and admitted config (kubeconfig as in 'status')
+  REF               a package image reference (pulled)
+
+Options:
+  --test-case NAME  render both sides with this test.template case (default: NEW's first case)
+  --config FILE     render both sides with this config (YAML) instead
+  --namespace NS    Package namespace with --config (default: hcp-example)
+  -o, --output F    text (default) or json
+
+Exit codes: 0 no difference, 1 differences or bad input, 2 usage error.
+`;
+
+interface Side {
+  label: string;
+  pkg: LoadedPackage;
+  /** The config a live Package runs with (replaces --config/test case for that side). */
+  liveConfig?: Record<string, unknown>;
+  liveNamespace?: string;
+}
+
+const MAX_GIT_BYTES = 256 << 20;
+
+/** `git archive REF PATH` extracted into a temp dir; the repository is the one around `cwd`. */
+async function gitSide(spec: string, cwd: string): Promise<FileMap> {
+  const rest = spec.slice('git:'.length);
+  const i = rest.indexOf(':');
+  const ref = i < 0 ? rest : rest.slice(0, i);
+  const sub = i < 0 ? 'package' : rest.slice(i + 1).replace(/\/+$/, '') || '.';
+  if (!ref || ref.startsWith('-')) throw new UsageError(`diff: bad git reference in ${JSON.stringify(spec)}`);
+  const ar = spawnSync('git', ['archive', '--format=tar', ref, '--', sub], { cwd, maxBuffer: MAX_GIT_BYTES, encoding: 'buffer' });
+  if (ar.error) throw new UserError(`git:${ref}: cannot run git: ${ar.error.message}`);
+  if (ar.status !== 0) throw new UserError(`git:${ref}:${sub}: ${ar.stderr.toString('utf8').trim().split('\n')[0] || 'git archive failed'}`);
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'pkogen-diff-'));
+  try {
+    const tr = spawnSync('tar', ['-x', '-C', tmp], { input: ar.stdout, maxBuffer: 1 << 20 });
+    if (tr.status !== 0) throw new UserError(`git:${ref}:${sub}: cannot extract: ${tr.stderr?.toString('utf8').trim().split('\n')[0]}`);
+    return await readDirToFileMap(path.join(tmp, sub));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function load(fm: FileMap, label: string): LoadedPackage {
+  try {
+    return loadPackage(fm);
+  } catch (e) {
+    const ue = toUserError(e);
+    throw new UserError(`${label}: ${ue.describe()}`);
+  }
+}
+
+async function openSide(spec: string, io: CliIO, kube: { kubeconfig?: string; context?: string; insecure: boolean }): Promise<Side> {
+  if (spec.startsWith('git:')) return { label: spec, pkg: load(await gitSide(spec, io.cwd), spec) };
+  if (spec.startsWith('live:')) {
+    const m = /^live:([a-z0-9][a-z0-9.-]*)\/([a-z0-9][a-z0-9.-]*)$/.exec(spec);
+    if (!m) throw new UsageError(`diff: ${JSON.stringify(spec)} must be live:NS/NAME`);
+    const { connect, PKO } = await import('../../kube/client.js');
+    const { ANN_CONFIG, ANN_SOURCE_IMAGE } = await import('../../status/model.js');
+    const k = await connect({ kubeconfig: kube.kubeconfig, context: kube.context, env: io.env });
+    const pkg = await k.get(PKO.packages, m[2], m[1]);
+    if (!pkg) throw new UserError(`${spec}: Package ${m[1]}/${m[2]} not found at ${k.server}`);
+    const od = await k.get(PKO.objectDeployments, m[2], m[1]);
+    const image = od?.metadata.annotations?.[ANN_SOURCE_IMAGE] ?? String((pkg.spec as { image?: unknown }).image ?? '');
+    let config = ((pkg.spec as { config?: unknown }).config as Record<string, unknown> | undefined) ?? {};
+    try {
+      const v = JSON.parse(od?.metadata.annotations?.[ANN_CONFIG] ?? 'null');
+      if (v && typeof v === 'object' && !Array.isArray(v)) config = v;
+    } catch {
+      // Not JSON: spec.config stays.
+    }
+    return { label: spec, pkg: load(await imageFiles(image, io, kube.insecure), spec), liveConfig: config, liveNamespace: m[1] };
+  }
+  const dir = path.resolve(io.cwd, spec);
+  if (existsSync(dir)) return { label: spec, pkg: load(await readDirToFileMap(dir), spec) };
+  if (/^[a-z0-9.-]+(:[0-9]+)?\/[^\s]+$/.test(spec)) return { label: spec, pkg: load(await imageFiles(spec, io, kube.insecure), spec) };
+  throw new UserError(`${spec}: no such directory, and not an image reference, git:REF[:PATH] or live:NS/NAME`);
+}
+
+async function imageFiles(ref: string, io: CliIO, insecure: boolean): Promise<FileMap> {
+  const { pullImage } = await import('../../oci/sources.js');
+  const { packageFilesFromOciImage } = await import('../../pko/image-source.js');
+  const img = await pullImage(ref, registryOptions(io, insecure));
+  try {
+    return packageFilesFromOciImage(img);
+  } catch (e) {
+    throw toUserError(e);
+  }
+}
+
+function renderSide(side: Side, how: { testCase?: string; config?: Record<string, unknown>; namespace: string }, fallbackCase: string | undefined): RenderResult {
+  const pkg = side.pkg;
+  let req: RenderRequest;
+  const caseName = side.liveConfig || how.config ? undefined : (how.testCase ?? fallbackCase);
+  if (caseName !== undefined) {
+    const tc = (pkg.manifest.test?.template ?? []).find((t) => t.name === caseName);
+    if (!tc) throw new UserError(`${side.label}: no test case ${JSON.stringify(caseName)} in test.template`, { file: 'manifest.yaml' });
+    req = testCaseRequest(pkg, tc);
+  } else {
+    const ns = side.liveNamespace ?? how.namespace;
+    req = { manifest: pkg.manifest, lock: pkg.manifestLock, files: pkg.files, package: { metadata: { name: pkg.manifest.metadata.name ?? '', namespace: ns } }, config: side.liveConfig ?? how.config ?? {}, environment: null, rejectInvalidConfig: true };
+  }
+  try {
+    return renderPackage(req);
+  } catch (e) {
+    throw new UserError(`${side.label}: ${toUserError(e).describe()}`);
+  }
+}
+
+export const command: Command = {
+  name: 'diff',
+  summary: 'Render two versions of a package and show what a rollout changes, with a verdict per change',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      'diff',
+      args,
+      {
+        'test-case': { type: 'string' },
+        config: { type: 'string' },
+        namespace: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        insecure: { type: 'boolean' },
+      },
+      { min: 2, max: 2, names: 'OLD and NEW' },
+    );
+    const output = values.output ?? 'text';
+    if (output !== 'text' && output !== 'json') throw new UsageError(`diff: --output must be text or json, got ${JSON.stringify(output)}`);
+    if (values['test-case'] !== undefined && values.config !== undefined) throw new UsageError('diff: give --test-case or --config, not both');
+    let config: Record<string, unknown> | undefined;
+    if (values.config !== undefined) {
+      let text: string;
+      try {
+        text = await fsp.readFile(path.resolve(io.cwd, values.config), 'utf8');
+      } catch {
+        throw new UserError('cannot read file', { file: values.config });
+      }
+      let v: unknown;
+      try {
+        v = parseYaml11(text, values.config);
+      } catch (e) {
+        const pe = e as YamlParseError;
+        throw new UserError(`invalid YAML: ${pe.message}`, { file: values.config, line: pe.line, column: pe.column });
+      }
+      if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v))) throw new UserError('must be a YAML mapping', { file: values.config });
+      config = (v ?? {}) as Record<string, unknown>;
+    }
+    const kube = { kubeconfig: values.kubeconfig, context: values.context, insecure: values.insecure === true };
+    const oldSide = await openSide(positionals[0], io, kube);
+    const newSide = await openSide(positionals[1], io, kube);
+    // Default: NEW's first test case, when OLD has it too (the usual case between two commits).
+    const first = newSide.pkg.manifest.test?.template?.[0]?.name;
+    const how = { testCase: values['test-case'], config, namespace: values.namespace ?? 'hcp-example' };
+    const oldR = renderSide(oldSide, how, first);
+    const newR = renderSide(newSide, how, first);
+    const d = diffRenders(oldR, newR, oldSide.pkg.manifest, newSide.pkg.manifest, { old: 'OLD', new: 'NEW' });
+    if (output === 'json') io.stdout(JSON.stringify({ old: oldSide.label, new: newSide.label, ...d }, null, 2) + '\n');
+    else io.stdout(formatDiffText(d));
+    return d.objects.length || d.package.length ? 1 : 0;
+  },
+};

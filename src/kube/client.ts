@@ -1,0 +1,251 @@
+/**
+ * pkogen's one small interface to a Kubernetes API. `@kubernetes/client-node` resolves the
+ * kubeconfig (files, exec plugins, in-cluster token) and is imported only when a command opens a
+ * connection, so commands that never talk to a cluster do not pay for loading it. Requests are
+ * plain REST: lists page with limit/continue, every request has a timeout and a size cap.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { UserError } from '../core/errors.js';
+
+export interface Resource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+  };
+  [key: string]: unknown;
+}
+
+export interface ListOptions {
+  /** Omitted: every namespace. */
+  namespace?: string;
+  labelSelector?: string;
+  pageSize?: number;
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject;
+}
+
+/** What pkogen reads from a cluster. Tests and other callers depend on this, not on client-node. */
+export interface KubeReader {
+  /** Where it talks to (server URL), for messages. */
+  readonly server: string;
+  /** The kubeconfig context's namespace, or `default` (as kubectl does). */
+  readonly namespace: string;
+  /** Every page of a list; `undefined` when the API does not serve this kind (404). */
+  list(r: Resource, opts?: ListOptions): Promise<{ items: KubeObject[]; resourceVersion: string } | undefined>;
+  get(r: Resource, name: string, namespace?: string): Promise<KubeObject | undefined>;
+  /** Streams events after `resourceVersion` until stopped or the server ends the stream (`done`). */
+  watch(r: Resource, opts: ListOptions & { resourceVersion?: string }, onEvent: (e: WatchEvent) => void, done: (err: unknown) => void): Promise<{ stop(): void }>;
+}
+
+/** A failed API call, with the Kubernetes Status reason and code; never carries a credential. */
+export class KubeApiError extends UserError {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly reason: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ConnectOptions {
+  kubeconfig?: string;
+  context?: string;
+  env: NodeJS.ProcessEnv;
+  /** Per-request timeout (default 30 s). */
+  timeoutMs?: number;
+}
+
+const MAX_RESPONSE_BYTES = 256 << 20;
+const MAX_PAGES = 100_000;
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * Kubeconfig resolution as kubectl does it: `--kubeconfig`, else `KUBECONFIG` (a path-separated
+ * list, merged; the first file to set a name or the current context wins), else `~/.kube/config`,
+ * else in-cluster when running in a pod. `--context` picks a context.
+ */
+export async function connect(opts: ConnectOptions): Promise<KubeReader> {
+  const { KubeConfig, Watch } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  const load = (file: string, into = kc) => {
+    try {
+      into.loadFromFile(file);
+    } catch (e) {
+      throw new UserError(`cannot load kubeconfig: ${firstLine(e)}`, { file });
+    }
+  };
+  const envList = (opts.env.KUBECONFIG ?? '').split(path.delimiter).filter((f) => f !== '');
+  const home = opts.env.HOME ?? os.homedir();
+  const defaultFile = path.join(home, '.kube', 'config');
+  if (opts.kubeconfig !== undefined) {
+    load(opts.kubeconfig);
+  } else if (envList.length > 0) {
+    const existing = envList.filter((f) => fs.existsSync(f));
+    if (existing.length === 0) throw new UserError(`no file of KUBECONFIG exists (${envList.join(path.delimiter)})`);
+    load(existing[0]);
+    for (const f of existing.slice(1)) {
+      const more = new KubeConfig();
+      load(f, more);
+      // kubectl's merge: the first file to define a name (or the current context) wins.
+      // client-node's mergeConfig throws on duplicate names instead, so merge by hand.
+      if (!kc.currentContext && more.currentContext) kc.currentContext = more.currentContext;
+      for (const c of more.clusters) if (!kc.clusters.some((x) => x.name === c.name)) kc.addCluster(c);
+      for (const u of more.users) if (!kc.users.some((x) => x.name === u.name)) kc.addUser(u);
+      for (const c of more.contexts) if (!kc.contexts.some((x) => x.name === c.name)) kc.addContext(c);
+    }
+  } else if (fs.existsSync(defaultFile)) {
+    load(defaultFile);
+  } else if (opts.env.KUBERNETES_SERVICE_HOST && fs.existsSync(IN_CLUSTER_TOKEN)) {
+    // No kubeconfig anywhere: the pod's service account, as kubectl falls back to.
+    kc.loadFromCluster();
+  } else {
+    throw new UserError('no kubeconfig: give --kubeconfig FILE or set KUBECONFIG');
+  }
+  if (opts.context !== undefined) {
+    if (!kc.getContexts().some((c) => c.name === opts.context)) {
+      throw new UserError(`context ${JSON.stringify(opts.context)} not found in kubeconfig (have: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+    }
+    kc.setCurrentContext(opts.context);
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new UserError('kubeconfig has no current context or cluster');
+  const ctx = kc.getContextObject(kc.getCurrentContext());
+  const namespace = ctx?.namespace || 'default';
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const server = cluster.server.replace(/\/$/, '');
+  const watcher = new Watch(kc);
+
+  async function request(p: string): Promise<unknown> {
+    const url = new URL(server + p);
+    const ro: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': 'pkogen' }, timeout: timeoutMs };
+    await kc.applyToHTTPSOptions(ro);
+    const mod = url.protocol === 'http:' ? http : https;
+    return new Promise((resolve, reject) => {
+      const req = mod.request(url, ro, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) req.destroy(new KubeApiError(`GET ${url.pathname}: response larger than ${MAX_RESPONSE_BYTES} bytes`, 0, 'TooLarge'));
+          else chunks.push(c);
+        });
+        res.on('error', (e) => reject(wrap(e, url.pathname)));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text ? JSON.parse(text) : {};
+          } catch {
+            parsed = undefined;
+          }
+          const code = res.statusCode ?? 0;
+          if (code >= 200 && code < 300 && parsed !== undefined) return resolve(parsed);
+          const st = (parsed ?? {}) as { message?: string; reason?: string };
+          reject(new KubeApiError(`GET ${url.pathname}: ${st.message ?? `HTTP ${code}`} (${server})`, code, st.reason ?? `HTTP${code}`));
+        });
+      });
+      req.on('timeout', () => req.destroy(new KubeApiError(`GET ${url.pathname}: no answer from ${server} in ${timeoutMs / 1000}s`, 0, 'Timeout')));
+      req.on('error', (e) => reject(wrap(e, url.pathname)));
+      req.end();
+    });
+  }
+  const wrap = (e: unknown, p: string) => (e instanceof KubeApiError ? e : new KubeApiError(`GET ${p}: cannot reach ${server}: ${firstLine(e)}`, 0, 'NetworkError'));
+
+  return {
+    server,
+    namespace,
+    async list(r, lo = {}) {
+      const items: KubeObject[] = [];
+      let cont: string | undefined;
+      let resourceVersion = '';
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const q = new URLSearchParams();
+        q.set('limit', String(lo.pageSize ?? 500));
+        if (lo.labelSelector) q.set('labelSelector', lo.labelSelector);
+        if (cont) q.set('continue', cont);
+        let res: { items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string } };
+        try {
+          res = (await request(`${resourcePath(r, lo.namespace)}?${q}`)) as typeof res;
+        } catch (e) {
+          // A kind whose CRD is not installed: the API has no such path.
+          if (e instanceof KubeApiError && e.code === 404 && page === 0) return undefined;
+          throw e;
+        }
+        for (const it of res.items ?? []) items.push({ ...it, apiVersion: apiVersionOf(r), kind: r.kind });
+        resourceVersion = res.metadata?.resourceVersion ?? resourceVersion;
+        cont = res.metadata?.continue || undefined;
+        if (!cont) break;
+      }
+      return { items, resourceVersion };
+    },
+    async get(r, name, namespace) {
+      try {
+        const o = (await request(resourcePath(r, namespace, name))) as KubeObject;
+        return { ...o, apiVersion: apiVersionOf(r), kind: r.kind };
+      } catch (e) {
+        if (e instanceof KubeApiError && e.code === 404) return undefined;
+        throw e;
+      }
+    },
+    async watch(r, wo, onEvent, done) {
+      const ctrl = await watcher.watch(
+        resourcePath(r, wo.namespace),
+        { allowWatchBookmarks: true, resourceVersion: wo.resourceVersion, labelSelector: wo.labelSelector, timeoutSeconds: 300 },
+        (type: string, object: KubeObject) => onEvent({ type: type as WatchEvent['type'], object }),
+        done,
+      );
+      return { stop: () => ctrl.abort() };
+    },
+  };
+}
+
+export const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
+
+export function resourcePath(r: Resource, namespace?: string, name?: string): string {
+  let p = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${r.plural}`;
+  if (name) p += `/${encodeURIComponent(name)}`;
+  return p;
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0];
+}
+
+const pko = (kind: string, plural: string, namespaced: boolean): Resource => ({ group: 'package-operator.run', version: 'v1alpha1', kind, plural, namespaced });
+
+/** The PKO kinds `pkogen status` reads. */
+export const PKO = {
+  packages: pko('Package', 'packages', true),
+  objectDeployments: pko('ObjectDeployment', 'objectdeployments', true),
+  objectSets: pko('ObjectSet', 'objectsets', true),
+  objectSetPhases: pko('ObjectSetPhase', 'objectsetphases', true),
+  clusterPackages: pko('ClusterPackage', 'clusterpackages', false),
+  hostedClusterPackages: pko('HostedClusterPackage', 'hostedclusterpackages', false),
+} satisfies Record<string, Resource>;
