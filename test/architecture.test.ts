@@ -17,15 +17,29 @@ describe('architecture', () => {
     expect(files.length).toBeGreaterThan(10);
   });
 
-  it('src/ never imports resources/', () => {
+  /** Relative imports (static and dynamic) of a file, resolved to repository paths. */
+  const importsOf = (f: (typeof files)[number]) => {
+    const specs = [...f.getImportDeclarations(), ...f.getExportDeclarations()].map((d) => d.getModuleSpecifierValue());
+    for (const call of f.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      const arg = call.getArguments()[0];
+      if (call.getExpression().getKind() === SyntaxKind.ImportKeyword && arg?.getKind() === SyntaxKind.StringLiteral) specs.push(arg.getText().slice(1, -1));
+    }
+    return specs.filter((s): s is string => !!s && s.startsWith('.')).map((spec) => ({ spec, target: rel(path.resolve(path.dirname(f.getFilePath()), spec)) }));
+  };
+
+  it('src/ never imports resources/ or builder/', () => {
     const offenders: string[] = [];
     for (const f of files) {
-      for (const d of [...f.getImportDeclarations(), ...f.getExportDeclarations()]) {
-        const spec = d.getModuleSpecifierValue();
-        if (!spec || !spec.startsWith('.')) continue;
-        const target = path.resolve(path.dirname(f.getFilePath()), spec);
-        if (rel(target).startsWith('resources')) offenders.push(`${rel(f.getFilePath())} imports ${spec}`);
-      }
+      for (const { spec, target } of importsOf(f)) if (/^(resources|builder)\//.test(target)) offenders.push(`${rel(f.getFilePath())} imports ${spec}`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the library never imports the CLI (src/cli/ is the outermost layer)', () => {
+    const offenders: string[] = [];
+    for (const f of files) {
+      if (rel(f.getFilePath()).startsWith('src/cli/')) continue;
+      for (const { spec, target } of importsOf(f)) if (target.startsWith('src/cli/')) offenders.push(`${rel(f.getFilePath())} imports ${spec}`);
     }
     expect(offenders).toEqual([]);
   });

@@ -121,7 +121,7 @@ export const command: Command = {
       const m = /^([a-z0-9][a-z0-9.-]*)\/([a-z0-9][a-z0-9.-]*)$/.exec(values.explain);
       if (!m) throw new UsageError(`status: --explain expects NS/NAME, got ${JSON.stringify(values.explain)}`);
       const kube = await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
-      const { explain } = await import('../../status/explain.js');
+      const { explain } = await import('./status-explain.js');
       return explain(kube, m[1], m[2], io, values.insecure === true);
     }
     const sel: StatusSelection = { allNamespaces: values['all-namespaces'] === true, namespace: values.namespace, selector: values.selector, name: positionals[0], pageSize };

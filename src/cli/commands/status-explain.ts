@@ -4,19 +4,19 @@
  * Package's spec.config) and the namespace's HyperShift environment as PKO derives it, then runs
  * `pkogen validate`'s checks and a render with that config.
  */
-import { formatFinding, UserError, type Finding } from '../core/errors.js';
-import type { CliIO } from '../cli/io.js';
-import { registryOptions } from '../cli/registry-options.js';
-import { PKO, type KubeReader, type Resource } from '../kube/client.js';
-import { pullImage } from '../oci/sources.js';
-import { packageFilesFromOciImage } from '../pko/image-source.js';
-import { loadPackage } from '../pko/loader.js';
-import { renderPackage } from '../pko/render.js';
-import { toUserError } from '../pko/render-errors.js';
-import type { PackageEnvironment } from '../pko/types.js';
-import { Violation } from '../pko/types.js';
-import { validatePackage, violationFinding } from '../pko/validate.js';
-import { ANN_CONFIG, conditionsOf } from './model.js';
+import { formatFinding, UserError, type Finding } from '../../core/errors.js';
+import type { CliIO } from '../io.js';
+import { registryOptions } from '../registry-options.js';
+import { PKO, type KubeReader, type Resource } from '../../kube/client.js';
+import { pullImage } from '../../oci/sources.js';
+import { packageFilesFromOciImage } from '../../pko/image-source.js';
+import { loadPackage } from '../../pko/loader.js';
+import { renderPackage } from '../../pko/render.js';
+import { toUserError } from '../../pko/render-errors.js';
+import type { PackageEnvironment } from '../../pko/types.js';
+import { Violation } from '../../pko/types.js';
+import { validatePackage, violationFinding } from '../../pko/validate.js';
+import { ANN_CONFIG, conditionsOf } from '../../status/model.js';
 
 const HOSTED_CLUSTERS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true };
 
