@@ -8,6 +8,10 @@
  *
  * Packages loaded at run time through createRequire (ts-morph, handlebars, diff, @bufbuild/cel,
  * yaml in yaml-positions) are not followed by esbuild and keep resolving from node_modules.
+ *
+ * Usage: node hack/bundle.mjs [ENTRY OUTDIR] (default dist/src/cli/main.js dist/bundle; the test
+ * bundles src/cli/main.ts into a scratch folder). OUTDIR must be inside the checkout: the CLI finds
+ * its package.json and node_modules by walking up from it.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -15,12 +19,18 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = path.join(root, 'dist', 'bundle');
+const args = process.argv.slice(2);
+if (args.length !== 0 && args.length !== 2) {
+  process.stderr.write('usage: node hack/bundle.mjs [ENTRY OUTDIR]\n');
+  process.exit(2);
+}
+const entry = args[0] ?? 'dist/src/cli/main.js';
+const outdir = path.resolve(root, args[1] ?? path.join('dist', 'bundle'));
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { pkogen: 'dist/src/cli/main.js' },
+  entryPoints: { pkogen: entry },
   outdir,
   bundle: true,
   splitting: true,
