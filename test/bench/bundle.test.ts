@@ -1,0 +1,68 @@
+/**
+ * The bundled CLI (hack/bundle.mjs, what bin/pkogen.js runs after `make build`) behaves like the
+ * source: it finds its package.json, validates, reports bad input with the file, builds an image
+ * and keeps the exit codes. Bundled here from src/ into a scratch folder, so the test does not
+ * depend on what `make build` left in dist/.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = process.cwd();
+const FIXTURES = path.resolve(ROOT, '..', 'shared', 'reference', 'pko-packages');
+
+let scratch: string;
+let out: string;
+let entry: string;
+
+function cli(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const code = `const { main } = await import(${JSON.stringify(entry)}); process.exitCode = await main(process.argv.slice(1));`;
+  const r = spawnSync('node', ['--input-type=module', '-e', code, '--', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  mkdirSync(path.join(ROOT, 'dist'), { recursive: true });
+  scratch = mkdtempSync(path.join(ROOT, 'dist', 'bundle-test-'));
+  const r = spawnSync('node', ['hack/bundle.mjs', 'src/cli/main.ts', path.relative(ROOT, scratch)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  entry = pathToFileURL(path.join(scratch, 'pkogen.mjs')).href;
+  out = mkdtempSync(path.join(tmpdir(), 'pkogen-bundle-test-'));
+});
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (out) rmSync(out, { recursive: true, force: true });
+});
+
+test('--version reads pkogen’s own package.json from the bundle’s location', () => {
+  const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
+  expect(cli('--version')).toEqual({ code: 0, stdout: `pkogen ${version}\n`, stderr: '' });
+});
+
+test('validate: a valid package passes, a broken one fails with the file and exit 1', () => {
+  const ok = cli('validate', path.join(FIXTURES, 'nginx'));
+  expect(ok.stderr).toBe('');
+  expect(ok.code).toBe(0);
+  const bad = cli('validate', path.join(FIXTURES, 'invalid', 'missing_phase_annotation'));
+  expect(bad.code).toBe(1);
+  expect(bad.stdout + bad.stderr).toContain('deployment.yaml');
+  expect(bad.stdout + bad.stderr).not.toContain('    at ');
+});
+
+test('build writes a docker-archive tar', () => {
+  const tar = path.join(out, 'x.tar');
+  const r = cli('build', path.join(FIXTURES, 'nginx'), '-t', 'localhost/bundle-test:1', '-o', tar);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(existsSync(tar)).toBe(true);
+});
+
+test('usage errors keep exit 2', () => {
+  const r = cli('no-such-command');
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('unknown command');
+});

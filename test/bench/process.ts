@@ -1,0 +1,152 @@
+/**
+ * Whole-process benchmark: what a user or CI waits for, Node start-up included. In every round
+ * each command runs once, in an order rotated per round, so machine load drifting during the run
+ * affects all commands alike; medians over the rounds, ratios against `node -e 0` from the same
+ * rounds. pkogen runs as users run it (bin/pkogen.js, the bundle when `make build` wrote one);
+ * the unbundled rows load dist/src directly, to show what the bundle saves.
+ * buildah and skopeo rows appear only when the tools are installed.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createCipheriv } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cleanupRegistry, startRegistry } from '../oci/registry-harness.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..', '..');
+const ROUNDS = 7;
+const BIG = 50 * 2 ** 20;
+
+interface Cmd {
+  label: string;
+  cmd: string;
+  args: (round: number) => string[];
+  /** Untimed set-up before each run. */
+  prepare?: (round: number) => Promise<void>;
+}
+
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function runOnce(c: Cmd, round: number): Promise<number> {
+  await c.prepare?.(round);
+  const t = performance.now();
+  execFileSync(c.cmd, c.args(round), { cwd: root, stdio: 'pipe', maxBuffer: 64 << 20 });
+  return performance.now() - t;
+}
+
+/** Incompressible but reproducible bytes (AES-CTR keystream), so the layer really is ~50 MB. */
+function bigFile(file: string): void {
+  const c = createCipheriv('aes-128-ctr', Buffer.alloc(16, 7), Buffer.alloc(16, 0));
+  writeFileSync(file, Buffer.concat([c.update(Buffer.alloc(BIG)), c.final()]));
+}
+
+/** Peak RSS of one run, from GNU time when installed (not part of the timed rounds). */
+function peakRss(args: string[]): number | undefined {
+  if (!existsSync('/usr/bin/time')) return undefined;
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', 'node', ...args], { cwd: root, encoding: 'utf8' });
+  const kb = Number(r.stderr.trim().split('\n').pop());
+  return Number.isFinite(kb) ? kb / 1024 : undefined;
+}
+
+export async function bench(): Promise<string> {
+  if (!existsSync(path.join(root, 'package', 'manifest.yaml'))) throw new Error('process bench: run `make package` first (needs package/)');
+  const bundled = existsSync(path.join(root, 'dist', 'bundle', 'pkogen.mjs'));
+  const tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-bench-process-'));
+  const pkogen = (...a: string[]) => ['bin/pkogen.js', ...a];
+  const mainUrl = pathToFileURL(path.join(root, 'dist', 'src', 'cli', 'main.js')).href;
+  const unbundled = (...a: string[]) => ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(mainUrl)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...a];
+  const cmds: Cmd[] = [
+    { label: '`node -e 0`', cmd: 'node', args: () => ['-e', '0'] },
+    { label: '`pkogen --help`', cmd: 'node', args: () => pkogen('--help') },
+    { label: '`pkogen validate package`', cmd: 'node', args: () => pkogen('validate', 'package') },
+    { label: '`pkogen build package -t T -o x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', '-o', path.join(tmp, 'x.tar')) },
+    { label: '`pkogen validate package`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('validate', 'package') },
+    { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', '-o', path.join(tmp, 'y.tar')) },
+  ];
+  const notes: string[] = [];
+  if (has('buildah')) {
+    const ctx = path.join(tmp, 'ctx');
+    cpSync(path.join(root, 'package'), path.join(ctx, 'package'), { recursive: true });
+    cpSync(path.join(root, 'Containerfile'), path.join(ctx, 'Containerfile'));
+    if (existsSync(path.join(root, '.containerignore'))) cpSync(path.join(root, '.containerignore'), path.join(ctx, '.containerignore'));
+    const store = ['--root', path.join(tmp, 'bh-root'), '--runroot', path.join(tmp, 'bh-run'), '--storage-driver', 'vfs'];
+    cmds.push({ label: '`buildah bud` of the same package (Containerfile, vfs, chroot)', cmd: 'buildah', args: (i) => [...store, 'bud', '--isolation', 'chroot', '--layers=false', '-q', '-f', path.join(ctx, 'Containerfile'), '-t', `localhost/bench:${i + 2}`, ctx] });
+  } else notes.push('buildah is not installed: its row is left out.');
+  const reg = has('skopeo') && has('docker-registry') ? await startRegistry('http') : undefined;
+  // skopeo remembers where it pushed a blob (its blob-info cache) and mounts it from there instead
+  // of uploading it again; a fresh registry for each of its runs makes it upload all 50 MB, as
+  // pkogen does (pkogen pushes to a fresh repository of the other registry each run).
+  let skopeoReg: Awaited<ReturnType<typeof startRegistry>> | undefined;
+  try {
+    if (reg) {
+      // The 50 MB package: ours plus one incompressible file; every push goes to a fresh repository.
+      const big = path.join(tmp, 'big');
+      cpSync(path.join(root, 'package'), big, { recursive: true });
+      bigFile(path.join(big, 'blob.bin'));
+      const layout = path.join(tmp, 'big-layout');
+      execFileSync('node', pkogen('build', big, '-t', 'localhost/big:src', '--oci-layout', layout), { cwd: root, stdio: 'pipe' });
+      cmds.push({
+        label: '`skopeo copy` of a 50 MB package (OCI layout → fresh local registry)',
+        cmd: 'skopeo',
+        args: () => ['copy', '-q', '--dest-tls-verify=false', `oci:${layout}:src`, `docker://${skopeoReg!.host}/bench/skopeo:v1`],
+        prepare: async () => {
+          if (skopeoReg) await cleanupRegistry(skopeoReg);
+          skopeoReg = await startRegistry('http');
+        },
+      });
+      cmds.push({ label: '`pkogen build --push` of the same 50 MB package (builds too)', cmd: 'node', args: (i) => pkogen('build', big, '-t', `${reg.host}/bench/pkogen${i + 2}:v1`, '--push') });
+    } else notes.push('skopeo or docker-registry is not installed: the 50 MB push rows are left out.');
+
+    const times = cmds.map(() => [] as number[]);
+    for (let round = -1; round < ROUNDS; round++) {
+      // Round -1 warms the page cache and is not counted.
+      for (let k = 0; k < cmds.length; k++) {
+        const j = (k + Math.max(round, 0)) % cmds.length;
+        const ms = await runOnce(cmds[j], round);
+        if (round >= 0) times[j].push(ms);
+      }
+    }
+    const med = times.map(median);
+    const floor = med[0];
+    const rss = peakRss(pkogen('validate', 'package'));
+    const rows = cmds.map((c, i) => `| ${c.label} | ${med[i].toFixed(0)} ms | ${(med[i] / floor).toFixed(2)}× |`);
+    const ratio = (label: string) => {
+      const i = cmds.findIndex((c) => c.label === label);
+      return i < 0 ? undefined : med[i] / floor;
+    };
+    const skopeo = cmds.findIndex((c) => c.label.startsWith('`skopeo copy`'));
+    const push = cmds.findIndex((c) => c.label.startsWith('`pkogen build --push`'));
+    const target = (name: string, got: number | undefined, limit: number, unit = '×') =>
+      got === undefined ? `- ${name}: not measured` : `- ${name} ≤ ${limit}${unit}: ${got.toFixed(2)}${unit}, ${got <= limit ? 'met' : 'NOT met'}`;
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' / ');
+    return [
+      '## Whole processes (start-up included)',
+      '',
+      `\`npm run bench -- process\` (after \`make build\`${bundled ? '' : '; NO bundle was built, so pkogen rows are unbundled too'}). ${ROUNDS} rounds after one warm-up round; in each round every command runs once, the order rotated per round; medians, and ratios against \`node -e 0\` from the same rounds. Load average at the end: ${load} (2 cores shared with other work).`,
+      '',
+      '| command | median | × `node -e 0` |',
+      '| --- | ---: | ---: |',
+      ...rows,
+      '',
+      'Targets:',
+      target('`pkogen build`', ratio('`pkogen build package -t T -o x.tar`'), 1.3),
+      target('`pkogen validate package`', ratio('`pkogen validate package`'), 2.5),
+      target('`pkogen --help`', ratio('`pkogen --help`'), 1.2),
+      target('push of 50 MB vs `skopeo copy`', skopeo >= 0 && push >= 0 ? med[push] / med[skopeo] : undefined, 1.2),
+      target('peak RSS of `validate package` (one run, GNU time)', rss, 120, ' MiB'),
+      ...notes.map((n) => `- ${n}`),
+    ].join('\n');
+  } finally {
+    if (reg) await cleanupRegistry(reg);
+    if (skopeoReg) await cleanupRegistry(skopeoReg);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
