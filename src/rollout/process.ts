@@ -50,6 +50,12 @@ export function readParameters(template: unknown): TemplateParameter[] {
   return out;
 }
 
+/**
+ * Longest value a `generate: expression` may produce. A parameter is a short secret or name; a
+ * Template asking for `[a-z]{999999999}` would otherwise take gigabytes before anything is said.
+ */
+export const MAX_GENERATED_CHARS = 64 * 1024;
+
 /** Deterministic stand-in for oc's random `generate: expression` (same input, same output). */
 export function generateFromExpression(from: string, seed: string): string {
   let state = createHash('sha256').update(seed).digest();
@@ -101,6 +107,9 @@ export function generateFromExpression(from: string, seed: string): string {
       i += m[0].length;
     }
     if (chars.length === 0) throw new Error(`empty character class in generate expression ${JSON.stringify(from)}`);
+    if (out.length + count > MAX_GENERATED_CHARS) {
+      throw new Error(`generate expression ${JSON.stringify(from.length > 60 ? `${from.slice(0, 57)}...` : from)} would produce more than ${MAX_GENERATED_CHARS} characters`);
+    }
     for (let k = 0; k < count; k++) out += chars[rnd(chars.length)];
   }
   return out;
