@@ -25,6 +25,7 @@ import {
 import { configWithoutHandoff, handoffConfigMap, HANDOFF_PREFIX } from './handoff.js';
 
 import { BUILD_KIND, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, HOSTED_NAMESPACE, VERSION } from '../api/types.js';
+import { nodePoolOSBuild } from '../api/generated/on-cluster-build.pkogen.io_v1alpha1.js';
 
 export { GROUP as API_GROUP, VERSION as API_VERSION, HOSTED_NAMESPACE };
 const API_GROUP = GROUP;
@@ -185,9 +186,8 @@ export class Reconciler {
   private async ensureBuildRecord(cfg: Obj, j: BuildJobInput): Promise<Obj> {
     const existing = await this.o.hosted.get<Obj>(NPOSB, j.buildName);
     if (existing) return existing;
-    const record: Obj = {
-      apiVersion: `${API_GROUP}/${API_VERSION}`,
-      kind: 'NodePoolOSBuild',
+    // Typed from the CRD itself (`pkogen import`): a misspelt field here is a compile error.
+    const record = nodePoolOSBuild({
       metadata: {
         name: j.buildName,
         labels: { [MANAGED_BY]: MANAGED_BY_VALUE, [CONFIG_LABEL]: j.configName },
@@ -201,9 +201,9 @@ export class Reconciler {
         baseOSImage: j.baseOSImage,
         renderedImagePushSpec: j.pushTag,
       },
-    };
+    });
     try {
-      const created = await this.o.hosted.create(NPOSB, record);
+      const created = await this.o.hosted.create<Obj>(NPOSB, record as unknown as Obj);
       this.log('build recorded', { nodePoolOSBuild: j.buildName, nodePool: j.nodePool });
       return created;
     } catch (e) {

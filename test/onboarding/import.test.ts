@@ -20,11 +20,15 @@ function typeErrors(dir: string, main: string): string[] {
 }
 
 describe('pkogen import', () => {
-  it('the committed rollout types are exactly what pkogen import makes today', async () => {
+  it.each([
+    ['the rollout generator (PKO, ACM, Hive kinds)', COMMITTED, 'package-operator.run_v1alpha1.ts'],
+    ["the builder's own API (NodePoolOSConfig, NodePoolOSBuild)", path.join(ROOT, 'builder/api/generated'), 'on-cluster-build.pkogen.io_v1alpha1.ts'],
+  ])('the committed types of %s are exactly what pkogen import makes today', async (_what, committed, expected) => {
+    const COMMITTED = committed;
     const modules = readdirSync(COMMITTED).sort();
-    expect(modules).toContain('package-operator.run_v1alpha1.ts');
+    expect(modules).toContain(expected);
     const args = commandOf(path.join(COMMITTED, modules[0])).split(' ');
-    const out = path.join(tmp.dir, 'drift');
+    const out = path.join(tmp.dir, `drift-${expected}`);
     const oIndex = args.indexOf('-o');
     const r = await runCli(['import', ...args.slice(0, oIndex), '-o', out, ...args.slice(oIndex + 2)], { cwd: ROOT });
     expect(r.stderr).toBe('');
