@@ -7,9 +7,7 @@
  * - hosted side (hosted-cluster phase): the user-facing CRDs, the namespace users keep their
  *   push Secrets in, and the controller's own ServiceAccount with read-mostly RBAC.
  */
-import type { YamlValue } from '../src/yaml/emit.js';
-import type { KubeObject, PackageObject } from '../src/model/package.js';
-import { hcpDeployment, HOSTED_KUBECONFIG_SECRET } from '../src/model/hypershift.js';
+import { hypershift, type KubeObject, type PackageObject, type YamlValue } from '../src/index.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
 import { CONTROLLER_SERVICE_ACCOUNT } from '../builder/cli.js';
 import { HOSTED_RULES, HOSTED_NAMESPACE_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
@@ -93,7 +91,7 @@ export function minterArgs(): string[] {
 }
 
 export function controllerDeployment(): PackageObject {
-  const deployment = hcpDeployment({
+  const deployment = hypershift.hcpDeployment({
     name: CONTROLLER,
     // One active builder per hosted cluster; the Lease keeps a surge pod from acting.
     replicas: 1,
@@ -130,7 +128,7 @@ export function controllerDeployment(): PackageObject {
     ],
     volumes: [
       { name: 'hosted-token', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
-      { name: 'hosted-admin-kubeconfig', secret: { secretName: HOSTED_KUBECONFIG_SECRET, defaultMode: 0o440 } },
+      { name: 'hosted-admin-kubeconfig', secret: { secretName: hypershift.HOSTED_KUBECONFIG_SECRET, defaultMode: 0o440 } },
     ],
   });
   return { phase: 'deploy', object: deployment };

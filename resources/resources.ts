@@ -2,17 +2,19 @@
  * Entry point of our bundle: on-cluster OS image builds for HyperShift hosted clusters.
  * `make package` runs `pkogen generate` on the compiled form of this module.
  */
-import type { GeneratedOutput } from '../src/model/bundle.js';
-import { toBytes } from '../src/core/filemap.js';
-import { packageFixtures } from '../src/pko/template-tests.js';
-import { toUserError } from '../src/pko/render-errors.js';
-import { emitRolloutTemplate, type RolloutTemplateOptions } from '../src/rollout/generate.js';
-import { asFindings, lintRolloutTemplate } from '../src/rollout/lint.js';
-import { rolloutSchemaValidator } from '../src/rollout/schema.js';
-import { renderObjectTemplateText } from '../src/rollout/pko-render.js';
-import type { PackageDefinition } from '../src/model/package.js';
-import { crdEstablishedProbe, deploymentAvailabilityProbe } from '../src/model/hypershift.js';
-import { buildPackage } from '../src/model/build-package.js';
+import {
+  asFindings,
+  crdEstablishedProbe,
+  deploymentAvailabilityProbe,
+  emitRolloutTemplate,
+  lintRolloutTemplate,
+  packageOutput,
+  renderObjectTemplateText,
+  rolloutSchemaValidator,
+  type GeneratedOutput,
+  type PackageDefinition,
+  type RolloutTemplateOptions,
+} from '../src/index.js';
 import { configSchema, testCases } from './config.js';
 import { controllerDeployment, controllerRbac, hostedApi } from './builder-controller.js';
 import { checkRegistry, webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';
@@ -57,23 +59,8 @@ export function rolloutOptions(): RolloutTemplateOptions {
 }
 
 export default async function generate(): Promise<GeneratedOutput> {
-  const pkg = await buildPackage(definition());
-  const files = new Map(pkg.files);
-  if (!pkg.findings.some((f) => f.severity === 'error')) {
-    // Fixtures are what PKO renders for each test case; `make verify` and `pkogen validate` compare them.
-    let fixtures;
-    try {
-      fixtures = packageFixtures(pkg.files);
-    } catch (e) {
-      throw toUserError(e);
-    }
-    for (const [p, b] of fixtures) files.set(p, b);
-  }
   const rollout = emitRolloutTemplate(rolloutOptions());
+  const out = await packageOutput(definition(), { files: { [ROLLOUT_PATH]: rollout } });
   const lint = lintRolloutTemplate(ROLLOUT_PATH, rollout, { schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText });
-  return {
-    directories: { package: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) },
-    files: { [ROLLOUT_PATH]: toBytes(rollout) },
-    findings: [...pkg.findings, ...asFindings(lint.findings)],
-  };
+  return { ...out, findings: [...out.findings, ...asFindings(lint.findings)] };
 }

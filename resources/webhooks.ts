@@ -4,14 +4,9 @@
  * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
  * builder/webhook/server.ts).
  */
-import type { KubeObject, PackageObject } from '../src/model/package.js';
-import {
-  ALLOW_GUEST_WEBHOOKS,
-  hcpDeployment,
-  hcpWebhookClientConfig,
-  INJECT_CABUNDLE_ANNOTATION,
-  SERVING_CERT_ANNOTATION,
-} from '../src/model/hypershift.js';
+import { hypershift, type KubeObject, type PackageObject } from '../src/index.js';
+
+const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, hcpWebhookClientConfig, INJECT_CABUNDLE_ANNOTATION, SERVING_CERT_ANNOTATION } = hypershift;
 import { API_GROUP, API_VERSION } from '../builder/controller/reconciler.js';
 import { WEBHOOK_PATHS } from '../builder/webhook/server.js';
 import { IMAGE } from './builder-controller.js';

@@ -35,6 +35,17 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("our bundle (resources/) uses only pkogen's public API, as another team's would", () => {
+    const bundle = new Project({ tsConfigFilePath: path.join(ROOT, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });
+    bundle.addSourceFilesAtPaths([path.join(ROOT, 'resources/**/*.ts')]);
+    const offenders: string[] = [];
+    for (const f of bundle.getSourceFiles()) {
+      for (const { spec, target } of importsOf(f)) if (target.startsWith('src/') && target !== 'src/index.js') offenders.push(`${rel(f.getFilePath())} imports ${spec}`);
+    }
+    expect(bundle.getSourceFiles().length).toBeGreaterThan(2);
+    expect(offenders).toEqual([]);
+  });
+
   it('the library never imports the CLI (src/cli/ is the outermost layer)', () => {
     const offenders: string[] = [];
     for (const f of files) {
