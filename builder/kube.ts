@@ -8,14 +8,11 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import type { ObjectMeta as ApiObjectMeta } from './api/types.js';
+// One home for kinds and their REST paths: the library's client (src/kube) reads; this one, the
+// controller's, also writes (create, update, status, delete) and watches with client-node's Watch.
+import { apiVersionOf, resourcePath, type Resource } from '../src/kube/client.js';
 
-export interface Resource {
-  group: string;
-  version: string;
-  kind: string;
-  plural: string;
-  namespaced: boolean;
-}
+export { apiVersionOf, type Resource };
 
 /** The API's ObjectMeta (builder/api/types.ts) plus what the controller reads of any kind. */
 export interface ObjectMeta extends ApiObjectMeta {
@@ -58,7 +55,6 @@ export interface ListResult {
   resourceVersion: string;
 }
 
-export const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
 
 const MAX_RESPONSE_BYTES = 64 << 20;
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -82,13 +78,8 @@ export class Kube {
   }
 
   path(r: Resource, namespace?: string, name?: string, subresource?: string): string {
-    const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
-    let p = base;
-    if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
-    p += `/${r.plural}`;
-    if (name) p += `/${encodeURIComponent(name)}`;
-    if (subresource) p += `/${subresource}`;
-    return p;
+    const p = resourcePath(r, namespace, name);
+    return subresource ? `${p}/${subresource}` : p;
   }
 
   async get<T extends KubeObject = KubeObject>(r: Resource, name: string, namespace?: string): Promise<T | undefined> {
