@@ -8,7 +8,8 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { FlagError, flagsHelp, FlagSpec, FlagValues, parseFlags } from './flags.js';
 import { Kube } from './kube.js';
-import { LeaderElector } from './controller/leader.js';
+import { existsSync } from 'node:fs';
+import { abortableSleep, LeaderElector } from './controller/leader.js';
 import { Reconciler } from './controller/reconciler.js';
 import { runController } from './controller/run.js';
 import { runTokenMinter } from './token-minter.js';
@@ -23,6 +24,7 @@ export const CONTROLLER_SERVICE_ACCOUNT = { namespace: HOSTED_NAMESPACE, name: S
 export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: 'HCP namespace the controller runs and builds in' },
   { name: 'hosted-kubeconfig', type: 'string', required: true, description: "kubeconfig of the controller's own ServiceAccount in the hosted cluster (written by token-minter)" },
+  { name: 'hosted-kubeconfig-wait', type: 'int', default: 300, description: 'seconds to wait for the hosted kubeconfig to appear (the token-minter sidecar writes it) before failing' },
   { name: 'pull-secret-name', type: 'string', default: 'pull-secret', description: 'Secret in the HCP namespace used to read release payloads and pull base images' },
   { name: 'leader-elect', type: 'bool', default: true, description: 'hold a Lease in the namespace before acting' },
   { name: 'leader-elect-lease-name', type: 'string', default: 'on-cluster-build-controller', description: 'name of that Lease' },
@@ -146,25 +148,29 @@ export async function main(argv: string[]): Promise<number> {
 async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
   const namespace = String(flags.namespace);
   const management = Kube.load();
-  const hosted = Kube.load(String(flags['hosted-kubeconfig']));
-  const w = wiring({ cacheSize: Number(flags['release-cache-size']) });
-  const reconciler = new Reconciler({
-    management,
-    hosted,
-    namespace,
-    resolveRelease: w.resolveRelease,
-    nodePoolInputs: w.nodePoolInputs,
-    validateConfig: w.validateConfig,
-    pullSecretName: String(flags['pull-secret-name']),
-    activeDeadlineSeconds: Number(flags['build-active-deadline-seconds']),
-    backoffLimit: Number(flags['build-backoff-limit']),
-    historyLimit: Number(flags['build-history-limit']),
-    userNamespaces: flags['build-user-namespaces'] === true,
-    proxyEnv: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].filter((k) => process.env[k]).map((k) => ({ name: k, value: process.env[k]! })),
-    log,
-  });
+  // Up before the wait below, so liveness holds while the sidecar mints the first token.
   const health = await healthServer(Number(flags['health-port']));
   try {
+    // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping.
+    const kubeconfigPath = String(flags['hosted-kubeconfig']);
+    await waitForFile(kubeconfigPath, Number(flags['hosted-kubeconfig-wait']), signal, log);
+    const hosted = Kube.load(kubeconfigPath);
+    const w = wiring({ cacheSize: Number(flags['release-cache-size']) });
+    const reconciler = new Reconciler({
+      management,
+      hosted,
+      namespace,
+      resolveRelease: w.resolveRelease,
+      nodePoolInputs: w.nodePoolInputs,
+      validateConfig: w.validateConfig,
+      pullSecretName: String(flags['pull-secret-name']),
+      activeDeadlineSeconds: Number(flags['build-active-deadline-seconds']),
+      backoffLimit: Number(flags['build-backoff-limit']),
+      historyLimit: Number(flags['build-history-limit']),
+      userNamespaces: flags['build-user-namespaces'] === true,
+      proxyEnv: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].filter((k) => process.env[k]).map((k) => ({ name: k, value: process.env[k]! })),
+      log,
+    });
     const run = (s: AbortSignal) => runController({ management, hosted, namespace, reconciler, resyncSeconds: Number(flags['resync-period']), log }, s);
     if (flags['leader-elect'] === false) return await run(signal);
     const elector = new LeaderElector(management, {
@@ -196,6 +202,19 @@ async function webhook(flags: FlagValues, log: Log, signal: AbortSignal): Promis
   log('serving', { port: server.port });
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.close();
+}
+
+async function waitForFile(file: string, seconds: number, signal: AbortSignal, log: Log): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  let next = Date.now();
+  while (!existsSync(file)) {
+    if (Date.now() >= deadline || signal.aborted) throw new Error(`${file} did not appear within ${seconds}s (is the token-minter container running?)`);
+    if (Date.now() >= next) {
+      log('waiting for the hosted kubeconfig', { file });
+      next = Date.now() + 30_000;
+    }
+    await abortableSleep(Math.min(1000, Math.max(0, deadline - Date.now())), signal);
+  }
 }
 
 /** Liveness and readiness: the process runs its loop; hosted-cluster reachability is not required (see docs/design.md). */

@@ -70,7 +70,7 @@ describe('the on-cluster-build CLI as a process', () => {
   });
 
   it('a controller without a reachable hosted kubeconfig fails with one JSON line, exit 1', () => {
-    const r = spawnSync(process.execPath, ['bin/on-cluster-build.js', 'controller', '--hosted-kubeconfig=/nonexistent/kubeconfig', '--namespace=x', '--health-port=0'], {
+    const r = spawnSync(process.execPath, ['bin/on-cluster-build.js', 'controller', '--hosted-kubeconfig=/nonexistent/kubeconfig', '--hosted-kubeconfig-wait=1', '--namespace=x', '--health-port=0'], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH, KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '1' },
       timeout: 20_000,
@@ -78,7 +78,8 @@ describe('the on-cluster-build CLI as a process', () => {
     expect(r.status).toBe(1);
     const lines = r.stderr.trim().split('\n');
     const last = JSON.parse(lines[lines.length - 1]);
-    expect(last).toMatchObject({ component: 'controller', msg: 'exiting' });
+    expect(last).toMatchObject({ component: 'controller', msg: 'exiting', error: '/nonexistent/kubeconfig did not appear within 1s (is the token-minter container running?)' });
+    expect(lines.map((l) => JSON.parse(l).msg)).toContain('waiting for the hosted kubeconfig');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
