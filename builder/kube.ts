@@ -4,13 +4,11 @@
  * kubeconfig files, exec plugins), `Watch` streams events. Requests are plain REST so that the
  * status subresource and paging work the same for built-in kinds and our CRDs.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import type { ObjectMeta as ApiObjectMeta } from './api/types.js';
 // One home for kinds and their REST paths: the library's client (src/kube) reads; this one, the
 // controller's, also writes (create, update, status, delete) and watches with client-node's Watch.
-import { apiVersionOf, resourcePath, type Resource } from '../src/kube/client.js';
+import { apiVersionOf, KubeApiError, kubeRequest, resourcePath, type Resource } from '../src/kube/client.js';
 
 export { apiVersionOf, type Resource };
 
@@ -29,21 +27,10 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-/** A failed API call, with the Kubernetes Status reason and code. */
-export class KubeError extends Error {
-  constructor(
-    message: string,
-    readonly code: number,
-    readonly reason: string,
-  ) {
-    super(message);
-    this.name = 'KubeError';
-  }
-}
-
-export const isNotFound = (e: unknown) => e instanceof KubeError && e.code === 404;
-export const isConflict = (e: unknown) => e instanceof KubeError && e.code === 409;
-export const isAlreadyExists = (e: unknown) => e instanceof KubeError && e.code === 409 && e.reason === 'AlreadyExists';
+// Failed calls are the library's KubeApiError (Status reason and code).
+export const isNotFound = (e: unknown) => e instanceof KubeApiError && e.code === 404;
+export const isConflict = (e: unknown) => e instanceof KubeApiError && e.code === 409;
+export const isAlreadyExists = (e: unknown) => e instanceof KubeApiError && e.code === 409 && e.reason === 'AlreadyExists';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -155,54 +142,8 @@ export class Kube {
   }
 
   /** A raw call, for subresources such as serviceaccounts/token. */
-  async request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
-    const cluster = this.config.getCurrentCluster();
-    if (!cluster) throw new KubeError('kubeconfig has no current cluster', 0, 'BadConfig');
-    const url = new URL(cluster.server.replace(/\/$/, '') + path);
-    const opts: https.RequestOptions = {
-      method,
-      headers: { Accept: 'application/json', 'User-Agent': this.userAgent },
-      timeout: REQUEST_TIMEOUT_MS,
-    };
-    await this.config.applyToHTTPSOptions(opts);
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    if (payload) {
-      (opts.headers as Record<string, string>)['Content-Type'] = contentType;
-      (opts.headers as Record<string, string>)['Content-Length'] = String(payload.length);
-    }
-    const mod = url.protocol === 'http:' ? http : https;
-    return new Promise((resolve, reject) => {
-      const req = mod.request(url, opts, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            req.destroy(new KubeError(`${method} ${url.pathname}: response larger than ${MAX_RESPONSE_BYTES} bytes`, 0, 'TooLarge'));
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = text ? JSON.parse(text) : {};
-          } catch {
-            parsed = undefined;
-          }
-          const code = res.statusCode ?? 0;
-          if (code >= 200 && code < 300 && parsed !== undefined) return resolve(parsed);
-          const st = (parsed ?? {}) as { message?: string; reason?: string };
-          reject(new KubeError(`${method} ${url.pathname}: ${st.message ?? (text.slice(0, 200) || `HTTP ${code}`)}`, code, st.reason ?? `HTTP${code}`));
-        });
-      });
-      req.on('timeout', () => req.destroy(new KubeError(`${method} ${url.pathname}: no answer in ${REQUEST_TIMEOUT_MS / 1000}s`, 0, 'Timeout')));
-      req.on('error', (e) => reject(e instanceof KubeError ? e : new KubeError(`${method} ${url.pathname}: ${(e as Error).message}`, 0, 'NetworkError')));
-      if (payload) req.write(payload);
-      req.end();
-    });
+  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+    return kubeRequest(this.config, method, path, { body, contentType, timeoutMs: REQUEST_TIMEOUT_MS, userAgent: this.userAgent, maxBytes: MAX_RESPONSE_BYTES });
   }
 }
 

@@ -81,6 +81,73 @@ export interface ConnectOptions {
 }
 
 const MAX_RESPONSE_BYTES = 256 << 20;
+
+/** What kubeRequest needs of a client-node KubeConfig (a type only: client-node stays lazily loaded). */
+export type KubeConfigLike = Pick<import('@kubernetes/client-node').KubeConfig, 'getCurrentCluster' | 'applyToHTTPSOptions'>;
+
+export interface KubeRequestOptions {
+  body?: unknown;
+  /** Content-Type of the body (default application/json; merge patches say so). */
+  contentType?: string;
+  /** Per-request timeout (default 30 s). */
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Largest response accepted (default 256 MiB). */
+  maxBytes?: number;
+}
+
+/**
+ * One REST call with the kubeconfig's server, TLS and credentials (client-node applies them,
+ * token files and exec plugins included). Resolves the parsed JSON body of a 2xx answer; anything
+ * else is a KubeApiError with the Status reason and code, never a credential.
+ */
+export async function kubeRequest(kc: KubeConfigLike, method: string, p: string, o: KubeRequestOptions = {}): Promise<unknown> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new KubeApiError('kubeconfig has no current context or cluster', 0, 'BadConfig');
+  const server = cluster.server.replace(/\/$/, '');
+  const timeoutMs = o.timeoutMs ?? 30_000;
+  const maxBytes = o.maxBytes ?? MAX_RESPONSE_BYTES;
+  const url = new URL(server + p);
+  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': o.userAgent ?? 'pkogen' };
+  const payload = o.body === undefined ? undefined : Buffer.from(JSON.stringify(o.body));
+  if (payload) {
+    headers['Content-Type'] = o.contentType ?? 'application/json';
+    headers['Content-Length'] = String(payload.length);
+  }
+  const ro: https.RequestOptions = { method, headers, timeout: timeoutMs };
+  await kc.applyToHTTPSOptions(ro);
+  const mod = url.protocol === 'http:' ? http : https;
+  const wrap = (e: unknown) => (e instanceof KubeApiError ? e : new KubeApiError(`${method} ${url.pathname}: cannot reach ${server}: ${firstLine(e)}`, 0, 'NetworkError'));
+  return new Promise((resolve, reject) => {
+    const req = mod.request(url, ro, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > maxBytes) req.destroy(new KubeApiError(`${method} ${url.pathname}: response larger than ${maxBytes} bytes`, 0, 'TooLarge'));
+        else chunks.push(c);
+      });
+      res.on('error', (e) => reject(wrap(e)));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = text ? JSON.parse(text) : {};
+        } catch {
+          parsed = undefined;
+        }
+        const code = res.statusCode ?? 0;
+        if (code >= 200 && code < 300 && parsed !== undefined) return resolve(parsed);
+        const st = (parsed ?? {}) as { message?: string; reason?: string };
+        reject(new KubeApiError(`${method} ${url.pathname}: ${st.message ?? `HTTP ${code}`} (${server})`, code, st.reason ?? `HTTP${code}`));
+      });
+    });
+    req.on('timeout', () => req.destroy(new KubeApiError(`${method} ${url.pathname}: no answer from ${server} in ${timeoutMs / 1000}s`, 0, 'Timeout')));
+    req.on('error', (e) => reject(wrap(e)));
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
 const MAX_PAGES = 100_000;
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -140,41 +207,7 @@ export async function connect(opts: ConnectOptions): Promise<KubeReader> {
   const server = cluster.server.replace(/\/$/, '');
   const watcher = new Watch(kc);
 
-  async function request(p: string): Promise<unknown> {
-    const url = new URL(server + p);
-    const ro: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': 'pkogen' }, timeout: timeoutMs };
-    await kc.applyToHTTPSOptions(ro);
-    const mod = url.protocol === 'http:' ? http : https;
-    return new Promise((resolve, reject) => {
-      const req = mod.request(url, ro, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) req.destroy(new KubeApiError(`GET ${url.pathname}: response larger than ${MAX_RESPONSE_BYTES} bytes`, 0, 'TooLarge'));
-          else chunks.push(c);
-        });
-        res.on('error', (e) => reject(wrap(e, url.pathname)));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = text ? JSON.parse(text) : {};
-          } catch {
-            parsed = undefined;
-          }
-          const code = res.statusCode ?? 0;
-          if (code >= 200 && code < 300 && parsed !== undefined) return resolve(parsed);
-          const st = (parsed ?? {}) as { message?: string; reason?: string };
-          reject(new KubeApiError(`GET ${url.pathname}: ${st.message ?? `HTTP ${code}`} (${server})`, code, st.reason ?? `HTTP${code}`));
-        });
-      });
-      req.on('timeout', () => req.destroy(new KubeApiError(`GET ${url.pathname}: no answer from ${server} in ${timeoutMs / 1000}s`, 0, 'Timeout')));
-      req.on('error', (e) => reject(wrap(e, url.pathname)));
-      req.end();
-    });
-  }
-  const wrap = (e: unknown, p: string) => (e instanceof KubeApiError ? e : new KubeApiError(`GET ${p}: cannot reach ${server}: ${firstLine(e)}`, 0, 'NetworkError'));
+  const request = (p: string) => kubeRequest(kc, 'GET', p, { timeoutMs, userAgent: 'pkogen' });
 
   return {
     server,
