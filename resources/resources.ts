@@ -4,6 +4,7 @@
  */
 import {
   asFindings,
+  checkWebhookRegistry,
   crdEstablishedProbe,
   deploymentAvailabilityProbe,
   emitRolloutTemplate,
@@ -17,12 +18,12 @@ import {
 } from '../src/index.js';
 import { configSchema, testCases } from './config.js';
 import { controllerDeployment, controllerRbac, hostedApi } from './builder-controller.js';
-import { checkRegistry, webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';
+import { webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';
 
 export const PACKAGE_NAME = 'on-cluster-build';
 
 export function definition(): PackageDefinition {
-  const problems = checkRegistry(webhookRegistry);
+  const problems = checkWebhookRegistry(webhookRegistry);
   if (problems.length) throw new Error(`webhook registry: ${problems.join('; ')}`);
   return {
     name: PACKAGE_NAME,

@@ -4,9 +4,9 @@
  * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
  * builder/webhook/server.ts).
  */
-import { hypershift, type KubeObject, type PackageObject } from '../src/index.js';
+import { hcpWebhookConfiguration, hypershift, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from '../src/index.js';
 
-const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, hcpWebhookClientConfig, INJECT_CABUNDLE_ANNOTATION, SERVING_CERT_ANNOTATION } = hypershift;
+const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;
 import { API_GROUP, API_VERSION } from '../builder/controller/reconciler.js';
 import { WEBHOOK_PATHS } from '../builder/webhook/server.js';
 import { IMAGE } from './builder-controller.js';
@@ -14,37 +14,6 @@ import { IMAGE } from './builder-controller.js';
 export const WEBHOOK_SERVER = 'on-cluster-build-webhook';
 export const SERVING_CERT_SECRET = `${WEBHOOK_SERVER}-serving-cert`;
 const SERVER_PORT = 8443;
-
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
-}
-
-export interface RuleSpec {
-  apiGroups: string[];
-  apiVersions: string[];
-  operations: ('CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT' | '*')[];
-  resources: string[];
-  scope: 'Cluster' | 'Namespaced' | '*';
-}
-
-export interface WebhookSpec {
-  /** Fully qualified webhook name (at least three DNS labels). */
-  name: string;
-  /** URL path on the webhook server. */
-  path: string;
-  rules: RuleSpec[];
-  failurePolicy: 'Fail' | 'Ignore';
-  sideEffects: 'None' | 'NoneOnDryRun';
-  timeoutSeconds: number;
-  namespaceSelector?: LabelSelector;
-  objectSelector?: LabelSelector;
-}
-
-export interface WebhookConfigurationSpec {
-  name: string;
-  webhooks: WebhookSpec[];
-}
 
 /**
  * What the registry guards in the hosted cluster: our own API, the only kinds users give us.
@@ -76,52 +45,8 @@ export const webhookRegistry: WebhookConfigurationSpec[] = [
   },
 ];
 
-/** Names and paths must be unique and well-formed; a bad registry fails generation. */
-export function checkRegistry(registry: WebhookConfigurationSpec[]): string[] {
-  const problems: string[] = [];
-  const names = new Set<string>();
-  const paths = new Set<string>();
-  const configs = new Set<string>();
-  for (const c of registry) {
-    if (configs.has(c.name)) problems.push(`webhook configuration ${c.name} is registered twice`);
-    configs.add(c.name);
-    if (c.webhooks.length === 0) problems.push(`webhook configuration ${c.name} has no webhooks`);
-    for (const w of c.webhooks) {
-      if (w.name.split('.').length < 3) problems.push(`webhook ${w.name}: name must be fully qualified (at least three DNS labels)`);
-      if (names.has(w.name)) problems.push(`webhook ${w.name} is registered twice`);
-      names.add(w.name);
-      if (!w.path.startsWith('/')) problems.push(`webhook ${w.name}: path must start with "/"`);
-      if (paths.has(w.path)) problems.push(`webhook ${w.name}: path ${w.path} is used twice`);
-      paths.add(w.path);
-      if (w.rules.length === 0) problems.push(`webhook ${w.name} has no rules`);
-      if (w.timeoutSeconds < 1 || w.timeoutSeconds > 30) problems.push(`webhook ${w.name}: timeoutSeconds must be 1..30`);
-    }
-  }
-  return problems;
-}
-
 export function webhookConfiguration(c: WebhookConfigurationSpec): KubeObject {
-  return {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: {
-      name: c.name,
-      // The hosted cluster's own service-ca must not replace the management cluster's CA.
-      annotations: { [INJECT_CABUNDLE_ANNOTATION]: 'false' },
-    },
-    webhooks: c.webhooks.map((w) => ({
-      name: w.name,
-      admissionReviewVersions: ['v1'],
-      clientConfig: hcpWebhookClientConfig(WEBHOOK_SERVER, w.path, 'serviceCA'),
-      failurePolicy: w.failurePolicy,
-      matchPolicy: 'Equivalent',
-      namespaceSelector: w.namespaceSelector as never,
-      objectSelector: w.objectSelector as never,
-      rules: w.rules as never,
-      sideEffects: w.sideEffects,
-      timeoutSeconds: w.timeoutSeconds,
-    })),
-  };
+  return hcpWebhookConfiguration(c, { service: WEBHOOK_SERVER, caConfigKey: 'serviceCA' });
 }
 
 /** The webhook server's args: every one is a flag of `on-cluster-build webhook` (tested with its parser). */

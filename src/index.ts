@@ -20,6 +20,17 @@ export { synthesize } from './model/synthesize.js';
 export * as hypershift from './model/hypershift.js';
 export { crdEstablishedProbe, deploymentAvailabilityProbe, HCP_NAMESPACE } from './model/hypershift.js';
 
+// Admission webhooks registered in the hosted cluster, served from the HCP namespace
+export {
+  checkWebhookRegistry,
+  hcpWebhookConfiguration,
+  type LabelSelector,
+  type RuleSpec,
+  type WebhookBackend,
+  type WebhookConfigurationSpec,
+  type WebhookSpec,
+} from './model/webhooks.js';
+
 // YAML values with template fragments
 export { RawEntry, RawValue, type YamlValue, emitDocument, emitDocuments } from './yaml/emit.js';
 

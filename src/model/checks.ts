@@ -58,7 +58,9 @@ export function checkDefinition(def: PackageDefinition, files: FileMap, opts: Ch
     }
   }
   def.phases.forEach((p, i) => {
-    if (!used.has(p.name)) findings.push(err('phase-empty', `phase "${p.name}" has no objects`, 'manifest.yaml', `spec.phases[${i}]`));
+    // PKO accepts an empty phase and drops it when it renders the ObjectSet (package-operator e03279db,
+    // packagerender/objectsettemplate.go Collect): a warning, since a bundle slip is the likelier cause.
+    if (!used.has(p.name)) findings.push({ ...err('phase-empty', `phase "${p.name}" has no objects`, 'manifest.yaml', `spec.phases[${i}]`), severity: 'warning' });
   });
   findings.push(...checkConfigReferences(def.config, files));
   if (def.config) findings.push(...checkDescriptions(def.config, 'spec.config.openAPIV3Schema'));

@@ -25,10 +25,10 @@ describe('generation checks', () => {
     ]);
   });
 
-  it('rejects an empty phase', () => {
-    expect(rulesOf(withObjects(base.filter((o) => o.phase !== 'rbac')))).toEqual([
-      expect.stringMatching(/^phase-empty: phase "rbac" has no objects/),
-    ]);
+  it('warns on an empty phase (PKO drops it), without failing generation', () => {
+    const def = withObjects(base.filter((o) => o.phase !== 'rbac'));
+    expect(rulesOf(def)).toEqual([expect.stringMatching(/^phase-empty: phase "rbac" has no objects/)]);
+    expect(checkDefinition(def, synthesize(def)).map((f) => f.severity)).toEqual(['warning']);
   });
 
   it('rejects duplicates (same group, kind, namespace, name)', () => {
