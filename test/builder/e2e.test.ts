@@ -21,7 +21,7 @@ import { HOSTED_NAMESPACE_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, Pol
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
 import { HANDOFF_PREFIX, OS_IMAGE_MACHINE_CONFIG } from '../../builder/controller/handoff.js';
-import { b64, dockerConfigJson, pullSecret, releaseImage, tokenSecret } from './fixtures.js';
+import { b64, dockerConfigJson, imageReferences, pullSecret, releaseImage, tokenSecret } from './fixtures.js';
 
 const NS = 'clusters-banana';
 const HOSTED_NS = 'openshift-on-cluster-build';
@@ -110,7 +110,7 @@ describe('on-cluster-build controller, end to end', () => {
     for (const [v, c] of [['4.19.7', 'b'], ['4.20.2', 'c']] as const) {
       const base = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST(c)}`;
       const mco = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST(c === 'b' ? 'd' : 'e')}`;
-      const image = releaseImage(v, { 'rhel-coreos': base, 'machine-config-operator': mco, 'cli': `quay.io/x/cli@${DIGEST('f')}` });
+      const image = releaseImage({ version: v, refs: imageReferences(v, { 'rhel-coreos': base, 'machine-config-operator': mco, cli: `quay.io/x/cli@${DIGEST('f')}` }) });
       const { digest } = await client.push(image, [parseReference(`${registry.host}/ocp/release:${v}-x86_64`)]);
       releases[v] = { ref: `${registry.host}/ocp/release@${digest}`, base, mco };
     }

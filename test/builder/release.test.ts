@@ -5,28 +5,17 @@
  */
 import * as http from 'node:http';
 import { UserError } from '../../src/core/errors.js';
-import { gzipDeterministic } from '../../src/oci/gzip.js';
-import { Blob, Image } from '../../src/oci/image.js';
+import type { Image } from '../../src/oci/image.js';
 import { MediaType } from '../../src/oci/media-types.js';
 import { parseReference } from '../../src/oci/reference.js';
 import { RegistryClient } from '../../src/oci/registry-client.js';
 import { sha256Digest } from '../../src/oci/digest.js';
-import { TarWriteEntry, writeTar } from '../../src/oci/tar.js';
 import { credentialFor, dockerConfigCredentials, parseDockerConfigJson } from '../../builder/dockerconfig.js';
 import { ReleaseResolver } from '../../builder/release.js';
 import { cleanupRegistry, run, startProxy, startRegistry, TestProxy, TestRegistry } from '../oci/registry-harness.js';
+import { file, imageReferences, layer, releaseImage } from './fixtures.js';
 
-const enc = new TextEncoder();
 const D = (c: string) => `sha256:${c.repeat(64)}`;
-
-function imageReferences(version: string, tags: Record<string, string>): string {
-  return JSON.stringify({
-    kind: 'ImageStream',
-    apiVersion: 'image.openshift.io/v1',
-    metadata: { name: version, creationTimestamp: null },
-    spec: { lookupPolicy: { local: false }, tags: Object.entries(tags).map(([name, from]) => ({ name, annotations: {}, from: { kind: 'DockerImage', name: from } })) },
-  });
-}
 
 const standardTags = (n: string) => ({
   'machine-config-operator': `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D(n === '1' ? 'c' : 'd')}`,
@@ -34,38 +23,6 @@ const standardTags = (n: string) => ({
   'rhel-coreos-extensions': `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D(n === '1' ? '1' : '2')}`,
   pod: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('3')}`,
 });
-
-/** Uncompressed digests (the config's diff_ids) of the layer blobs made here. */
-const diffIds = new Map<Blob, string>();
-
-function layer(entries: TarWriteEntry[], gzip = true): Blob {
-  const tar = writeTar(entries);
-  const b = gzip ? new Blob(MediaType.OciLayerGzip, gzipDeterministic(tar)) : new Blob(MediaType.OciLayer, tar);
-  diffIds.set(b, sha256Digest(tar));
-  return b;
-}
-
-const file = (name: string, text: string): TarWriteEntry => ({ name, type: 'file', data: enc.encode(text) });
-
-/** A release-like image: a base layer, then the release manifests layer (and any extra layers). */
-function releaseImage(opts: { refs?: string; arch?: string; extra?: Blob[]; version?: string } = {}): Image {
-  const layers = [
-    layer([{ name: 'usr', type: 'dir' }, { name: 'usr/bin', type: 'dir' }, file('usr/bin/cluster-version-operator', '#!/bin/true\n')]),
-    layer([
-      { name: 'release-manifests', type: 'dir' },
-      ...(opts.refs !== undefined ? [file('release-manifests/image-references', opts.refs)] : []),
-      file('release-manifests/release-metadata', JSON.stringify({ kind: 'cincinnati-metadata-v0', version: opts.version ?? '4.20.1' })),
-    ]),
-    ...(opts.extra ?? []),
-  ];
-  const config = {
-    architecture: opts.arch ?? 'amd64',
-    os: 'linux',
-    config: { Labels: { 'io.openshift.release': opts.version ?? '4.20.1' } },
-    rootfs: { type: 'layers', diff_ids: layers.map((l) => diffIds.get(l)!) },
-  };
-  return Image.fromBlobs(new Blob(MediaType.OciConfig, enc.encode(JSON.stringify(config))), layers);
-}
 
 let reg: TestRegistry;
 let proxy: TestProxy;

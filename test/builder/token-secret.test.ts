@@ -17,9 +17,7 @@ spec:
 `;
 const RELEASE = 'quay.io/openshift-release-dev/ocp-release@sha256:' + 'a'.repeat(64);
 
-const b64 = (b: Uint8Array | string) => Buffer.from(b).toString('base64');
-/** supportutil.CompressAndEncode: base64(gzip(config)); the API adds its own base64 on top. */
-const hypershiftConfig = (text: string) => b64(b64(gzipSync(text)));
+import { b64, hypershiftConfig } from './fixtures.js';
 
 interface Opts {
   np?: string;
