@@ -51,7 +51,8 @@ export class UsageError extends Error {
   }
 }
 
-export type Severity = 'error' | 'warning';
+/** `info` is for facts a reader may want (never fails a run, even with --strict). */
+export type Severity = 'error' | 'warning' | 'info';
 
 /** One result of a check: data, not a thrown error, so that all of them can be reported. */
 export interface Finding extends Location {
@@ -59,9 +60,11 @@ export interface Finding extends Location {
   /** Stable rule identifier, e.g. `phase-annotation` or `pko/duplicate-object`. */
   rule: string;
   message: string;
+  /** The object chain the finding is about, e.g. `SelectorSyncSet/x > Policy/y > Package/z`. */
+  object?: string;
 }
 
 export function formatFinding(f: Finding): string {
   const where = formatLocation(f);
-  return `${f.severity}: ${where ? where + ': ' : ''}${f.message} [${f.rule}]`;
+  return `${f.severity}: ${where ? where + ': ' : ''}${f.object ? f.object + ': ' : ''}${f.message} [${f.rule}]`;
 }
