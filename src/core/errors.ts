@@ -68,3 +68,9 @@ export function formatFinding(f: Finding): string {
   const where = formatLocation(f);
   return `${f.severity}: ${where ? where + ': ' : ''}${f.object ? f.object + ': ' : ''}${f.message} [${f.rule}]`;
 }
+
+export function countBySeverity(findings: readonly Finding[]): Record<Severity, number> {
+  const out: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) out[f.severity]++;
+  return out;
+}

@@ -848,11 +848,7 @@ export function lintRolloutTemplate(file: string, text: string, opts: LintOption
   return res;
 }
 
-export function countBySeverity(findings: RolloutFinding[]): Record<RolloutSeverity, number> {
-  const out = { error: 0, warning: 0, info: 0 };
-  for (const f of findings) out[f.severity]++;
-  return out;
-}
+export { countBySeverity } from '../core/errors.js';
 
 /** As core Findings (errors and warnings; info is advice for people, not a generation check). */
 export function asFindings(findings: RolloutFinding[]): Finding[] {
