@@ -3,6 +3,7 @@
 //   src/schema/generated/crds.ts            CRDs (PKO, ACM, Hive, MCO) from ../shared/reference/crds
 //   src/schema/generated/builtin-shapes.ts  field trees of built-in kinds, read from kubernetes-models' .d.ts
 //   src/schema/generated/builtin-validators.ts  static imports of kubernetes-models' compiled validators
+//   src/schema/generated/crd-scopes.ts      group/Kind → scope of every bundled CRD (these and the OpenShift ones)
 // Usage (from the repo root): node hack/gen-schema-data.mjs [path/to/shared/reference/crds]
 // Output is deterministic: same inputs (CRD files, kubernetes-models version) → same bytes.
 import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -26,6 +27,22 @@ writeFileSync(
   header('shared/reference/crds') +
     `import type { BundledCrd } from '../crd.js';\n\n` +
     `export const BUNDLED_CRDS: readonly BundledCrd[] = ${JSON.stringify(crds, null, 1)};\n`,
+);
+
+// ---------- Scopes of the bundled CRDs (src/schema/scope.ts: the one scope table) ----------
+// The OpenShift CRDs come from hack/gen-openshift-crds.mjs (pinned upstream files); read their
+// generated module's data rather than refetching.
+const openshiftText = readFileSync(join(outDir, 'openshift-crds.ts'), 'utf8');
+const openshiftCrds = JSON.parse(openshiftText.slice(openshiftText.indexOf('= [') + 2).trim().replace(/;$/, ''));
+const scopes = Object.fromEntries(
+  [...crds, ...openshiftCrds].map((c) => [`${c.group}/${c.kind}`, c.scope === 'Cluster' ? 'Cluster' : 'Namespaced']).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+);
+writeFileSync(
+  join(outDir, 'crd-scopes.ts'),
+  header('the bundled CRDs (crds.ts, openshift-crds.ts)') +
+    `import type { Scope } from '../types.js';\n\n` +
+    `/** "group/Kind" → spec.scope of every bundled CRD. */\n` +
+    `export const CRD_SCOPES: Readonly<Record<string, Scope>> = ${JSON.stringify(scopes, null, 1)};\n`,
 );
 
 // ---------- Built-in kinds (kubernetes-models) ----------

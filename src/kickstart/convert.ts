@@ -10,7 +10,7 @@ import { formatLocation, UserError } from '../core/errors.js';
 import { buildPackage } from '../model/build-package.js';
 import type { KubeObject, PackageDefinition, PackageObject } from '../model/package.js';
 import { crdEstablishedProbe, deploymentAvailabilityProbe } from '../model/hypershift.js';
-import { groupOf } from '../model/scope.js';
+import { groupOf } from '../schema/scope.js';
 import { LOCK_FILES, MANIFEST_FILES, loadPackage } from '../pko/loader.js';
 import { isObjectFile } from '../pko/objects.js';
 import { isTemplateFile } from '../pko/render.js';

@@ -5,7 +5,7 @@
  * upstream lists RBAC's binding kind as "RoleRolebinding", so RoleBindings fall into `other`
  * there; here they go to `rbac` with the Roles they bind.
  */
-import { groupOf } from '../model/scope.js';
+import { groupOf } from '../schema/scope.js';
 
 export const ORDERED_PHASES = ['namespaces', 'policies', 'rbac', 'crds', 'storage', 'deploy', 'publish', 'other'] as const;
 export type KickstartPhase = (typeof ORDERED_PHASES)[number];

@@ -6,7 +6,7 @@ import { Finding } from '../core/errors.js';
 import { FileMap, toText } from '../core/filemap.js';
 import { PHASE_ANNOTATION, JSONSchemaProps } from '../pko/types.js';
 import { defaultObjectPath, PackageDefinition } from './package.js';
-import { groupOf, isClusterScoped } from './scope.js';
+import { groupOf, isClusterScoped } from '../schema/scope.js';
 import { TEMPLATE_SUFFIX } from './synthesize.js';
 import { GoTemplateError, referencedFields, TemplateSet } from '../gotemplate/index.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';

@@ -11,7 +11,7 @@ import { BUNDLED_CRDS } from './generated/crds.js';
 import { OPENSHIFT_CRDS } from './generated/openshift-crds.js';
 import { labelSelectorSchema, objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
 import { removedApiMessage } from './removed.js';
-import { builtinScope, groupOf } from './scope.js';
+import { groupOf, scopeOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
@@ -184,7 +184,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
       return added;
     },
     scopeOf(apiVersion, kind) {
-      return crdScopes.get(`${groupOf(apiVersion)}/${kind}`) ?? builtinScope(apiVersion, kind, isBuiltinKind(apiVersion, kind));
+      return scopeOf(apiVersion, kind, crdScopes, isBuiltinKind(apiVersion, kind));
     },
     notes(apiVersion, kind) {
       const key = `${apiVersion}/${kind}`;

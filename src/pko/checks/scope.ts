@@ -4,12 +4,12 @@
  */
 import type { Finding } from '../../core/errors.js';
 import { gvkOf } from '../object-validators.js';
-import { isClusterScopedGroupKind } from '../../model/scope.js';
+import { scopeOfGroupKind } from '../../schema/scope.js';
 import { CheckContext, objectFinding, phaseClass, phaseOf, ScopeLookup } from './context.js';
 
 
-/** Well-known cluster-scoped kinds (src/model/scope.ts), used when no schema registry is at hand. */
-export const builtinScopeOf: ScopeLookup = (group, _version, kind) => (isClusterScopedGroupKind(group, kind) ? 'Cluster' : undefined);
+/** The scope table (src/schema/scope.ts), used when no schema registry is at hand. */
+export const builtinScopeOf: ScopeLookup = (group, _version, kind) => scopeOfGroupKind(group, kind);
 
 export function checkScope(ctx: CheckContext): Finding[] {
   const scopes = ctx.manifest.spec.scopes ?? [];
