@@ -61,4 +61,4 @@ export { rolloutSchemaValidator } from './rollout/schema.js';
 export { renderObjectTemplateText } from './rollout/pko-render.js';
 
 // Package images
-export { buildPackageImage, packageFilesFromImage } from './oci/package-image.js';
+export { buildPackageImage, packageFilesFromImage } from './pko/package-image.js';

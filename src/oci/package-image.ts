@@ -1,6 +1,7 @@
 /**
- * PKO's package image (shared/docs/pko-reference.md §1.2, §11), both ways: package files →
- * image, and image → package files the way PKO's importer reads them.
+ * PKO's package image format (shared/docs/pko-reference.md §1.2, §11): package files → a
+ * deterministic image, and the bounded layer reader. Reading an image back into package files,
+ * with PKO's importer rules, is src/pko/package-image.ts.
  */
 import { UserError } from '../core/errors.js';
 import { FileMap, sortedPaths } from '../core/filemap.js';
@@ -96,24 +97,4 @@ export function layerTars(image: Image, maxLayerBytes = MAX_LAYER_BYTES, maxTota
     left -= tar.length;
     return tar;
   });
-}
-
-/**
- * PKO's FromOCI: every layer in order, later files override earlier ones; directories skipped;
- * only regular files under `package/`, relative to it; any dot segment skipped.
- */
-export function packageFilesFromImage(image: Image, maxLayerBytes = MAX_LAYER_BYTES): { files: FileMap; labels: Record<string, string> } {
-  const files: FileMap = new Map();
-  for (const tar of layerTars(image, maxLayerBytes)) {
-    for (const e of readTar(tar)) {
-      if (e.type !== 'file') continue;
-      if (!e.name.startsWith(`${PACKAGE_PREFIX}/`)) continue;
-      const rel = e.name.slice(PACKAGE_PREFIX.length + 1);
-      if (hasDotSegment(rel)) continue;
-      files.set(rel, e.data);
-    }
-  }
-  const sorted: FileMap = new Map();
-  for (const p of sortedPaths(files)) sorted.set(p, files.get(p)!);
-  return { files: sorted, labels: image.labels() };
 }

@@ -10,7 +10,6 @@ import { parseReference, ReferenceError } from './reference.js';
 
 export { openOciLayout } from './layout.js';
 export { openDockerArchive } from './docker-archive.js';
-export { packageFilesFromImage } from './package-image.js';
 
 export interface PullOptions extends Omit<RegistryClientOptions, 'credentials'> {
   credentials?: (registry: string, repository: string) => Promise<Credential | undefined>;

@@ -17,7 +17,7 @@ import { toUserError } from '../../src/pko/render-errors.js';
 import type { PackageManifest } from '../../src/pko/types.js';
 import { gunzipBounded, gzipDeterministic, isGzip } from '../../src/oci/gzip.js';
 import { readTar, writeTar } from '../../src/oci/tar.js';
-import { buildPackageImage, packageFilesFromImage } from '../../src/oci/package-image.js';
+import { buildPackageImage, packageFilesFromImage } from '../../src/pko/package-image.js';
 import { ociLayoutFiles, openOciLayout } from '../../src/oci/layout.js';
 import { dockerArchiveBytes, openDockerArchive } from '../../src/oci/docker-archive.js';
 import { pullImage } from '../../src/oci/sources.js';

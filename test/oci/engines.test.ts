@@ -7,7 +7,8 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { sortedPaths, toText } from '../../src/core/filemap.js';
-import { openOciLayout, packageFilesFromImage } from '../../src/oci/sources.js';
+import { openOciLayout } from '../../src/oci/sources.js';
+import { packageFilesFromImage } from '../../src/pko/package-image.js';
 import { layerTar } from '../../src/oci/package-image.js';
 import { readTar } from '../../src/oci/tar.js';
 import { SHARED_PACKAGES } from './cli-harness.js';

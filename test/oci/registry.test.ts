@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { sortedPaths, toText } from '../../src/core/filemap.js';
 import { scalarString } from '../../src/yaml/emit.js';
 import { readDirToFileMap } from '../../src/core/fs.js';
-import { openOciLayout, packageFilesFromImage, pullImage } from '../../src/oci/sources.js';
+import { openOciLayout, pullImage } from '../../src/oci/sources.js';
+import { packageFilesFromImage } from '../../src/pko/package-image.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from './registry-harness.js';
 import { copyFixturePackage, pkogen } from './cli-harness.js';
 

@@ -9,7 +9,7 @@ import { gzipDeterministic } from '../../src/oci/gzip.js';
 import { Blob, Image } from '../../src/oci/image.js';
 import { openOciLayout, writeOciLayout } from '../../src/oci/layout.js';
 import { MediaType } from '../../src/oci/media-types.js';
-import { buildPackageImage, packageFilesFromImage, packageLayerTar } from '../../src/oci/package-image.js';
+import { buildPackageImage, packageFilesFromImage, packageLayerTar } from '../../src/pko/package-image.js';
 import { readTar, writeTar } from '../../src/oci/tar.js';
 
 const SHARED = path.resolve(process.cwd(), '../shared/reference/pko-packages');

@@ -90,7 +90,7 @@ describe('validate an image: OCI layout, docker archive, registry', () => {
 
 describe('broken layers inside an image', () => {
   test('truncated gzip, random bytes, gzip bomb: UserError, never a crash', async () => {
-    const { packageFilesFromOciImage } = await import('../../src/pko/image-source.js');
+    const { packageFilesFromImage } = await import('../../src/pko/package-image.js');
     const { Blob, Image } = await import('../../src/oci/image.js');
     const { UserError } = await import('../../src/core/errors.js');
     const { gzipSync } = await import('node:zlib');
@@ -102,7 +102,7 @@ describe('broken layers inside an image', () => {
         // a cut inside the gzip magic reads as an (empty) raw tar: PKO's empty-package violation
         let err: unknown;
         try {
-          packageFilesFromOciImage(withLayer(layer.bytes.subarray(0, cut)));
+          packageFilesFromImage(withLayer(layer.bytes.subarray(0, cut)));
         } catch (e) {
           err = e;
         }
@@ -115,7 +115,7 @@ describe('broken layers inside an image', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 1, maxLength: 4096 }), (junk) => {
         try {
-          packageFilesFromOciImage(withLayer(junk));
+          packageFilesFromImage(withLayer(junk));
         } catch (e) {
           expect((e as Error).name === 'UserError' || (e as Error).name === 'Violation').toBe(true);
         }
@@ -123,6 +123,6 @@ describe('broken layers inside an image', () => {
       { seed: 6, numRuns: 100 },
     );
     const bomb = new Uint8Array(gzipSync(new Uint8Array(64 * 1024 * 1024)));
-    expect(() => packageFilesFromOciImage(withLayer(bomb), 1024 * 1024)).toThrow(/uncompresses to more than 1048576 bytes/);
+    expect(() => packageFilesFromImage(withLayer(bomb), { maxLayerBytes: 1024 * 1024 })).toThrow(/uncompresses to more than 1048576 bytes/);
   });
 });

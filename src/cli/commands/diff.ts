@@ -113,10 +113,10 @@ async function openSide(spec: string, io: CliIO, kube: { kubeconfig?: string; co
 
 async function imageFiles(ref: string, io: CliIO, insecure: boolean): Promise<FileMap> {
   const { pullImage } = await import('../../oci/sources.js');
-  const { packageFilesFromOciImage } = await import('../../pko/image-source.js');
+  const { packageFilesFromImage } = await import('../../pko/package-image.js');
   const img = await pullImage(ref, registryOptions(io, insecure));
   try {
-    return packageFilesFromOciImage(img);
+    return packageFilesFromImage(img).files;
   } catch (e) {
     throw toUserError(e);
   }

@@ -149,7 +149,8 @@ export const command: Command = {
         else if (st) throw new UserError('--package must be a package directory or an image reference', { file: spec });
         else {
           // Not a path: an image reference, pulled like `validate --pull`.
-          const { pullImage, packageFilesFromImage } = await import('../../oci/sources.js');
+          const { pullImage } = await import('../../oci/sources.js');
+          const { packageFilesFromImage } = await import('../../pko/package-image.js');
           const image = await pullImage(spec, registryOptions(io, values.insecure === true, timeouts));
           fm = packageFilesFromImage(image).files;
           // saasherder resolves IMAGE_DIGEST from the registry: when REF is that image, use its real digest.

@@ -9,7 +9,7 @@ import type { CliIO } from '../io.js';
 import { registryOptions } from '../registry-options.js';
 import { PKO, type KubeReader, type Resource } from '../../kube/client.js';
 import { pullImage } from '../../oci/sources.js';
-import { packageFilesFromOciImage } from '../../pko/image-source.js';
+import { packageFilesFromImage } from '../../pko/package-image.js';
 import { loadPackage } from '../../pko/loader.js';
 import { renderPackage } from '../../pko/render.js';
 import { toUserError } from '../../pko/render-errors.js';
@@ -66,7 +66,7 @@ export async function explain(kube: KubeReader, ns: string, name: string, io: Cl
   const findings: Finding[] = [];
   let fm;
   try {
-    fm = packageFilesFromOciImage(img);
+    fm = packageFilesFromImage(img).files;
   } catch (e) {
     if (!(e instanceof Violation)) throw e;
     findings.push(violationFinding(e));

@@ -4,7 +4,7 @@ import type { FileMap } from '../../core/filemap.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { createSchemaRegistry } from '../../schema/registry.js';
 import { readFixtureDirs } from '../../pko/fixtures-dir.js';
-import { packageFilesFromOciImage } from '../../pko/image-source.js';
+import { packageFilesFromImage } from '../../pko/package-image.js';
 import { openDockerArchive, openOciLayout, pullImage } from '../../oci/sources.js';
 import type { Image } from '../../oci/image.js';
 import { Violation } from '../../pko/types.js';
@@ -97,7 +97,7 @@ export const command: Command = {
       else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
       else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true, timeouts));
       try {
-        fm = packageFilesFromOciImage(image);
+        fm = packageFilesFromImage(image).files;
       } catch (e) {
         if (!(e instanceof Violation)) throw e;
         pre.push(violationFinding(e));
