@@ -15,7 +15,7 @@ import { type ObjectRef, parseObjectFile, pkoPathCompare } from './objects.js';
 import { CelContext, CelEvalError } from './cel.js';
 import { admitConfig, type FieldError } from './config-admission.js';
 import { aggregateText } from './field-errors.js';
-import { doublestarMatch } from './doublestar.js';
+import { globMatches } from '../core/glob.js';
 import { buildTemplateSet, TemplateExecError, TemplateParseError, type TemplateRunner } from './template-runner.js';
 import {
   CONDITION_ANNOTATION,
@@ -317,7 +317,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
     }
     if (!keep) excludedGlobs.push(rule.glob);
   }
-  const excludedPaths = new Set(paths.filter((p) => excludedGlobs.some((g) => doublestarMatch(g, p))));
+  const excludedPaths = new Set(paths.filter((p) => excludedGlobs.some((g) => globMatches(g, p, 'doublestar'))));
 
   const objects: RenderedObject[] = [];
   for (const o of allObjects) {

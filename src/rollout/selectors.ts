@@ -3,6 +3,7 @@
  * the trap that matters here: an empty or absent selector matches everything
  * (metav1.LabelSelectorAsSelector → labels.Everything()).
  */
+import { globMatches, GlobSyntaxError } from '../core/glob.js';
 
 export type Labels = Record<string, string>;
 
@@ -58,24 +59,14 @@ export function matchesSelector(sel: unknown, labels: Labels): boolean {
   return true;
 }
 
-/** Go's filepath.Match for the patterns config-policy-controller accepts in include/exclude. */
+/** Go's filepath.Match for the patterns config-policy-controller accepts in include/exclude (a malformed pattern matches nothing). */
 export function globMatch(pattern: string, name: string): boolean {
-  let re = '^';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i);
-      if (end < 0) return false;
-      let body = pattern.slice(i + 1, end);
-      if (body.startsWith('^')) body = '^' + body.slice(1);
-      re += '[' + body.replace(/\\/g, '\\\\') + ']';
-      i = end;
-    } else if (c === '\\' && i + 1 < pattern.length) re += '\\' + pattern[++i];
-    else re += c.replace(/[.+^${}()|\]\\]/g, '\\$&');
+  try {
+    return globMatches(pattern, name, 'filepath');
+  } catch (e) {
+    if (e instanceof GlobSyntaxError) return false;
+    throw e;
   }
-  return new RegExp(re + '$').test(name);
 }
 
 /**

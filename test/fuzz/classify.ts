@@ -16,7 +16,7 @@ import { RolloutOptionsError } from '../../src/rollout/generate.js';
 import { GoJsonDecodeError } from '../../src/pko/go-json-decode.js';
 import { RenderError } from '../../src/pko/render.js';
 import { TemplateExecError, TemplateParseError } from '../../src/pko/template-runner.js';
-import { GlobSyntaxError } from '../../src/pko/doublestar.js';
+import { GlobSyntaxError } from '../../src/core/glob.js';
 import { CelEvalError } from '../../src/pko/cel.js';
 import { YamlLimitError } from '../../src/pko/safe-yaml.js';
 import { Violation } from '../../src/pko/types.js';

@@ -1,6 +1,7 @@
 import { CelContext } from '../../src/pko/cel.js';
 import { admitConfig, formatFieldErrors, validateConfig } from '../../src/pko/config-admission.js';
-import { doublestarMatch } from '../../src/pko/doublestar.js';
+import { globMatches } from '../../src/core/glob.js';
+const doublestarMatch = (g: string, p: string) => globMatches(g, p, 'doublestar');
 import { unifiedDiff } from '../../src/pko/unified-diff.js';
 import type { JSONSchemaProps } from '../../src/pko/types.js';
 

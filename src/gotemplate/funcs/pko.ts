@@ -10,7 +10,7 @@ import { marshalGoYaml } from './goyaml.js';
 import { fromJs } from './json.js';
 import { b64decStrict } from './misc.js';
 import { argMap, argString, arity, FuncError, isMap, unwrap } from './value.js';
-import { compileGobwasGlob } from './glob.js';
+import { globRegExp, GlobSyntaxError } from '../../core/glob.js';
 
 export const INCLUDE_RECURSION_DEPTH = 1000;
 
@@ -80,9 +80,16 @@ export function pkoFuncs(opts: PkoFuncOptions): FuncMap {
     },
     getFileGlob: (...a) => {
       arity('getFileGlob', a, 1);
-      const g = compileGobwasGlob(argString('getFileGlob', a[0], 0));
+      let g: RegExp;
+      try {
+        g = globRegExp(argString('getFileGlob', a[0], 0), 'gobwas');
+      } catch (e) {
+        // gobwas/glob's compiler says this for every malformed pattern.
+        if (e instanceof GlobSyntaxError) throw new FuncError('unexpected end of input');
+        throw e;
+      }
       const out: GoMap = {};
-      for (const [p, b] of opts.files) if (g(p)) out[p] = toText(b);
+      for (const [p, b] of opts.files) if (g.test(p)) out[p] = toText(b);
       return new GoTyped('map[string]string', out);
     },
     cel: (...a) => {
