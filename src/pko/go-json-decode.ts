@@ -4,7 +4,7 @@
  * value, and a JSON type that does not fit the Go field is an error. We also record every
  * ignored key, so that a misspelt one can be reported as a warning.
  */
-import { childPath } from './field-path.js';
+import { childPath } from '../core/field-path.js';
 
 export type FieldSpec =
   | { t: 'string' }

@@ -9,7 +9,7 @@ import type { LineCounter, Node, parseDocument as ParseDocument } from 'yaml';
 type YamlLib = typeof import('yaml');
 let yamlLib: YamlLib | undefined;
 const Y = (): YamlLib => (yamlLib ??= createRequire(import.meta.url)('yaml') as YamlLib);
-import { parsePath } from './field-path.js';
+import { parsePath } from '../core/field-path.js';
 
 export interface LocatedText {
   text: string;

@@ -23,19 +23,8 @@ function dropNulls(v: unknown): unknown {
   return v;
 }
 
-/** `spec.a[0]["x.io/y"].b` → ['spec','a',0,'x.io/y','b']. */
-export function parsePath(s: string): Path {
-  const out: Path = [];
-  const re = /([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\['([^']*)'\]/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(s)) !== null) {
-    if (m[1] !== undefined) out.push(m[1]);
-    else if (m[2] !== undefined) out.push(Number(m[2]));
-    else if (m[3] !== undefined) out.push(JSON.parse(`"${m[3]}"`) as string);
-    else out.push(m[4]);
-  }
-  return out;
-}
+import { parsePath } from '../core/field-path.js';
+export { parsePath };
 
 let registry: SchemaRegistry | undefined;
 

@@ -5,21 +5,12 @@
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Node } from 'yaml';
 import { parseAllYaml11, YamlParseError } from '../yaml/parse.js';
+import { formatPath } from '../core/field-path.js';
 
 export type Path = (string | number)[];
 
-const SIMPLE_KEY = /^[A-Za-z0-9_-]+$/;
-
-/** `objects[0].spec.resources[1].metadata.annotations['a.b/c']`. */
-export function formatPath(path: Path): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else if (SIMPLE_KEY.test(p)) out += out === '' ? p : `.${p}`;
-    else out += `['${p}']`;
-  }
-  return out;
-}
+/** `objects[0].spec.resources[1].metadata.annotations["a.b/c"]`: the one notation (src/core/field-path.ts). */
+export { formatPath } from '../core/field-path.js';
 
 export interface LoadedTemplate {
   file: string;

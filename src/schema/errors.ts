@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { FORMAT_MESSAGES } from './formats.js';
-import { joinPath, pointerToPath, unknownFieldMessage } from './paths.js';
+import { childPath as joinPath } from '../core/field-path.js';
+import { pointerToPath, unknownFieldMessage } from './paths.js';
 import type { SchemaIssue } from './types.js';
 
 const LEAF = new Set(['type', 'format', 'pattern', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength']);

@@ -1,10 +1,4 @@
-const SIMPLE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
-
-/** Appends a map key or field name: `a.b`, or `a["x.io/y"]` when the key is not a plain word. */
-export function joinPath(parent: string, key: string): string {
-  if (SIMPLE_KEY.test(key)) return parent === '' ? key : `${parent}.${key}`;
-  return `${parent}[${JSON.stringify(key)}]`;
-}
+import { childPath } from '../core/field-path.js';
 
 /** ajv instancePath (/spec/containers/0/image) → spec.containers[0].image, given the data to tell indexes from keys. */
 export function pointerToPath(pointer: string, data: unknown): string {
@@ -17,39 +11,8 @@ export function pointerToPath(pointer: string, data: unknown): string {
       out += `[${seg}]`;
       cur = cur[Number(seg)];
     } else {
-      out = joinPath(out, seg);
+      out = childPath(out, seg);
       cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
-    }
-  }
-  return out;
-}
-
-/**
- * A SchemaIssue path back to its segments (field names/map keys as strings, indexes as numbers),
- * e.g. for finding the YAML node to report a line: `a.b[0]["x.io/y"]` → ['a', 'b', 0, 'x.io/y'].
- */
-export function pathSegments(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  let i = 0;
-  while (i < path.length) {
-    if (path[i] === '.') i++;
-    if (path[i] === '[') {
-      if (path[i + 1] === '"') {
-        // JSON string up to the closing quote that is followed by ']'.
-        let j = i + 2;
-        while (j < path.length && !(path[j] === '"' && path[j - 1] !== '\\' && path[j + 1] === ']')) j++;
-        out.push(JSON.parse(path.slice(i + 1, j + 1)) as string);
-        i = j + 2;
-      } else {
-        const j = path.indexOf(']', i);
-        out.push(Number(path.slice(i + 1, j)));
-        i = j + 1;
-      }
-    } else {
-      let j = i;
-      while (j < path.length && path[j] !== '.' && path[j] !== '[') j++;
-      out.push(path.slice(i, j));
-      i = j;
     }
   }
   return out;

@@ -15,7 +15,6 @@ import { groupOf, scopeOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
-export { pathSegments } from './paths.js';
 export { loadCrdFiles } from './crdfiles.js';
 
 export interface SchemaRegistryOptions {

@@ -1,5 +1,6 @@
 import type { SchemaIssue } from './types.js';
-import { joinPath, unknownFieldMessage } from './paths.js';
+import { childPath as joinPath } from '../core/field-path.js';
+import { unknownFieldMessage } from './paths.js';
 
 /**
  * The field tree of a built-in kind, used only to find unknown fields (kubernetes-models'

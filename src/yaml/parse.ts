@@ -3,6 +3,7 @@
  * (`yes/no/on/off/y/n` are booleans, `0755` is octal, underscores in numbers), timestamps kept as
  * strings, non-string keys stringified, duplicate keys tolerated (last wins), `<<` merges.
  */
+import { formatPath } from '../core/field-path.js';
 import yaml from 'js-yaml';
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -348,11 +349,6 @@ function allowedAliasRatio(decodes: number): number {
   return 0.99 - 0.89 * ((decodes - 400_000) / 3_600_000);
 }
 
-function formatPath(path: readonly (string | number)[]): string {
-  let out = '';
-  for (const s of path) out += typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (out ? '.' : '') + s : `[${JSON.stringify(s)}]`;
-  return out;
-}
 
 /**
  * The line of `path` in the text, found with eemeli/yaml (which keeps aliases as nodes, so it does

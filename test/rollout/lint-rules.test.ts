@@ -26,7 +26,7 @@ describe('T rules (the Template)', () => {
     const t = mutate(mutate(S, 'managed.openshift.io/gitRepoName: example-operator', 'managed.openshift.io/gitRepoName: ${REPO_NAME}'), '- name: IMAGE_TAG ', '- name: UNUSED\n- name: IMAGE_TAG ');
     const fs = lint(t);
     const f = has(fs, 'warning', 'T2', /\$\{REPO_NAME\} is not a declared parameter/);
-    expect(f.path).toBe('objects[0].metadata.labels[\'managed.openshift.io/gitRepoName\']');
+    expect(f.path).toBe('objects[0].metadata.labels["managed.openshift.io/gitRepoName"]');
     expect(f.line).toBe(25);
     has(fs, 'warning', 'T2', /parameter UNUSED is declared but never used/);
   });

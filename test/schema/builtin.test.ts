@@ -359,7 +359,7 @@ describe('built-in kinds', () => {
 
 describe('paths', () => {
   test('pathSegments inverts issue paths', async () => {
-    const { pathSegments } = await import('../../src/schema/registry.js');
+    const { parsePath: pathSegments } = await import('../../src/core/field-path.js');
     expect(pathSegments('spec.template.spec.containers[0].image')).toEqual(['spec', 'template', 'spec', 'containers', 0, 'image']);
     expect(pathSegments('metadata.labels["app.kubernetes.io/name"]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
     expect(pathSegments('data["a\\"]b"].x[12]')).toEqual(['data', 'a"]b', 'x', 12]);

@@ -4,7 +4,7 @@
  * `SourceType => prefix/DestType`).
  */
 import type { Finding } from '../../core/errors.js';
-import { childPath } from '../field-path.js';
+import { childPath } from '../../core/field-path.js';
 import { COLLISION_PROTECTION_ANNOTATION, CONDITION_MAP_ANNOTATION } from '../types.js';
 import { CheckContext, isObj, objectFinding } from './context.js';
 

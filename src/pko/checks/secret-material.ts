@@ -3,7 +3,7 @@
  * Findings name the place and the kind of secret, never the value.
  */
 import type { Finding } from '../../core/errors.js';
-import { childPath } from '../field-path.js';
+import { childPath } from '../../core/field-path.js';
 import { gvkOf } from '../object-validators.js';
 import { CheckContext, isObj, objectFinding } from './context.js';
 
