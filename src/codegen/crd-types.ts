@@ -7,9 +7,9 @@
 import type { SourceFile } from 'ts-morph';
 import { loadTsMorph } from '../kickstart/emit.js';
 import { crdFromObject, type BundledCrd } from '../schema/crd.js';
+import { isObj } from '../core/guards.js';
 
 type Schema = Record<string, unknown>;
-const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface CrdInput {
   crd: BundledCrd;

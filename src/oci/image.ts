@@ -6,6 +6,7 @@
 import { UserError } from '../core/errors.js';
 import { isDigest, sha256Digest } from './digest.js';
 import { INDEX_TYPES, MANIFEST_TYPES, MediaType } from './media-types.js';
+import { isObj as isObject } from '../core/guards.js';
 
 export interface Descriptor {
   mediaType: string;
@@ -90,9 +91,6 @@ export function jsonType(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Parses image metadata JSON; `file` names the document in the error. */
 export function parseJson(bytes: Uint8Array, file: string): unknown {

@@ -9,6 +9,7 @@ import { jsonRoundTrip } from '../core/json.js';
 import { validateConfigValue } from './config-schema.js';
 import type { FieldError } from './field-errors.js';
 import type { JSONSchemaProps } from './types.js';
+import { isObj } from '../core/guards.js';
 
 export type { FieldError } from './field-errors.js';
 /** k8s utilerrors aggregate of field errors: one as is, several as `[a, b]`. */
@@ -16,7 +17,6 @@ export { aggregateText as formatFieldErrors, fieldErrorText as formatFieldError 
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const isObj = (v: unknown): v is Record<string, Json> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function clone<T>(v: T): T {
   return jsonRoundTrip(v);

@@ -5,15 +5,13 @@
  * with kube-openapi's message texts.
  */
 import { FieldError, forbidden, invalid, notSupported, required } from './field-errors.js';
+import { isObj } from '../core/guards.js';
 
 type Schema = Record<string, unknown>;
 
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const META_FIELDS = new Set(['metadata', 'kind', 'apiVersion']);
 
-function isObj(v: unknown): v is Schema {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function key(base: string, k: string): string {
   return `${base}[${k}]`;

@@ -6,6 +6,7 @@
  * expected) is kept.
  */
 
+import { isObj } from '../core/guards.js';
 export const REDACTED = '<redacted>';
 
 /**
@@ -32,7 +33,6 @@ export function isSecretObject(obj: unknown): boolean {
   return o.kind === 'Secret' && (o.apiVersion === 'v1' || o.apiVersion === undefined);
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The string values a message about `obj` must not show: all of a Secret's data/stringData, and

@@ -3,6 +3,7 @@
  * saasherder does before it (docs/rollout-reference.md §2).
  */
 import { createHash } from 'node:crypto';
+import { isObj } from '../core/guards.js';
 
 export interface TemplateParameter {
   name: string;
@@ -28,9 +29,6 @@ export interface ProcessResult {
 const STRING_PARAM = /\$\{([a-zA-Z0-9_]+?)\}/g;
 const NON_STRING_PARAM = /^\$\{\{([a-zA-Z0-9_]+)\}\}$/;
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The Template's parameters, tolerant of shape errors (the linter reports those). */
 export function readParameters(template: unknown): TemplateParameter[] {

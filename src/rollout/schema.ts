@@ -8,9 +8,6 @@ import { createSchemaRegistry, SchemaRegistry } from '../schema/registry.js';
 import type { SchemaValidator } from './lint.js';
 import type { Path } from './source.js';
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The API server drops null values of non-nullable fields before validation. */
 function dropNulls(v: unknown): unknown {
@@ -24,6 +21,7 @@ function dropNulls(v: unknown): unknown {
 }
 
 import { parsePath } from '../core/field-path.js';
+import { isObj } from '../core/guards.js';
 export { parsePath };
 
 let registry: SchemaRegistry | undefined;

@@ -4,6 +4,7 @@
  * (metav1.LabelSelectorAsSelector → labels.Everything()).
  */
 import { globMatches, GlobSyntaxError } from '../core/glob.js';
+import { isObj } from '../core/guards.js';
 
 export type Labels = Record<string, string>;
 
@@ -12,9 +13,6 @@ export interface LabelSelector {
   matchExpressions?: { key?: unknown; operator?: unknown; values?: unknown }[] | null;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** True when the selector selects everything: absent, null, `{}`, or both parts empty. */
 export function isEmptySelector(sel: unknown): boolean {

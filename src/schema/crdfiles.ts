@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { parseAllYaml11, readYamlFileText, YamlFileError, YamlParseError } from '../yaml/parse.js';
 import { crdFromObject, type BundledCrd } from './crd.js';
+import { isObj } from '../core/guards.js';
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function listYamlFiles(p: string): string[] {
   let st;

@@ -13,6 +13,7 @@ import { labelSelectorSchema, objectMetaId, objectMetaSchema, type NameRule } fr
 import { removedApiMessage } from './removed.js';
 import { groupOf, scopeOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
+import { isObj } from '../core/guards.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
 export { loadCrdFiles } from './crdfiles.js';
@@ -61,9 +62,6 @@ interface CrdEntry {
   notes?: ConversionNotes;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** metadata and metadata.name (or generateName) must be set: every object pkogen handles is applied by name. */
 function presenceIssues(obj: Record<string, unknown>): SchemaIssue[] {

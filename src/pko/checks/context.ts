@@ -4,6 +4,8 @@ import type { FileMap } from '../../core/filemap.js';
 import type { ObjectRef } from '../objects.js';
 import type { PackageManifest } from '../types.js';
 import { lineOf } from '../yaml-positions.js';
+import { isObj } from '../../core/guards.js';
+export { isObj };
 
 export type ScopeLookup = (group: string, version: string, kind: string) => 'Namespaced' | 'Cluster' | undefined;
 
@@ -37,6 +39,3 @@ export function phaseClass(manifest: PackageManifest, phase: string): string | u
   return manifest.spec.phases?.find((p) => p.name === phase)?.class;
 }
 
-export function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
