@@ -5,7 +5,7 @@
  * wherever pkogen takes a KubeObject. `status` is left out: a package never writes it.
  */
 import type { SourceFile } from 'ts-morph';
-import { loadTsMorph } from '../kickstart/emit.js';
+import { loadTsMorph } from './ts-morph.js';
 import { crdFromObject, type BundledCrd } from '../schema/crd.js';
 import { isObj } from '../core/guards.js';
 

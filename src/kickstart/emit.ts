@@ -5,13 +5,8 @@
  * files carried as they are. Everything imports only from `pkogen`.
  */
 import type { Project as ProjectT, SourceFile } from 'ts-morph';
-import { createRequire } from 'node:module';
 import type { PackageDefinition } from '../model/package.js';
-
-type TsMorph = typeof import('ts-morph');
-let tsMorph: TsMorph | undefined;
-/** Loaded on first use: ts-morph brings the TypeScript compiler, which no other command needs. */
-export const loadTsMorph = (): TsMorph => (tsMorph ??= createRequire(import.meta.url)('ts-morph') as TsMorph);
+import { loadTsMorph } from '../codegen/ts-morph.js';
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 
