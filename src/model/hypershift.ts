@@ -152,24 +152,112 @@ export interface HcpDeploymentOptions {
   spreadOverZones?: boolean;
   maxUnavailable?: number;
   maxSurge?: number;
+  /** Schedule next to the hosted control plane (affinity, tolerations, HostedCluster nodeSelector, labels). Default true. */
+  placement?: boolean;
+  /** Priority class; false for none. Default `hypershift-control-plane`. */
+  priorityClass?: string | false;
+  /** The cluster-wide proxy settings in every container's env. Default true. */
+  proxy?: boolean;
+  /** Restricted pod security (pod and container security contexts). Default true. */
+  restricted?: boolean;
+  /** A writable /tmp (emptyDir) in every container, for a read-only root filesystem. Default true. */
+  tmpVolume?: boolean;
+}
+
+/** The pod template spec of a Deployment (or any workload with spec.template), created when absent. */
+function podSpec(d: KubeObject): Record<string, YamlValue> {
+  const spec = ((d.spec as Record<string, YamlValue> | undefined) ??= {}) as Record<string, YamlValue>;
+  const template = (spec.template ??= {}) as Record<string, YamlValue>;
+  return (template.spec ??= {}) as Record<string, YamlValue>;
+}
+
+function podLabels(d: KubeObject): Record<string, YamlValue> {
+  const template = (d.spec as Record<string, YamlValue>).template as Record<string, YamlValue>;
+  const metadata = (template.metadata ??= {}) as Record<string, YamlValue>;
+  return (metadata.labels ??= {}) as Record<string, YamlValue>;
+}
+
+function containersOf(d: KubeObject, names?: readonly string[]): Record<string, YamlValue>[] {
+  const all = ((podSpec(d).containers ??= []) as Record<string, YamlValue>[]);
+  return names ? all.filter((c) => names.includes(c.name as string)) : all;
+}
+
+function append(o: Record<string, YamlValue>, key: string, items: YamlValue[]): void {
+  o[key] = [...((o[key] as YamlValue[] | undefined) ?? []), ...items];
 }
 
 /**
- * A Deployment for an HCP namespace with every idiom applied: scheduling next to the hosted
- * control plane, tolerations, HostedCluster nodeSelector, priority class, the hosted kubeconfig,
- * restricted security, a writable /tmp on a read-only root filesystem.
+ * Scheduling next to the hosted control plane: node affinity to control-plane nodes, pod
+ * affinity to the HCP, the control-plane tolerations, the HostedCluster nodeSelector and the
+ * colocation labels; with `spreadOverZones`, required zone anti-affinity between replicas
+ * (`selector` = the pods' own labels). Changes and returns `d`.
+ */
+export function withHcpPlacement(d: KubeObject, o: { component: string; spreadOverZones?: boolean; selector?: Record<string, string> }): KubeObject {
+  const pod = podSpec(d);
+  const affinity: Record<string, YamlValue> = { nodeAffinity: controlPlaneNodeAffinity(), podAffinity: hcpPodAffinity() };
+  if (o.spreadOverZones) affinity.podAntiAffinity = zoneAntiAffinity(o.selector ?? { app: o.component }, true);
+  pod.affinity = affinity;
+  pod.tolerations = controlPlaneTolerations();
+  pod.nodeSelector = hostedClusterNodeSelector();
+  Object.assign(podLabels(d), { [CONTROL_PLANE_COMPONENT_LABEL]: o.component, [COLOCATION_LABEL]: HCP_NAMESPACE });
+  return d;
+}
+
+/** Lets the pods reach the management cluster's kube-apiserver (HyperShift's `management-kas` NetworkPolicy label). */
+export function withManagementKasAccess(d: KubeObject): KubeObject {
+  podLabels(d)[NEED_MANAGEMENT_KAS_ACCESS] = 'true';
+  return d;
+}
+
+/**
+ * Mounts the hosted cluster's admin kubeconfig into the named containers and sets KUBECONFIG.
+ * It is cluster-admin in the hosted cluster: give it only to the containers that need it.
+ */
+export function withHostedKubeconfig(d: KubeObject, containers: readonly string[]): KubeObject {
+  const targets = containersOf(d, containers);
+  if (targets.length === 0) return d;
+  for (const c of targets) {
+    append(c, 'env', [hostedKubeconfigEnv()]);
+    append(c, 'volumeMounts', [hostedKubeconfigMount()]);
+  }
+  append(podSpec(d), 'volumes', [hostedKubeconfigVolume()]);
+  return d;
+}
+
+/** The cluster-wide proxy (HTTP_PROXY, HTTPS_PROXY, NO_PROXY from the environment) in the named containers' env (all when omitted). */
+export function withProxyEnv(d: KubeObject, containers?: readonly string[]): KubeObject {
+  for (const c of containersOf(d, containers)) append(c, 'env', [proxyEnv()]);
+  return d;
+}
+
+/** Restricted pod security: the pod's and every container's security context. */
+export function withRestrictedSecurity(d: KubeObject): KubeObject {
+  podSpec(d).securityContext = restrictedPodSecurityContext();
+  for (const c of containersOf(d)) c.securityContext = restrictedContainerSecurityContext();
+  return d;
+}
+
+/** The control plane's priority class (or another). */
+export function withPriorityClass(d: KubeObject, name: string = PRIORITY_CLASS): KubeObject {
+  podSpec(d).priorityClassName = name;
+  return d;
+}
+
+/** A writable /tmp (emptyDir) mounted in every container, for a read-only root filesystem. */
+export function withTmpVolume(d: KubeObject): KubeObject {
+  for (const c of containersOf(d)) append(c, 'volumeMounts', [{ name: 'tmp', mountPath: '/tmp' }]);
+  append(podSpec(d), 'volumes', [{ name: 'tmp', emptyDir: {} }]);
+  return d;
+}
+
+/**
+ * A Deployment for an HCP namespace with the idioms above applied; each can be turned off
+ * (`placement`, `priorityClass`, `proxy`, `restricted`, `tmpVolume`), and each is exported on its
+ * own (`withHcpPlacement`, …) to apply to a Deployment a team writes itself.
  */
 export function hcpDeployment(o: HcpDeploymentOptions): KubeObject {
   const selector = { app: o.name };
-  const labels: Record<string, string> = {
-    app: o.name,
-    [CONTROL_PLANE_COMPONENT_LABEL]: o.name,
-    [COLOCATION_LABEL]: HCP_NAMESPACE,
-  };
-  if (o.managementKasAccess) labels[NEED_MANAGEMENT_KAS_ACCESS] = 'true';
-  const affinity: Record<string, YamlValue> = { nodeAffinity: controlPlaneNodeAffinity(), podAffinity: hcpPodAffinity() };
-  if (o.spreadOverZones) affinity.podAntiAffinity = zoneAntiAffinity(selector, true);
-  return {
+  const d: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: o.name, labels: { app: o.name } },
@@ -179,9 +267,8 @@ export function hcpDeployment(o: HcpDeploymentOptions): KubeObject {
       selector: { matchLabels: selector },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 1 } },
       template: {
-        metadata: { labels },
+        metadata: { labels: { app: o.name } },
         spec: {
-          affinity,
           automountServiceAccountToken: o.automountServiceAccountToken,
           containers: o.containers.map((c) => ({
             name: c.name,
@@ -189,25 +276,33 @@ export function hcpDeployment(o: HcpDeploymentOptions): KubeObject {
             imagePullPolicy: 'IfNotPresent',
             command: c.command,
             args: c.args,
-            env: [...(c.env ?? []), ...(c.hostedKubeconfig ? [hostedKubeconfigEnv()] : []), proxyEnv()],
+            env: [...(c.env ?? [])],
             ports: c.ports,
-            volumeMounts: [...(c.volumeMounts ?? []), ...(c.hostedKubeconfig ? [hostedKubeconfigMount()] : []), { name: 'tmp', mountPath: '/tmp' }],
+            volumeMounts: [...(c.volumeMounts ?? [])],
             resources: c.resources as YamlValue,
             livenessProbe: c.livenessProbe,
             readinessProbe: c.readinessProbe,
-            securityContext: restrictedContainerSecurityContext(),
             terminationMessagePolicy: 'FallbackToLogsOnError',
           })),
-          nodeSelector: hostedClusterNodeSelector(),
-          priorityClassName: PRIORITY_CLASS,
-          securityContext: restrictedPodSecurityContext(),
           serviceAccountName: o.serviceAccountName,
-          tolerations: controlPlaneTolerations(),
-          volumes: [...(o.volumes ?? []), ...(o.containers.some((c) => c.hostedKubeconfig) ? [hostedKubeconfigVolume()] : []), { name: 'tmp', emptyDir: {} }],
+          volumes: [...(o.volumes ?? [])],
         },
       },
     },
   };
+  if (o.placement !== false) withHcpPlacement(d, { component: o.name, spreadOverZones: o.spreadOverZones, selector });
+  if (o.managementKasAccess) withManagementKasAccess(d);
+  // Order of env, mounts and volumes: the caller's, then the hosted kubeconfig, then proxy and /tmp.
+  withHostedKubeconfig(d, o.containers.filter((c) => c.hostedKubeconfig).map((c) => c.name));
+  if (o.proxy !== false) withProxyEnv(d);
+  if (o.restricted !== false) withRestrictedSecurity(d);
+  if (o.priorityClass !== false) withPriorityClass(d, o.priorityClass ?? PRIORITY_CLASS);
+  if (o.tmpVolume !== false) withTmpVolume(d);
+  // Lists nothing was added to are left out rather than emitted as `[]`.
+  const pod = podSpec(d);
+  for (const c of containersOf(d)) for (const k of ['env', 'volumeMounts']) if ((c[k] as YamlValue[]).length === 0) delete c[k];
+  if ((pod.volumes as YamlValue[]).length === 0) delete pod.volumes;
+  return d;
 }
 
 /**
