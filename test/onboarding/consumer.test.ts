@@ -65,6 +65,29 @@ describe('pkogen as an installed package', () => {
     expect(readFileSync(path.join(project, 'package', 'manifest.yaml'), 'utf8')).toMatch(/name: consumer/);
   }, LONG);
 
+  it('sub-path exports (pkogen/model, /hypershift, /pko, /oci, /rollout) compile strict and load at run time', () => {
+    const mod = path.join(project, 'resources', 'subpaths.ts');
+    writeFileSync(mod, [
+      "import { emitDocument, type KubeObject } from 'pkogen/model';",
+      "import { hcpDeployment, withPriorityClass } from 'pkogen/hypershift';",
+      "import { MANIFEST_API_VERSION } from 'pkogen/pko';",
+      "import { buildPackageImage, packageFilesFromImage } from 'pkogen/oci';",
+      "import { lintRolloutTemplate } from 'pkogen/rollout';",
+      "const d: KubeObject = withPriorityClass(hcpDeployment({ name: 'w', replicas: 1, serviceAccountName: 'w', automountServiceAccountToken: false, managementKasAccess: false,",
+      "  containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1m', memory: '1Mi' }, limits: { memory: '2Mi' } } }] }), 'p');",
+      "const files = new Map([['manifest.yaml', new TextEncoder().encode(`apiVersion: ${MANIFEST_API_VERSION}\\n`)]]);",
+      "const back = packageFilesFromImage(buildPackageImage(files)).files;",
+      "console.log(typeof lintRolloutTemplate, [...back.keys()].join(','), emitDocument(d).includes('priorityClassName: p'));",
+      '',
+    ].join('\n'));
+    expect(run('node_modules/.bin/tsc', ['-p', 'tsconfig.json', '--noEmit'], project)).toEqual({ code: 0, out: '' });
+    const js = path.join(project, 'subpaths.mjs');
+    const built = run('node_modules/.bin/tsc', ['--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--types', 'node', '--strict', '--skipLibCheck', '--outDir', path.join(project, 'out-subpaths'), mod], project);
+    expect(built).toEqual({ code: 0, out: '' });
+    writeFileSync(js, `import './out-subpaths/subpaths.js';\n`);
+    expect(run('node', [js], project)).toEqual({ code: 0, out: 'function manifest.yaml true\n' });
+  }, LONG);
+
   it('imported CRD types make a misspelt field a compile error in the consumer', () => {
     const imp = run('node_modules/.bin/pkogen', ['import', '--bundled', 'Package', '-o', 'resources/imports'], project);
     expect(imp).toEqual({ code: 0, out: expect.stringMatching(/^imported 1 CRDs into resources\/imports\/package-operator\.run_v1alpha1\.ts\n$/) });
