@@ -26,8 +26,10 @@ export interface Report {
    * prefix it, so that an annotation lands on the repository's file.
    */
   root?: string;
-  /** Files (or rules) checked, relative to `root`: JUnit test cases even when they have no finding. */
+  /** Files (or other units) checked, relative to `root`: JUnit test cases even when they have no finding. */
   checked?: readonly string[];
+  /** The JUnit test case of a finding when it is not its file (simulate: the HCP namespace). */
+  caseOf?: (f: Finding) => string | undefined;
 }
 
 /** The common top-level keys of the JSON form. */
@@ -165,8 +167,8 @@ function rooted(root: string | undefined, file: string | undefined): string | un
 // ---- junit --------------------------------------------------------------------------------
 
 /**
- * One testsuite for the run, one testcase per file checked (findings without a file belong to
- * the subject). A test case fails when it has a finding of a failing severity; its other findings
+ * One testsuite for the run, one testcase per file checked (or per unit a command names with
+ * caseOf; findings without either belong to the subject). A test case fails when it has a finding of a failing severity; its other findings
  * go to system-out. No timestamps or durations: the same run gives the same bytes.
  */
 export function junitReport(r: Report): string {
@@ -174,7 +176,7 @@ export function junitReport(r: Report): string {
   const groups = new Map<string, Finding[]>();
   for (const c of r.checked ?? []) groups.set(rooted(r.root, c)!, []);
   for (const f of r.findings) {
-    const key = rooted(r.root, f.file) ?? r.subject;
+    const key = r.caseOf?.(f) ?? rooted(r.root, f.file) ?? r.subject;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = []));
     g.push(f);

@@ -13,6 +13,7 @@ const run = (args: string[]) => runCli(args, { cwd: tmp.dir, env: {} });
 beforeAll(() => {
   cpSync(path.join(SHARED, 'reference/pko-packages/invalid/missing_phase_annotation'), path.join(tmp.dir, 'pkg'), { recursive: true });
   cpSync(path.join(SHARED, 'reference/rollout-templates/mcvw-hs.SelectorSyncSet.yaml.tmpl'), path.join(tmp.dir, 'rollout.tmpl'));
+  cpSync(path.join(SHARED, 'reference/rollout-templates/addon-operator-hs.yaml'), path.join(tmp.dir, 'addon.yaml'));
 });
 
 const MESSAGE = 'Missing package-operator.run/phase Annotation in deployment.yaml idx 0';
@@ -79,6 +80,15 @@ describe('lint-rollout -o', () => {
     const text = (await run(['lint-rollout', 'rollout.tmpl'])).stdout;
     expect(text.endsWith(`rollout.tmpl: ${j.summary.error} error(s), ${j.summary.warning} warning(s), ${j.summary.info} info\n`)).toBe(true);
     expect(j.findings).toHaveLength(text.trimEnd().split('\n').length - 1);
+  });
+});
+
+describe('simulate -o junit', () => {
+  it('has the Template as one test case and each HCP namespace as one', async () => {
+    const r = await run(['simulate', 'addon.yaml', '-p', 'REGISTRY_IMG=quay.io/app-sre/addon-operator-package', '--hcp-namespaces', 'ocm-staging-abc-one,ocm-staging-abc-two', '-o', 'junit']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('<testsuite name="pkogen simulate addon.yaml" tests="3" failures="0" errors="0" skipped="0">\n    <testcase classname="pkogen.simulate" name="addon.yaml">\n      <system-out>info: addon.yaml:16 ');
+    expect(r.stdout).toContain('    <testcase classname="pkogen.simulate" name="namespace/ocm-staging-abc-one"/>\n    <testcase classname="pkogen.simulate" name="namespace/ocm-staging-abc-two"/>\n  </testsuite>\n');
   });
 });
 

@@ -174,15 +174,23 @@ export const command: Command = {
     ];
     const s = totals(res, shared);
     // Each namespace's findings once, at the top level, with the namespace at the end of the chain.
+    const namespaceOf = new Map<Finding, string>();
     const perNamespace: Finding[] = res.packages.flatMap((p) =>
-      p.findings.map((f) => ({ ...f, object: [f.object, `namespace/${p.namespace || '(cluster)'}`].filter(Boolean).join(' > ') })),
+      p.findings.map((f) => {
+        const ns = `namespace/${p.namespace || '(cluster)'}`;
+        const g = { ...f, object: [f.object, ns].filter(Boolean).join(' > ') };
+        namespaceOf.set(g, ns);
+        return g;
+      }),
     );
     io.stdout(renderReport(output, {
       command: 'simulate',
       subject: file,
       findings: [...shared, ...perNamespace],
       ok: s.errors === 0,
-      checked: [file],
+      // JUnit: the Template (and package) as one test case, each namespace as one.
+      checked: [file, ...res.packages.map((p) => `namespace/${p.namespace || '(cluster)'}`)],
+      caseOf: (f) => namespaceOf.get(f),
       result: {
         totals: s,
         hops: res.hops,
