@@ -41,7 +41,7 @@ Options:
   --test-case NAME  render both sides with this test.template case (default: NEW's first case)
   --config FILE     render both sides with this config (YAML) instead
   --namespace NS    Package namespace with --config (default: hcp-example)
-  -o, --output F    text (default) or json
+  -o, --output F    text (default) or json (the common report; README "Output formats")
 
 Exit codes: 0 no difference, 1 differences or bad input, 2 usage error.
 `;

@@ -11,7 +11,7 @@ import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [--output text|json]
+const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [-o text|json|github|junit]
 
 Lint an OpenShift Template that ships a PKO Package through Hive SelectorSyncSet → ACM Policy →
 ConfigurationPolicy, or a ClusterPackage/Package carried by the SelectorSyncSet itself (the classic

@@ -17,7 +17,7 @@ import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 import { FINDING_FORMATS, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [--output text|json]
+const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [-o text|json|github|junit]
 
 Process a rollout Template like app-interface (oc process with saasherder's parameters), follow
 hive (SelectorSyncSet → service clusters) and ACM (PlacementRule/Placement → management clusters,

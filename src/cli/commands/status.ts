@@ -7,7 +7,7 @@ import { processIO, type CliIO, type Command } from '../io.js';
 import { FINDING_FORMATS, outputFormat, renderReport, type Report } from '../output.js';
 
 const HELP = `Usage: pkogen status [NAME] [-A | -n NS] [-l SELECTOR] [--kubeconfig FILE] [--context C] [--expect-image REF] [-o text|wide|json] [--watch [--watch-timeout S]]
-       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure]
+       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure] [-o text|json|github|junit]
 
 Shows every Package Operator Package of the selected namespaces in one table: revision, image
 digest, state (Available, Progressing, Unpacking, Invalid, Paused, NotReady) with reason and age,
