@@ -96,8 +96,8 @@ PACKAGE_IMAGE_FORMAT ?= archive
 build-package-image: build
 	@mkdir -p $(OUTPUT_DIR)
 ifeq ($(CONTAINER_ENGINE),)
-	@$(PKOGEN) build $(PACKAGE_DIR) -t $(IMG):$(TAG) --output-format digest \
-		$(if $(filter oci,$(PACKAGE_IMAGE_FORMAT)),--oci-layout $(OUTPUT_DIR)/$(IMAGE_NAME),-o $(OUTPUT_DIR)/$(IMAGE_NAME).tar)
+	@$(PKOGEN) build $(PACKAGE_DIR) -t $(IMG):$(TAG) -o digest \
+		$(if $(filter oci,$(PACKAGE_IMAGE_FORMAT)),--oci-layout $(OUTPUT_DIR)/$(IMAGE_NAME),--output-file $(OUTPUT_DIR)/$(IMAGE_NAME).tar)
 else
 	$(CONTAINER_ENGINE) build --platform=linux/amd64 -f Containerfile -t $(IMG):$(TAG) --iidfile $(OUTPUT_DIR)/$(IMAGE_NAME).iid .
 	@echo "image id (config digest; the manifest digest is known once pushed): $$(cat $(OUTPUT_DIR)/$(IMAGE_NAME).iid)"
@@ -106,7 +106,7 @@ endif
 ## push-package-image: build and push IMG:TAG with the built-in builder, print the digest (IMG=registry/org/name TAG=...)
 push-package-image: build
 	@$(if $(filter localhost/%,$(IMG)),$(error push-package-image: set IMG=registry/org/name))true
-	@$(PKOGEN) build $(PACKAGE_DIR) -t $(IMG):$(TAG) --push --output-format digest $(if $(filter true 1 yes,$(INSECURE)),--insecure)
+	@$(PKOGEN) build $(PACKAGE_DIR) -t $(IMG):$(TAG) --push -o digest $(if $(filter true 1 yes,$(INSECURE)),--insecure)
 
 # ---- on-cluster-build image (controller, webhook server, token minter) -------------------------
 # Needs a container engine (CONTAINER_ENGINE, default: buildah, podman or docker, the first found):

@@ -120,4 +120,4 @@ fi
 
 echo "build_deploy.sh: $ref:$IMAGE_TAG (and :latest) from $PACKAGE_DIR" >&2
 "$NODE" bin/pkogen.js build "$PACKAGE_DIR" -t "$ref:$IMAGE_TAG" -t "$ref:latest" \
-  --push --skip-if-exists --output-format digest "${insecure[@]}"
+  --push --skip-if-exists -o digest "${insecure[@]}"

@@ -1,4 +1,4 @@
-/** Text, wide and JSON forms of `pkogen status`. Deterministic for a given `now`. */
+/** The text and wide tables of `pkogen status` (its JSON form is src/cli/output.ts's). Deterministic for a given `now`. */
 import { age, type PackageRow, type Summary } from './model.js';
 
 /** Long messages are cut in the table (the JSON form keeps them whole). */
@@ -60,12 +60,4 @@ function detailLines(r: PackageRow, wide: boolean): string[] {
     }
   }
   return out;
-}
-
-export function formatJson(rows: PackageRow[], summary: Summary, wide: boolean): string {
-  const packages = rows.map((r) => {
-    const { history, ...rest } = r;
-    return wide ? { ...rest, history } : rest;
-  });
-  return JSON.stringify({ summary, packages }, null, 2) + '\n';
 }

@@ -55,7 +55,7 @@ test('validate: a valid package passes, a broken one fails with the file and exi
 
 test('build writes a docker-archive tar', () => {
   const tar = path.join(out, 'x.tar');
-  const r = cli('build', path.join(FIXTURES, 'nginx'), '-t', 'localhost/bundle-test:1', '-o', tar);
+  const r = cli('build', path.join(FIXTURES, 'nginx'), '-t', 'localhost/bundle-test:1', '--output-file', tar);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   expect(existsSync(tar)).toBe(true);

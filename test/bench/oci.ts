@@ -65,7 +65,7 @@ export async function bench(): Promise<string> {
   const store = ['--root', path.join(tmp, 'bh-root'), '--runroot', path.join(tmp, 'bh-run'), '--storage-driver', 'vfs'];
   const reg = await startRegistry('http');
   try {
-    const tBuild = time(() => sh('node', [...pkogen, '-t', 'localhost/bench:1', '-o', path.join(tmp, 'out.tar')]));
+    const tBuild = time(() => sh('node', [...pkogen, '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'out.tar')]));
     const tBuildah = time((i) => sh('buildah', [...store, 'bud', '--isolation', 'chroot', '--layers=false', '-q', '-f', path.join(ctx, 'Containerfile'), '-t', `localhost/bench:${i + 1}`, ctx]));
     const layout = path.join(tmp, 'layout');
     sh('node', [...pkogen, '--oci-layout', layout, '-t', 'localhost/bench:src']);

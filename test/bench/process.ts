@@ -67,9 +67,9 @@ export async function bench(): Promise<string> {
     { label: '`node -e 0`', cmd: 'node', args: () => ['-e', '0'] },
     { label: '`pkogen --help`', cmd: 'node', args: () => pkogen('--help') },
     { label: '`pkogen validate package`', cmd: 'node', args: () => pkogen('validate', 'package') },
-    { label: '`pkogen build package -t T -o x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', '-o', path.join(tmp, 'x.tar')) },
+    { label: '`pkogen build package -t T --output-file x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'x.tar')) },
     { label: '`pkogen validate package`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('validate', 'package') },
-    { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', '-o', path.join(tmp, 'y.tar')) },
+    { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'y.tar')) },
   ];
   const notes: string[] = [];
   if (has('buildah')) {
@@ -137,7 +137,7 @@ export async function bench(): Promise<string> {
       ...rows,
       '',
       'Targets:',
-      target('`pkogen build`', ratio('`pkogen build package -t T -o x.tar`'), 1.3),
+      target('`pkogen build`', ratio('`pkogen build package -t T --output-file x.tar`'), 1.3),
       target('`pkogen validate package`', ratio('`pkogen validate package`'), 2.5),
       target('`pkogen --help`', ratio('`pkogen --help`'), 1.2),
       target('push of 50 MB vs `skopeo copy`', skopeo >= 0 && push >= 0 ? med[push] / med[skopeo] : undefined, 1.2),

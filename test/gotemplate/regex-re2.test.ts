@@ -133,7 +133,7 @@ describe('the hostile pattern through the CLI', () => {
     const r = await runCli(['render', pkg, '--test-case', 'namespace-scope']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('m: "false"');
-    const b = await runCli(['build', pkg, '--oci-layout', path.join(t.dir, 'layout'), '--output-format', 'digest']);
+    const b = await runCli(['build', pkg, '--oci-layout', path.join(t.dir, 'layout'), '-o', 'digest']);
     expect(b.stderr).not.toMatch(/internal error|\n\s+at /);
     expect(b.code).toBe(v.code);
   });

@@ -55,8 +55,8 @@ function cli(args: string[], env: Record<string, string>, umask = '022'): { code
 it('same package, different TZ, umask, file modes, mtimes and day: same digest and same bytes', () => {
   const a = copyWith('integration-valid-with_config', path.join(tmp, 'a'), new Date('1999-12-31T23:59:59Z'), 0o600);
   const b = copyWith('integration-valid-with_config', path.join(tmp, 'b'), new Date('2038-01-19T03:14:07Z'), 0o775);
-  const ra = cli(['build', a, '-t', 'example.com/p:1', '-o', path.join(tmp, 'a.tar'), '--oci-layout', path.join(tmp, 'a-layout'), '--output-format', 'digest'], { TZ: 'Pacific/Kiritimati', SOURCE_DATE_EPOCH: '946684799', LC_ALL: 'C' }, '077');
-  const rb = cli(['build', b, '-t', 'example.com/p:1', '-o', path.join(tmp, 'b.tar'), '--oci-layout', path.join(tmp, 'b-layout'), '--output-format', 'digest'], { TZ: 'America/Adak', SOURCE_DATE_EPOCH: '2147483647', LC_ALL: 'de_DE.UTF-8' }, '000');
+  const ra = cli(['build', a, '-t', 'example.com/p:1', '--output-file', path.join(tmp, 'a.tar'), '--oci-layout', path.join(tmp, 'a-layout'), '-o', 'digest'], { TZ: 'Pacific/Kiritimati', SOURCE_DATE_EPOCH: '946684799', LC_ALL: 'C' }, '077');
+  const rb = cli(['build', b, '-t', 'example.com/p:1', '--output-file', path.join(tmp, 'b.tar'), '--oci-layout', path.join(tmp, 'b-layout'), '-o', 'digest'], { TZ: 'America/Adak', SOURCE_DATE_EPOCH: '2147483647', LC_ALL: 'de_DE.UTF-8' }, '000');
   expect(ra).toMatchObject({ code: 0, stderr: '' });
   expect(rb).toMatchObject({ code: 0, stderr: '' });
   expect(ra.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);

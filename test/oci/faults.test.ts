@@ -44,7 +44,7 @@ it('retries 503, 429 and a dropped connection, then succeeds', async () => {
     return 'pass';
   });
   const ref = `${proxy.host}/faults/retry:v1`;
-  const r = await pkogen(['build', pkgDir, '-t', ref, '--push', '--output-format', 'digest']);
+  const r = await pkogen(['build', pkgDir, '-t', ref, '--push', '-o', 'digest']);
   expect(r.code).toBe(0);
   const warnings = r.stderr.trim().split('\n');
   expect(warnings).toHaveLength(4);
@@ -145,7 +145,7 @@ it('pull rejects a blob whose bytes do not match its digest', async () => {
 
 it('mounts blobs across repositories pushed in one call instead of uploading them again', async () => {
   proxy = await startProxy(reg.port, () => 'pass');
-  const r = await pkogen(['build', pkgDir, '-t', `${proxy.host}/mnt/a:v1`, '-t', `${proxy.host}/mnt/b:v1`, '--push', '--output-format', 'digest']);
+  const r = await pkogen(['build', pkgDir, '-t', `${proxy.host}/mnt/a:v1`, '-t', `${proxy.host}/mnt/b:v1`, '--push', '-o', 'digest']);
   expect(r).toMatchObject({ code: 0, stderr: '' });
   const toB = proxy.log.filter((l) => l.includes('/v2/mnt/b/'));
   expect(toB.filter((l) => /^POST \/v2\/mnt\/b\/blobs\/uploads\/\?mount=sha256%3A[0-9a-f]{64}&from=mnt%2Fa$/.test(l))).toHaveLength(2);

@@ -101,10 +101,12 @@ describe('credentials', () => {
 describe('build and update usage and input errors', () => {
   it.each([
     [['build', 'x', '--push'], 2, /arguments invalid: output or push is requested but no tags are set/],
-    [['build', 'x', '-o', 'a.tar'], 2, /arguments invalid: output or push is requested but no tags are set/],
+    [['build', 'x', '--output-file', 'a.tar'], 2, /arguments invalid: output or push is requested but no tags are set/],
+    [['build', 'x', '-o', 'a.tar'], 2, /^pkogen: build: -o takes a format \(text, json, digest\); to write the archive use --output-file a\.tar$/m],
     [['build', 'x', '-t', 'quay.io/a/b:bad tag'], 2, /invalid tag specified as parameter quay.io\/a\/b:bad tag: tag can only contain/],
     [['build', 'x', '-t', 'q.io/a:1', '-l', 'k='], 2, /parsing label "k", value is empty/],
-    [['build', 'x', '--output-format', 'json'], 2, /--output-format must be human or digest/],
+    [['build', 'x', '-o', 'xml'], 2, /build: -o takes a format \(text, json, digest\), got "xml"/],
+    [['build', 'x', '--output-format', 'digest'], 2, /build: --output-format is now -o \(text, json, digest\): -o digest/],
     [['build', 'x', '--skip-if-exists'], 2, /--skip-if-exists needs --push/],
     [['build'], 2, /missing DIR/],
     [['update'], 2, /missing DIR/],
@@ -118,7 +120,7 @@ describe('build and update usage and input errors', () => {
   it('validates the package first with PKO\'s validator: PKO messages, the file named, nothing written', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pkogen-badpkg-'));
     const out = path.join(dir, '..', `${path.basename(dir)}.tar`);
-    const build = () => pkogen(['build', dir, '-t', 'example.com/x:1', '-o', out]);
+    const build = () => pkogen(['build', dir, '-t', 'example.com/x:1', '--output-file', out]);
     const tail = `error: ${dir}: not a valid package; no image built\n`;
     expect(await build()).toMatchObject({ code: 1, stderr: `error: PackageManifest not found: searched at manifest.yaml and manifest.yml [pko/package-manifest-not-found]\n${tail}` });
     writeFileSync(path.join(dir, 'manifest.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
@@ -141,7 +143,7 @@ describe('build warnings', () => {
     const dir = copyFixturePackage('integration-valid-with_config');
     chmodSync(dir, 0o755);
     rmSync(path.join(dir, '.test-fixtures'), { recursive: true, force: true });
-    const r = await pkogen(['build', dir, '--output-format', 'digest']);
+    const r = await pkogen(['build', dir, '-o', 'digest']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
     expect(r.stderr).toMatch(/^warning: .*\.test-fixtures\/.*has no \.test-fixtures\/.* directory.*\[pko\/fixtures-missing\]$/m);

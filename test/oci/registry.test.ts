@@ -59,7 +59,7 @@ describe('plain HTTP registry on loopback', () => {
 
   it('pushes; skopeo sees our exact manifest, digest and labels; umoci unpacks the same tree', async () => {
     const ref = `${reg.host}/org/pkg:v1`;
-    const r = await pkogen(['build', pkgDir, '-t', ref, '-t', `${reg.host}/org/pkg:latest`, '-t', `${reg.host}/other/pkg:v1`, '--push', '-l', 'org.opencontainers.image.source=https://example.com/x', '--output-format', 'digest']);
+    const r = await pkogen(['build', pkgDir, '-t', ref, '-t', `${reg.host}/org/pkg:latest`, '-t', `${reg.host}/other/pkg:v1`, '--push', '-l', 'org.opencontainers.image.source=https://example.com/x', '-o', 'digest']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const digest = r.stdout.trim();
@@ -96,7 +96,7 @@ describe('plain HTTP registry on loopback', () => {
 
   it('writes a docker-archive that skopeo loads with the same layer and labels', async () => {
     const out = path.join(tmp, 'pkg.tar');
-    const r = await pkogen(['build', pkgDir, '-t', `${reg.host}/org/archived:v1`, '-o', out, '-l', 'a=b']);
+    const r = await pkogen(['build', pkgDir, '-t', `${reg.host}/org/archived:v1`, '--output-file', out, '-l', 'a=b']);
     expect(r).toMatchObject({ code: 0, stdout: 'Package built successfully!\n' });
     const info = JSON.parse(run('skopeo', ['inspect', `docker-archive:${out}`]));
     expect(info.Labels).toEqual({ a: 'b' });
@@ -108,17 +108,17 @@ describe('plain HTTP registry on loopback', () => {
 
   it('pushing the same image again uploads nothing new and gives the same digest', async () => {
     const ref = `${reg.host}/org/again:v1`;
-    const a = await pkogen(['build', pkgDir, '-t', ref, '--push', '--output-format', 'digest']);
-    const b = await pkogen(['build', pkgDir, '-t', ref, '--push', '--output-format', 'digest']);
+    const a = await pkogen(['build', pkgDir, '-t', ref, '--push', '-o', 'digest']);
+    const b = await pkogen(['build', pkgDir, '-t', ref, '--push', '-o', 'digest']);
     expect(a.code).toBe(0);
     expect(b.stdout).toBe(a.stdout);
-    const skip = await pkogen(['build', pkgDir, '-t', ref, '--push', '--skip-if-exists', '--output-format', 'digest']);
+    const skip = await pkogen(['build', pkgDir, '-t', ref, '--push', '--skip-if-exists', '-o', 'digest']);
     expect(skip).toMatchObject({ code: 0, stdout: a.stdout });
     expect(skip.stderr).toMatch(/already exists \(sha256:[0-9a-f]{64}\); nothing built or pushed/);
   });
 
   it('update resolves spec.images to digests, is idempotent, honours PKO_REPOSITORY_HOST', async () => {
-    const first = await pkogen(['build', pkgDir, '-t', `${reg.host}/org/app:1.0`, '--push', '--output-format', 'digest']);
+    const first = await pkogen(['build', pkgDir, '-t', `${reg.host}/org/app:1.0`, '--push', '-o', 'digest']);
     const dir = path.join(tmp, 'upd');
     copyFixturePackage('test-stub', dir);
     chmodTreeWritable(dir);
@@ -179,7 +179,7 @@ describe('registry with htpasswd basic auth', () => {
     expect(bad.stderr).toMatch(/unauthorized \(HTTP 401\)/);
     expect(bad.stderr).not.toContain('wrong-password');
 
-    const ok = await pkogen(['build', pkgDir, '-t', ref, '--push', '--output-format', 'digest'], { REGISTRY_AUTH_FILE: reg.authFile });
+    const ok = await pkogen(['build', pkgDir, '-t', ref, '--push', '-o', 'digest'], { REGISTRY_AUTH_FILE: reg.authFile });
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
     expect(ok.stdout + ok.stderr).not.toContain(reg.password!);
@@ -216,7 +216,7 @@ describe('TLS registry with a throwaway CA', () => {
     const untrusted = await pkogen(['build', pkgDir, '-t', ref, '--push']);
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toMatch(/TLS certificate not trusted/);
-    const ok = await pkogen(['build', pkgDir, '-t', ref, '--push', '--output-format', 'digest'], { NODE_EXTRA_CA_CERTS: reg.caFile });
+    const ok = await pkogen(['build', pkgDir, '-t', ref, '--push', '-o', 'digest'], { NODE_EXTRA_CA_CERTS: reg.caFile });
     expect(ok).toMatchObject({ code: 0, stderr: '' });
     const info = JSON.parse(run('skopeo', ['inspect', '--cert-dir', reg.certDir!, `docker://${ref}`]));
     expect(info.Digest).toBe(ok.stdout.trim());

@@ -89,7 +89,7 @@ describe('pkogen as an installed package', () => {
   }, LONG);
 
   it('imported CRD types make a misspelt field a compile error in the consumer', () => {
-    const imp = run('node_modules/.bin/pkogen', ['import', '--bundled', 'Package', '-o', 'resources/imports'], project);
+    const imp = run('node_modules/.bin/pkogen', ['import', '--bundled', 'Package', '--output-dir', 'resources/imports'], project);
     expect(imp).toEqual({ code: 0, out: expect.stringMatching(/^imported 1 CRDs into resources\/imports\/package-operator\.run_v1alpha1\.ts\n$/) });
     const mod = path.join(project, 'resources', 'extra.ts');
     const good = "import { packageOf } from './imports/package-operator.run_v1alpha1.js';\nexport const p = packageOf({ metadata: { name: 'x' }, spec: { image: 'quay.io/x/y:1' } });\n";

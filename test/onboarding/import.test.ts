@@ -29,8 +29,9 @@ describe('pkogen import', () => {
     expect(modules).toContain(expected);
     const args = commandOf(path.join(COMMITTED, modules[0])).split(' ');
     const out = path.join(tmp.dir, `drift-${expected}`);
-    const oIndex = args.indexOf('-o');
-    const r = await runCli(['import', ...args.slice(0, oIndex), '-o', out, ...args.slice(oIndex + 2)], { cwd: ROOT });
+    // Headers written before the one flag vocabulary say `-o DIR`; the output directory flag is --output-dir now.
+    const oIndex = args.findIndex((a) => a === '--output-dir' || a === '-o');
+    const r = await runCli(['import', ...args.slice(0, oIndex), '--output-dir', out, ...args.slice(oIndex + 2)], { cwd: ROOT });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(modules);
@@ -59,22 +60,22 @@ export const all = [p, q];
 
   it('--bundled takes the CRDs pkogen ships; unknown kinds and non-CRD inputs are clear errors', async () => {
     const out = path.join(tmp.dir, 'bundled');
-    const r = await runCli(['import', '--bundled', 'MachineOSConfig', '-o', out]);
+    const r = await runCli(['import', '--bundled', 'MachineOSConfig', '--output-dir', out]);
     expect(r).toEqual({ code: 0, stderr: '', stdout: expect.stringMatching(/imported 1 CRDs into .*machineconfiguration\.openshift\.io_v1\.ts/) });
     expect(readFileSync(path.join(out, 'machineconfiguration.openshift.io_v1.ts'), 'utf8')).toMatch(/^export function machineOSConfig\(/m);
     // Re-running over its own output is allowed; a directory with other files is not.
-    expect((await runCli(['import', '--bundled', 'MachineOSConfig', '-o', out])).code).toBe(0);
+    expect((await runCli(['import', '--bundled', 'MachineOSConfig', '--output-dir', out])).code).toBe(0);
     writeFileSync(path.join(out, 'mine.ts'), 'export {};\n');
-    expect(await runCli(['import', '--bundled', 'MachineOSConfig', '-o', out])).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/holds mine\.ts, which pkogen import did not write/) });
+    expect(await runCli(['import', '--bundled', 'MachineOSConfig', '--output-dir', out])).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/holds mine\.ts, which pkogen import did not write/) });
 
     const unknown = await runCli(['import', '--bundled', 'Widget']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no bundled CRD of kind "Widget" \(have: .*Package/);
     const notCrd = path.join(tmp.dir, 'cm.yaml');
     writeFileSync(notCrd, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
-    expect(await runCli(['import', notCrd, '-o', path.join(tmp.dir, 'none')])).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/no CustomResourceDefinition found in .*cm\.yaml/) });
+    expect(await runCli(['import', notCrd, '--output-dir', path.join(tmp.dir, 'none')])).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/no CustomResourceDefinition found in .*cm\.yaml/) });
     const broken = path.join(tmp.dir, 'broken.yaml');
     writeFileSync(broken, 'kind: CustomResourceDefinition\nspec: {names: [}\n');
-    expect(await runCli(['import', broken, '-o', path.join(tmp.dir, 'none')])).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/broken\.yaml:2:\d+: invalid YAML/) });
+    expect(await runCli(['import', broken, '--output-dir', path.join(tmp.dir, 'none')])).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/broken\.yaml:2:\d+: invalid YAML/) });
   });
 });

@@ -201,11 +201,11 @@ metadata: {name: c}
   it('CLI: writes resources/, lists what it left out, exits 1 for it', async () => {
     const dir = path.join(tmp.dir, 'cli');
     const src = path.join(SHARED, 'reference', 'pko-packages', 'nginx');
-    const ok = await runCli(['kickstart', src, '-o', path.join(dir, 'resources')]);
+    const ok = await runCli(['kickstart', src, '--output-dir', path.join(dir, 'resources')]);
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/kickstarted a PKO package: \d+ converted, 0 not converted/);
-    const again = await runCli(['kickstart', src, '-o', path.join(dir, 'resources')]);
+    const again = await runCli(['kickstart', src, '--output-dir', path.join(dir, 'resources')]);
     expect(again).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/directory is not empty \(use --force/) });
     const usage = await runCli(['kickstart', src, '--scope', 'Galaxy']);
     expect(usage.code).toBe(2);

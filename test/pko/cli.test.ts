@@ -19,11 +19,11 @@ function tmpdir(): string {
 }
 
 describe('pkogen render', () => {
-  test('--test-case --output writes exactly the PKO fixture tree', async () => {
+  test('--test-case --output-dir writes exactly the PKO fixture tree', async () => {
     const dir = tmpdir();
     try {
       const outDir = path.join(dir, 'out');
-      const r = await run(['render', path.join(REF, 'test-stub-cel'), '--test-case', 'cluster-scope', '--output', outDir]);
+      const r = await run(['render', path.join(REF, 'test-stub-cel'), '--test-case', 'cluster-scope', '--output-dir', outDir]);
       expect(r.code).toBe(0);
       const want = path.join(REF, 'test-stub-cel/.test-fixtures/cluster-scope');
       const files = fs.readdirSync(outDir).sort();
@@ -71,14 +71,14 @@ describe('pkogen render', () => {
     expect(r2.code).toBe(2);
   });
 
-  test('--output never replaces the package or a directory holding a manifest', async () => {
+  test('--output-dir never replaces the package or a directory holding a manifest', async () => {
     const dir = tmpdir();
     try {
       fs.cpSync(path.join(REF, 'test-stub'), path.join(dir, 'pkg'), { recursive: true });
-      const r = await run(['render', path.join(dir, 'pkg'), '--test-case', 'namespace-scope', '--output', dir]);
+      const r = await run(['render', path.join(dir, 'pkg'), '--test-case', 'namespace-scope', '--output-dir', dir]);
       expect(r.code).toBe(1);
       expect(r.err).toContain('refusing to replace a directory that contains the package');
-      const r2 = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'namespace-scope', '--output', path.join(dir, 'pkg')]);
+      const r2 = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'namespace-scope', '--output-dir', path.join(dir, 'pkg')]);
       expect(r2.code).toBe(1);
       expect(r2.err).toContain('refusing to replace a directory that contains manifest.yaml');
       expect(fs.existsSync(path.join(dir, 'pkg', 'manifest.yaml'))).toBe(true);

@@ -69,7 +69,8 @@ test('the ObjectTemplate-rendered Package of each namespace is admitted and rend
   ], io);
   expect(err.join('')).toBe('');
   const j = JSON.parse(out.join(''));
-  expect(j.summary).toMatchObject({ namespaces: 3, validPackages: 3, errors: 0 });
+  expect(j.totals).toMatchObject({ namespaces: 3, validPackages: 3, errors: 0 });
+  expect(j.summary).toEqual({ error: 0, warning: 0, info: expect.any(Number) });
   for (const p of j.packages) expect(p.rendered).toEqual({ objects: 1 });
   // IMAGE_DIGEST is the pulled image's digest, as saasherder would resolve it.
   expect(j.packages[0].package.image).toBe(`${reg!.host}/app-sre/on-cluster-build-hs-package@${pushedDigest}`);

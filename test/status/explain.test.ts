@@ -31,7 +31,7 @@ describe('pkogen status --explain and diff live:', () => {
     tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-explain-'));
     reg = await startRegistry('http');
     cpSync(path.join(ROOT, 'package'), path.join(tmp, 'package'), { recursive: true });
-    const built = await run(['build', 'package', '-t', `${reg.host}/explain/pkg:v1`, '--push', '--output-format', 'digest'], tmp);
+    const built = await run(['build', 'package', '-t', `${reg.host}/explain/pkg:v1`, '--push', '-o', 'digest'], tmp);
     expect(built.code).toBe(0);
     image = `${reg.host}/explain/pkg@${built.stdout.trim()}`;
     server = await startApiServer({ identities: [{ name: 'admin', token: 'explain-token-0123456789' }] });

@@ -89,7 +89,8 @@ describe('pkogen status', () => {
     const r = await run(['status', '-A', '--kubeconfig', kubeconfig, '--expect-image', IMAGE, '-o', 'json']);
     expect(r.code).toBe(1);
     const j = JSON.parse(r.stdout);
-    expect(j.summary).toEqual({ total: 50, available: 43, progressing: 1, invalid: 1, other: 5, drift: 1 });
+    expect(j.totals).toEqual({ total: 50, available: 43, progressing: 1, invalid: 1, other: 5, drift: 1 });
+    expect(j).toMatchObject({ command: 'status', subject: 'all namespaces', ok: false, findings: [], summary: { error: 0, warning: 0, info: 0 } });
     const byNs = Object.fromEntries(j.packages.map((p: { namespace: string }) => [p.namespace, p]));
     expect(byNs['hcp-17']).toMatchObject({ state: 'Available', drift: true, ok: false });
     expect(byNs['hcp-00']).toMatchObject({ state: 'Available', drift: false, ok: true, revision: 1, digest: D1 });
@@ -146,7 +147,7 @@ describe('pkogen status', () => {
 
   it.each([
     [['status', '-A', '-n', 'x'], /status: give -A or -n, not both/],
-    [['status', '-o', 'yaml'], /--output must be text, wide or json/],
+    [['status', '-o', 'yaml'], /status: -o takes a format \(text, wide, json\), got "yaml"/],
     [['status', '--explain', 'nope'], /--explain expects NS\/NAME/],
     [['status', '--watch-timeout', '3'], /--watch-timeout goes with --watch/],
     [['status', '--page-size', '0'], /--page-size must be an integer/],

@@ -36,11 +36,11 @@ describe('pkogen validate', () => {
     expect(r.out).toBe('error: deployment.yaml:1 doc 0: Missing package-operator.run/phase Annotation in deployment.yaml idx 0 [pko/missing-phase-annotation]\n');
   });
 
-  test('json output lists every finding with severity', async () => {
-    const r = await run([`${REF}/invalid/bad_manifest`, '--output', 'json']);
+  test('json output lists every finding with severity, in the common report shape', async () => {
+    const r = await run([`${REF}/invalid/bad_manifest`, '-o', 'json']);
     expect(r.code).toBe(1);
     const j = JSON.parse(r.out);
-    expect(j).toMatchObject({ ok: false, errors: 1, warnings: 0 });
+    expect(j).toMatchObject({ command: 'validate', subject: `${REF}/invalid/bad_manifest`, ok: false, summary: { error: 1, warning: 0, info: 0 } });
     expect(j.findings).toEqual([{ severity: 'error', rule: 'pko/manifest-invalid', message: 'spec.scopes: Required value', file: 'manifest.yaml', path: 'spec.scopes', line: 5 }]);
   });
 
@@ -70,7 +70,7 @@ describe('pkogen validate', () => {
   test.each([
     [[], 'pkogen: validate: missing DIR (or --pull REF, --oci-layout DIR, --archive FILE)\n'],
     [['a', '--archive', 'b'], 'pkogen: validate: give exactly one of DIR, --pull, --oci-layout, --archive\n'],
-    [['a', '--output', 'xml'], 'pkogen: validate: --output must be human or json, got "xml"\n'],
+    [['a', '--output', 'xml'], 'pkogen: validate: -o takes a format (text, json, github, junit), got "xml"\n'],
     [['--bogus'], "pkogen: validate: Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\"\n"],
   ] as [string[], string][])('usage error %j exits 2 with one line', async (args, err) => {
     const r = await run(args);

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { formatFinding, UsageError, UserError } from '../../core/errors.js';
+import { UsageError, UserError, type Finding } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { writeDockerArchive } from '../../oci/docker-archive.js';
 import { writeOciLayout } from '../../oci/layout.js';
@@ -11,10 +11,11 @@ import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/vali
 import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
+import { findingLines, outputFormat, renderReport, type Report } from '../output.js';
 import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 
-const HELP = `Usage: pkogen build DIR [-t REF]... [--push] [-o FILE.tar] [--oci-layout DIR] [-l KEY=VALUE]...
-                    [--output-format human|digest] [--insecure] [--skip-if-exists]
+const HELP = `Usage: pkogen build DIR [-t REF]... [--push] [--output-file FILE.tar] [--oci-layout DIR] [-l KEY=VALUE]...
+                    [-o text|json|digest] [--insecure] [--skip-if-exists]
                     [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Validates the package folder DIR with PKO's rules (as kubectl package build does), then builds a reproducible package image from its files
@@ -25,17 +26,18 @@ Options:
   -t, --tag REF          image reference to write or push (repeatable)
       --push             push to every tag's registry (credentials: REGISTRY_AUTH_FILE,
                          $XDG_RUNTIME_DIR/containers/auth.json, ~/.docker/config.json)
-  -o, --output FILE      write a docker-archive tar (docker load, skopeo docker-archive:)
+      --output-file FILE write a docker-archive tar (docker load, skopeo docker-archive:)
       --oci-layout DIR   write an OCI image layout directory (replaced atomically)
   -l, --label KEY=VALUE  image config label (repeatable)
-      --output-format F  human (default: "Package built successfully!") or digest
+  -o, --output FORMAT    text (default: "Package built successfully!"), json (findings, digest,
+                         tags, what was written) or digest (the manifest digest alone)
       --insecure         allow plain HTTP and unverified TLS for any registry
                          (loopback registries may use HTTP without it)
       --skip-if-exists   with --push: when the first tag already exists in its registry,
-                         build and push nothing (its digest is printed in digest format)
+                         build and push nothing (its digest is printed as with -o digest)
 ${registryTimeoutHelp(6, 25)}
 
-Example: pkogen build package -t quay.io/org/pkg:abc1234 --push --output-format digest
+Example: pkogen build package -t quay.io/org/pkg:abc1234 --push -o digest
 `;
 
 function parseLabels(items: string[] | undefined): Record<string, string> {
@@ -63,6 +65,7 @@ export const command: Command = {
         tag: { type: 'string', short: 't', multiple: true },
         push: { type: 'boolean' },
         output: { type: 'string', short: 'o' },
+        'output-file': { type: 'string' },
         'oci-layout': { type: 'string' },
         label: { type: 'string', short: 'l', multiple: true },
         'output-format': { type: 'string' },
@@ -72,10 +75,12 @@ export const command: Command = {
       },
       { min: 1, max: 1, names: 'DIR' },
     );
-    const format = values['output-format'] ?? 'human';
-    if (format !== 'human' && format !== 'digest') throw new UsageError(`build: --output-format must be human or digest, got ${JSON.stringify(format)}`);
+    // The old spelling, named with its replacement rather than refused as unknown.
+    if (values['output-format'] !== undefined) throw new UsageError(`build: --output-format is now -o (text, json, digest): -o ${values['output-format'] === 'human' ? 'text' : values['output-format']}`);
+    const format = outputFormat({ command: 'build', formats: ['text', 'json', 'digest'], pathFlag: { flag: '--output-file', writes: 'the archive' } }, values.output);
+    const archive = values['output-file'];
     const tagArgs = values.tag ?? [];
-    if ((values.push || values.output) && tagArgs.length === 0) throw new UsageError('build: arguments invalid: output or push is requested but no tags are set');
+    if ((values.push || archive) && tagArgs.length === 0) throw new UsageError('build: arguments invalid: output or push is requested but no tags are set');
     if (values['skip-if-exists'] && !values.push) throw new UsageError('build: --skip-if-exists needs --push');
     const refs: Reference[] = tagArgs.map((t) => {
       try {
@@ -91,6 +96,9 @@ export const command: Command = {
     const dir = path.resolve(io.cwd, positionals[0]);
     const insecure = values.insecure === true;
     const timeouts = registryTimeouts('build', values);
+    const where = positionals[0];
+    // Findings' files are relative to the package directory (root), as validate reports them.
+    const report = (findings: Finding[], ok: boolean): Report => ({ command: 'build', subject: where, root: where, findings, ok });
 
     let client: RegistryClient | undefined;
     try {
@@ -99,10 +107,8 @@ export const command: Command = {
         const digest = await client.resolveDigest(refs[0]);
         // stdout stays machine-readable in digest format; the note goes to stderr there.
         const note = `Image ${formatReference(refs[0])} already exists (${digest}); nothing built or pushed\n`;
-        if (format === 'digest') {
-          io.stderr(note);
-          io.stdout(`${digest}\n`);
-        } else io.stdout(note);
+        if (format === 'digest') io.stderr(note);
+        io.stdout(renderReport(format, { ...report([], true), result: { digest, tags: refs.map(formatReference), skipped: true }, text: () => note }, { digest: () => `${digest}\n` }));
         return 0;
       }
 
@@ -113,24 +119,25 @@ export const command: Command = {
       const hasTemplates = [...files.keys()].some((p) => p.endsWith('.gotmpl'));
       if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(dir), root: dir });
       const findings = await validatePackage(files, opts);
-      const where = positionals[0];
-      // Warnings (e.g. missing fixtures PKO would generate) are shown but do not stop the build.
-      for (const f of findings) io.stderr(`${formatFinding({ ...f, file: f.file !== undefined ? path.join(where, f.file) : undefined })}\n`);
+      // Warnings (e.g. missing fixtures PKO would generate) are shown but do not stop the build;
+      // on stderr, so that stdout stays the result (text, digest).
+      if (format !== 'json') io.stderr(findingLines(findings.map((f) => ({ ...f, file: f.file !== undefined ? path.join(where, f.file) : undefined }))));
       if (hasErrors(findings)) {
-        io.stderr(`error: ${where}: not a valid package; no image built\n`);
+        if (format === 'json') io.stdout(renderReport(format, report(findings, false)));
+        else io.stderr(`error: ${where}: not a valid package; no image built\n`);
         return 1;
       }
       const image = buildPackageImage(files, { labels });
 
-      if (values.output) {
-        const out = path.resolve(io.cwd, values.output);
-        await writeDockerArchive(out, image, refs.map(formatReference)).catch((e: NodeJS.ErrnoException) => {
-          throw e.code ? new UserError(`cannot write the archive (${e.code})`, { file: values.output }) : e;
+      if (archive) {
+        await writeDockerArchive(path.resolve(io.cwd, archive), image, refs.map(formatReference)).catch((e: NodeJS.ErrnoException) => {
+          throw e.code ? new UserError(`cannot write the archive (${e.code})`, { file: archive }) : e;
         });
       }
       if (values['oci-layout']) await writeOciLayout(path.resolve(io.cwd, values['oci-layout']), image, refs.map((r) => r.tag ?? 'latest'));
       if (client) await client.push(image, refs);
-      io.stdout(format === 'digest' ? `${image.digest}\n` : 'Package built successfully!\n');
+      const result = { digest: image.digest, tags: refs.map(formatReference), pushed: client !== undefined, archive: archive ?? null, ociLayout: values['oci-layout'] ?? null };
+      io.stdout(renderReport(format, { ...report(findings, true), result, text: () => 'Package built successfully!\n' }, { digest: () => `${image.digest}\n` }));
       return 0;
     } finally {
       client?.close();

@@ -16,6 +16,7 @@ import { diffRenders, formatDiffText } from '../../status/diff.js';
 import { parseCommandArgs } from '../args.js';
 import type { CliIO, Command } from '../io.js';
 import { registryOptions } from '../registry-options.js';
+import { outputFormat, renderReport } from '../output.js';
 
 const HELP = `Usage: pkogen diff OLD NEW [--test-case NAME | --config FILE] [--namespace NS] [-o text|json] [--kubeconfig FILE] [--context C] [--insecure]
 
@@ -40,7 +41,7 @@ Options:
   --test-case NAME  render both sides with this test.template case (default: NEW's first case)
   --config FILE     render both sides with this config (YAML) instead
   --namespace NS    Package namespace with --config (default: hcp-example)
-  -o, --output F    text (default) or json
+  -o, --output F    text (default) or json (the common report; README "Output formats")
 
 Exit codes: 0 no difference, 1 differences or bad input, 2 usage error.
 `;
@@ -160,8 +161,7 @@ export const command: Command = {
       },
       { min: 2, max: 2, names: 'OLD and NEW' },
     );
-    const output = values.output ?? 'text';
-    if (output !== 'text' && output !== 'json') throw new UsageError(`diff: --output must be text or json, got ${JSON.stringify(output)}`);
+    const output = outputFormat({ command: 'diff', formats: ['text', 'json'] }, values.output);
     if (values['test-case'] !== undefined && values.config !== undefined) throw new UsageError('diff: give --test-case or --config, not both');
     let config: Record<string, unknown> | undefined;
     if (values.config !== undefined) {
@@ -190,8 +190,16 @@ export const command: Command = {
     const oldR = renderSide(oldSide, how, first);
     const newR = renderSide(newSide, how, first);
     const d = diffRenders(oldR, newR, oldSide.pkg.manifest, newSide.pkg.manifest, { old: 'OLD', new: 'NEW' });
-    if (output === 'json') io.stdout(JSON.stringify({ old: oldSide.label, new: newSide.label, ...d }, null, 2) + '\n');
-    else io.stdout(formatDiffText(d));
-    return d.objects.length || d.package.length ? 1 : 0;
+    const same = d.objects.length === 0 && d.package.length === 0;
+    // A change is not a finding: the verdicts are the result (findings stay empty).
+    io.stdout(renderReport(output, {
+      command: 'diff',
+      subject: `${oldSide.label} → ${newSide.label}`,
+      findings: [],
+      ok: same,
+      result: { old: oldSide.label, new: newSide.label, ...d },
+      text: () => formatDiffText(d),
+    }));
+    return same ? 0 : 1;
   },
 };

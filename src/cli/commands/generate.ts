@@ -1,18 +1,24 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { formatFinding, UserError } from '../../core/errors.js';
+import { UserError } from '../../core/errors.js';
 import { withDirLock, writeFileAtomic, writeFileMapAtomic } from '../../core/fs.js';
 import type { BundleModule, GeneratedOutput } from '../../model/bundle.js';
 import { parseCommandArgs } from '../args.js';
-import type { CliIO, Command } from '../io.js';
+import type { Command } from '../io.js';
+import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen generate MODULE [--root DIR]
+const HELP = `Usage: pkogen generate MODULE [--root DIR] [-o text|json|github|junit]
 
 Runs a bundle module (a compiled JavaScript module whose default export returns every generated
 artifact), runs the generation checks, and writes the outputs under --root (default: the current
 directory). Each generated directory is replaced atomically; if any check fails, nothing is written.
 Concurrent generate/verify runs on the same --root take turns through the lock file
 ROOT/.pkogen.lock (a lock left by a process that no longer runs is taken over).
+
+Options:
+  --root DIR           where the outputs go (default: the current directory)
+  -o, --output FORMAT  how the generation checks' findings are reported: text (default, on
+                       stderr), json, github (GitHub Actions annotations) or junit, on stdout
 
 Example:
   pkogen generate dist/resources/resources.js
@@ -35,10 +41,14 @@ export async function loadBundle(modulePath: string, cwd: string): Promise<Gener
   }
 }
 
-/** Prints findings; returns true when any is an error. */
-export function reportFindings(out: GeneratedOutput, io: CliIO): boolean {
-  for (const f of out.findings) io.stderr(formatFinding(f) + '\n');
+/** The generation checks failed: an error among the bundle's findings. */
+export function failedChecks(out: GeneratedOutput): boolean {
   return out.findings.some((f) => f.severity === 'error');
+}
+
+/** Every file the bundle writes, relative to the root: directories with a trailing slash. */
+export function outputNames(out: GeneratedOutput): string[] {
+  return [...Object.keys(out.directories).map((d) => d + '/'), ...Object.keys(out.files)];
 }
 
 export const command: Command = {
@@ -46,10 +56,16 @@ export const command: Command = {
   summary: 'Generate a package (and other artifacts) from a bundle module',
   help: HELP,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs('generate', args, { root: { type: 'string' } }, { min: 1, max: 1, names: 'MODULE' });
+    const { values, positionals } = parseCommandArgs('generate', args, { root: { type: 'string' }, output: { type: 'string', short: 'o' } }, { min: 1, max: 1, names: 'MODULE' });
+    const format = outputFormat({ command: 'generate', formats: FINDING_FORMATS }, values.output);
     const root = path.resolve(io.cwd, (values.root as string | undefined) ?? '.');
     const out = await loadBundle(positionals[0], io.cwd);
-    if (reportFindings(out, io)) {
+    const failed = failedChecks(out);
+    // Text: findings on stderr, the summary on stdout (as ever); other formats: the report on stdout.
+    const report = { command: 'generate', subject: positionals[0], findings: out.findings, ok: !failed, result: { written: failed ? [] : outputNames(out) } };
+    if (format === 'text') io.stderr(findingLines(out.findings));
+    if (failed) {
+      if (format !== 'text') io.stdout(renderReport(format, report));
       io.stderr('generation checks failed: nothing was written\n');
       return 1;
     }
@@ -64,7 +80,7 @@ export const command: Command = {
       { purpose: 'generate or verify' },
     );
     const n = Object.values(out.directories).reduce((a, fm) => a + fm.size, 0) + Object.keys(out.files).length;
-    io.stdout(`generated ${n} files in ${[...Object.keys(out.directories).map((d) => d + '/'), ...Object.keys(out.files)].join(', ')}\n`);
+    io.stdout(renderReport(format, { ...report, text: () => `generated ${n} files in ${outputNames(out).join(', ')}\n` }));
     return 0;
   },
 };

@@ -6,9 +6,10 @@ import { formatNotConverted, kickstart } from '../../kickstart/convert.js';
 import type { PackageManifestScope } from '../../pko/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
+import { outputFormat } from '../output.js';
 import { checkOutputDir, readSourceArgs } from '../sources.js';
 
-const HELP = `Usage: pkogen kickstart SOURCE... [-o DIR] [--name NAME] [--scope Cluster|Namespaced]... [--force]
+const HELP = `Usage: pkogen kickstart SOURCE... [--output-dir DIR] [--name NAME] [--scope Cluster|Namespaced]... [--force]
 
 Writes TypeScript (resources/*.ts) that generates the package you have today, so you can keep
 going with pkogen. SOURCE is either
@@ -21,13 +22,13 @@ Every object is converted or listed with the reason it was not (for example a Se
 which is never copied). Exit 1 when anything was left out.
 
 Options:
-  -o, --output DIR   where to write the TypeScript (default: resources); replaced atomically
+  --output-dir DIR   where to write the TypeScript (default: resources); replaced atomically
   --name NAME        package name for plain manifests (default: my-package)
   --scope SCOPE      package scope for plain manifests; repeat for both
   --force            replace a non-empty output directory
 
 Example:
-  pkogen kickstart deploy/ -o resources --name my-operator
+  pkogen kickstart deploy/ --output-dir resources --name my-operator
 `;
 
 export const command: Command = {
@@ -38,14 +39,16 @@ export const command: Command = {
     const { values, positionals } = parseCommandArgs(
       'kickstart',
       args,
-      { output: { type: 'string', short: 'o' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, force: { type: 'boolean' } },
+      { output: { type: 'string', short: 'o' }, 'output-dir': { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, force: { type: 'boolean' } },
       { min: 1, max: Infinity, names: 'SOURCE' },
     );
+    // kickstart has one form of output; -o is kept for the hint to --output-dir.
+    outputFormat({ command: 'kickstart', formats: ['text'], pathFlag: { flag: '--output-dir', writes: 'the TypeScript' } }, values.output as string | undefined);
     const scopes = values.scope as string[] | undefined;
     for (const s of scopes ?? []) if (s !== 'Cluster' && s !== 'Namespaced') throw new UsageError(`kickstart: --scope must be Cluster or Namespaced, got ${JSON.stringify(s)}`);
     const name = values.name as string | undefined;
     if (name !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new UsageError(`kickstart: --name must be a DNS label, got ${JSON.stringify(name)}`);
-    const outShown = (values.output as string | undefined) ?? 'resources';
+    const outShown = (values['output-dir'] as string | undefined) ?? 'resources';
     const outDir = path.resolve(io.cwd, outShown);
     const sources = await readSourceArgs(positionals, io.cwd);
     await checkOutputDir(outDir, outShown, values.force === true);

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { UsageError, UserError } from '../../core/errors.js';
-import { countBySeverity, formatRolloutFinding, lintRolloutTemplate } from '../../rollout/lint.js';
+import { countBySeverity, UserError, type Finding } from '../../core/errors.js';
+import { lintRolloutTemplate } from '../../rollout/lint.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
 import { packageObjectChecker } from '../../rollout/package-check.js';
 import { readDirToFileMap } from '../../core/fs.js';
@@ -9,8 +9,9 @@ import { renderObjectTemplateText } from '../../rollout/pko-render.js';
 import { readYamlFileText, type YamlFileError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
+import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [--output text|json]
+const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [-o text|json|github|junit]
 
 Lint an OpenShift Template that ships a PKO Package through Hive SelectorSyncSet → ACM Policy →
 ConfigurationPolicy, or a ClusterPackage/Package carried by the SelectorSyncSet itself (the classic
@@ -22,7 +23,7 @@ Options:
   -p, --param NAME=VALUE   a parameter as the SaaS file sets it (repeatable)
   --package DIR            the package the (Cluster)Packages install: their scope and literal config
                            are checked against its manifest (rule K2)
-  -o, --output FORMAT      text (default) or json
+  -o, --output FORMAT      text (default), json, github (GitHub Actions annotations) or junit
 Exit: 0 no errors (warnings allowed), 1 errors or unreadable file, 2 usage error.`;
 
 export const command: Command = {
@@ -32,11 +33,10 @@ export const command: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs('lint-rollout', args, {
       param: { type: 'string', short: 'p', multiple: true },
-      output: { type: 'string', short: 'o', default: 'text' },
+      output: { type: 'string', short: 'o' },
       package: { type: 'string' },
     }, { min: 1, max: 1, names: 'FILE' });
-    const output = values.output as string;
-    if (output !== 'text' && output !== 'json') throw new UsageError(`lint-rollout: --output must be text or json, not ${JSON.stringify(output)}`);
+    const output = outputFormat({ command: 'lint-rollout', formats: FINDING_FORMATS }, values.output as string | undefined);
     const params = parseKeyValues('lint-rollout', '-p', values.param as string[] | undefined);
     const file = positionals[0];
     let text: string;
@@ -56,13 +56,17 @@ export const command: Command = {
       }
     }
     const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, checkPackage });
-    const counts = countBySeverity(res.findings);
-    if (output === 'json') {
-      io.stdout(JSON.stringify({ file, findings: res.findings, summary: counts }, null, 2) + '\n');
-    } else {
-      for (const f of res.findings) io.stdout(formatRolloutFinding(f) + '\n');
-      io.stdout(`${file}: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
-    }
+    // A RolloutFinding is a Finding (file, line, column, path, object chain).
+    const findings: Finding[] = res.findings;
+    const counts = countBySeverity(findings);
+    io.stdout(renderReport(output, {
+      command: 'lint-rollout',
+      subject: file,
+      findings,
+      ok: counts.error === 0,
+      checked: [file],
+      text: () => findingLines(findings) + `${file}: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`,
+    }));
     return counts.error > 0 ? 1 : 0;
   },
 };

@@ -11,6 +11,7 @@ import type { PackageEnvironment } from '../../pko/types.js';
 import { parseCommandArgs } from '../args.js';
 import { asObject, readYamlFile } from '../yaml-file.js';
 import type { Command } from '../io.js';
+import { outputFormat } from '../output.js';
 
 const HELP = `Usage: pkogen render DIR (--test-case NAME | --config FILE [--name NAME] [--namespace NS] [--environment FILE]) [--component NAME] [--output OUTDIR]
 
@@ -26,7 +27,8 @@ Options:
   --namespace NS       Package namespace with --config (omit for a ClusterPackage)
   --environment FILE   YAML for .environment with --config (kubernetes, openShift, proxy, hyperShift)
   --component NAME     render a component of a multi-component package
-  --output OUTDIR      write the rendered files into OUTDIR (replaced atomically) instead of stdout
+  --output-dir OUTDIR  write the rendered files into OUTDIR (replaced atomically) instead of stdout
+  -o, --output FORMAT  yaml (default): the rendered files as YAML documents on stdout
 `;
 
 /** Fixture-layout files to stdout: one `# Source:` document per file. */
@@ -40,7 +42,7 @@ export function formatRenderedFiles(fm: FileMap): string {
 }
 
 /**
- * --output replaces the directory wholesale; refuse targets that hold something else than a
+ * --output-dir replaces the directory wholesale; refuse targets that hold something else than a
  * previous render (the package itself, a parent of it, a repository, a package manifest).
  */
 async function refuseToReplace(outDir: string, pkgDir: string, shown: string): Promise<void> {
@@ -71,10 +73,13 @@ export const command: Command = {
         namespace: { type: 'string' },
         environment: { type: 'string' },
         component: { type: 'string' },
-        output: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        'output-dir': { type: 'string' },
       },
       { min: 1, max: 1, names: 'DIR' },
     );
+    outputFormat({ command: 'render', formats: ['yaml'], pathFlag: { flag: '--output-dir', writes: 'the files' } }, values.output);
+    const outArg = values['output-dir'];
     const tcName = values['test-case'];
     if ((tcName === undefined) === (values.config === undefined)) throw new UsageError('render: give exactly one of --test-case NAME or --config FILE');
     if (tcName !== undefined && (values.namespace !== undefined || values.environment !== undefined || values.name !== undefined)) {
@@ -113,11 +118,11 @@ export const command: Command = {
       throw toUserError(e, component);
     }
     const files = fixtureFiles(result);
-    if (values.output !== undefined) {
-      const outDir = path.resolve(io.cwd, values.output);
-      await refuseToReplace(outDir, dir, values.output);
+    if (outArg !== undefined) {
+      const outDir = path.resolve(io.cwd, outArg);
+      await refuseToReplace(outDir, dir, outArg);
       await writeFileMapAtomic(outDir, files);
-      io.stderr(`rendered ${files.size} file(s) into ${values.output}\n`);
+      io.stderr(`rendered ${files.size} file(s) into ${outArg}\n`);
     } else {
       io.stdout(formatRenderedFiles(files));
     }

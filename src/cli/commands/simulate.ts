@@ -1,24 +1,23 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError, UserError } from '../../core/errors.js';
+import { countBySeverity, formatFinding, UsageError, UserError, type Finding } from '../../core/errors.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import type { FileMap } from '../../core/filemap.js';
 import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 import type { PackageEnvironment } from '../../pko/types.js';
 import { Violation } from '../../pko/types.js';
 import { defaultFleet, Fleet, hcpNamespaceNames } from '../../rollout/fleet.js';
-import { countBySeverity, formatRolloutFinding } from '../../rollout/lint.js';
 import { packageChecker } from '../../rollout/package-check.js';
 import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
 import { validatePackage } from '../../pko/validate.js';
-import { formatLocation, type Finding } from '../../core/errors.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
-import { redactConfig, simulateRollout, SimFinding, SimulationResult } from '../../rollout/simulate.js';
+import { redactConfig, simulateRollout, SimulationResult } from '../../rollout/simulate.js';
 import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
+import { FINDING_FORMATS, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [--output text|json]
+const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [-o text|json|github|junit]
 
 Process a rollout Template like app-interface (oc process with saasherder's parameters), follow
 hive (SelectorSyncSet → service clusters) and ACM (PlacementRule/Placement → management clusters,
@@ -34,7 +33,7 @@ Options:
 ${registryTimeoutHelp(2, 28)}
   --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
                             a fleet replaces --hcp-namespaces, see docs/rollout.md)
-  -o, --output FORMAT       text (default) or json
+  -o, --output FORMAT       text (default), json, github (GitHub Actions annotations) or junit
 Exit: 0 every namespace got a valid Package, 1 errors, 2 usage error.`;
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -63,14 +62,10 @@ async function readEnvironment(file: string, cwd: string): Promise<{ environment
   return { environment: v.environment as PackageEnvironment | undefined, fleet: v.fleet as Fleet | undefined };
 }
 
-function fmt(f: SimFinding): string {
-  return `${f.severity}: ${f.object ? f.object + ': ' : ''}${f.message} [${f.rule}]`;
-}
-
-function text(res: SimulationResult, file: string): string {
+/** The table: shared findings (Template, package) above, each namespace's below its row. */
+function text(res: SimulationResult, shared: Finding[], file: string): string {
   const out: string[] = [];
-  for (const f of res.lint.findings) if (f.severity !== 'info') out.push(formatRolloutFinding(f));
-  for (const f of res.findings) out.push(fmt(f));
+  for (const f of shared) if (f.severity !== 'info') out.push(formatFinding(f));
   for (const h of res.hops) {
     out.push(`SelectorSyncSet ${h.selectorSyncSet} → clusters: ${h.serviceClusters.join(', ') || '(none)'}`);
     for (const p of h.policies) out.push(`  Policy ${p.policy} on ${p.hub} → managed clusters: ${p.managedClusters.join(', ') || '(none)'}`);
@@ -78,31 +73,31 @@ function text(res: SimulationResult, file: string): string {
   out.push('');
   out.push(['NAMESPACE', 'CLUSTER', 'VIA', 'PACKAGE', 'IMAGE', 'CONFIG', 'RESULT'].join('\t'));
   // Errors above the rows (the Template, the package itself) hold for every row: none is ok then.
-  const shared = countBySeverity(res.lint.findings).error + res.findings.filter((f) => f.severity === 'error').length;
+  const sharedErrors = countBySeverity(shared).error;
   for (const p of res.packages) {
     const errs = p.findings.filter((f) => f.severity === 'error').length;
     const warns = p.findings.filter((f) => f.severity === 'warning').length;
     out.push([
       p.namespace || '(cluster)', p.managementCluster, p.via, p.package?.name ?? '-', p.package?.image ?? '-',
       p.package ? Object.keys(p.package.config).sort().join(',') || '-' : '-',
-      errs ? `${errs} error(s)` : shared ? `not ok: ${shared} error(s) above` : warns ? `ok, ${warns} warning(s)` : p.rendered && p.rendered.objects >= 0 ? `ok (${p.rendered.objects} objects)` : 'ok',
+      errs ? `${errs} error(s)` : sharedErrors ? `not ok: ${sharedErrors} error(s) above` : warns ? `ok, ${warns} warning(s)` : p.rendered && p.rendered.objects >= 0 ? `ok (${p.rendered.objects} objects)` : 'ok',
     ].join('\t'));
-    for (const f of p.findings) out.push(`  ${fmt(f)}`);
+    for (const f of p.findings) out.push(`  ${formatFinding(f)}`);
   }
-  const s = summary(res);
+  const s = totals(res, shared);
   out.push(`${file}: ${s.namespaces} namespace(s), ${s.validPackages} valid Package(s), ${s.errors} error(s), ${s.warnings} warning(s)`);
   return out.join('\n') + '\n';
 }
 
-function summary(res: SimulationResult) {
-  const lint = countBySeverity(res.lint.findings);
+function totals(res: SimulationResult, shared: Finding[]) {
+  const c = countBySeverity(shared);
   const pkgErrors = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'error').length, 0);
   const pkgWarnings = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'warning').length, 0);
   return {
     namespaces: res.packages.length,
-    validPackages: lint.error + res.findings.filter((f) => f.severity === 'error').length > 0 ? 0 : res.packages.filter((p) => p.package && !p.findings.some((f) => f.severity === 'error')).length,
-    errors: lint.error + res.findings.filter((f) => f.severity === 'error').length + pkgErrors,
-    warnings: lint.warning + res.findings.filter((f) => f.severity === 'warning').length + pkgWarnings,
+    validPackages: c.error > 0 ? 0 : res.packages.filter((p) => p.package && !p.findings.some((f) => f.severity === 'error')).length,
+    errors: c.error + pkgErrors,
+    warnings: c.warning + pkgWarnings,
   };
 }
 
@@ -118,11 +113,10 @@ export const command: Command = {
       ...REGISTRY_TIMEOUT_FLAGS,
       'hcp-namespaces': { type: 'string' },
       environment: { type: 'string' },
-      output: { type: 'string', short: 'o', default: 'text' },
+      output: { type: 'string', short: 'o' },
     }, { min: 1, max: 1, names: 'FILE' });
     const timeouts = registryTimeouts('simulate', values);
-    const output = values.output as string;
-    if (output !== 'text' && output !== 'json') throw new UsageError(`simulate: --output must be text or json, not ${JSON.stringify(output)}`);
+    const output = outputFormat({ command: 'simulate', formats: FINDING_FORMATS }, values.output as string | undefined);
     const hcp = values['hcp-namespaces'] as string | undefined;
     const env = values.environment ? await readEnvironment(values.environment as string, io.cwd) : {};
     if (!hcp && !env.fleet) throw new UsageError('simulate: --hcp-namespaces N|name,... is required (or a fleet in --environment)');
@@ -173,16 +167,38 @@ export const command: Command = {
       renderTemplate: renderObjectTemplateText,
       renderPackage,
     });
-    // The finding's own place, once: fmt() adds severity and rule.
-    for (const f of packageFindings) {
-      const where = formatLocation({ ...f, file: `${String(values.package)}/${f.file ?? ''}` });
-      res.findings.push({ severity: f.severity, rule: f.rule, message: `${where}: ${f.message}` });
-    }
-    const s = summary(res);
-    if (output === 'json') {
-      const packages = res.packages.map((p) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined }));
-      io.stdout(JSON.stringify({ file, summary: s, findings: [...res.lint.findings, ...res.findings], hops: res.hops, packages }, null, 2) + '\n');
-    } else io.stdout(text(res, file));
+    // The Template's findings, the simulation's, then the package's own (its files under --package).
+    const shared: Finding[] = [
+      ...res.lint.findings,
+      ...res.findings,
+      ...packageFindings.map((f) => ({ ...f, file: `${String(values.package)}/${f.file ?? ''}` })),
+    ];
+    const s = totals(res, shared);
+    // Each namespace's findings once, at the top level, with the namespace at the end of the chain.
+    const namespaceOf = new Map<Finding, string>();
+    const perNamespace: Finding[] = res.packages.flatMap((p) =>
+      p.findings.map((f) => {
+        const ns = `namespace/${p.namespace || '(cluster)'}`;
+        const g = { ...f, object: [f.object, ns].filter(Boolean).join(' > ') };
+        namespaceOf.set(g, ns);
+        return g;
+      }),
+    );
+    io.stdout(renderReport(output, {
+      command: 'simulate',
+      subject: file,
+      findings: [...shared, ...perNamespace],
+      ok: s.errors === 0,
+      // JUnit: the Template (and package) as one test case, each namespace as one.
+      checked: [file, ...res.packages.map((p) => `namespace/${p.namespace || '(cluster)'}`)],
+      caseOf: (f) => namespaceOf.get(f),
+      result: {
+        totals: s,
+        hops: res.hops,
+        packages: res.packages.map(({ findings: _f, ...p }) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined })),
+      },
+      text: () => text(res, shared, file),
+    }));
     return s.errors > 0 ? 1 : 0;
   },
 };

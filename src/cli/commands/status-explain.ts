@@ -4,8 +4,9 @@
  * Package's spec.config) and the namespace's HyperShift environment as PKO derives it, then runs
  * `pkogen validate`'s checks and a render with that config.
  */
-import { formatFinding, UserError, type Finding } from '../../core/errors.js';
+import { UserError, type Finding } from '../../core/errors.js';
 import type { CliIO } from '../io.js';
+import { findingLines, renderReport } from '../output.js';
 import { registryOptions } from '../registry-options.js';
 import { PKO, type KubeReader, type Resource } from '../../kube/client.js';
 import { pullImage } from '../../oci/sources.js';
@@ -41,12 +42,11 @@ export async function environmentFor(kube: KubeReader, ns: string): Promise<Pack
   return { hyperShift: { hostedCluster: null } };
 }
 
-export async function explain(kube: KubeReader, ns: string, name: string, io: CliIO, insecure: boolean): Promise<number> {
+export async function explain(kube: KubeReader, ns: string, name: string, io: CliIO, insecure: boolean, output = 'text'): Promise<number> {
   const pkg = await kube.get(PKO.packages, name, ns);
   if (!pkg) throw new UserError(`Package ${ns}/${name} not found at ${kube.server}`);
   const invalid = conditionsOf(pkg).find((c) => c.type === 'Invalid');
-  if (invalid?.status === 'True') io.stdout(`Package ${ns}/${name} is Invalid (${invalid.reason ?? 'no reason'}): ${invalid.message ?? ''}\n`);
-  else io.stdout(`Package ${ns}/${name} is not Invalid; validating its image anyway\n`);
+  const head = invalid?.status === 'True' ? `Package ${ns}/${name} is Invalid (${invalid.reason ?? 'no reason'}): ${invalid.message ?? ''}\n` : `Package ${ns}/${name} is not Invalid; validating its image anyway\n`;
   const image = String((pkg.spec as { image?: unknown } | undefined)?.image ?? '');
   if (!image) throw new UserError(`Package ${ns}/${name} has no spec.image`);
   const od = await kube.get(PKO.objectDeployments, name, ns);
@@ -61,7 +61,6 @@ export async function explain(kube: KubeReader, ns: string, name: string, io: Cl
     }
   }
   const environment = await environmentFor(kube, ns);
-  io.stdout(`image ${image}\n`);
   const img = await pullImage(image, registryOptions(io, insecure));
   const findings: Finding[] = [];
   let fm;
@@ -83,8 +82,19 @@ export async function explain(kube: KubeReader, ns: string, name: string, io: Cl
       }
     }
   }
-  for (const f of findings) io.stdout(formatFinding(f) + '\n');
   const errors = findings.filter((f) => f.severity === 'error').length;
-  io.stdout(errors ? `${errors} error(s) with this Package's config and environment\n` : 'no error found with this config and environment: the Invalid condition may be stale or come from the cluster\n');
-  return errors || invalid?.status === 'True' ? 1 : 0;
+  const ok = !(errors || invalid?.status === 'True');
+  io.stdout(renderReport(output, {
+    command: 'status --explain',
+    subject: `${ns}/${name}`,
+    findings,
+    ok,
+    result: { image, invalid: invalid?.status === 'True' ? { reason: invalid.reason ?? '', message: invalid.message ?? '' } : null },
+    text: () =>
+      head +
+      `image ${image}\n` +
+      findingLines(findings) +
+      (errors ? `${errors} error(s) with this Package's config and environment\n` : 'no error found with this config and environment: the Invalid condition may be stale or come from the cluster\n'),
+  }));
+  return ok ? 0 : 1;
 }

@@ -1,12 +1,13 @@
 import { UsageError, UserError } from '../../core/errors.js';
 import { connect, PKO, type KubeReader, type KubeObject, type Resource } from '../../kube/client.js';
 import { buildRows, summarize, type Listed, type PackageRow } from '../../status/model.js';
-import { formatJson, formatText } from '../../status/format.js';
+import { formatText } from '../../status/format.js';
 import { parseCommandArgs } from '../args.js';
 import { processIO, type CliIO, type Command } from '../io.js';
+import { FINDING_FORMATS, outputFormat, renderReport, type Report } from '../output.js';
 
 const HELP = `Usage: pkogen status [NAME] [-A | -n NS] [-l SELECTOR] [--kubeconfig FILE] [--context C] [--expect-image REF] [-o text|wide|json] [--watch [--watch-timeout S]]
-       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure]
+       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure] [-o text|json|github|junit]
 
 Shows every Package Operator Package of the selected namespaces in one table: revision, image
 digest, state (Available, Progressing, Unpacking, Invalid, Paused, NotReady) with reason and age,
@@ -21,7 +22,8 @@ Options:
   --kubeconfig FILE      kubeconfig (default: KUBECONFIG, then in-cluster, then ~/.kube/config)
   --context C            kubeconfig context
   --expect-image REF     count a Package whose running image differs as drift (digest or reference)
-  -o, --output FORMAT    text (default), wide (adds revision history), json
+  -o, --output FORMAT    text (default), wide (adds revision history), json;
+                         with --explain: text, json, github or junit
   --watch                redraw on every change (list, then watch; bounded reconnects)
   --watch-timeout S      with --watch: stop after S seconds (exit code of the last state)
   --explain NS/NAME      pull an Invalid Package's image and validate it with its config: located findings
@@ -30,6 +32,12 @@ Options:
 
 Exit codes: 0 every selected Package Available and no drift, 1 otherwise (or an API error), 2 usage error.
 `;
+
+/** What the table shows, in the JSON form's subject. */
+function subjectOf(sel: StatusSelection): string {
+  const where = sel.allNamespaces ? 'all namespaces' : `namespace ${sel.namespace ?? '(current context)'}`;
+  return `${sel.name ? `Package ${sel.name} in ` : ''}${where}${sel.selector ? ` with ${sel.selector}` : ''}`;
+}
 
 export interface StatusSelection {
   allNamespaces: boolean;
@@ -58,10 +66,19 @@ export async function listAll(kube: KubeReader, sel: StatusSelection): Promise<L
   return { packages, objectDeployments: ods.items, objectSets: sets.items, objectSetPhases: phases.items, resourceVersion: pkgs.resourceVersion };
 }
 
-function render(rows: PackageRow[], output: string, expectImage: string | undefined, now: Date): string {
+const STATUS_OUTPUT = { command: 'status', formats: ['text', 'wide', 'json'] };
+
+function render(rows: PackageRow[], output: string, expectImage: string | undefined, now: Date, subject: string): string {
   const summary = summarize(rows);
-  if (output === 'json') return formatJson(rows, summary, true);
-  return formatText(rows, summary, { now, wide: output === 'wide', expectImage });
+  const report: Report = {
+    command: 'status',
+    subject,
+    findings: [],
+    ok: rows.every((r) => r.ok),
+    result: { totals: summary, packages: rows },
+    text: () => formatText(rows, summary, { now, wide: false, expectImage }),
+  };
+  return renderReport(output, report, { wide: () => formatText(rows, summary, { now, wide: true, expectImage }) });
 }
 
 /** A spinner on a terminal only; never in pipes, files or tests. */
@@ -102,8 +119,6 @@ export const command: Command = {
       },
       { min: 0, max: 1, names: 'NAME' },
     );
-    const output = values.output ?? 'text';
-    if (!['text', 'wide', 'json'].includes(output)) throw new UsageError(`status: --output must be text, wide or json, got ${JSON.stringify(output)}`);
     if (values['all-namespaces'] && values.namespace !== undefined) throw new UsageError('status: give -A or -n, not both');
     const pageSize = values['page-size'] === undefined ? 500 : Number(values['page-size']);
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 10_000) throw new UsageError('status: --page-size must be an integer from 1 to 10000');
@@ -122,8 +137,9 @@ export const command: Command = {
       if (!m) throw new UsageError(`status: --explain expects NS/NAME, got ${JSON.stringify(values.explain)}`);
       const kube = await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
       const { explain } = await import('./status-explain.js');
-      return explain(kube, m[1], m[2], io, values.insecure === true);
+      return explain(kube, m[1], m[2], io, values.insecure === true, outputFormat({ command: 'status --explain', formats: FINDING_FORMATS }, values.output));
     }
+    const output = outputFormat(STATUS_OUTPUT, values.output);
     const sel: StatusSelection = { allNamespaces: values['all-namespaces'] === true, namespace: values.namespace, selector: values.selector, name: positionals[0], pageSize };
     const kube = await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
 
@@ -135,7 +151,7 @@ export const command: Command = {
       spin.stop();
     }
     let rows = buildRows(listed, expectImage);
-    io.stdout(render(rows, output, expectImage, new Date()));
+    io.stdout(render(rows, output, expectImage, new Date(), subjectOf(sel)));
     if (values.watch) rows = await watchLoop(kube, sel, io, output, expectImage, listed.resourceVersion, watchTimeout);
     return rows.every((r) => r.ok) ? 0 : 1;
   },
@@ -152,7 +168,7 @@ const WATCHED = [PKO.packages, PKO.objectSets, PKO.objectSetPhases];
 async function watchLoop(kube: KubeReader, sel: StatusSelection, io: CliIO, output: string, expectImage: string | undefined, rv: string, timeoutS: number | undefined): Promise<PackageRow[]> {
   const ns = sel.allNamespaces ? undefined : (sel.namespace ?? kube.namespace);
   let rows: PackageRow[] = buildRows(await listAll(kube, sel), expectImage);
-  let lastOut = render(rows, output, expectImage, new Date());
+  let lastOut = render(rows, output, expectImage, new Date(), subjectOf(sel));
   const clear = io === processIO && process.stdout.isTTY;
   return new Promise<PackageRow[]>((resolve, reject) => {
     const handles: { stop(): void }[] = [];
@@ -179,7 +195,7 @@ async function watchLoop(kube: KubeReader, sel: StatusSelection, io: CliIO, outp
         .then((listed) => {
           if (finished) return;
           rows = buildRows(listed, expectImage);
-          const out = render(rows, output, expectImage, new Date());
+          const out = render(rows, output, expectImage, new Date(), subjectOf(sel));
           if (out !== lastOut) io.stdout((clear ? '\x1b[H\x1b[2J' : '---\n') + out);
           lastOut = out;
         })

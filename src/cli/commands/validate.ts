@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { formatFinding, UsageError, UserError, type Finding } from '../../core/errors.js';
+import { UsageError, type Finding } from '../../core/errors.js';
 import type { FileMap } from '../../core/filemap.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { createSchemaRegistry } from '../../schema/registry.js';
@@ -15,8 +15,9 @@ import { renderUntestedTemplates, templateEngineAvailable, templateTestRunner } 
 import { readConfigFile } from '../yaml-file.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
+import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [--output human|json] [--insecure]
+const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [-o text|json|github|junit] [--insecure]
                        [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Validates a Package Operator package with PKO's own rules and messages (structure, manifest,
@@ -33,7 +34,8 @@ Options:
                       CRDs the package ships are used without it)
   --config FILE       config for templates no test.template case renders (default: schema defaults)
   --strict            warnings fail too (exit 1), except "no schema for this kind"
-  --output FORMAT     human (default) or json
+  -o, --output FORMAT text (default; human is the same), json, github (GitHub Actions
+                      annotations) or junit (JUnit XML): see README "Output formats"
   --insecure          allow plain-HTTP registries for --pull
 ${registryTimeoutHelp(2, 22)}
 
@@ -59,7 +61,7 @@ export const command: Command = {
       crd: { type: 'string', multiple: true },
       config: { type: 'string' },
       strict: { type: 'boolean' },
-      output: { type: 'string' },
+      output: { type: 'string', short: 'o' },
       insecure: { type: 'boolean' },
       ...REGISTRY_TIMEOUT_FLAGS,
     }, { min: 0, max: 1, names: 'DIR' });
@@ -74,8 +76,7 @@ export const command: Command = {
     if (sources.length === 0) throw new UsageError('validate: missing DIR (or --pull REF, --oci-layout DIR, --archive FILE)');
     if (sources.length > 1) throw new UsageError('validate: give exactly one of DIR, --pull, --oci-layout, --archive');
     const timeouts = registryTimeouts('validate', values);
-    const output = values.output ?? 'human';
-    if (output !== 'human' && output !== 'json') throw new UsageError(`validate: --output must be human or json, got ${JSON.stringify(output)}`);
+    const output = outputFormat({ command: 'validate', formats: FINDING_FORMATS }, values.output);
 
     let fm: FileMap | undefined;
     const opts: ValidateOptions = {};
@@ -110,20 +111,19 @@ export const command: Command = {
     opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
     const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];
     const strict = values.strict === true;
-    if (output === 'json') {
-      const errors = findings.filter((f) => f.severity === 'error').length;
-      io.stdout(JSON.stringify({ ok: !hasErrors(findings, strict), errors, warnings: findings.length - errors, findings: findings.map(ordered) }, null, 2) + '\n');
-    } else {
-      for (const f of findings) io.stdout(formatFinding(f) + '\n');
-      if (findings.length === 0) io.stdout('Package validated successfully!\n');
-    }
-    return hasErrors(findings, strict) ? 1 : 0;
+    const ok = !hasErrors(findings, strict);
+    const dir = positionals[0];
+    const subject = dir ?? values.pull ?? values['oci-layout'] ?? values.archive!;
+    io.stdout(renderReport(output, {
+      command: 'validate',
+      subject,
+      findings,
+      ok,
+      fails: (f) => hasErrors([f], strict),
+      root: dir,
+      checked: fm ? [...fm.keys()].sort() : [],
+      text: () => findingLines(findings) + (findings.length === 0 ? 'Package validated successfully!\n' : ''),
+    }));
+    return ok ? 0 : 1;
   },
 };
-
-/** Stable key order in JSON output. */
-function ordered(f: Finding): Record<string, unknown> {
-  const o: Record<string, unknown> = { severity: f.severity, rule: f.rule, message: f.message };
-  for (const k of ['file', 'doc', 'path', 'line', 'column'] as const) if (f[k] !== undefined) o[k] = f[k];
-  return o;
-}
