@@ -56,7 +56,7 @@ export { validatePackage, hasErrors, type ValidateOptions } from './pko/validate
 
 // Rollout (OpenShift Template → SelectorSyncSet → Policy → Package)
 export { emitRolloutTemplate, buildRolloutTemplate, type RolloutTemplateOptions, type ConfigParameter, type ConfigSource } from './rollout/generate.js';
-export { lintRolloutTemplate, asFindings, type RolloutFinding } from './rollout/lint.js';
+export { lintRolloutTemplate, asFindings } from './rollout/lint.js';
 export { rolloutSchemaValidator } from './rollout/schema.js';
 export { renderObjectTemplateText } from './rollout/pko-render.js';
 

@@ -3,7 +3,7 @@
  * parameters the way app-interface does (§2), so what is checked is what hive, ACM and PKO get.
  * Every finding names the object chain, the field path in the Template and the source line.
  */
-import { formatLocation, type Finding } from '../core/errors.js';
+import type { Finding, Severity } from '../core/errors.js';
 import {
   CLUSTER_SCOPED_KINDS, COMPLIANCE, EVALUATION_INTERVAL, KNOWN_FIELDS, METADATA_COMPLIANCE, NAMESPACED_KINDS,
   OBJECT_TEMPLATE_ITEM_FIELDS, PRUNE, REMEDIATION, SEVERITY,
@@ -15,26 +15,6 @@ import { formatPath, lineOf, LoadedTemplate, loadTemplate, Path } from './source
 import { setJsonPath } from './jsonpath.js';
 import { redactFor } from '../pko/redact.js';
 import { parseYaml11, YamlParseError } from '../yaml/parse.js';
-
-export type RolloutSeverity = 'error' | 'warning' | 'info';
-
-export interface RolloutFinding {
-  severity: RolloutSeverity;
-  rule: string;
-  message: string;
-  file: string;
-  /** Field path in the Template, e.g. `objects[0].spec.resources[2].spec.disabled`. */
-  path?: string;
-  line?: number;
-  column?: number;
-  /** The object chain, e.g. `SelectorSyncSet/x > Policy/y > ConfigurationPolicy/z`. */
-  object?: string;
-}
-
-export function formatRolloutFinding(f: RolloutFinding): string {
-  const where = formatLocation({ file: f.file, line: f.line, column: f.column, path: f.path });
-  return `${f.severity}: ${where}: ${f.object ? f.object + ': ' : ''}${f.message} [${f.rule}]`;
-}
 
 /** A CRD validator for one object: problems (path relative to the object), or undefined for an unknown kind. */
 export type SchemaValidator = (obj: Record<string, unknown>) => { path: Path; message: string }[] | undefined;
@@ -58,7 +38,7 @@ export interface LintOptions {
 export type PackageObjectCheck = (obj: Record<string, unknown>) => { path: Path; message: string }[];
 
 export interface LintResult {
-  findings: RolloutFinding[];
+  findings: Finding[];
   /** Parameter values used, with their origin (secrets are never in a Template parameter default we print). */
   parameters: Record<string, { value: string; origin: string }>;
   /** Processed objects (for simulate), undefined when the file could not be read. */
@@ -91,7 +71,7 @@ export function isPkoPackage(o: Obj): boolean {
 }
 
 class Linter {
-  readonly findings: RolloutFinding[] = [];
+  readonly findings: Finding[] = [];
   /** ConfigurationPolicy name → first Policy path using it (P4 across policies). */
   private readonly cfgPolicyNames = new Map<string, string>();
   private readonly deferred: { obj: Obj; path: Path; chain: string; rule: string }[] = [];
@@ -100,7 +80,7 @@ class Linter {
 
   constructor(readonly t: LoadedTemplate, readonly schema?: SchemaValidator, readonly renderTemplate?: LintOptions['renderTemplate'], readonly checkPackage?: PackageObjectCheck) {}
 
-  report(severity: RolloutSeverity, rule: string, path: Path, message: string, object?: string): void {
+  report(severity: Severity, rule: string, path: Path, message: string, object?: string): void {
     this.findings.push({ severity, rule, message, file: this.t.file, path: formatPath(path) || undefined, line: lineOf(this.t, path), object });
   }
 
@@ -850,9 +830,10 @@ export function lintRolloutTemplate(file: string, text: string, opts: LintOption
 
 export { countBySeverity } from '../core/errors.js';
 
-/** As core Findings (errors and warnings; info is advice for people, not a generation check). */
-export function asFindings(findings: RolloutFinding[]): Finding[] {
-  return findings
-    .filter((f): f is RolloutFinding & { severity: 'error' | 'warning' } => f.severity !== 'info')
-    .map((f) => ({ severity: f.severity, rule: `rollout/${f.rule}`, message: f.object ? `${f.object}: ${f.message}` : f.message, file: f.file, path: f.path, line: f.line, column: f.column }));
+/**
+ * For a generation run: errors and warnings (info is advice for people, not a generation check),
+ * with the rule id prefixed `rollout/` so it cannot be taken for a package rule.
+ */
+export function asFindings(findings: Finding[]): Finding[] {
+  return findings.filter((f) => f.severity !== 'info').map((f) => ({ ...f, rule: `rollout/${f.rule}` }));
 }

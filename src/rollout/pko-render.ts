@@ -11,7 +11,8 @@ import { formatFieldError } from '../pko/config-admission.js';
 import { buildTemplateSet, type TemplateRunner } from '../pko/template-runner.js';
 import { Violation, type LoadedPackage } from '../pko/types.js';
 import type { FullRenderer } from './package-check.js';
-import type { GoTemplateRenderer, SimFinding } from './simulate.js';
+import type { GoTemplateRenderer } from './simulate.js';
+import type { Finding } from '../core/errors.js';
 
 const NO_FILES: FileMap = new Map();
 
@@ -32,7 +33,7 @@ export const renderObjectTemplateText: GoTemplateRenderer = (name, text, data) =
 };
 
 export const renderWithPko: FullRenderer = (pkg: LoadedPackage, req) => {
-  const findings: SimFinding[] = [];
+  const findings: Finding[] = [];
   try {
     const r = renderPackage({
       manifest: pkg.manifest,

@@ -10,7 +10,8 @@ import type { PackageEnvironment } from '../pko/types.js';
 import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 import type { Fleet, FleetManagedCluster, FleetNamespace } from './fleet.js';
 import { DISABLE_TEMPLATES_ANNOTATION } from './generate.js';
-import { isPkoPackage, lintRolloutTemplate, LintResult, RolloutSeverity, SchemaValidator } from './lint.js';
+import type { Finding } from '../core/errors.js';
+import { isPkoPackage, lintRolloutTemplate, LintResult, SchemaValidator } from './lint.js';
 import { fillLikeSaasherder, processTemplate, readParameters } from './process.js';
 import { isEmptySelector, matchesSelector, selectNamespaces } from './selectors.js';
 import { getJsonPath, setJsonPath } from './jsonpath.js';
@@ -41,15 +42,7 @@ export interface PackageRenderRequest {
   environment: PackageEnvironment;
 }
 /** Renders and validates the package for one Package object (render/validate branches). */
-export type PackageRenderer = (req: PackageRenderRequest) => { objects: number; findings: SimFinding[] };
-
-export interface SimFinding {
-  severity: RolloutSeverity;
-  rule: string;
-  message: string;
-  /** Where in the chain: `SelectorSyncSet/x > Policy/y > ...`. */
-  object?: string;
-}
+export type PackageRenderer = (req: PackageRenderRequest) => { objects: number; findings: Finding[] };
 
 export interface SimulatedPackage {
   serviceCluster: string;
@@ -64,13 +57,13 @@ export interface SimulatedPackage {
   via: 'Package' | 'ObjectTemplate' | 'HostedClusterPackage' | 'SelectorSyncSet';
   package?: { name: string; image: string; config: Record<string, unknown> };
   rendered?: { objects: number };
-  findings: SimFinding[];
+  findings: Finding[];
 }
 
 export interface SimulationResult {
   lint: LintResult;
   /** Findings about the chain that belong to no single namespace. */
-  findings: SimFinding[];
+  findings: Finding[];
   hops: { selectorSyncSet: string; serviceClusters: string[]; policies: { policy: string; hub: string; managedClusters: string[] }[] }[];
   packages: SimulatedPackage[];
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
-import { countBySeverity, formatRolloutFinding, lintRolloutTemplate } from '../../rollout/lint.js';
+import { countBySeverity, formatFinding } from '../../core/errors.js';
+import { lintRolloutTemplate } from '../../rollout/lint.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
 import { packageObjectChecker } from '../../rollout/package-check.js';
 import { readDirToFileMap } from '../../core/fs.js';
@@ -60,7 +61,7 @@ export const command: Command = {
     if (output === 'json') {
       io.stdout(JSON.stringify({ file, findings: res.findings, summary: counts }, null, 2) + '\n');
     } else {
-      for (const f of res.findings) io.stdout(formatRolloutFinding(f) + '\n');
+      for (const f of res.findings) io.stdout(formatFinding(f) + '\n');
       io.stdout(`${file}: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
     }
     return counts.error > 0 ? 1 : 0;

@@ -7,13 +7,13 @@ import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryT
 import type { PackageEnvironment } from '../../pko/types.js';
 import { Violation } from '../../pko/types.js';
 import { defaultFleet, Fleet, hcpNamespaceNames } from '../../rollout/fleet.js';
-import { countBySeverity, formatRolloutFinding } from '../../rollout/lint.js';
+import { countBySeverity, formatFinding } from '../../core/errors.js';
 import { packageChecker } from '../../rollout/package-check.js';
 import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
 import { validatePackage } from '../../pko/validate.js';
 import { formatLocation, type Finding } from '../../core/errors.js';
 import { rolloutSchemaValidator } from '../../rollout/schema.js';
-import { redactConfig, simulateRollout, SimFinding, SimulationResult } from '../../rollout/simulate.js';
+import { redactConfig, simulateRollout, SimulationResult } from '../../rollout/simulate.js';
 import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
@@ -63,13 +63,13 @@ async function readEnvironment(file: string, cwd: string): Promise<{ environment
   return { environment: v.environment as PackageEnvironment | undefined, fleet: v.fleet as Fleet | undefined };
 }
 
-function fmt(f: SimFinding): string {
+function fmt(f: Finding): string {
   return `${f.severity}: ${f.object ? f.object + ': ' : ''}${f.message} [${f.rule}]`;
 }
 
 function text(res: SimulationResult, file: string): string {
   const out: string[] = [];
-  for (const f of res.lint.findings) if (f.severity !== 'info') out.push(formatRolloutFinding(f));
+  for (const f of res.lint.findings) if (f.severity !== 'info') out.push(formatFinding(f));
   for (const f of res.findings) out.push(fmt(f));
   for (const h of res.hops) {
     out.push(`SelectorSyncSet ${h.selectorSyncSet} → clusters: ${h.serviceClusters.join(', ') || '(none)'}`);
