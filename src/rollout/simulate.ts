@@ -11,6 +11,7 @@ import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 import type { Fleet, FleetManagedCluster, FleetNamespace } from './fleet.js';
 import { DISABLE_TEMPLATES_ANNOTATION } from './generate.js';
 import type { Finding } from '../core/errors.js';
+import type { TemplateRenderer } from './rules/context.js';
 import { isPkoPackage, lintRolloutTemplate, LintResult, SchemaValidator } from './lint.js';
 import { fillLikeSaasherder, processTemplate, readParameters } from './process.js';
 import { isEmptySelector, matchesSelector, selectNamespaces } from './selectors.js';
@@ -32,7 +33,7 @@ function nsOf(o: Obj): string | undefined {
 }
 
 /** Renders a Go text/template (PKO's function set) with data; throws on template errors. */
-export type GoTemplateRenderer = (name: string, text: string, data: Record<string, unknown>) => string;
+export type GoTemplateRenderer = TemplateRenderer;
 
 export interface PackageRenderRequest {
   name: string;
