@@ -198,7 +198,7 @@ export { balance } from './delimiters.js';
 export function lintRolloutTemplate(file: string, text: string, opts: LintOptions = {}): LintResult {
   const loaded = loadTemplate(file, text);
   if (!('value' in loaded)) {
-    return { findings: [{ severity: 'error', rule: 'T1', message: loaded.message, file, line: loaded.line, column: loaded.column }], parameters: {} };
+    return { findings: [{ severity: 'error', rule: T1.id, message: loaded.message, file, line: loaded.line, column: loaded.column }], parameters: {} };
   }
   const w = new Walker(loaded, opts.schema, opts.renderTemplate);
   const res = w.run(opts.parameters ?? {}, opts.hashLength, opts.checkPackage);

@@ -11,6 +11,7 @@ import type { LoadedPackage } from '../pko/types.js';
 import type { PackageObjectCheck } from './lint.js';
 import type { PackageRenderer, PackageRenderRequest } from './simulate.js';
 import type { Finding } from '../core/errors.js';
+import { K1 } from './rules/package.js';
 
 export type FullRenderer = (pkg: LoadedPackage, req: PackageRenderRequest) => { objects: number; findings: Finding[] };
 
@@ -21,10 +22,10 @@ export function packageChecker(files: FileMap, render?: FullRenderer): PackageRe
   return (req) => {
     const findings: Finding[] = [];
     const scope = req.namespace === '' ? 'Cluster' : 'Namespaced';
-    if (!scopes.includes(scope)) findings.push({ severity: 'error', rule: 'K1', message: `${scopeProblem(scope)}${req.namespace ? ` in ${req.namespace}` : ''} Invalid` });
+    if (!scopes.includes(scope)) findings.push({ severity: 'error', rule: K1.id, message: `${scopeProblem(scope)}${req.namespace ? ` in ${req.namespace}` : ''} Invalid` });
     if (!render) {
       // PKO's admission: prune unknown fields, apply defaults, validate (the renderer does it otherwise).
-      if (schema) for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
+      if (schema) for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: K1.id, message: `config: ${formatFieldError(e)}` });
       return { objects: -1, findings };
     }
     const r = render(pkg, req);

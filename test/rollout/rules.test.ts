@@ -2,7 +2,7 @@
  * The rollout rules as data: the list is complete, documented without drift, and every rule
  * fires on a minimal reproducer (one mutation of the reference skeleton each).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Finding, Severity } from '../../src/core/errors.js';
 import { ROLLOUT_RULES, rolloutRuleTable } from '../../src/rollout/rules/index.js';
 import * as configurationpolicy from '../../src/rollout/rules/configurationpolicy.js';
@@ -96,6 +96,25 @@ describe('ROLLOUT_RULES', () => {
     const want = rolloutRuleTable();
     if (process.env.UPDATE_RULE_DOCS === '1') writeFileSync(DOC, doc.slice(0, a + BEGIN.length) + want + doc.slice(b));
     else expect(doc.slice(a + BEGIN.length, b)).toBe(want);
+  });
+
+  test('every finding in src/rollout names its rule by value (no id typed as a string), at most at its severity', () => {
+    const byId = new Map(ROLLOUT_RULES.map((r) => [r.id, r]));
+    const dir = 'src/rollout';
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    let checked = 0;
+    for (const f of files) {
+      const src = readFileSync(`${dir}/${f}`, 'utf8');
+      expect(`${f}: ${src.match(/rule: ['"][^'"]*['"]/)?.[0] ?? 'none'}`).toBe(`${f}: none`);
+      // simulate's findings: literal severity next to the rule value.
+      for (const m of src.matchAll(/severity: '(error|warning|info)', rule: ([A-Z]\d)\.id/g)) {
+        const rule = byId.get(m[2]);
+        expect(rule).toBeDefined();
+        expect(RANK[m[1] as Severity]).toBeLessThanOrEqual(RANK[rule!.severity]);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
   });
 
   test('every rule has a reproducer, and only listed rules are reported', () => {

@@ -3,6 +3,8 @@
  * wherever the rollout carries them (rollout reference §7), and, with `--package`, the package
  * they point at.
  */
+import { GoTemplateError, referencedFields, TemplateSet } from '../../gotemplate/index.js';
+import { pkoFuncMap } from '../../gotemplate/funcs/index.js';
 import { parseYaml11, YamlParseError } from '../../yaml/parse.js';
 import { balance } from '../delimiters.js';
 import { setJsonPath } from '../jsonpath.js';
@@ -104,10 +106,27 @@ export function checkObjectTemplate(ctx: LintContext, ot: Obj, path: Path, chain
     if (!m) ctx.report('error', K1, tp, 'the templated Package has no spec.image line', chain);
     else if (!m[1].includes('{{')) checkImage(ctx, m[1].replace(/^["']|["']$/g, ''), tp, chain);
   }
-  if (/\{\{[-\s]*\.(?!config\b|environment\b)[A-Za-z]/.test(text)) {
-    ctx.report('warning', K1, tp, 'an ObjectTemplate is rendered with .config and .environment only; another top-level field renders as <no value>', chain);
+  const foreign = foreignTopLevelReads(text);
+  if (foreign.length > 0) {
+    ctx.report('warning', K1, tp, `an ObjectTemplate is rendered with .config and .environment only; ${foreign.map((f) => `.${f}`).join(', ')} renders as <no value>`, chain);
   }
   if (ctx.renderTemplate && !balance(text)) renderSample(ctx, text, Array.isArray(spec.sources) ? spec.sources : [], tp, chain);
+}
+
+/**
+ * Top-level fields other than `.config` and `.environment` the template reads, from its parse
+ * tree (so `.name` inside `range .config.items` is the element's, not the root's). A template
+ * that does not parse reads nothing here: rendering it reports the parse error.
+ */
+function foreignTopLevelReads(text: string): string[] {
+  const set = new TemplateSet({ funcs: pkoFuncMap({ executeTemplate: () => '', files: new Map() }) });
+  try {
+    set.parse('objecttemplate', text);
+  } catch (e) {
+    if (e instanceof GoTemplateError) return [];
+    throw e;
+  }
+  return [...new Set(referencedFields(set).map((c) => c[0]))].filter((k) => k !== 'config' && k !== 'environment');
 }
 
 /** Renders the ObjectTemplate as PKO would, with every source present, and checks the Package it yields. */

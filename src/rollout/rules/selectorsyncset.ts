@@ -19,8 +19,9 @@ export const S2: RolloutRule = {
 };
 export const S3: RolloutRule = {
   id: 'S3',
-  severity: 'warning',
-  summary: 'Policies go to service clusters; suggests `managed` / `fedramp` selectors',
+  // An error only in simulate: a fleet shows the SelectorSyncSet landing on a cluster that is no ACM hub.
+  severity: 'error',
+  summary: 'Policies go to service clusters; suggests `managed` / `fedramp` selectors (simulate: applied to a cluster that is no ACM hub is an error)',
   docs: 'rollout reference §1 (topology: ACM hubs are the service clusters) and §10',
 };
 export const S4: RolloutRule = {
