@@ -335,7 +335,7 @@ function renderObjectTemplate(ot: Obj, ns: FleetNamespace, entry: SimulatedPacka
     }
   }
   if (!opts.renderTemplate) {
-    entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: 'rendering an ObjectTemplate needs the Go template engine, which this build does not include' });
+    entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: 'rendering an ObjectTemplate needs a Go template renderer (SimulateOptions.renderTemplate), and none was given' });
     return undefined;
   }
   let text: string;
