@@ -30,6 +30,8 @@ export interface ReferencedFieldsOptions {
 
 class Analyzer {
   readonly found = new Map<string, string[]>();
+  /** Chains looked up by `hasKey`/`dig`, which never fail on a missing key. */
+  readonly guarded = new Map<string, string[]>();
   private readonly visited = new Set<string>();
   private readonly calls = new Map<string, number>();
   private budget = 1_000_000;
@@ -133,6 +135,7 @@ class Analyzer {
       if ((head.ident === 'get' || head.ident === 'hasKey') && args[0] && typeof lits[1] === 'string') {
         const p = [...args[0], lits[1]];
         this.record(p);
+        if (head.ident === 'hasKey') this.guarded.set(p.join('\u0000'), p);
         return head.ident === 'get' ? p : null;
       }
       if (head.ident === 'dig' && args.length >= 3) {
@@ -141,6 +144,7 @@ class Analyzer {
         if (m && keys.length > 0 && keys.every((k) => typeof k === 'string')) {
           const p = [...m, ...(keys as string[])];
           this.record(p);
+          this.guarded.set(p.join('\u0000'), p);
           return p;
         }
         return null;
@@ -194,20 +198,33 @@ class Analyzer {
  * (`{{with .config}}` reads ['config']). A recursive template is followed at most 32 times.
  */
 export function referencedFields(source: TemplateSet | Tree, opts: ReferencedFieldsOptions = {}): string[][] {
+  return sorted(analyze(source, opts).found);
+}
+
+/**
+ * As referencedFields, plus the chains read through `hasKey` or `dig`: reads that succeed when
+ * the key is missing (so a template guarded by them works with missingkey=error).
+ */
+export function fieldReads(source: TemplateSet | Tree, opts: ReferencedFieldsOptions = {}): { read: string[][]; guarded: string[][] } {
+  const a = analyze(source, opts);
+  return { read: sorted(a.found), guarded: sorted(a.guarded) };
+}
+
+function analyze(source: TemplateSet | Tree, opts: ReferencedFieldsOptions): Analyzer {
   if (!('execute' in source)) {
     // A single tree: calls to other templates are not followed.
     const tree = source;
     const a = new Analyzer((name) => (name === tree.name ? tree : undefined), new Set(opts.includeFuncs ?? ['include']));
     a.runTemplate(tree.name, []);
-    return sorted(a);
+    return a;
   }
   const set = source;
   const a = new Analyzer((name) => set.tree(name), new Set(opts.includeFuncs ?? ['include']));
   const entries = opts.entries ?? set.names().filter((n) => set.tree(n)!.src.parseName === n);
   for (const e of entries) a.runTemplate(e, []);
-  return sorted(a);
+  return a;
 }
 
-function sorted(a: Analyzer): string[][] {
-  return [...a.found.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, p]) => p);
+function sorted(found: Map<string, string[]>): string[][] {
+  return [...found.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, p]) => p);
 }

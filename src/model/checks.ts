@@ -8,7 +8,7 @@ import { PHASE_ANNOTATION, JSONSchemaProps } from '../pko/types.js';
 import { defaultObjectPath, PackageDefinition } from './package.js';
 import { groupOf, isClusterScoped } from '../schema/scope.js';
 import { TEMPLATE_SUFFIX } from './synthesize.js';
-import { GoTemplateError, referencedFields, TemplateSet } from '../gotemplate/index.js';
+import { fieldReads, GoTemplateError, TemplateSet } from '../gotemplate/index.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 
 export interface CheckOptions {
@@ -20,15 +20,63 @@ function err(rule: string, message: string, file?: string, path?: string): Findi
   return { severity: 'error', rule, message, file, path };
 }
 
+/** One generation check as a value: what it reports, and a run over the definition. */
+export interface GenerationCheck {
+  readonly id: string;
+  readonly docs: string;
+  readonly rules: readonly string[];
+  run(def: PackageDefinition, files: FileMap, opts: CheckOptions): Finding[];
+}
+
+/** The checks every generation runs, in order. */
+export const GENERATION_CHECKS: readonly GenerationCheck[] = [
+  {
+    id: 'phase-names',
+    docs: 'phase names are unique in the manifest (PKO validates the manifest the same way)',
+    rules: ['phase-unique'],
+    run(def) {
+      const names = def.phases.map((p) => p.name);
+      return names.flatMap((n, i) => (names.indexOf(n) !== i ? [err('phase-unique', `phase "${n}" is declared twice`, 'manifest.yaml', `spec.phases[${i}].name`)] : []));
+    },
+  },
+  {
+    id: 'objects',
+    docs: 'each object: its phase annotation and phase, no duplicate identity, and a phase its scope fits (PKO\'s install-time preflight)',
+    rules: ['phase-annotation', 'phase-declared', 'duplicate-object', 'scope'],
+    run: checkObjects,
+  },
+  {
+    id: 'phases-used',
+    docs: 'PKO accepts an empty phase and drops it when it renders the ObjectSet (package-operator e03279db, packagerender/objectsettemplate.go Collect): a warning, since a bundle slip is the likelier cause',
+    rules: ['phase-empty'],
+    run(def) {
+      const declared = new Set(def.phases.map((p) => p.name));
+      const used = new Set(def.objects.map((o) => o.phase).filter((p) => declared.has(p)));
+      return def.phases.flatMap((p, i) => (used.has(p.name) ? [] : [{ ...err('phase-empty', `phase "${p.name}" has no objects`, 'manifest.yaml', `spec.phases[${i}]`), severity: 'warning' as const }]));
+    },
+  },
+  {
+    id: 'config-references',
+    docs: 'what the templates read under .config (parse trees) against the config schema: defined, and required or defaulted where read unguarded (missingkey=error)',
+    rules: ['template-parse', 'config-schema', 'config-required'],
+    run: (def, files) => checkConfigReferences(def.config, files),
+  },
+  {
+    id: 'config-descriptions',
+    docs: 'every config field has a description (the schema is the package\'s user documentation)',
+    rules: ['config-description'],
+    run: (def) => (def.config ? checkDescriptions(def.config, 'spec.config.openAPIV3Schema') : []),
+  },
+];
+
 export function checkDefinition(def: PackageDefinition, files: FileMap, opts: CheckOptions = {}): Finding[] {
+  return GENERATION_CHECKS.flatMap((c) => c.run(def, files, opts));
+}
+
+function checkObjects(def: PackageDefinition, _files: FileMap, opts: CheckOptions): Finding[] {
   const findings: Finding[] = [];
   const phaseNames = def.phases.map((p) => p.name);
   const phaseClass = new Map(def.phases.map((p) => [p.name, p.class ?? '']));
-  const seenPhases = new Set<string>();
-  for (const [i, n] of phaseNames.entries()) {
-    if (phaseNames.indexOf(n) !== i) findings.push(err('phase-unique', `phase "${n}" is declared twice`, 'manifest.yaml', `spec.phases[${i}].name`));
-  }
-  const used = new Set<string>();
   const identities = new Map<string, string>();
   const namespaced = def.scopes.includes('Namespaced') && !def.scopes.includes('Cluster');
   for (const o of def.objects) {
@@ -42,8 +90,6 @@ export function checkDefinition(def: PackageDefinition, files: FileMap, opts: Ch
       findings.push(err('phase-declared', `${id}: phase "${o.phase}" is not declared in the manifest (declared: ${phaseNames.join(', ')})`, file));
       continue;
     }
-    used.add(o.phase);
-    seenPhases.add(o.phase);
     const ns = o.object.metadata.namespace;
     const key = `${groupOf(o.object.apiVersion)}/${o.object.kind}/${typeof ns === 'string' ? ns : ''}/${o.object.metadata.name}`;
     if (identities.has(key)) findings.push(err('duplicate-object', `${id}: duplicate of the object in ${identities.get(key)}`, file));
@@ -57,46 +103,30 @@ export function checkDefinition(def: PackageDefinition, files: FileMap, opts: Ch
       findings.push(err('scope', `${id}: cluster-scoped objects belong in a hosted-cluster phase, not class "${cls}"`, file));
     }
   }
-  def.phases.forEach((p, i) => {
-    // PKO accepts an empty phase and drops it when it renders the ObjectSet (package-operator e03279db,
-    // packagerender/objectsettemplate.go Collect): a warning, since a bundle slip is the likelier cause.
-    if (!used.has(p.name)) findings.push({ ...err('phase-empty', `phase "${p.name}" has no objects`, 'manifest.yaml', `spec.phases[${i}]`), severity: 'warning' });
-  });
-  findings.push(...checkConfigReferences(def.config, files));
-  if (def.config) findings.push(...checkDescriptions(def.config, 'spec.config.openAPIV3Schema'));
   return findings;
 }
 
-/** `.config.X` (and `$.config.X`) read by template text; `hasKey .config "X"` / `dig "X" … .config` reads count as guarded. */
-export function configReferences(text: string): { direct: Set<string>; guarded: Set<string>; chains: string[][] } {
-  const direct = new Set<string>();
-  const guarded = new Set<string>();
-  const chains: string[][] = [];
-  const actions = text.match(/\{\{[\s\S]*?\}\}/g) ?? [];
-  for (const a of actions) {
-    for (const m of a.matchAll(/(^|[^A-Za-z0-9_.)\]])\$?\.config((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)) {
-      const chain = m[2].slice(1).split('.');
-      chains.push(chain);
-      direct.add(chain[0]);
-    }
-    for (const m of a.matchAll(/hasKey\s+\$?\.config\s+"([^"]+)"/g)) guarded.add(m[1]);
-    for (const m of a.matchAll(/dig\s+"([^"]+)"[^}]*?\$?\.config\b/g)) guarded.add(m[1]);
-  }
-  return { direct, guarded, chains };
+/** What one template file reads under `.config`. */
+interface ConfigReads {
+  /** Field chains below `.config` (`['a', 'b']` for `.config.a.b`; `*` for a range element). */
+  chains: string[][];
+  /** Top-level keys looked up through `hasKey .config "k"` or `dig "k" … .config`: guarded reads. */
+  guarded: Set<string>;
 }
 
 /**
- * Field chains under `.config` that the templates read, from the Go template parse trees (so
- * reads through `$`, variables, `with`, `range`, `include` and `template` count), per file.
- * A template that does not parse is a finding.
+ * What the templates read under `.config`, from the Go template parse trees (so reads through
+ * `$`, variables, `with`, `range`, `include` and `template` count), per file. A template that
+ * does not parse is a finding, and `complete` is false: what it reads is unknown.
  */
-function templateConfigChains(files: FileMap, findings: Finding[]): Map<string, string[][]> {
-  const out = new Map<string, string[][]>();
+export function templateConfigReads(files: FileMap, findings: Finding[] = []): { reads: Map<string, ConfigReads>; complete: boolean } {
+  const reads = new Map<string, ConfigReads>();
   const set = new TemplateSet({
     missingKey: 'error',
     funcs: pkoFuncMap({ executeTemplate: () => '', files, cel: () => false }),
   });
   const names: string[] = [];
+  let complete = true;
   for (const [p, bytes] of files) {
     if (!p.endsWith(TEMPLATE_SUFFIX)) continue;
     try {
@@ -104,13 +134,16 @@ function templateConfigChains(files: FileMap, findings: Finding[]): Map<string, 
       names.push(p);
     } catch (e) {
       if (!(e instanceof GoTemplateError)) throw e;
+      complete = false;
       findings.push({ severity: 'error', rule: 'template-parse', message: e.message, file: p, line: e.line || undefined, column: e.column });
     }
   }
+  const underConfig = (chains: string[][]) => chains.filter((c) => c[0] === 'config' && c.length > 1).map((c) => c.slice(1));
   for (const p of names) {
-    out.set(p, referencedFields(set, { entries: [p] }).filter((c) => c[0] === 'config' && c.length > 1).map((c) => c.slice(1)));
+    const r = fieldReads(set, { entries: [p] });
+    reads.set(p, { chains: underConfig(r.read), guarded: new Set(underConfig(r.guarded).map((c) => c[0])) });
   }
-  return out;
+  return { reads, complete };
 }
 
 function checkConfigReferences(schema: JSONSchemaProps | undefined, files: FileMap): Finding[] {
@@ -118,13 +151,10 @@ function checkConfigReferences(schema: JSONSchemaProps | undefined, files: FileM
   const props = schema?.properties ?? {};
   const required = new Set(schema?.required ?? []);
   const needed = new Set<string>();
-  const parsedChains = templateConfigChains(files, findings);
-  for (const [p, bytes] of files) {
-    if (!p.endsWith(TEMPLATE_SUFFIX)) continue;
-    const refs = configReferences(toText(bytes));
-    // The parse trees see every read; the text scan only tells which reads are guarded.
-    const chains = parsedChains.get(p) ?? refs.chains;
-    for (const chain of chains.filter((c) => !c.includes('*') || c.indexOf('*') > 0).map((c) => c.slice(0, c.includes('*') ? c.indexOf('*') : c.length))) {
+  const { reads, complete } = templateConfigReads(files, findings);
+  for (const [p, { chains, guarded }] of reads) {
+    // A range element ('*') is checked up to the ranged field; a chain through a leading '*' not at all.
+    for (const chain of chains.filter((c) => c[0] !== '*').map((c) => (c.includes('*') ? c.slice(0, c.indexOf('*')) : c))) {
       let s: JSONSchemaProps | undefined = schema;
       const walked: string[] = [];
       for (const k of chain) {
@@ -137,9 +167,7 @@ function checkConfigReferences(schema: JSONSchemaProps | undefined, files: FileM
         }
       }
     }
-    for (const c of chains) if (!refs.guarded.has(c[0])) needed.add(c[0]);
-    for (const k of refs.direct) if (!refs.guarded.has(k)) needed.add(k);
-    for (const k of refs.guarded) if (!props[k]) findings.push(err('config-schema', `template reads .config.${k}, which the config schema does not define`, p));
+    for (const c of chains) if (!guarded.has(c[0])) needed.add(c[0]);
   }
   for (const k of needed) {
     if (props[k] && !required.has(k) && props[k].default === undefined) {
@@ -147,7 +175,8 @@ function checkConfigReferences(schema: JSONSchemaProps | undefined, files: FileM
     }
   }
   for (const k of required) {
-    if (!needed.has(k)) findings.push(err('config-required', `.config.${k} is required but no template reads it`, 'manifest.yaml', `spec.config.openAPIV3Schema.required`));
+    // With a template that does not parse, what is read is unknown (its parse error is reported).
+    if (!needed.has(k) && complete) findings.push(err('config-required', `.config.${k} is required but no template reads it`, 'manifest.yaml', `spec.config.openAPIV3Schema.required`));
     if (props[k]?.default !== undefined) findings.push(err('config-required', `.config.${k} is both required and defaulted: PKO still demands it in every test case`, 'manifest.yaml', `spec.config.openAPIV3Schema.properties.${k}`));
   }
   return findings;

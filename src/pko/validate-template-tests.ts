@@ -9,19 +9,8 @@ import type { FileMap } from '../core/filemap.js';
 import { validateObjects } from './object-validators.js';
 import { RenderError, renderPackage } from './render.js';
 import { FIXTURES_DIR, runTemplateTests, testCaseRequest } from './template-tests.js';
-import { buildTemplateSet, TemplateExecError } from './template-runner.js';
 import { LoadedPackage, Violation } from './types.js';
 import { objectViolationFinding, violationFinding, type RenderedTestCase, type TemplateTestRunner } from './validate.js';
-
-/** Whether the Go template engine is part of this build (the renderer needs it for `.gotmpl`). */
-export function templateEngineAvailable(): boolean {
-  try {
-    buildTemplateSet([], () => ({}) as never);
-    return true;
-  } catch (e) {
-    return !(e instanceof TemplateExecError && /not merged/.test(e.message));
-  }
-}
 
 export interface FixtureSource {
   /** Fixture files relative to the package root: `[components/<n>/].test-fixtures/<case>/<path>`. */

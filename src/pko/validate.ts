@@ -7,6 +7,7 @@ import type { Finding } from '../core/errors.js';
 import type { FileMap } from '../core/filemap.js';
 import { toText } from '../core/filemap.js';
 import type { CheckContext, ScopeLookup } from './checks/context.js';
+import { OBJECT_CHECKS } from './checks/index.js';
 import { aggregateText, FieldError, fieldErrorText } from './field-errors.js';
 import { decodeNotes, loadPackage, LOCK_FILES, MANIFEST_FILES } from './loader.js';
 import { redactFor } from './redact.js';
@@ -111,106 +112,191 @@ function manifestPath(fm: FileMap, prefix: string, names: string[]): string | un
   return names.map((n) => prefix + n).find((p) => fm.has(p));
 }
 
+/** One (component) package: `name` '' for the root. */
+interface Part {
+  name: string;
+  pkg: LoadedPackage;
+}
+
+/** Objects one validation run will install, for the checks beyond PKO. */
+interface ObjectSet {
+  objects: ObjectRef[];
+  /** Namespace of the test case's package, when a test case rendered the set. */
+  namespace?: string;
+  testCase?: string;
+}
+
+/** What every validator sees; validators add findings and the object sets they rendered or read. */
+export interface ValidationRun {
+  readonly files: FileMap;
+  readonly pkg: LoadedPackage;
+  /** Components first (sorted), then the root, as PKO's ValidateEachComponent visits them. */
+  readonly parts: readonly Part[];
+  readonly opts: ValidateOptions;
+  readonly findings: Finding[];
+  /** Per part (same index as `parts`): the object sets to check beyond PKO. */
+  readonly objectSets: ObjectSet[][];
+}
+
+/** A validator as a value, as PKO's are (`PackageValidatorList`). */
+export interface Validator {
+  readonly id: string;
+  /** Where its behaviour comes from: PKO's source, or what it protects against. */
+  readonly docs: string;
+  run(run: ValidationRun): void | Promise<void>;
+}
+
+const PKO_SOURCE = 'package-operator e03279db internal/packages/internal/packagevalidation';
+
+function hasTestCases(p: LoadedPackage): boolean {
+  return (p.manifest.test?.template ?? []).length > 0;
+}
+
+/**
+ * PKO's validators, in PKO's order: `DefaultPackageValidators` (validation.go) and, for a
+ * directory, `TemplateTestValidator` (templatevalidation.go; cmd/validate.go appends it).
+ * Their findings carry PKO's exact texts.
+ */
+export const PKO_VALIDATORS: readonly Validator[] = [
+  {
+    id: 'PackageManifestValidator',
+    docs: `${PKO_SOURCE}/validation.go: manifest and lock file field errors, each component then the root`,
+    run(r) {
+      for (const { name, pkg: p } of r.parts) {
+        const prefix = name ? `components/${name}/` : '';
+        const mPath = manifestPath(r.files, prefix, MANIFEST_FILES)!;
+        r.findings.push(...fieldFindings(validatePackageManifest(p.manifest), mPath, fileText(r.files, mPath), name, 'pko/manifest-invalid'));
+        if (p.manifestLock) {
+          const lPath = manifestPath(r.files, prefix, LOCK_FILES)!;
+          r.findings.push(...fieldFindings(validatePackageManifestLock(p.manifestLock), lPath, fileText(r.files, lPath), name, 'pko/lock-invalid'));
+        }
+      }
+    },
+  },
+  {
+    id: 'LockfileConsistencyValidator',
+    docs: `${PKO_SOURCE}/lockfile.go: the lock file against the manifest's images (root only; every mismatch, PKO stops at the first)`,
+    run(r) {
+      for (const v of validateLockConsistency(r.pkg)) r.findings.push(violationFinding(v));
+    },
+  },
+  {
+    id: 'PackageStaticFilesWithoutTestCasesValidator',
+    docs: `${PKO_SOURCE}/validation.go: the static YAML files through the default object validators when there is no test case (PKO: the root; we apply it to every component without a template test run, which would have checked the same files)`,
+    run(r) {
+      r.parts.forEach(({ name, pkg: p }, i) => {
+        if (r.opts.templateTests && hasTestCases(p)) return;
+        const parsed = parseObjects(p.files);
+        for (const v of parsed.violations) r.findings.push(violationFinding(v, name));
+        for (const v of validateObjects(parsed.objects, p.manifest)) r.findings.push(objectViolationFinding(v, name, parsed.objects));
+        r.objectSets[i].push({ objects: parsed.objects });
+      });
+    },
+  },
+  {
+    id: 'TemplateTestValidator',
+    docs: `${PKO_SOURCE}/templatevalidation.go: every test.template case rendered, object validators, fixtures compared (directories only)`,
+    async run(r) {
+      if (!r.opts.templateTests) return;
+      for (const [i, { name, pkg: p }] of r.parts.entries()) {
+        if (!hasTestCases(p)) continue;
+        const res = await r.opts.templateTests(p, name);
+        r.findings.push(...res.findings);
+        for (const rc of res.rendered) r.objectSets[i].push({ objects: rc.objects, namespace: rc.namespace, testCase: rc.testCase });
+      }
+    },
+  },
+];
+
+/** Ours, beyond PKO (skipped with `pkoOnly`): warnings and install-time errors PKO's validate does not report. */
+export const BEYOND_PKO_VALIDATORS: readonly Validator[] = [
+  {
+    id: 'untested-templates',
+    docs: 'templates without a test case are rendered once (schema defaults or --config) so their objects are checked at all (package/no-test-cases, package/untested-render-failed)',
+    async run(r) {
+      if (!r.opts.untestedTemplates) return;
+      for (const [i, { name, pkg: p }] of r.parts.entries()) {
+        if (hasTestCases(p) || ![...p.files.keys()].some((f) => f.endsWith('.gotmpl'))) continue;
+        const res = await r.opts.untestedTemplates(p, name);
+        r.findings.push(...res.findings);
+        // The rendered objects replace the static ones: they are what would be installed.
+        if (res.rendered.length) r.objectSets[i] = res.rendered.map((rc) => ({ objects: rc.objects, testCase: rc.testCase }));
+      }
+    },
+  },
+  {
+    id: 'symlinks',
+    docs: 'PKO ≥ v1.12 skips symbolic links (packageimport/fs.go at d628ee7): package/symlink-skipped',
+    run(r) {
+      for (const s of r.opts.skippedSymlinks ?? []) {
+        r.findings.push({ severity: 'warning', rule: 'package/symlink-skipped', message: 'symbolic link skipped: PKO (kubectl-package ≥ v1.12 and the package loader) ignores symlinks, so its target is not part of the package; copy the file instead', file: s });
+      }
+    },
+  },
+  {
+    id: 'manifest-lint',
+    docs: "keys and values Go's JSON decoding ignores or PKO never matches (manifest/*)",
+    async run(r) {
+      const { checkManifestKeys, checkManifestValues } = await import('./checks/manifest-lint.js');
+      const texts = new Map<string, string>();
+      for (const p of r.files.keys()) if (/(^|\/)manifest(\.lock)?\.ya?ml$/.test(p)) texts.set(p, toText(r.files.get(p)!));
+      r.findings.push(...checkManifestKeys(decodeNotes(r.pkg), texts));
+      for (const { name, pkg: p } of r.parts) {
+        const mPath = manifestPath(r.files, name ? `components/${name}/` : '', MANIFEST_FILES)!;
+        r.findings.push(...checkManifestValues(p.manifest, mPath, texts.get(mPath)));
+      }
+    },
+  },
+  {
+    id: 'objects',
+    docs: 'every object that would be installed, per test case: OBJECT_CHECKS (src/pko/checks/index.ts), strict schemas (schema/*), duplicate YAML keys',
+    run: checkObjectSets,
+  },
+];
+
 export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): Promise<Finding[]> {
-  const findings: Finding[] = [];
   let pkg: LoadedPackage;
   try {
+    // PKO's DefaultStructuralLoader: the first problem stops here.
     pkg = loadPackage(fm);
   } catch (e) {
     if (e instanceof Violation) return [violationFinding(e)];
     throw e;
   }
-  const parts: { name: string; pkg: LoadedPackage }[] = [
-    ...Object.keys(pkg.components ?? {}).sort().map((name) => ({ name, pkg: pkg.components![name] })),
-    { name: '', pkg },
-  ];
+  const parts: Part[] = [...Object.keys(pkg.components ?? {}).sort().map((name) => ({ name, pkg: pkg.components![name] })), { name: '', pkg }];
+  const run: ValidationRun = { files: fm, pkg, parts, opts, findings: [], objectSets: parts.map(() => []) };
+  for (const v of PKO_VALIDATORS) await v.run(run);
+  if (!opts.pkoOnly) for (const v of BEYOND_PKO_VALIDATORS) await v.run(run);
+  return dedupe(run.findings);
+}
 
-  // PackageManifestValidator: components first, then root.
-  for (const { name, pkg: p } of parts) {
-    const prefix = name ? `components/${name}/` : '';
-    const mPath = manifestPath(fm, prefix, MANIFEST_FILES)!;
-    findings.push(...fieldFindings(validatePackageManifest(p.manifest), mPath, fileText(fm, mPath), name, 'pko/manifest-invalid'));
-    if (p.manifestLock) {
-      const lPath = manifestPath(fm, prefix, LOCK_FILES)!;
-      findings.push(...fieldFindings(validatePackageManifestLock(p.manifestLock), lPath, fileText(fm, lPath), name, 'pko/lock-invalid'));
-    }
-  }
-  // LockfileConsistencyValidator: root only.
-  for (const v of validateLockConsistency(pkg)) findings.push(violationFinding(v));
-
-  // Objects: template tests when a runner is given; otherwise the static files (PKO's validator for packages without test cases).
-  const objectSets: { name: string; pkg: LoadedPackage; objects: ObjectRef[]; namespace?: string; testCase?: string }[] = [];
-  for (const { name, pkg: p } of parts) {
-    const hasTests = (p.manifest.test?.template ?? []).length > 0;
-    if (opts.templateTests && hasTests) {
-      const r = await opts.templateTests(p, name);
-      findings.push(...r.findings);
-      for (const rc of r.rendered) objectSets.push({ name, pkg: p, objects: rc.objects, namespace: rc.namespace, testCase: rc.testCase });
-    } else {
-      // PKO runs the static-files validator for a root without test cases. Without a renderer we
-      // apply it to every component too: template tests would have checked those same files.
-      const parsed = parseObjects(p.files);
-      for (const v of parsed.violations) findings.push(violationFinding(v, name));
-      for (const v of validateObjects(parsed.objects, p.manifest)) findings.push(objectViolationFinding(v, name, parsed.objects));
-      const hasTemplates = [...p.files.keys()].some((f) => f.endsWith('.gotmpl'));
-      if (opts.untestedTemplates && hasTemplates && !hasTests && !opts.pkoOnly) {
-        const r = await opts.untestedTemplates(p, name);
-        findings.push(...r.findings);
-        if (r.rendered.length) {
-          for (const rc of r.rendered) objectSets.push({ name, pkg: p, objects: rc.objects, testCase: rc.testCase });
-          continue;
-        }
-      }
-      objectSets.push({ name, pkg: p, objects: parsed.objects });
-    }
-  }
-  for (const s of opts.skippedSymlinks ?? []) {
-    findings.push({ severity: 'warning', rule: 'package/symlink-skipped', message: 'symbolic link skipped: PKO (kubectl-package ≥ v1.12 and the package loader) ignores symlinks, so its target is not part of the package; copy the file instead', file: s });
-  }
-
-  if (opts.pkoOnly) return dedupe(findings);
-
-  // Beyond PKO (loaded here: `build` validates with PKO's rules only and skips them).
+async function checkObjectSets(r: ValidationRun): Promise<void> {
+  const sets = r.parts.flatMap((part, i) => r.objectSets[i].map((set) => ({ part, set })));
+  const registry = r.opts.schema === false ? undefined : (r.opts.schema ?? (await import('../schema/registry.js')).createSchemaRegistry());
+  if (registry) await addShippedCrds(registry, sets.flatMap((s) => s.set.objects));
+  const scopeOf: ScopeLookup | undefined = r.opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
   // One after another: concurrent imports sharing dependencies trip jest's ESM loader.
-  const { checkAnnotationValues } = await import('./checks/annotation-values.js');
-  const { checkManifestKeys, checkManifestValues } = await import('./checks/manifest-lint.js');
-  const { checkScope } = await import('./checks/scope.js');
-  const { checkSecretMaterial } = await import('./checks/secret-material.js');
-  const { checkWebhookGating } = await import('./checks/webhook-gating.js');
-  const { checkPodSecurity, checkRbac } = await import('./checks/workload-safety.js');
-  const { checkRevisionSafety } = await import('./checks/revision-safety.js');
-  const texts = new Map<string, string>();
-  for (const p of fm.keys()) if (/(^|\/)manifest(\.lock)?\.ya?ml$/.test(p)) texts.set(p, toText(fm.get(p)!));
-  findings.push(...checkManifestKeys(decodeNotes(pkg), texts));
-  for (const { name, pkg: p } of parts) {
-    const prefix = name ? `components/${name}/` : '';
-    const mPath = manifestPath(fm, prefix, MANIFEST_FILES)!;
-    findings.push(...checkManifestValues(p.manifest, mPath, texts.get(mPath)));
-  }
-  const registry = opts.schema === false ? undefined : (opts.schema ?? (await import('../schema/registry.js')).createSchemaRegistry());
-  if (registry) await addShippedCrds(registry, objectSets.flatMap((s) => s.objects));
-  const scopeOf: ScopeLookup | undefined =
-    opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
-  for (const set of objectSets) {
-    const start = findings.length;
+  const checks: ((ctx: CheckContext) => Finding[])[] = [];
+  for (const c of OBJECT_CHECKS) checks.push(await c.load());
+  for (const { part, set } of sets) {
+    const start = r.findings.length;
     const ctx: CheckContext = {
-      manifest: set.pkg.manifest,
-      filePrefix: set.name ? `components/${set.name}/` : '',
+      manifest: part.pkg.manifest,
+      filePrefix: part.name ? `components/${part.name}/` : '',
       objects: set.objects,
       packageNamespace: set.namespace === undefined || set.namespace === '' ? undefined : set.namespace,
       scopeOf,
-      files: set.pkg.files,
+      files: part.pkg.files,
     };
-    findings.push(...checkScope(ctx), ...checkAnnotationValues(ctx), ...checkWebhookGating(ctx), ...checkPodSecurity(ctx), ...checkRbac(ctx), ...checkSecretMaterial(ctx), ...checkRevisionSafety(ctx));
-    if (registry) findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects));
+    for (const check of checks) r.findings.push(...check(ctx));
+    if (registry) r.findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects));
     for (const ref of set.objects) {
       for (const d of duplicateKeys({ text: ref.text, firstLine: ref.line })) {
-        findings.push({ severity: 'warning', rule: 'yaml/duplicate-key', message: `key "${d.key}" appears twice in one mapping; PKO keeps the last silently`, file: ctx.filePrefix + ref.path, doc: ref.doc, line: d.line });
+        r.findings.push({ severity: 'warning', rule: 'yaml/duplicate-key', message: `key "${d.key}" appears twice in one mapping; PKO keeps the last silently`, file: ctx.filePrefix + ref.path, doc: ref.doc, line: d.line });
       }
     }
-    if (set.testCase !== undefined) pointAtTemplates(findings.slice(start), set.pkg.files, ctx.filePrefix);
+    if (set.testCase !== undefined) pointAtTemplates(r.findings.slice(start), part.pkg.files, ctx.filePrefix);
   }
-  return dedupe(findings);
 }
 
 /**

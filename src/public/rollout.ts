@@ -1,6 +1,7 @@
 /** `pkogen/rollout`: the OpenShift Template that ships a package (SelectorSyncSet → Policy → Package), its linter and simulator. */
 export { emitRolloutTemplate, buildRolloutTemplate, type RolloutTemplateOptions, type ConfigParameter, type ConfigSource } from '../rollout/generate.js';
-export { lintRolloutTemplate, asFindings, type RolloutFinding } from '../rollout/lint.js';
+export { lintRolloutTemplate, asFindings } from '../rollout/lint.js';
+export { ROLLOUT_RULES, type RolloutRule } from '../rollout/rules/index.js';
 export { rolloutSchemaValidator } from '../rollout/schema.js';
 export { renderObjectTemplateText } from '../rollout/pko-render.js';
 export { simulateRollout, type SimulateOptions, type SimulationResult } from '../rollout/simulate.js';

@@ -9,21 +9,23 @@ import { admitConfig, formatFieldError } from '../pko/config-admission.js';
 import { loadPackage } from '../pko/loader.js';
 import type { LoadedPackage } from '../pko/types.js';
 import type { PackageObjectCheck } from './lint.js';
-import type { PackageRenderer, PackageRenderRequest, SimFinding } from './simulate.js';
+import type { PackageRenderer, PackageRenderRequest } from './simulate.js';
+import type { Finding } from '../core/errors.js';
+import { K1 } from './rules/package.js';
 
-export type FullRenderer = (pkg: LoadedPackage, req: PackageRenderRequest) => { objects: number; findings: SimFinding[] };
+export type FullRenderer = (pkg: LoadedPackage, req: PackageRenderRequest) => { objects: number; findings: Finding[] };
 
 export function packageChecker(files: FileMap, render?: FullRenderer): PackageRenderer {
   const pkg = loadPackage(files);
   const schema = pkg.manifest.spec.config?.openAPIV3Schema;
   const scopes = pkg.manifest.spec.scopes ?? [];
   return (req) => {
-    const findings: SimFinding[] = [];
+    const findings: Finding[] = [];
     const scope = req.namespace === '' ? 'Cluster' : 'Namespaced';
-    if (!scopes.includes(scope)) findings.push({ severity: 'error', rule: 'K1', message: `${scopeProblem(scope)}${req.namespace ? ` in ${req.namespace}` : ''} Invalid` });
+    if (!scopes.includes(scope)) findings.push({ severity: 'error', rule: K1.id, message: `${scopeProblem(scope)}${req.namespace ? ` in ${req.namespace}` : ''} Invalid` });
     if (!render) {
       // PKO's admission: prune unknown fields, apply defaults, validate (the renderer does it otherwise).
-      if (schema) for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
+      if (schema) for (const e of admitConfig(req.config, schema).errors) findings.push({ severity: 'error', rule: K1.id, message: `config: ${formatFieldError(e)}` });
       return { objects: -1, findings };
     }
     const r = render(pkg, req);

@@ -11,7 +11,9 @@ import { formatFieldError } from '../pko/config-admission.js';
 import { buildTemplateSet, type TemplateRunner } from '../pko/template-runner.js';
 import { Violation, type LoadedPackage } from '../pko/types.js';
 import type { FullRenderer } from './package-check.js';
-import type { GoTemplateRenderer, SimFinding } from './simulate.js';
+import type { GoTemplateRenderer } from './simulate.js';
+import type { Finding } from '../core/errors.js';
+import { K1 } from './rules/package.js';
 
 const NO_FILES: FileMap = new Map();
 
@@ -32,7 +34,7 @@ export const renderObjectTemplateText: GoTemplateRenderer = (name, text, data) =
 };
 
 export const renderWithPko: FullRenderer = (pkg: LoadedPackage, req) => {
-  const findings: SimFinding[] = [];
+  const findings: Finding[] = [];
   try {
     const r = renderPackage({
       manifest: pkg.manifest,
@@ -42,11 +44,11 @@ export const renderWithPko: FullRenderer = (pkg: LoadedPackage, req) => {
       config: req.config,
       environment: req.environment,
     });
-    for (const e of r.configErrors) findings.push({ severity: 'error', rule: 'K1', message: `config: ${formatFieldError(e)}` });
+    for (const e of r.configErrors) findings.push({ severity: 'error', rule: K1.id, message: `config: ${formatFieldError(e)}` });
     return { objects: r.objects.length, findings };
   } catch (e) {
     if (e instanceof RenderError || e instanceof Violation) {
-      findings.push({ severity: 'error', rule: 'K1', message: `PKO render: ${e.message}` });
+      findings.push({ severity: 'error', rule: K1.id, message: `PKO render: ${e.message}` });
       return { objects: 0, findings };
     }
     throw e;

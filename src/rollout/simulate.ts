@@ -10,11 +10,19 @@ import type { PackageEnvironment } from '../pko/types.js';
 import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 import type { Fleet, FleetManagedCluster, FleetNamespace } from './fleet.js';
 import { DISABLE_TEMPLATES_ANNOTATION } from './generate.js';
-import { isPkoPackage, lintRolloutTemplate, LintResult, RolloutSeverity, SchemaValidator } from './lint.js';
+import type { Finding } from '../core/errors.js';
+import type { TemplateRenderer } from './rules/context.js';
+import { isPkoPackage, lintRolloutTemplate, LintResult, SchemaValidator } from './lint.js';
 import { fillLikeSaasherder, processTemplate, readParameters } from './process.js';
 import { isEmptySelector, matchesSelector, selectNamespaces } from './selectors.js';
 import { getJsonPath, setJsonPath } from './jsonpath.js';
 import { resolveRawObjectTemplates } from './acm-templates.js';
+import { C2, C4, C5, C6 } from './rules/configurationpolicy.js';
+import { K1 } from './rules/package.js';
+import { B1, B2 } from './rules/placement.js';
+import { P1, P3 } from './rules/policy.js';
+import { S2, S3 } from './rules/selectorsyncset.js';
+import { T1, T3 } from './rules/template.js';
 
 type Obj = Record<string, unknown>;
 function isObj(v: unknown): v is Obj {
@@ -31,7 +39,7 @@ function nsOf(o: Obj): string | undefined {
 }
 
 /** Renders a Go text/template (PKO's function set) with data; throws on template errors. */
-export type GoTemplateRenderer = (name: string, text: string, data: Record<string, unknown>) => string;
+export type GoTemplateRenderer = TemplateRenderer;
 
 export interface PackageRenderRequest {
   name: string;
@@ -41,15 +49,7 @@ export interface PackageRenderRequest {
   environment: PackageEnvironment;
 }
 /** Renders and validates the package for one Package object (render/validate branches). */
-export type PackageRenderer = (req: PackageRenderRequest) => { objects: number; findings: SimFinding[] };
-
-export interface SimFinding {
-  severity: RolloutSeverity;
-  rule: string;
-  message: string;
-  /** Where in the chain: `SelectorSyncSet/x > Policy/y > ...`. */
-  object?: string;
-}
+export type PackageRenderer = (req: PackageRenderRequest) => { objects: number; findings: Finding[] };
 
 export interface SimulatedPackage {
   serviceCluster: string;
@@ -64,13 +64,13 @@ export interface SimulatedPackage {
   via: 'Package' | 'ObjectTemplate' | 'HostedClusterPackage' | 'SelectorSyncSet';
   package?: { name: string; image: string; config: Record<string, unknown> };
   rendered?: { objects: number };
-  findings: SimFinding[];
+  findings: Finding[];
 }
 
 export interface SimulationResult {
   lint: LintResult;
   /** Findings about the chain that belong to no single namespace. */
-  findings: SimFinding[];
+  findings: Finding[];
   hops: { selectorSyncSet: string; serviceClusters: string[]; policies: { policy: string; hub: string; managedClusters: string[] }[] }[];
   packages: SimulatedPackage[];
 }
@@ -123,34 +123,34 @@ export function simulateRollout(file: string, text: string, opts: SimulateOption
   // Strict processing: what oc process does with exactly the parameters given.
   const declared = readParameters(lint.template.value);
   const fill = fillLikeSaasherder({ given: opts.parameters, declared, placeholders: false });
-  for (const p of fill.problems) result.findings.push({ severity: 'error', rule: 'T3', message: p.message });
+  for (const p of fill.problems) result.findings.push({ severity: 'error', rule: T3.id, message: p.message });
   const processed = processTemplate(lint.template.value, fill.values);
-  for (const p of processed.problems) result.findings.push({ severity: 'error', rule: 'T1', message: `${p.message} (give it with -p)` });
+  for (const p of processed.problems) result.findings.push({ severity: 'error', rule: T1.id, message: `${p.message} (give it with -p)` });
   if (result.findings.some((f) => f.severity === 'error')) return result;
 
   processed.objects.forEach((sss) => {
     if (!isObj(sss) || sss.kind !== 'SelectorSyncSet' || !isObj(sss.spec)) return;
     const sssName = `SelectorSyncSet/${nameOf(sss)}`;
     const sel = sss.spec.clusterDeploymentSelector;
-    if (isEmptySelector(sel)) result.findings.push({ severity: 'error', rule: 'S2', object: sssName, message: 'empty clusterDeploymentSelector: applied to every ClusterDeployment on the shard' });
+    if (isEmptySelector(sel)) result.findings.push({ severity: 'error', rule: S2.id, object: sssName, message: 'empty clusterDeploymentSelector: applied to every ClusterDeployment on the shard' });
     let cds;
     try {
       cds = opts.fleet.clusterDeployments.filter((cd) => matchesSelector(sel, cd.labels));
     } catch (e) {
-      result.findings.push({ severity: 'error', rule: 'S2', object: sssName, message: (e as Error).message });
+      result.findings.push({ severity: 'error', rule: S2.id, object: sssName, message: (e as Error).message });
       return;
     }
     const hop: SimulationResult['hops'][number] = { selectorSyncSet: nameOf(sss), serviceClusters: cds.map((c) => c.name), policies: [] };
     result.hops.push(hop);
     const resources = (Array.isArray(sss.spec.resources) ? sss.spec.resources : []).filter(isObj);
     const hasAcm = resources.some((r) => r.kind === 'Policy');
-    if (cds.length === 0) result.findings.push({ severity: 'warning', rule: 'S3', object: sssName, message: 'the SelectorSyncSet selects no ClusterDeployment of the fleet: nothing is applied' });
+    if (cds.length === 0) result.findings.push({ severity: 'warning', rule: S3.id, object: sssName, message: 'the SelectorSyncSet selects no ClusterDeployment of the fleet: nothing is applied' });
     const direct = resources.filter(isPkoPackage);
     for (const cd of cds) {
       // The classic rollout: hive applies the (Cluster)Package itself on every selected cluster.
       for (const r of direct) result.packages.push(directPackage(r, cd.name, sssName, opts));
       if (!cd.managedClusters) {
-        if (hasAcm) result.findings.push({ severity: 'error', rule: 'S3', object: sssName, message: `applied to ${cd.name}, which is not an ACM hub: the Policy kinds are unknown there (ClusterSync UnknownObject)` });
+        if (hasAcm) result.findings.push({ severity: 'error', rule: S3.id, object: sssName, message: `applied to ${cd.name}, which is not an ACM hub: the Policy kinds are unknown there (ClusterSync UnknownObject)` });
         continue;
       }
       hubRollout(resources, cd.name, cd.managedClusters, sssName, hop, opts, result);
@@ -199,13 +199,13 @@ function hubRollout(
     hop.policies.push({ policy: nameOf(policy), hub, managedClusters: chosen.map((c) => c.name) });
     const spec = isObj(policy.spec) ? policy.spec : {};
     if (spec.disabled === true) {
-      result.findings.push({ severity: 'warning', rule: 'P1', object: pname, message: 'the Policy is disabled: nothing is propagated' });
+      result.findings.push({ severity: 'warning', rule: P1.id, object: pname, message: 'the Policy is disabled: nothing is propagated' });
       continue;
     }
-    if (chosen.length === 0) result.findings.push({ severity: 'warning', rule: 'B1', object: pname, message: `on hub ${hub} the Policy is placed on no ManagedCluster` });
+    if (chosen.length === 0) result.findings.push({ severity: 'warning', rule: B1.id, object: pname, message: `on hub ${hub} the Policy is placed on no ManagedCluster` });
     for (const mc of chosen) {
       if (Object.keys(mc.labels).some((k) => k === 'hypershift.open-cluster-management.io/hosted-cluster') && JSON.stringify(policy).includes('package-operator.run')) {
-        result.findings.push({ severity: 'error', rule: 'B2', object: pname, message: `placed on hosted cluster ${mc.name}, which has no PKO Package CRD: the policy is NonCompliant there` });
+        result.findings.push({ severity: 'error', rule: B2.id, object: pname, message: `placed on hosted cluster ${mc.name}, which has no PKO Package CRD: the policy is NonCompliant there` });
         continue;
       }
       const templates = Array.isArray(spec['policy-templates']) ? spec['policy-templates'].filter(isObj) : [];
@@ -237,16 +237,16 @@ function configurationPolicy(
   if (typeof raw === 'string') {
     if (templatesDisabled) {
       // §6.2 trap (a): the raw string is never parsed.
-      result.findings.push({ severity: 'error', rule: 'C5', object: chain, message: `on ${mc.name}: templates are disabled, so object-templates-raw yields nothing (Compliant, silently)` });
+      result.findings.push({ severity: 'error', rule: C5.id, object: chain, message: `on ${mc.name}: templates are disabled, so object-templates-raw yields nothing (Compliant, silently)` });
       return;
     }
     try {
       ots = resolveRawObjectTemplates(raw, mc).filter(isObj);
     } catch (e) {
-      result.findings.push({ severity: 'error', rule: 'C5', object: chain, message: `on ${mc.name}: object-templates-raw: ${(e as Error).message}` });
+      result.findings.push({ severity: 'error', rule: C5.id, object: chain, message: `on ${mc.name}: object-templates-raw: ${(e as Error).message}` });
       return;
     }
-    if (ots.length === 0) result.findings.push({ severity: 'warning', rule: 'C2', object: chain, message: `on ${mc.name}: object-templates-raw yields no object template (Compliant, nothing created)` });
+    if (ots.length === 0) result.findings.push({ severity: 'warning', rule: C2.id, object: chain, message: `on ${mc.name}: object-templates-raw yields no object template (Compliant, nothing created)` });
   } else ots = Array.isArray(spec['object-templates']) ? spec['object-templates'].filter(isObj) : [];
   for (const ot of ots) {
     const od = isObj(ot.objectDefinition) ? ot.objectDefinition : undefined;
@@ -254,15 +254,15 @@ function configurationPolicy(
     const ochain = `${chain} > ${String(od.kind)}/${nameOf(od)}`;
     // A resolved raw list is not templated again; an object-templates entry is, unless disabled.
     if (typeof raw !== 'string' && !templatesDisabled && JSON.stringify(od).includes('{{')) {
-      result.findings.push({ severity: 'error', rule: 'C4', object: ochain, message: `on ${mc.name}: ACM executes the {{ }} in this objectDefinition (no ${DISABLE_TEMPLATES_ANNOTATION} annotation); the policy reports a template error` });
+      result.findings.push({ severity: 'error', rule: C4.id, object: ochain, message: `on ${mc.name}: ACM executes the {{ }} in this objectDefinition (no ${DISABLE_TEMPLATES_ANNOTATION} annotation); the policy reports a template error` });
       continue;
     }
     if (String(ot.complianceType).toLowerCase() === 'mustnothave') {
-      result.findings.push({ severity: 'warning', rule: 'C6', object: ochain, message: `on ${mc.name}: mustnothave: the object is deleted, not created` });
+      result.findings.push({ severity: 'warning', rule: C6.id, object: ochain, message: `on ${mc.name}: mustnothave: the object is deleted, not created` });
       continue;
     }
     if (remediation !== 'enforce') {
-      result.findings.push({ severity: 'warning', rule: 'P3', object: ochain, message: `on ${mc.name}: remediation is inform: nothing is created, only reported` });
+      result.findings.push({ severity: 'warning', rule: P3.id, object: ochain, message: `on ${mc.name}: remediation is inform: nothing is created, only reported` });
       continue;
     }
     const base = { serviceCluster: hub, managementCluster: mc.name, policy: policyName };
@@ -282,7 +282,7 @@ function configurationPolicy(
     else {
       const sel = selectNamespaces(spec.namespaceSelector, mc.namespaces);
       if (sel === null || sel.length === 0) {
-        result.findings.push({ severity: 'error', rule: 'C2', object: ochain, message: `on ${mc.name}: namespaced object ${nameOf(od)} of kind ${String(od.kind)} has no namespace specified from the policy namespaceSelector nor the object metadata (NonCompliant)` });
+        result.findings.push({ severity: 'error', rule: C2.id, object: ochain, message: `on ${mc.name}: namespaced object ${nameOf(od)} of kind ${String(od.kind)} has no namespace specified from the policy namespaceSelector nor the object metadata (NonCompliant)` });
         continue;
       }
       namespaces = sel;
@@ -291,10 +291,10 @@ function configurationPolicy(
     for (const nsName of namespaces) {
       const ns = byName.get(nsName) ?? { name: nsName, labels: {} };
       const entry: SimulatedPackage = { ...base, namespace: nsName, via: od.kind === 'Package' ? 'Package' : 'ObjectTemplate', findings: [] };
-      if (!ns.hostedCluster) entry.findings.push({ severity: 'warning', rule: 'C2', object: ochain, message: `namespace ${nsName} is not a hosted control plane namespace` });
+      if (!ns.hostedCluster) entry.findings.push({ severity: 'warning', rule: C2.id, object: ochain, message: `namespace ${nsName} is not a hosted control plane namespace` });
       if (ns.terminating) {
         // §11 #18: terminatingInclusion defaults to IfMatch.
-        entry.findings.push({ severity: 'warning', rule: 'C2', object: ochain, message: `namespace ${nsName} is terminating: creating the ${String(od.kind)} fails and the policy is NonCompliant until it is gone (namespaceSelector.terminatingInclusion: Never avoids it)` });
+        entry.findings.push({ severity: 'warning', rule: C2.id, object: ochain, message: `namespace ${nsName} is terminating: creating the ${String(od.kind)} fails and the policy is NonCompliant until it is gone (namespaceSelector.terminatingInclusion: Never avoids it)` });
         result.packages.push(entry);
         continue;
       }
@@ -315,7 +315,7 @@ function renderObjectTemplate(ot: Obj, ns: FleetNamespace, entry: SimulatedPacka
     const obj = (ns.name === srcNs ? ns.objects ?? [] : []).find((o) => o.kind === src.kind && o.apiVersion === src.apiVersion && o.metadata.name === src.name);
     if (!obj) {
       if (src.optional !== true) {
-        entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `source ${String(src.kind)} ${srcNs}/${String(src.name)} not found: PKO cannot render the ObjectTemplate` });
+        entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: `source ${String(src.kind)} ${srcNs}/${String(src.name)} not found: PKO cannot render the ObjectTemplate` });
         return undefined;
       }
       continue;
@@ -324,25 +324,25 @@ function renderObjectTemplate(ot: Obj, ns: FleetNamespace, entry: SimulatedPacka
       try {
         const v = getJsonPath(obj, String(it.key));
         if (v === undefined) {
-          entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `source ${String(src.kind)}/${String(src.name)}: key ${String(it.key)} not found` });
+          entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: `source ${String(src.kind)}/${String(src.name)}: key ${String(it.key)} not found` });
           return undefined;
         }
         setJsonPath(config, String(it.destination), v);
       } catch (e) {
-        entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `source item ${String(it.key)} → ${String(it.destination)}: ${(e as Error).message}` });
+        entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: `source item ${String(it.key)} → ${String(it.destination)}: ${(e as Error).message}` });
         return undefined;
       }
     }
   }
   if (!opts.renderTemplate) {
-    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: 'rendering an ObjectTemplate needs the Go template engine, which this build does not include' });
+    entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: 'rendering an ObjectTemplate needs a Go template renderer (SimulateOptions.renderTemplate), and none was given' });
     return undefined;
   }
   let text: string;
   try {
     text = opts.renderTemplate(`${nameOf(ot)}`, String(spec.template ?? ''), { config, environment: {} });
   } catch (e) {
-    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `PKO template error: ${(e as Error).message}` });
+    entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: `PKO template error: ${(e as Error).message}` });
     return undefined;
   }
   let obj: unknown;
@@ -350,11 +350,11 @@ function renderObjectTemplate(ot: Obj, ns: FleetNamespace, entry: SimulatedPacka
     obj = parseYaml11(text);
   } catch (e) {
     const line = e instanceof YamlParseError && e.line ? ` (rendered line ${e.line})` : '';
-    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `the rendered ObjectTemplate is not valid YAML${line}: ${(e as Error).message}` });
+    entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: `the rendered ObjectTemplate is not valid YAML${line}: ${(e as Error).message}` });
     return undefined;
   }
   if (!isObj(obj) || obj.kind !== 'Package') {
-    entry.findings.push({ severity: 'error', rule: 'K1', object: chain, message: `the ObjectTemplate renders ${isObj(obj) ? `a ${String(obj.kind)}` : 'no object'}, not a Package` });
+    entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: `the ObjectTemplate renders ${isObj(obj) ? `a ${String(obj.kind)}` : 'no object'}, not a Package` });
     return undefined;
   }
   return obj;
@@ -372,9 +372,9 @@ function finishPackage(entry: SimulatedPackage, pkg: Obj, ns: FleetNamespace, op
   const placed = ns.name === '' ? pkg : { ...pkg, metadata: { ...meta, namespace: ns.name } };
   const kind = String(pkg.kind ?? 'Package');
   if (opts.schema) {
-    for (const p of opts.schema(placed) ?? []) entry.findings.push({ severity: 'error', rule: 'K1', message: `${kind} ${p.path.join('.')}: ${p.message}` });
+    for (const p of opts.schema(placed) ?? []) entry.findings.push({ severity: 'error', rule: K1.id, message: `${kind} ${p.path.join('.')}: ${p.message}` });
   }
-  if (!DIGEST_REF.test(image)) entry.findings.push({ severity: image.includes(':sha256:') || image === '' ? 'error' : 'warning', rule: 'K1', message: `${kind} image ${JSON.stringify(image)} is not pinned by digest (repo@sha256:<hex>)` });
+  if (!DIGEST_REF.test(image)) entry.findings.push({ severity: image.includes(':sha256:') || image === '' ? 'error' : 'warning', rule: K1.id, message: `${kind} image ${JSON.stringify(image)} is not pinned by digest (repo@sha256:<hex>)` });
   if (opts.renderPackage) {
     const env: PackageEnvironment = {
       ...(opts.environment ?? {}),
@@ -387,7 +387,7 @@ function finishPackage(entry: SimulatedPackage, pkg: Obj, ns: FleetNamespace, op
       entry.rendered = { objects: r.objects };
       entry.findings.push(...r.findings);
     } catch (e) {
-      entry.findings.push({ severity: 'error', rule: 'K1', message: `rendering the package failed: ${(e as Error).message}` });
+      entry.findings.push({ severity: 'error', rule: K1.id, message: `rendering the package failed: ${(e as Error).message}` });
     }
   }
   return entry;

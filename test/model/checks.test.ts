@@ -1,4 +1,6 @@
-import { checkDefinition, configReferences } from '../../src/model/checks.js';
+import { readFileSync } from 'node:fs';
+import { checkDefinition, GENERATION_CHECKS, templateConfigReads } from '../../src/model/checks.js';
+import { toBytes } from '../../src/core/filemap.js';
 import { synthesize } from '../../src/model/synthesize.js';
 import type { PackageDefinition, PackageObject } from '../../src/model/package.js';
 import { definition } from '../../resources/resources.js';
@@ -109,10 +111,39 @@ describe('generation checks', () => {
   });
 });
 
-describe('configReferences', () => {
-  it('finds root reads, $ reads and guards, not other .config fields', () => {
-    const r = configReferences('{{ .config.a }} {{ $.config.b.c }} {{ .environment.config.x }} {{ if hasKey .config "d" }}{{ end }} plain .config.e');
-    expect([...r.direct].sort()).toEqual(['a', 'b']);
-    expect([...r.guarded]).toEqual(['d']);
+describe('GENERATION_CHECKS', () => {
+  it('lists exactly the rules its checks report, each check once', () => {
+    const src = readFileSync('src/model/checks.ts', 'utf8');
+    const reported = new Set([...src.matchAll(/(?:err\(|rule: )'([a-z-]+)'/g)].map((m) => m[1]));
+    const listed = GENERATION_CHECKS.flatMap((c) => c.rules);
+    expect(new Set(listed).size).toBe(listed.length);
+    expect([...reported].sort()).toEqual([...listed].sort());
+    expect(new Set(GENERATION_CHECKS.map((c) => c.id)).size).toBe(GENERATION_CHECKS.length);
+  });
+});
+
+describe('templateConfigReads (parse trees, not a text scan)', () => {
+  const readsOf = (text: string) => {
+    const findings: { rule: string }[] = [];
+    const r = templateConfigReads(new Map([['t.yaml.gotmpl', toBytes(text)]]), findings as never);
+    return { ...r.reads.get('t.yaml.gotmpl'), complete: r.complete, findings };
+  };
+
+  it('finds root reads, $ reads, variables and guards, not other .config fields or plain text', () => {
+    const r = readsOf('{{ .config.a }} {{ $.config.b.c }} {{ .environment.config.x }} {{ if hasKey .config "d" }}{{ end }} {{ $c := .config }}{{ $c.e }} {{ dig "f" "g" "" .config }} plain .config.h');
+    expect(r.chains!.map((c) => c.join('.')).sort()).toEqual(['a', 'b.c', 'd', 'e', 'f.g']);
+    expect([...r.guarded!].sort()).toEqual(['d', 'f']);
+    expect(r.complete).toBe(true);
+  });
+
+  it('does not take .config inside a string literal or a comment for a read', () => {
+    const r = readsOf('{{/* .config.commented */}}{{ printf "{{ .config.quoted }}" }}{{ .config.real }}');
+    expect(r.chains!.map((c) => c.join('.'))).toEqual(['real']);
+  });
+
+  it('reports a template that does not parse, and then claims nothing about what is read', () => {
+    const r = readsOf('{{ .config.a ');
+    expect(r.complete).toBe(false);
+    expect(r.findings.map((f) => f.rule)).toEqual(['template-parse']);
   });
 });

@@ -1,6 +1,7 @@
 import { rolloutOptions } from '../../resources/resources.js';
 import { readFileSync } from 'node:fs';
-import { lintRolloutTemplate, LintOptions, RolloutFinding } from '../../src/rollout/lint.js';
+import type { Finding } from '../../src/core/errors.js';
+import { lintRolloutTemplate, LintOptions } from '../../src/rollout/lint.js';
 import { rolloutSchemaValidator } from '../../src/rollout/schema.js';
 import { renderObjectTemplateText } from '../../src/rollout/pko-render.js';
 import type { RolloutTemplateOptions } from '../../src/rollout/generate.js';
@@ -17,15 +18,15 @@ export function mutate(text: string, from: string | RegExp, to: string): string 
   return text.replace(from, to);
 }
 
-export function lint(text: string, opts: LintOptions = {}): RolloutFinding[] {
+export function lint(text: string, opts: LintOptions = {}): Finding[] {
   return lintRolloutTemplate('t.yaml', text, { schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, ...opts }).findings;
 }
 
-export function errors(fs: RolloutFinding[]): RolloutFinding[] {
+export function errors(fs: Finding[]): Finding[] {
   return fs.filter((f) => f.severity === 'error');
 }
 
-export function has(fs: RolloutFinding[], severity: string, rule: string, message: RegExp): RolloutFinding {
+export function has(fs: Finding[], severity: string, rule: string, message: RegExp): Finding {
   const f = fs.find((x) => x.severity === severity && x.rule === rule && message.test(x.message));
   if (!f) throw new Error(`no ${severity} ${rule} ${message}; got:\n${fs.map((x) => `${x.severity} ${x.rule} ${x.path} ${x.message}`).join('\n')}`);
   return f;

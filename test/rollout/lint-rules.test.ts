@@ -180,6 +180,13 @@ describe('K1 (the Package)', () => {
     expect(f.path).toMatch(/objectDefinition\.spec\.template$/);
     has(lint(mutate(MCVW, 'name: validation-webhooks\n                              spec:', 'name: [validation-webhooks\n                              spec:')), 'error', 'K1', /rendered ObjectTemplate is not valid YAML/);
   });
+  test('a root field other than .config/.environment is found in the parse tree, not by its spelling', () => {
+    const f = has(lint(mutate(MCVW, '.config | toJson }}', '.cfg | toJson }}')), 'warning', 'K1', /rendered with \.config and \.environment only; \.cfg renders as <no value>/);
+    expect(f.path).toMatch(/objectDefinition\.spec\.template$/);
+    // Inside range, dot is the element: .name is no root read; nor is .nope inside a comment.
+    const ranged = mutate(MCVW, '.config | toJson }}', '.config | toJson }}{{/* .nope */}}{{ range .config.list }}{{ .name }}{{ end }}');
+    expect(lint(ranged).filter((x) => /renders as <no value>/.test(x.message))).toEqual([]);
+  });
   test('the rendered Package is checked against the Package CRD', () => {
     has(lint(mutate(MCVW, '                                image: ${REGISTRY_IMG}@${IMAGE_DIGEST}\n', '                                image: ${REGISTRY_IMG}@${IMAGE_DIGEST}\n                                pause: true\n')), 'error', 'K1', /rendered Package .*pause/);
   });

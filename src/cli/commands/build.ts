@@ -8,7 +8,7 @@ import { formatReference, parseReference, Reference, ReferenceError } from '../.
 import { RegistryClient } from '../../oci/registry-client.js';
 import { readFixtureDirs } from '../../pko/fixtures-dir.js';
 import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
-import { templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
+import { templateTestRunner } from '../../pko/validate-template-tests.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { findingLines, outputFormat, renderReport, type Report } from '../output.js';
@@ -115,9 +115,7 @@ export const command: Command = {
       const files = await readDirToFileMap(dir, { skipDotFiles: true });
       // Like `kubectl package build`: PKO's validation first (structure, manifest, lock, objects,
       // template tests against .test-fixtures, which are read and never written).
-      const opts: ValidateOptions = { pkoOnly: true };
-      const hasTemplates = [...files.keys()].some((p) => p.endsWith('.gotmpl'));
-      if (!hasTemplates || templateEngineAvailable()) opts.templateTests = templateTestRunner({ files: await readFixtureDirs(dir), root: dir });
+      const opts: ValidateOptions = { pkoOnly: true, templateTests: templateTestRunner({ files: await readFixtureDirs(dir), root: dir }) };
       const findings = await validatePackage(files, opts);
       // Warnings (e.g. missing fixtures PKO would generate) are shown but do not stop the build;
       // on stderr, so that stdout stays the result (text, digest).

@@ -11,7 +11,7 @@ import { Violation } from '../../pko/types.js';
 import { violationFinding } from '../../pko/validate.js';
 import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
-import { renderUntestedTemplates, templateEngineAvailable, templateTestRunner } from '../../pko/validate-template-tests.js';
+import { renderUntestedTemplates, templateTestRunner } from '../../pko/validate-template-tests.js';
 import { readConfigFile } from '../yaml-file.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
@@ -87,10 +87,7 @@ export const command: Command = {
       fm = await readDirToFileMap(root, { skippedSymlinks });
       opts.skippedSymlinks = skippedSymlinks;
       // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
-      const hasTemplates = [...fm.keys()].some((p) => p.endsWith('.gotmpl'));
-      if (!hasTemplates || templateEngineAvailable()) {
-        opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
-      } else pre.push({ severity: 'warning', rule: 'pko/template-tests-skipped', message: 'template tests not run: this build has no Go template engine; static files were validated instead' });
+      opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
     } else {
       // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
       let image: Image;
@@ -104,10 +101,8 @@ export const command: Command = {
         pre.push(violationFinding(e));
       }
     }
-    if (templateEngineAvailable()) {
-      const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
-      opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
-    }
+    const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
+    opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
     opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
     const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];
     const strict = values.strict === true;
