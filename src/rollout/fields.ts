@@ -1,21 +1,10 @@
 /**
- * The few facts about the ACM/Hive/PKO kinds the rollout rules need by name: which kinds are
- * namespaced, and the known fields at the levels where the field mistakes of
+ * The few facts about the ACM/Hive/PKO kinds the rollout rules need by name (scopes come from the
+ * one scope table, src/schema/scope.ts): the known fields at the levels where the field mistakes of
  * docs/rollout-reference.md §11 happen (a selector that slid one level up, `pruneObjectBehavior`
  * on the Policy). Full CRD validation is the schema registry's job (see SchemaValidator); this
  * table keeps those mistakes caught even when no registry is wired in.
  */
-
-export const NAMESPACED_KINDS = new Set([
-  'Policy', 'PlacementRule', 'PlacementBinding', 'Placement', 'ManagedClusterSetBinding', 'PolicySet', 'PolicyAutomation',
-  'ConfigMap', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service', 'Package', 'ObjectTemplate',
-  'ObjectDeployment', 'ObjectSet', 'ObjectSetPhase', 'ObjectSlice',
-]);
-
-export const CLUSTER_SCOPED_KINDS = new Set([
-  'Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'ManagedClusterSet', 'ManagedCluster',
-  'ClusterPackage', 'ClusterObjectTemplate', 'ClusterObjectDeployment', 'HostedClusterPackage', 'SelectorSyncSet',
-]);
 
 /** kind → dotted path below the object → known keys. */
 export const KNOWN_FIELDS: Record<string, Record<string, string[]>> = {

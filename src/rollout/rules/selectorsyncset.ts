@@ -1,5 +1,5 @@
 /** SelectorSyncSet rules (S1–S6): what hive does with the SelectorSyncSet and its resources (rollout reference §3). */
-import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../fields.js';
+import { scopeOf } from '../../schema/scope.js';
 import { ACM_POLICY_NAMESPACE, CLUSTER_TYPE_LABEL } from '../generate.js';
 import { isEmptySelector, matchesSelector } from '../selectors.js';
 import type { Path } from '../source.js';
@@ -99,10 +99,12 @@ export function checkSelectorSyncSet(ctx: LintContext, sss: Obj, path: Path): Re
     const name = ctx.name(r, rp, rchain, S5);
     const md = isObj(r.metadata) ? r.metadata : {};
     const ns = str(md.namespace);
-    if (NAMESPACED_KINDS.has(r.kind) && !ns) {
+    // The one scope table (bundled CRDs and built-ins); an unknown kind is not judged.
+    const scope = typeof r.apiVersion === 'string' && r.apiVersion !== '' ? scopeOf(r.apiVersion, r.kind) : undefined;
+    if (scope === 'Namespaced' && !ns) {
       ctx.report('error', S5, [...rp, 'metadata'], `${r.kind} is namespaced and has no metadata.namespace: hive applies it into "default"`, rchain);
     }
-    if (ns && CLUSTER_SCOPED_KINDS.has(r.kind)) ctx.report('warning', S5, [...rp, 'metadata', 'namespace'], `${r.kind} is cluster-scoped; metadata.namespace is ignored`, rchain);
+    if (ns && scope === 'Cluster') ctx.report('warning', S5, [...rp, 'metadata', 'namespace'], `${r.kind} is cluster-scoped; metadata.namespace is ignored`, rchain);
     if (ACM_KINDS.has(r.kind) && ns && ns !== ACM_POLICY_NAMESPACE) {
       ctx.report('warning', S5, [...rp, 'metadata', 'namespace'], `${r.kind} in namespace ${ns}: the hubs' policy namespace is ${ACM_POLICY_NAMESPACE} (created by managed-cluster-config); another namespace may not exist there`, rchain);
     }
