@@ -7,15 +7,7 @@
 export * from './public/model.js';
 export * as hypershift from './public/hypershift.js';
 export { crdEstablishedProbe, deploymentAvailabilityProbe, HCP_NAMESPACE } from './model/hypershift.js';
-export {
-  checkWebhookRegistry,
-  hcpWebhookConfiguration,
-  type LabelSelector,
-  type RuleSpec,
-  type WebhookBackend,
-  type WebhookConfigurationSpec,
-  type WebhookSpec,
-} from './model/webhooks.js';
+export * from './model/webhooks.js';
 export * from './public/pko.js';
 export * from './public/rollout.js';
 export * from './public/oci.js';
