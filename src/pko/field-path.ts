@@ -1,4 +1,6 @@
 /** Field paths as users read them: `spec.phases[0].name`, `metadata.annotations["a.b/c"]`. */
+import { lineOf, type LocatedText } from '../yaml/positions.js';
+
 export function childPath(base: string, key: string): string {
   if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return base ? `${base}.${key}` : key;
   return `${base}[${JSON.stringify(key)}]`;
@@ -20,4 +22,9 @@ export function parsePath(path: string): (string | number)[] {
     else if (m[3] !== undefined) out.push(JSON.parse(m[3]) as string);
   }
   return out;
+}
+
+/** 1-based line of a field path (as made above) in a located YAML text, or of its nearest ancestor. */
+export function lineOfField(t: LocatedText, path: string): number | undefined {
+  return lineOf(t, parsePath(path));
 }

@@ -15,7 +15,8 @@ import { validatePackageManifest, validatePackageManifestLock } from './manifest
 import { validateObjects } from './object-validators.js';
 import { ObjectRef, parseObjects } from './objects.js';
 import { formatViolation, LoadedPackage, Violation, ViolationReason } from './types.js';
-import { duplicateKeys, lineOf } from './yaml-positions.js';
+import { lineOfField } from './field-path.js';
+import { duplicateKeys } from '../yaml/positions.js';
 // Loaded only when schemas are checked: the built-in kinds' validators take a second to load,
 // and `pkogen build` (PKO rules only) must not pay for them.
 import type { SchemaRegistry } from '../schema/registry.js';
@@ -90,7 +91,7 @@ function fieldFindings(errs: FieldError[], file: string, text: string | undefine
   // PKO reports one aggregate per manifest; we keep one finding per field so each has its line.
   return errs.map((e) => {
     const f: Finding = { severity: 'error', rule, message: (component ? `component "${component}": ` : '') + fieldErrorText(e), file, path: e.field };
-    const line = text === undefined ? undefined : lineOf({ text, firstLine: 1 }, e.field);
+    const line = text === undefined ? undefined : lineOfField({ text, firstLine: 1 }, e.field);
     if (line !== undefined) f.line = line;
     return f;
   });
@@ -238,7 +239,7 @@ function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: O
   const out: Finding[] = [];
   for (const ref of objects) {
     const r = registry.validate(ref.object);
-    const at = (path: string) => lineOf({ text: ref.text, firstLine: ref.line }, path);
+    const at = (path: string) => lineOfField({ text: ref.text, firstLine: ref.line }, path);
     if (!r.known) {
       if (r.issues.length === 0) {
         const f: Finding = { severity: 'warning', rule: 'schema/unknown-kind', message: `no schema for ${String(ref.object.apiVersion)} ${String(ref.object.kind)} (${r.reason}); its fields are not checked: pass its CRD with --crd or ship it in the package`, file: filePrefix + ref.path, doc: ref.doc, path: 'kind' };
