@@ -7,7 +7,11 @@
  * chunk (code splitting), so a command still loads only what it uses.
  *
  * Packages loaded at run time through createRequire (ts-morph, handlebars, diff, @bufbuild/cel,
- * yaml in yaml-positions) are not followed by esbuild and keep resolving from node_modules.
+ * yaml in src/yaml/positions.ts) are not followed by esbuild and keep resolving from node_modules.
+ *
+ * The registry's own schemas (ObjectMeta, LabelSelector) are compiled here, once, to ajv standalone
+ * code that replaces src/schema/precompiled.ts in the bundle: a start of the bundled CLI then never
+ * runs ajv's compiler for them. Unbundled runs (dist/src, tests) compile them on first use.
  *
  * Usage: node hack/bundle.mjs [ENTRY OUTDIR] (default dist/src/cli/main.js dist/bundle; the test
  * bundles src/cli/main.ts into a scratch folder). OUTDIR must be inside the checkout: the CLI finds
@@ -15,7 +19,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,6 +32,23 @@ const entry = args[0] ?? 'dist/src/cli/main.js';
 const outdir = path.resolve(root, args[1] ?? path.join('dist', 'bundle'));
 
 rmSync(outdir, { recursive: true, force: true });
+
+// precompiledSource() from the same tree as the entry (src/*.ts for the test, dist/src/*.js for
+// `make build`), bundled to a scratch module and imported.
+const tree = path.resolve(root, path.dirname(path.dirname(entry)));
+const ext = path.extname(entry);
+const scratch = path.join(outdir, '.precompile.mjs');
+await build({ absWorkingDir: root, entryPoints: [path.join(tree, 'schema', `precompile${ext}`)], outfile: scratch, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+const { precompiledSource } = await import(pathToFileURL(scratch).href);
+const precompiled = precompiledSource();
+rmSync(scratch);
+const precompiledPlugin = {
+  name: 'precompiled-schemas',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]schema[\\/]precompiled\.(ts|js)$/ }, (args) => ({ contents: precompiled, loader: 'js', resolveDir: path.dirname(args.path) }));
+  },
+};
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: { pkogen: entry },
@@ -44,5 +65,6 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+  plugins: [precompiledPlugin],
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));

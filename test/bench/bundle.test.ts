@@ -5,7 +5,7 @@
  * depend on what `make build` left in dist/.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -51,6 +51,16 @@ test('validate: a valid package passes, a broken one fails with the file and exi
   expect(bad.code).toBe(1);
   expect(bad.stdout + bad.stderr).toContain('deployment.yaml');
   expect(bad.stdout + bad.stderr).not.toContain('    at ');
+});
+
+test('validate: metadata is checked by the precompiled ObjectMeta validator, with the field and line', () => {
+  const pkg = path.join(out, 'bad-name');
+  cpSync(path.join(FIXTURES, 'nginx'), pkg, { recursive: true });
+  const cm = path.join(pkg, 'configmap.yaml');
+  writeFileSync(cm, readFileSync(cm, 'utf8').replace('name: nginx-v1', 'name: Bad_Name'));
+  const r = cli('validate', pkg);
+  expect(r.code).toBe(1);
+  expect(r.stdout + r.stderr).toMatch(/configmap\.yaml.*:4\b.*metadata\.name.*must be a lowercase RFC 1123 subdomain/);
 });
 
 test('build writes a docker-archive tar', () => {
