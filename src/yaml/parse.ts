@@ -3,21 +3,34 @@
  * (`yes/no/on/off/y/n` are booleans, `0755` is octal, underscores in numbers), timestamps kept as
  * strings, non-string keys stringified, duplicate keys tolerated (last wins), `<<` merges.
  */
-import yaml from 'js-yaml';
+import type * as JsYaml from 'js-yaml';
+import { createRequire } from 'node:module';
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 import { cachedText } from '../core/filemap.js';
 import { BAIL, parseFastBlock } from './fast-block.js';
 import { lineOf } from './positions.js';
-import { boolType, floatType, intType, nullType, resolvePlain11, timestampType } from './scalars.js';
+import { boolType, floatType, intType, nullType, resolvePlain11, timestampType, type ScalarType } from './scalars.js';
 
 export { resolvePlain11 } from './scalars.js';
 
-// `<<` must be an implicit type: added with extend([merge]) it was explicit only, and `<<: *base`
-// stayed a literal "<<" key instead of merging as go-yaml v2 does.
-export const YAML11_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
-  implicit: [nullType, boolType, intType, floatType, timestampType, (yaml as unknown as { types: { merge: yaml.Type } }).types.merge],
-  explicit: [],
-});
+// js-yaml loads with the first document the block fast path leaves to it (anchors, flow
+// collections, multi-line scalars…), not with every command: generated manifests rarely need it.
+type JsYamlLib = typeof JsYaml;
+let jsYamlLib: { lib: JsYamlLib; schema: JsYaml.Schema } | undefined;
+function jsYamlFull(): { lib: JsYamlLib; schema: JsYaml.Schema } {
+  if (!jsYamlLib) {
+    const lib = createRequire(import.meta.url)('js-yaml') as JsYamlLib;
+    const t = (s: ScalarType) => new lib.Type(s.tag, s.options);
+    // `<<` must be an implicit type: added with extend([merge]) it was explicit only, and `<<: *base`
+    // stayed a literal "<<" key instead of merging as go-yaml v2 does.
+    const schema = lib.FAILSAFE_SCHEMA.extend({
+      implicit: [t(nullType), t(boolType), t(intType), t(floatType), t(timestampType), (lib as unknown as { types: { merge: JsYaml.Type } }).types.merge],
+      explicit: [],
+    });
+    jsYamlLib = { lib, schema };
+  }
+  return jsYamlLib;
+}
 
 export interface ParseError {
   message: string;
@@ -76,7 +89,7 @@ export function parseYaml11(text: string, filename?: string, limits: YamlLimits 
 export function parseYaml11Full(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown {
   checkSize(text, limits);
   precheckDepth(text, limits.maxDepth);
-  const v = jsYaml(() => yaml.load(text, { schema: YAML11_SCHEMA, json: true, filename }));
+  const v = jsYaml(({ lib, schema }) => lib.load(text, { schema, json: true, filename }));
   checkExpansion(v, text, limits);
   return v;
 }
@@ -85,18 +98,19 @@ export function parseYaml11Full(text: string, filename?: string, limits: YamlLim
 export function parseAllYaml11(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown[] {
   checkSize(text, limits);
   precheckDepth(text, limits.maxDepth);
-  const docs = jsYaml(() => yaml.loadAll(text, undefined, { schema: YAML11_SCHEMA, json: true, filename }));
+  const docs = jsYaml(({ lib, schema }) => lib.loadAll(text, undefined, { schema, json: true, filename }));
   // One budget for the whole text: a stream of many small bombs is still a bomb.
   const budget = { nodes: 0, aliased: 0 };
   docs.forEach((d, i) => checkExpansion(d, text, limits, budget, docs.length > 1 ? i : undefined));
   return docs;
 }
 
-function jsYaml<T>(f: () => T): T {
+function jsYaml<T>(f: (y: { lib: JsYamlLib; schema: JsYaml.Schema }) => T): T {
+  const y = jsYamlFull();
   try {
-    return f();
+    return f(y);
   } catch (e) {
-    if (e instanceof yaml.YAMLException) {
+    if (e instanceof y.lib.YAMLException) {
       const m = e.mark;
       throw new YamlParseError(e.reason || e.message, m ? m.line + 1 : undefined, m ? m.column + 1 : undefined);
     }

@@ -1,22 +1,33 @@
 /**
- * YAML 1.1 plain scalars as go-yaml v2 resolves them (the implicit types of parse.ts's schema),
- * and the resolver the block fast path uses for values and keys.
+ * YAML 1.1 plain scalars as go-yaml v2 resolves them: the implicit types of parse.ts's js-yaml
+ * schema (as plain definitions, so the block fast path does not load js-yaml) and the resolver
+ * the fast path uses for values and keys.
  */
-import yaml from 'js-yaml';
+
+/** A js-yaml scalar type's options, without js-yaml. */
+export interface ScalarType {
+  tag: string;
+  options: {
+    kind: 'scalar';
+    resolve: (d: string) => boolean;
+    construct: (d: string) => unknown;
+    predicate?: (o: unknown) => boolean;
+    represent?: (o: unknown) => string;
+  };
+}
+const scalarType = (tag: string, options: Omit<ScalarType['options'], 'kind'>): ScalarType => ({ tag, options: { kind: 'scalar', ...options } });
 
 const BOOL_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
 
-export const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
-  kind: 'scalar',
+export const boolType = scalarType('tag:yaml.org,2002:bool', {
   resolve: (d: string | null) => typeof d === 'string' && d.length <= 5 && (BOOL_TRUE.has(d) || BOOL_FALSE.has(d)),
   construct: (d: string) => BOOL_TRUE.has(d),
   predicate: (o: unknown) => typeof o === 'boolean',
   represent: (o: unknown) => ((o as boolean) ? 'true' : 'false'),
 });
 
-export const nullType = new yaml.Type('tag:yaml.org,2002:null', {
-  kind: 'scalar',
+export const nullType = scalarType('tag:yaml.org,2002:null', {
   resolve: (d: string | null) => d === null || (d.length <= 4 && (d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL')),
   construct: () => null,
   predicate: (o: unknown) => o === null,
@@ -49,8 +60,7 @@ function numberish(d: string | null): d is string {
   return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
 }
 
-export const intType = new yaml.Type('tag:yaml.org,2002:int', {
-  kind: 'scalar',
+export const intType = scalarType('tag:yaml.org,2002:int', {
   resolve: (d: string) => numberish(d) && parseGoInt(d) !== null,
   construct: (d: string) => parseGoInt(d),
   predicate: (o: unknown) => typeof o === 'number' && Number.isInteger(o),
@@ -65,8 +75,7 @@ const SPECIAL_FLOAT: Record<string, number> = {
   '.nan': NaN, '.NaN': NaN, '.NAN': NaN,
 };
 
-export const floatType = new yaml.Type('tag:yaml.org,2002:float', {
-  kind: 'scalar',
+export const floatType = scalarType('tag:yaml.org,2002:float', {
   resolve: (d: string) => numberish(d) && (d in SPECIAL_FLOAT || FLOAT.test(d.replace(/_/g, ''))),
   construct: (d: string) => (d in SPECIAL_FLOAT ? SPECIAL_FLOAT[d] : parseFloat(d.replace(/_/g, ''))),
   predicate: (o: unknown) => typeof o === 'number' && !Number.isInteger(o),
@@ -74,14 +83,13 @@ export const floatType = new yaml.Type('tag:yaml.org,2002:float', {
 });
 
 /** Timestamps are recognised (so `!!timestamp` works) but kept as the original string, like go-yaml v2 into interface{}. */
-export const timestampType = new yaml.Type('tag:yaml.org,2002:timestamp', {
-  kind: 'scalar',
+export const timestampType = scalarType('tag:yaml.org,2002:timestamp', {
   resolve: () => false,
   construct: (d: string) => d,
 });
 
 /** A plain scalar resolved by the same YAML 1.1 implicit types as YAML11_SCHEMA (null, bool, int, float, else string). */
-const PLAIN_TYPES = [nullType, boolType, intType, floatType];
+const PLAIN_TYPES = [nullType, boolType, intType, floatType].map((t) => t.options);
 export function resolvePlain11(d: string): unknown {
   // Only these first characters can start a null, bool, int or float: skip the resolvers otherwise.
   const c = d.charCodeAt(0);

@@ -76,3 +76,35 @@ test('usage errors keep exit 2', () => {
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('unknown command');
 });
+
+/** npm packages in the chunks a command loads before it runs (static imports from its chunk). */
+function packagesLoadedBy(command: string): Set<string> {
+  const meta = JSON.parse(readFileSync(path.join(scratch, 'meta.json'), 'utf8')) as { outputs: Record<string, { imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }> };
+  const start = Object.keys(meta.outputs).find((k) => new RegExp(`/chunks/${command}-[A-Z0-9]+\\.mjs$`).test(k));
+  expect(start).toBeDefined();
+  const seen = new Set<string>();
+  const queue = [start!];
+  while (queue.length > 0) {
+    const k = queue.pop()!;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    for (const i of meta.outputs[k].imports) if (i.kind !== 'dynamic-import' && meta.outputs[i.path]) queue.push(i.path);
+  }
+  const pkgs = new Set<string>();
+  for (const k of seen) for (const input of Object.keys(meta.outputs[k].inputs)) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+    if (m) pkgs.add(m[1]);
+  }
+  return pkgs;
+}
+
+test('a command loads only the libraries it uses', () => {
+  // build: PKO's rules and the template engine; no schemas, no full YAML parsers, no regex engine
+  // until a template calls a regex function.
+  const build = packagesLoadedBy('build');
+  for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', 're2js', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: build.has(p) }).toEqual({ p, loaded: false });
+  // validate: the built-in kinds' validators and ajv's runtime, still no CEL or client.
+  const validate = packagesLoadedBy('validate');
+  expect(validate.has('kubernetes-models')).toBe(true);
+  for (const p of ['js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
+});
