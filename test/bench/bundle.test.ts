@@ -77,9 +77,11 @@ test('usage errors keep exit 2', () => {
   expect(r.stderr).toContain('unknown command');
 });
 
-/** npm packages in the chunks a command loads before it runs (static imports from its chunk). */
-function packagesLoadedBy(command: string): Set<string> {
-  const meta = JSON.parse(readFileSync(path.join(scratch, 'meta.json'), 'utf8')) as { outputs: Record<string, { imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }> };
+type Meta = { outputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[]; inputs: Record<string, unknown> }> };
+
+/** The chunks a command loads before it runs (static imports from its chunk). */
+function chunksLoadedBy(command: string): { meta: Meta; chunks: Set<string> } {
+  const meta = JSON.parse(readFileSync(path.join(scratch, 'meta.json'), 'utf8')) as Meta;
   const start = Object.keys(meta.outputs).find((k) => new RegExp(`/chunks/${command}-[A-Z0-9]+\\.mjs$`).test(k));
   expect(start).toBeDefined();
   const seen = new Set<string>();
@@ -90,6 +92,20 @@ function packagesLoadedBy(command: string): Set<string> {
     seen.add(k);
     for (const i of meta.outputs[k].imports) if (i.kind !== 'dynamic-import' && meta.outputs[i.path]) queue.push(i.path);
   }
+  return { meta, chunks: seen };
+}
+
+/** Node built-ins those chunks import statically. */
+function builtinsImportedBy(command: string): Set<string> {
+  const { meta, chunks } = chunksLoadedBy(command);
+  const out = new Set<string>();
+  for (const k of chunks) for (const i of meta.outputs[k].imports) if (i.kind !== 'dynamic-import' && !meta.outputs[i.path]) out.add(i.path.startsWith('node:') ? i.path : `node:${i.path}`);
+  return out;
+}
+
+/** npm packages in the chunks a command loads before it runs. */
+function packagesLoadedBy(command: string): Set<string> {
+  const { meta, chunks: seen } = chunksLoadedBy(command);
   const pkgs = new Set<string>();
   for (const k of seen) for (const input of Object.keys(meta.outputs[k].inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
@@ -103,6 +119,9 @@ test('a command loads only the libraries it uses', () => {
   // until a template calls a regex function.
   const build = packagesLoadedBy('build');
   for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', 're2js', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: build.has(p) }).toEqual({ p, loaded: false });
+  // …nor Node's network modules (loaded by the registry transport, for --push only)
+  const buildImports = builtinsImportedBy('build');
+  for (const b of ['node:http', 'node:https', 'node:tls', 'node:net', 'node:child_process']) expect({ b, imported: buildImports.has(b) }).toEqual({ b, imported: false });
   // validate: the built-in kinds' validators and ajv's runtime, still no CEL or client.
   const validate = packagesLoadedBy('validate');
   expect(validate.has('kubernetes-models')).toBe(true);
