@@ -189,7 +189,10 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
     findings.push(...checkManifestValues(p.manifest, mPath, texts.get(mPath)));
   }
   const registry = opts.schema === false ? undefined : (opts.schema ?? (await import('../schema/registry.js')).createSchemaRegistry());
-  if (registry) await addShippedCrds(registry, objectSets.flatMap((s) => s.objects));
+  if (registry) {
+    await addShippedCrds(registry, objectSets.flatMap((s) => s.objects));
+    await registry.prepare?.(objectSets.flatMap((s) => s.objects.map((r) => r.object)));
+  }
   const scopeOf: ScopeLookup | undefined =
     opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
   for (const set of objectSets) {

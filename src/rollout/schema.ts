@@ -4,6 +4,7 @@
  * schema registry (src/schema/). Done the way the API server sees the object: nulls dropped
  * and CRD defaults that make a field optional in practice applied first (docs/rollout-reference.md §10).
  */
+import { prepareBuiltinKinds } from '../schema/builtin.js';
 import { createSchemaRegistry, SchemaRegistry } from '../schema/registry.js';
 import type { SchemaValidator } from './lint.js';
 import type { Path } from './source.js';
@@ -38,6 +39,10 @@ export function parsePath(s: string): Path {
 }
 
 let registry: SchemaRegistry | undefined;
+
+// The validator below is synchronous and sees any built-in kind a rollout nests: load every
+// kind's validator with this module (a no-op unless bundled, see src/schema/validator-loader.ts).
+await prepareBuiltinKinds();
 
 export function rolloutSchemaValidator(): SchemaValidator {
   registry ??= createSchemaRegistry();

@@ -1,6 +1,6 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import { UserError } from '../core/errors.js';
-import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, validateBuiltin } from './builtin.js';
+import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, prepareBuiltinKinds, validateBuiltin } from './builtin.js';
 import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
 import { loadCrdFiles } from './crdfiles.js';
 import { addCelKeyword, type CelStats } from './cel.js';
@@ -27,6 +27,12 @@ export interface SchemaRegistryOptions {
 }
 
 export interface SchemaRegistry {
+  /**
+   * Loads what validating these objects needs (every built-in kind without objects). The
+   * bundled CLI loads a built-in kind's validator only here, so await it before `validate`;
+   * unbundled (the library, tests) everything is loaded already and this resolves at once.
+   */
+  prepare?(objects?: readonly unknown[]): Promise<void>;
   /** Strictly validates one object. `known: false` when no schema exists for its apiVersion/kind. */
   validate(obj: unknown): SchemaResult;
   /** Namespaced/Cluster for built-in kinds and known CRDs; undefined when unknown. */
@@ -180,6 +186,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   return {
     knows,
+    prepare: (objects) => prepareBuiltinKinds(objects),
     celStats: () => ({ ...cel }),
     addPackageCrds(crds) {
       const added: string[] = [];
