@@ -4,7 +4,6 @@
  * schema registry (src/schema/). Done the way the API server sees the object: nulls dropped
  * and CRD defaults that make a field optional in practice applied first (docs/rollout-reference.md §10).
  */
-import { prepareBuiltinKinds } from '../schema/builtin.js';
 import { createSchemaRegistry, SchemaRegistry } from '../schema/registry.js';
 import type { SchemaValidator } from './lint.js';
 import type { Path } from './source.js';
@@ -38,14 +37,12 @@ export function parsePath(s: string): Path {
   return out;
 }
 
-let registry: SchemaRegistry | undefined;
-
-// The validator below is synchronous and sees any built-in kind a rollout nests: load every
-// kind's validator with this module (a no-op unless bundled, see src/schema/validator-loader.ts).
-await prepareBuiltinKinds();
+// The validator below is synchronous and sees any kind a rollout nests: load everything the
+// registry can need with this module (a no-op unless bundled: src/schema/validator-loader.ts).
+const registry: SchemaRegistry = createSchemaRegistry();
+await registry.prepare?.();
 
 export function rolloutSchemaValidator(): SchemaValidator {
-  registry ??= createSchemaRegistry();
   const reg = registry;
   return (obj) => {
     let o = dropNulls(obj) as Record<string, unknown>;

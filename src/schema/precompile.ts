@@ -4,7 +4,8 @@
  */
 import * as standalone from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
-import { newAjv, ownSchemas } from './ajv-setup.js';
+import { newAjv } from './ajv-setup.js';
+import { ownSchemas } from './objectmeta.js';
 
 type StandaloneCode = (ajv: ReturnType<typeof newAjv>, refs: Record<string, string>) => string;
 // CommonJS: under NodeNext the function may arrive as the namespace's default.

@@ -5,11 +5,11 @@ import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from '.
 import { loadCrdFiles } from './crdfiles.js';
 import { addCelKeyword, type CelStats } from './cel.js';
 import { renderAjvErrors } from './errors.js';
-import { newAjv, ownSchemas } from './ajv-setup.js';
+import { ajvFactory, loadAjv } from './ajv-loader.js';
 import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
 import { OPENSHIFT_CRDS } from './generated/openshift-crds.js';
-import { LABEL_SELECTOR_ID, objectMetaId, type NameRule } from './objectmeta.js';
+import { LABEL_SELECTOR_ID, objectMetaId, ownSchemas, type NameRule } from './objectmeta.js';
 import { PRECOMPILED } from './precompiled.js';
 import { removedApiMessage } from './removed.js';
 import { builtinScope, groupOf } from './scope.js';
@@ -105,7 +105,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   let ajvInstance: Ajv | undefined;
   const ajv = (): Ajv => {
     if (!ajvInstance) {
-      const a = newAjv();
+      const a = ajvFactory()();
       addListMapKeyword(a);
       if (opts.cel !== false) addCelKeyword(a, cel);
       else a.addKeyword({ keyword: 'x-kubernetes-validations' });
@@ -186,7 +186,12 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   return {
     knows,
-    prepare: (objects) => prepareBuiltinKinds(objects),
+    async prepare(objects) {
+      await prepareBuiltinKinds(objects);
+      // ajv's compiler is needed for objects a CRD describes (all of them without objects).
+      const needsAjv = objects === undefined || objects.some((o) => isObj(o) && crdVersions.has(`${String(o.apiVersion)}/${String(o.kind)}`));
+      if (needsAjv) await loadAjv();
+    },
     celStats: () => ({ ...cel }),
     addPackageCrds(crds) {
       const added: string[] = [];

@@ -63,6 +63,45 @@ test('validate: metadata is checked by the precompiled ObjectMeta validator, wit
   expect(r.stdout + r.stderr).toMatch(/configmap\.yaml.*:4\b.*metadata\.name.*must be a lowercase RFC 1123 subdomain/);
 });
 
+test('validate: an object a shipped CRD describes is checked against it (ajv loaded on demand)', () => {
+  const pkg = path.join(out, 'with-crd');
+  cpSync(path.join(FIXTURES, 'nginx'), pkg, { recursive: true });
+  writeFileSync(
+    path.join(pkg, 'crd.yaml'),
+    `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+  annotations:
+    package-operator.run/phase: deploy
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    kind: Widget
+    plural: widgets
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+`,
+  );
+  writeFileSync(path.join(pkg, 'widget.yaml'), 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  size: big\n');
+  const r = cli('validate', pkg);
+  expect(r.stdout + r.stderr).not.toContain('internal error');
+  expect(r.code).toBe(1);
+  expect(r.stdout + r.stderr).toMatch(/widget\.yaml.*spec\.size.*integer/);
+});
+
 test('lint-rollout: the synchronous schema validator sees every built-in kind (all loaded up front)', () => {
   const r = cli('lint-rollout', path.join(ROOT, 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl'));
   expect(r.stderr).not.toContain('internal error');
@@ -129,9 +168,9 @@ test('a command loads only the libraries it uses', () => {
   // …nor Node's network modules (loaded by the registry transport, for --push only)
   const buildImports = builtinsImportedBy('build');
   for (const b of ['node:http', 'node:https', 'node:tls', 'node:net', 'node:child_process']) expect({ b, imported: buildImports.has(b) }).toEqual({ b, imported: false });
-  // validate: ajv's runtime; a kind's validator (kubernetes-models) only once the package has that
-  // kind (SchemaRegistry.prepare), no CEL or cluster client.
+  // validate: a kind's validator (kubernetes-models) once the package has that kind, ajv once an
+  // object needs a CRD's schema compiled (both by SchemaRegistry.prepare); no CEL or cluster client.
   const validate = packagesLoadedBy('validate');
-  expect(validate.has('ajv')).toBe(true);
-  for (const p of ['kubernetes-models', 'js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
+  expect(validate.has('ajv-formats')).toBe(true);
+  for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
 });

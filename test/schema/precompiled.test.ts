@@ -3,9 +3,9 @@
  * answer exactly like the ones the registry compiles at run time: same verdict, same errors.
  */
 import { Ajv } from 'ajv';
-import { newAjv, ownSchemas } from '../../src/schema/ajv-setup.js';
+import { newAjv } from '../../src/schema/ajv-setup.js';
 import { FORMAT_DEFINITIONS } from '../../src/schema/formats.js';
-import { LABEL_SELECTOR_ID, objectMetaId } from '../../src/schema/objectmeta.js';
+import { LABEL_SELECTOR_ID, objectMetaId, ownSchemas } from '../../src/schema/objectmeta.js';
 import { precompiledSource } from '../../src/schema/precompile.js';
 
 type V = ((d: unknown) => boolean) & { errors?: unknown };
