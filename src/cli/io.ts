@@ -13,7 +13,10 @@ export const processIO: CliIO = {
   stderr: (t) => void process.stderr.write(t),
   env: process.env,
   cwd: process.cwd(),
-  prompt: process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined,
+  // A getter: touching process.stdin builds its stream (~10 ms), which `--help` must not pay for.
+  get prompt() {
+    return process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined;
+  },
 };
 
 async function askOnTerminal(question: string): Promise<string> {

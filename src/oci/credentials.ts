@@ -5,7 +5,8 @@
  * Keys match exactly (after dropping scheme and a `/v1/`-style suffix): no substring matching,
  * so credentials for one host are never sent to another. Secrets are never put in messages.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { Location, UserError } from '../core/errors.js';
@@ -97,6 +98,8 @@ export function execHelper(env: Record<string, string | undefined>, opts: Helper
       let child: ChildProcess;
       try {
         // stderr is dropped, as docker's client.Get (cmd.Output) does: it could hold a secret.
+        // node:child_process loads only when a credential helper runs.
+        const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
         child = spawn(name, ['get'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
       } catch {
         return reject(new UserError(`credential helper ${name} could not be started`));

@@ -3,9 +3,14 @@
  * no automatic redirects (the client decides what crosses origins), and three clocks: a connect
  * timeout, a stall timeout (no byte for N ms) and the command's overall deadline.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
-import * as tls from 'node:tls';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
+import type * as Tls from 'node:tls';
+import { createRequire } from 'node:module';
+
+// node:http, https and tls load with the first transport, not with this module: `pkogen build`
+// reaches it (Deadline, through the registry options) without sending anything.
+const builtin = createRequire(import.meta.url);
 
 export interface HttpRequest {
   method: string;
@@ -18,7 +23,7 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  headers: Http.IncomingHttpHeaders;
   body: Uint8Array;
 }
 
@@ -93,6 +98,9 @@ export interface ClosableTransport {
 }
 
 export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTransport {
+  const http = builtin('node:http') as typeof Http;
+  const https = builtin('node:https') as typeof Https;
+  const tls = builtin('node:tls') as typeof Tls;
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   const httpsAgent = new https.Agent({
     keepAlive: true,

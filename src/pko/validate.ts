@@ -16,7 +16,8 @@ import { validatePackageManifest, validatePackageManifestLock } from './manifest
 import { validateObjects } from './object-validators.js';
 import { ObjectRef, parseObjects } from './objects.js';
 import { formatViolation, LoadedPackage, Violation, ViolationReason } from './types.js';
-import { duplicateKeys, lineOf } from './yaml-positions.js';
+import { lineOfField } from '../yaml/positions.js';
+import { duplicateKeys } from '../yaml/positions.js';
 // Loaded only when schemas are checked: the built-in kinds' validators take a second to load,
 // and `pkogen build` (PKO rules only) must not pay for them.
 import type { SchemaRegistry } from '../schema/registry.js';
@@ -91,7 +92,7 @@ function fieldFindings(errs: FieldError[], file: string, text: string | undefine
   // PKO reports one aggregate per manifest; we keep one finding per field so each has its line.
   return errs.map((e) => {
     const f: Finding = { severity: 'error', rule, message: (component ? `component "${component}": ` : '') + fieldErrorText(e), file, path: e.field };
-    const line = text === undefined ? undefined : lineOf({ text, firstLine: 1 }, e.field);
+    const line = text === undefined ? undefined : lineOfField({ text, firstLine: 1 }, e.field);
     if (line !== undefined) f.line = line;
     return f;
   });
@@ -273,7 +274,11 @@ export async function validatePackage(fm: FileMap, opts: ValidateOptions = {}): 
 async function checkObjectSets(r: ValidationRun): Promise<void> {
   const sets = r.parts.flatMap((part, i) => r.objectSets[i].map((set) => ({ part, set })));
   const registry = r.opts.schema === false ? undefined : (r.opts.schema ?? (await import('../schema/registry.js')).createSchemaRegistry());
-  if (registry) await addShippedCrds(registry, sets.flatMap((s) => s.set.objects));
+  if (registry) {
+    await addShippedCrds(registry, sets.flatMap((s) => s.set.objects));
+    // The bundled CLI loads a kind's validator only when a package has that kind.
+    await registry.prepare?.(sets.flatMap((s) => s.set.objects.map((o) => o.object)));
+  }
   const scopeOf: ScopeLookup | undefined = r.opts.scopeOf ?? (registry ? (g, v, k) => registry.scopeOf(g ? `${g}/${v}` : v, k) : undefined);
   // One after another: concurrent imports sharing dependencies trip jest's ESM loader.
   const checks: ((ctx: CheckContext) => Finding[])[] = [];
@@ -324,7 +329,7 @@ function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: O
   const out: Finding[] = [];
   for (const ref of objects) {
     const r = registry.validate(ref.object);
-    const at = (path: string) => lineOf({ text: ref.text, firstLine: ref.line }, path);
+    const at = (path: string) => lineOfField({ text: ref.text, firstLine: ref.line }, path);
     if (!r.known) {
       if (r.issues.length === 0) {
         const f: Finding = { severity: 'warning', rule: 'schema/unknown-kind', message: `no schema for ${String(ref.object.apiVersion)} ${String(ref.object.kind)} (${r.reason}); its fields are not checked: pass its CRD with --crd or ship it in the package`, file: filePrefix + ref.path, doc: ref.doc, path: 'kind' };

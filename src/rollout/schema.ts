@@ -24,10 +24,12 @@ import { parsePath } from '../core/field-path.js';
 import { isObj } from '../core/guards.js';
 export { parsePath };
 
-let registry: SchemaRegistry | undefined;
+// The validator below is synchronous and sees any kind a rollout nests: load everything the
+// registry can need with this module (a no-op unless bundled: src/schema/validator-loader.ts).
+const registry: SchemaRegistry = createSchemaRegistry();
+await registry.prepare?.();
 
 export function rolloutSchemaValidator(): SchemaValidator {
-  registry ??= createSchemaRegistry();
   const reg = registry;
   return (obj) => {
     let o = dropNulls(obj) as Record<string, unknown>;

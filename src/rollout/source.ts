@@ -3,8 +3,8 @@
  * source line, so every finding on the processed Template can point at the line it came from.
  * Processing only replaces strings, so paths survive it unchanged.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Node } from 'yaml';
 import { parseAllYaml11, YamlParseError } from '../yaml/parse.js';
+import { positionsOf, type PositionNode } from '../yaml/positions.js';
 import { formatPath } from '../core/field-path.js';
 
 export type Path = (string | number)[];
@@ -35,19 +35,15 @@ export function lineOf(t: LoadedTemplate, path: Path): number | undefined {
   return undefined;
 }
 
-function walk(node: Node | null | undefined, path: Path, lc: LineCounter, out: Map<string, number>, keyLine?: number): void {
-  if (!node) return;
-  const at = keyLine ?? (node.range ? lc.linePos(node.range[0]).line : undefined);
-  if (at !== undefined && !out.has(formatPath(path))) out.set(formatPath(path), at);
-  if (isMap(node)) {
-    for (const item of node.items) {
-      if (!isPair(item)) continue;
-      const k = isScalar(item.key) ? String(item.key.value) : String(item.key);
-      const kl = isScalar(item.key) && item.key.range ? lc.linePos(item.key.range[0]).line : undefined;
-      walk(item.value as Node, [...path, k], lc, out, kl);
-    }
-  } else if (isSeq(node)) {
-    node.items.forEach((it, i) => walk(it as Node, [...path, i], lc, out));
+/** The shared position tree (src/yaml/positions.ts) as this module's path → line map. */
+function flatten(node: PositionNode, path: Path, out: Map<string, number>): void {
+  const stack: { node: PositionNode; path: Path }[] = [{ node, path }];
+  while (stack.length > 0) {
+    const { node: n, path: p } = stack.pop()!;
+    const key = formatPath(p);
+    if (!out.has(key)) out.set(key, n.line);
+    if (n.keys) for (const [k, c] of n.keys) stack.push({ node: c, path: [...p, k] });
+    if (n.items) n.items.forEach((c, i) => stack.push({ node: c, path: [...p, i] }));
   }
 }
 
@@ -63,13 +59,9 @@ export function loadTemplate(file: string, text: string): LoadedTemplate | LoadP
   const nonEmpty = docs.filter((d) => d !== null && d !== undefined);
   if (nonEmpty.length === 0) return { message: 'the file holds no YAML document' };
   if (nonEmpty.length > 1) return { message: `the file holds ${nonEmpty.length} YAML documents; a Template is one document` };
-  const lc = new LineCounter();
   const lines = new Map<string, number>();
-  try {
-    const docsCst = parseDocument(text, { version: '1.1', lineCounter: lc, uniqueKeys: false, strict: false });
-    walk(docsCst.contents as Node, [], lc, lines);
-  } catch {
-    // Positions are a convenience; the value above is authoritative.
-  }
+  // Positions are a convenience; the value above is authoritative (no root: no lines).
+  const root = positionsOf(text).root;
+  if (root) flatten(root, [], lines);
   return { file, text, value: nonEmpty[0], lines };
 }

@@ -1,9 +1,9 @@
 import type { ErrorObject } from 'ajv';
 import { BUILTIN_KINDS, BUILTIN_SHAPES } from './generated/builtin-shapes.js';
-import { BUILTIN_VALIDATORS } from './generated/builtin-validators.js';
 import { renderAjvErrors } from './errors.js';
 import { findUnknownFields } from './shape.js';
 import type { SchemaIssue } from './types.js';
+import { builtinValidator, loadBuiltinValidators } from './validator-loader.js';
 
 /** The shape of kubernetes-models' standalone ajv validators. */
 export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -14,6 +14,21 @@ export const LABEL_SELECTOR_SHAPE = 'meta:apis/meta/v1/LabelSelector';
 
 export function isBuiltinKind(apiVersion: string, kind: string): boolean {
   return Object.prototype.hasOwnProperty.call(BUILTIN_KINDS, `${apiVersion}/${kind}`);
+}
+
+/**
+ * Loads the validators validateBuiltin needs for these objects' kinds (all kinds without
+ * objects). The bundled CLI loads a kind's code only then; validate must come after.
+ */
+export async function prepareBuiltinKinds(objects?: readonly unknown[]): Promise<void> {
+  if (objects === undefined) return loadBuiltinValidators();
+  const ids = new Set<string>();
+  for (const o of objects) {
+    if (o === null || typeof o !== 'object') continue;
+    const { apiVersion, kind } = o as Record<string, unknown>;
+    if (typeof apiVersion === 'string' && typeof kind === 'string' && isBuiltinKind(apiVersion, kind)) ids.add(BUILTIN_KINDS[`${apiVersion}/${kind}`].schemaId);
+  }
+  return loadBuiltinValidators([...ids].sort());
 }
 
 /**
@@ -31,7 +46,7 @@ export function validateBuiltin(
   const entry = BUILTIN_KINDS[`${apiVersion}/${kind}`];
   if (!entry) return [];
   // Absent for API versions Kubernetes removed: the caller reports those, field names are still checked.
-  const validate = BUILTIN_VALIDATORS[entry.schemaId];
+  const validate = builtinValidator(entry.schemaId);
   const issues: SchemaIssue[] = [];
   if (validate && !validate(obj)) {
     const errs = (validate.errors ?? []).filter((e) => !e.instancePath.startsWith('/metadata'));

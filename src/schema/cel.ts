@@ -1,6 +1,6 @@
 import type { Ajv, ErrorObject } from 'ajv';
-import { CelScalar, celEnv, celFunc, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import type { CelInput } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './formats.js';
 
 interface Rule {
@@ -38,9 +38,20 @@ function rewriteFormatIdiom(rule: string): string {
   );
 }
 
-const formatInvalid = celFunc('k8s_format_invalid', [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, (name, value) => !K8S_FORMATS[name]!(value));
-
-const env = celEnv({ funcs: [...strings, formatInvalid] });
+// @bufbuild/cel (~1 MB with protobuf) loads when the first CRD with CEL rules is compiled, not with
+// the registry: most packages never need it. CommonJS through createRequire, the copy src/pko/cel.ts loads too.
+type CelLib = typeof import('@bufbuild/cel');
+let cel: { lib: CelLib; env: ReturnType<CelLib['celEnv']> } | undefined;
+function celLib(): { lib: CelLib; env: ReturnType<CelLib['celEnv']> } {
+  if (!cel) {
+    const req = createRequire(import.meta.url);
+    const lib = req('@bufbuild/cel') as CelLib;
+    const { strings } = req('@bufbuild/cel/ext') as typeof import('@bufbuild/cel/ext');
+    const formatInvalid = lib.celFunc('k8s_format_invalid', [lib.CelScalar.STRING, lib.CelScalar.STRING], lib.CelScalar.BOOL, (name, value) => !K8S_FORMATS[name]!(value));
+    cel = { lib, env: lib.celEnv({ funcs: [...strings, formatInvalid] }) };
+  }
+  return cel;
+}
 
 /** JSON value → CEL input: objects become maps, integral numbers CEL ints (Kubernetes integer fields). */
 function toCel(v: unknown): CelInput {
@@ -61,7 +72,8 @@ function planRule(rule: Rule): Planned {
   // Transition rules only run on update; there is no old object offline.
   if (text === '' || /\boldSelf\b/.test(text)) return { fn: undefined, rule };
   try {
-    const run = plan(env, parse(rewriteFormatIdiom(text))) as unknown as (ctx: { self: CelInput }) => unknown;
+    const { lib, env } = celLib();
+    const run = lib.plan(env, lib.parse(rewriteFormatIdiom(text))) as unknown as (ctx: { self: CelInput }) => unknown;
     return { fn: run, rule };
   } catch {
     return { fn: undefined, rule };
@@ -95,7 +107,7 @@ export function addCelKeyword(ajv: Ajv, stats: CelStats = { evaluated: 0, skippe
           } catch {
             result = undefined;
           }
-          if (typeof result !== 'boolean' || isCelError(result)) {
+          if (typeof result !== 'boolean' || celLib().lib.isCelError(result)) {
             stats.skipped++;
             continue;
           }

@@ -1,9 +1,11 @@
-import type { Ajv } from 'ajv';
-import addFormatsImport from 'ajv-formats';
+import type { Ajv, Format } from 'ajv';
+// The format definitions alone (not ajv-formats' plugin, which loads ajv's code generator): the
+// precompiled validators need them without an Ajv instance.
+import * as ajvFormats from 'ajv-formats/dist/formats.js';
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
-  addFormatsImport) as unknown as (ajv: Ajv, formats: string[]) => Ajv;
+// ajv-formats is CommonJS; under NodeNext its exports may arrive wrapped in `default`.
+const fullFormats = ((ajvFormats as unknown as { fullFormats?: Record<string, Format> }).fullFormats ??
+  (ajvFormats as unknown as { default: { fullFormats: Record<string, Format> } }).default.fullFormats);
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -58,32 +60,27 @@ export const FORMAT_MESSAGES: Record<string, string> = {
 
 const STANDARD = ['date', 'date-time', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uuid', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary'];
 
+/**
+ * Every format our ajv knows, as ajv takes them: the standard ones from ajv-formats ("full" mode,
+ * what its plugin adds) and Kubernetes' own. One table for the runtime Ajv and for the validators
+ * precompiled at build time (src/schema/precompiled.ts), so both check the same.
+ */
+export const FORMAT_DEFINITIONS: Readonly<Record<string, Format>> = {
+  ...Object.fromEntries(STANDARD.map((f) => [f, fullFormats[f]!])),
+  duration: { type: 'string', validate: (s: string) => GO_DURATION.test(s) || ISO_DURATION.test(s) },
+  quantity: { type: 'string', validate: QUANTITY },
+  cidr: { type: 'string', validate: (s: string) => /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:.]+\/\d{1,3})$/.test(s) },
+  mac: { type: 'string', validate: /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/ },
+  'k8s-dns1123-label': { type: 'string', validate: isDns1123Label },
+  'k8s-dns1123-subdomain': { type: 'string', validate: isDns1123Subdomain },
+  'k8s-path-segment': { type: 'string', validate: isPathSegmentName },
+  'k8s-qualified-name': { type: 'string', validate: isQualifiedName },
+  'k8s-label-value': { type: 'string', validate: isLabelValue },
+};
+
 /** Formats our ajv knows; any other format in a CRD is dropped before compiling (Kubernetes ignores unknown formats too). */
-export const KNOWN_FORMATS = new Set<string>([
-  ...STANDARD,
-  'duration',
-  'quantity',
-  'cidr',
-  'mac',
-  'k8s-dns1123-label',
-  'k8s-dns1123-subdomain',
-  'k8s-path-segment',
-  'k8s-qualified-name',
-  'k8s-label-value',
-]);
+export const KNOWN_FORMATS: ReadonlySet<string> = new Set(Object.keys(FORMAT_DEFINITIONS));
 
 export function addKubernetesFormats(ajv: Ajv): void {
-  addFormats(ajv, STANDARD);
-  ajv.addFormat('duration', { type: 'string', validate: (s: string) => GO_DURATION.test(s) || ISO_DURATION.test(s) });
-  ajv.addFormat('quantity', { type: 'string', validate: QUANTITY });
-  ajv.addFormat('cidr', {
-    type: 'string',
-    validate: (s: string) => /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:.]+\/\d{1,3})$/.test(s),
-  });
-  ajv.addFormat('mac', { type: 'string', validate: /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/ });
-  ajv.addFormat('k8s-dns1123-label', { type: 'string', validate: isDns1123Label });
-  ajv.addFormat('k8s-dns1123-subdomain', { type: 'string', validate: isDns1123Subdomain });
-  ajv.addFormat('k8s-path-segment', { type: 'string', validate: isPathSegmentName });
-  ajv.addFormat('k8s-qualified-name', { type: 'string', validate: isQualifiedName });
-  ajv.addFormat('k8s-label-value', { type: 'string', validate: isLabelValue });
+  for (const [name, def] of Object.entries(FORMAT_DEFINITIONS)) ajv.addFormat(name, def);
 }

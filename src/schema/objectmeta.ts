@@ -111,3 +111,8 @@ export function labelSelectorSchema(): Record<string, unknown> {
     },
   };
 }
+
+/** The schemas every registry has, each with its $id. */
+export function ownSchemas(): Record<string, unknown>[] {
+  return [...(['subdomain', 'label', 'path-segment', 'any'] as const).map((rule) => objectMetaSchema(rule)), labelSelectorSchema()];
+}

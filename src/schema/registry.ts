@@ -1,15 +1,16 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { UserError } from '../core/errors.js';
-import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, validateBuiltin } from './builtin.js';
+import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, prepareBuiltinKinds, validateBuiltin } from './builtin.js';
 import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
 import { loadCrdFiles } from './crdfiles.js';
 import { addCelKeyword, type CelStats } from './cel.js';
 import { renderAjvErrors } from './errors.js';
-import { addKubernetesFormats } from './formats.js';
+import { ajvFactory, loadAjv } from './ajv-loader.js';
 import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
 import { OPENSHIFT_CRDS } from './generated/openshift-crds.js';
-import { labelSelectorSchema, objectMetaId, objectMetaSchema, type NameRule } from './objectmeta.js';
+import { LABEL_SELECTOR_ID, objectMetaId, ownSchemas, type NameRule } from './objectmeta.js';
+import { PRECOMPILED } from './precompiled.js';
 import { removedApiMessage } from './removed.js';
 import { groupOf, scopeOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
@@ -26,6 +27,12 @@ export interface SchemaRegistryOptions {
 }
 
 export interface SchemaRegistry {
+  /**
+   * Loads what validating these objects needs (every built-in kind without objects). The
+   * bundled CLI loads a built-in kind's validator only here, so await it before `validate`;
+   * unbundled (the library, tests) everything is loaded already and this resolves at once.
+   */
+  prepare?(objects?: readonly unknown[]): Promise<void>;
   /** Strictly validates one object. `known: false` when no schema exists for its apiVersion/kind. */
   validate(obj: unknown): SchemaResult;
   /** Namespaced/Cluster for built-in kinds and known CRDs; undefined when unknown. */
@@ -89,24 +96,31 @@ function crdNameIssues(obj: Record<string, unknown>): SchemaIssue[] {
 }
 
 export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRegistry {
-  // verbose: errors carry their parent schema, for did-you-mean on unknown fields.
-  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
-  addKubernetesFormats(ajv);
-  addListMapKeyword(ajv);
   const cel: CelStats = { evaluated: 0, skipped: 0 };
-  if (opts.cel !== false) addCelKeyword(ajv, cel);
-  else ajv.addKeyword({ keyword: 'x-kubernetes-validations' });
-  for (const rule of ['subdomain', 'label', 'path-segment', 'any'] as const) ajv.addSchema(objectMetaSchema(rule));
-  const selectorValidator = ajv.compile(labelSelectorSchema());
-  const metaValidators = new Map<NameRule, ValidateFunction>();
-  const metaValidator = (rule: NameRule): ValidateFunction => {
-    let v = metaValidators.get(rule);
+  // Created on first use: a package whose objects are all built-in kinds never needs ajv's
+  // compiler (the own schemas come precompiled in the bundle, precompiled.ts).
+  let ajvInstance: Ajv | undefined;
+  const ajv = (): Ajv => {
+    if (!ajvInstance) {
+      const a = ajvFactory()();
+      addListMapKeyword(a);
+      if (opts.cel !== false) addCelKeyword(a, cel);
+      else a.addKeyword({ keyword: 'x-kubernetes-validations' });
+      for (const schema of ownSchemas()) a.addSchema(schema);
+      ajvInstance = a;
+    }
+    return ajvInstance;
+  };
+  const own = new Map<string, ValidateFunction>();
+  const ownValidator = (id: string): ValidateFunction => {
+    let v = own.get(id);
     if (!v) {
-      v = ajv.getSchema(objectMetaId(rule))!;
-      metaValidators.set(rule, v);
+      v = (PRECOMPILED[id] as ValidateFunction | undefined) ?? ajv().getSchema(id)!;
+      own.set(id, v);
     }
     return v;
   };
+  const metaValidator = (rule: NameRule): ValidateFunction => ownValidator(objectMetaId(rule));
 
   // "apiVersion/Kind" → served CRD version; "group/Kind" → scope.
   const crdVersions = new Map<string, CrdEntry>();
@@ -142,7 +156,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
     if (!entry.compiled) {
       const { schema, notes } = crdVersionToJsonSchema(entry.crd, entry.version, entry.schema, `crd:${key}`, 'subdomain');
       try {
-        entry.compiled = ajv.compile(schema);
+        entry.compiled = ajv().compile(schema);
       } catch (e) {
         throw new UserError(`cannot compile the schema of ${key} from ${entry.crd.source}: ${(e as Error).message}`, {
           file: entry.crd.source,
@@ -169,6 +183,12 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   return {
     knows,
+    async prepare(objects) {
+      await prepareBuiltinKinds(objects);
+      // ajv's compiler is needed for objects a CRD describes (all of them without objects).
+      const needsAjv = objects === undefined || objects.some((o) => isObj(o) && crdVersions.has(`${String(o.apiVersion)}/${String(o.kind)}`));
+      if (needsAjv) await loadAjv();
+    },
     celStats: () => ({ ...cel }),
     addPackageCrds(crds) {
       const added: string[] = [];
@@ -228,7 +248,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
         ...(removed ? [{ path: 'apiVersion', message: removed, keyword: 'removed-api' }] : []),
         ...presenceIssues(obj),
         ...validateBuiltin(obj, apiVersion, kind, (name, value, path) => {
-          const v = name === OBJECT_META_SHAPE ? metaValidator('any') : name === LABEL_SELECTOR_SHAPE ? selectorValidator : undefined;
+          const v = name === OBJECT_META_SHAPE ? metaValidator('any') : name === LABEL_SELECTOR_SHAPE ? ownValidator(LABEL_SELECTOR_ID) : undefined;
           if (!v) return undefined;
           // Wrong types are reported by kubernetes-models' validator.
           if (!isObj(value)) return [];

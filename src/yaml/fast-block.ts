@@ -17,6 +17,27 @@ const bail = (): never => {
 
 export type ScalarResolver = (plain: string) => unknown;
 
+/**
+ * Where each node of a document is (src/yaml/positions.ts): the 1-based line of a mapping key
+ * (for its value) or of a sequence item; children by key or index.
+ */
+export interface PositionNode {
+  line: number;
+  keys?: Map<string, PositionNode>;
+  items?: PositionNode[];
+}
+
+/** A key that appears twice in one mapping; `line` is the later one's. */
+export interface DuplicateKey {
+  key: string;
+  line: number;
+}
+
+export interface FastPositions {
+  root: PositionNode | null;
+  duplicates: DuplicateKey[];
+}
+
 interface Line {
   indent: number;
   text: string; // without indentation, trailing \r kept out
@@ -38,14 +59,33 @@ export function parseFastBlock(text: string, resolve: ScalarResolver, maxDepth =
   }
 }
 
+/**
+ * The same parse, also recording each node's line and every duplicate key (what the value parse
+ * keeps silently: last wins). BAIL exactly where parseFastBlock bails.
+ */
+export function parseFastBlockPositions(text: string, resolve: ScalarResolver, maxDepth = Infinity): { value: unknown; positions: FastPositions } | Bail {
+  try {
+    const p = new FastParser(text, resolve, maxDepth, true);
+    const value = p.parseDocument();
+    return { value, positions: { root: p.root, duplicates: p.duplicates } };
+  } catch (e) {
+    if (e instanceof BailError || e instanceof RangeError) return BAIL;
+    throw e;
+  }
+}
+
 class FastParser {
   private readonly lines: (Line | null)[] = [];
   private i = 0;
   private depth = 0;
 
   private readonly keys: Map<string, string | null>;
+  /** Recording positions: the node being parsed (undefined when not recording). */
+  private pos: PositionNode | undefined;
+  root: PositionNode | null = null;
+  readonly duplicates: DuplicateKey[] = [];
 
-  constructor(text: string, private readonly resolve: ScalarResolver, private readonly maxDepth: number) {
+  constructor(text: string, private readonly resolve: ScalarResolver, private readonly maxDepth: number, private readonly record = false) {
     if (text.includes('\t') || text.includes('\r') || text.charCodeAt(0) === 0xfeff) bail();
     this.keys = keyCacheFor(resolve);
     this.raw = text.split('\n');
@@ -68,6 +108,7 @@ class FastParser {
     if (this.i >= this.lines.length) return null;
     const first = this.lines[this.i]!;
     if (first.text.startsWith('---') || first.text.startsWith('...') || first.text[0] === '%') bail();
+    if (this.record) this.root = this.pos = { line: this.i + 1 };
     const v = this.parseBlock(first.indent, first.text, -1);
     this.skipBlank();
     if (this.i < this.lines.length) bail();
@@ -94,6 +135,8 @@ class FastParser {
 
   private parseSequence(col: number, text: string, parentIndent: number): unknown[] {
     const out: unknown[] = [];
+    const node = this.pos;
+    const items: PositionNode[] | undefined = node ? (node.items = []) : undefined;
     let cur: string | null = text;
     for (;;) {
       if (cur === null) {
@@ -110,16 +153,20 @@ class FastParser {
         while (cur[n] === ' ') n++;
         const rest = cur.slice(n);
         if (rest === '' || rest[0] === '#') bail();
+        if (items) items.push((this.pos = { line: this.i + 1 }));
         out.push(this.parseBlock(col + n, rest, col));
       }
       cur = null;
     }
+    this.pos = node;
     void parentIndent;
     return out;
   }
 
   private parseMapping(col: number, text: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
+    const node = this.pos;
+    const keys: Map<string, PositionNode> | undefined = node ? (node.keys = new Map()) : undefined;
     let cur: string | null = text;
     for (;;) {
       if (cur === null) {
@@ -133,6 +180,13 @@ class FastParser {
       if (ke < 0) bail();
       const k = resolvedKey(cur.slice(0, ke), this.resolve, this.keys);
       if (k === null) bail();
+      if (keys) {
+        const child: PositionNode = { line: this.i + 1 };
+        // The first occurrence keeps its place (as eemeli/yaml's lookup did); the later is reported.
+        if (keys.has(k!)) this.duplicates.push({ key: k!, line: child.line });
+        else keys.set(k!, child);
+        this.pos = child;
+      }
       let n = ke + 1;
       while (cur[n] === ' ') n++;
       const rest = cur.slice(n);
@@ -150,6 +204,7 @@ class FastParser {
       out[k!] = value;
       cur = null;
     }
+    this.pos = node;
     return out;
   }
 
@@ -170,8 +225,14 @@ class FastParser {
     if (c === "'") return this.singleQuoted(text);
     if (c === '[' || c === '{') {
       const t = stripComment(text);
-      if (/^\[ *\]$/.test(t)) return [];
-      if (/^\{ *\}$/.test(t)) return {};
+      if (/^\[ *\]$/.test(t)) {
+        if (this.pos) this.pos.items = [];
+        return [];
+      }
+      if (/^\{ *\}$/.test(t)) {
+        if (this.pos) this.pos.keys = new Map();
+        return {};
+      }
       bail();
     }
     if ('&*!>%@`,]}?#'.includes(c) || (c === '-' && (text.length === 1 || text[1] === ' '))) bail();

@@ -3,95 +3,35 @@
  * (`yes/no/on/off/y/n` are booleans, `0755` is octal, underscores in numbers), timestamps kept as
  * strings, non-string keys stringified, duplicate keys tolerated (last wins), `<<` merges.
  */
+import type * as JsYaml from 'js-yaml';
 import { formatPath } from '../core/field-path.js';
-import yaml from 'js-yaml';
-import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 import { cachedText } from '../core/filemap.js';
 import { BAIL, parseFastBlock } from './fast-block.js';
+import { lineOf } from './positions.js';
+import { boolType, floatType, intType, nullType, resolvePlain11, timestampType, type ScalarType } from './scalars.js';
 
-const BOOL_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
-const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
+export { resolvePlain11 } from './scalars.js';
 
-const boolType = new yaml.Type('tag:yaml.org,2002:bool', {
-  kind: 'scalar',
-  resolve: (d: string | null) => typeof d === 'string' && d.length <= 5 && (BOOL_TRUE.has(d) || BOOL_FALSE.has(d)),
-  construct: (d: string) => BOOL_TRUE.has(d),
-  predicate: (o: unknown) => typeof o === 'boolean',
-  represent: (o: unknown) => ((o as boolean) ? 'true' : 'false'),
-});
-
-const nullType = new yaml.Type('tag:yaml.org,2002:null', {
-  kind: 'scalar',
-  resolve: (d: string | null) => d === null || (d.length <= 4 && (d === '' || d === '~' || d === 'null' || d === 'Null' || d === 'NULL')),
-  construct: () => null,
-  predicate: (o: unknown) => o === null,
-  represent: () => 'null',
-});
-
-/** Go's strconv.ParseInt(s, 0, 64) after go-yaml removed underscores. */
-function parseGoInt(src: string): number | null {
-  const s = src.replace(/_/g, '');
-  const m = /^([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(s);
-  if (!m) return null;
-  const sign = m[1] === '-' ? -1 : 1;
-  const body = m[2];
-  let v: number;
-  if (/^0[xX]/.test(body)) v = parseInt(body.slice(2), 16);
-  else if (/^0[oO]/.test(body)) v = parseInt(body.slice(2), 8);
-  else if (/^0[bB]/.test(body)) v = parseInt(body.slice(2), 2);
-  else if (body.length > 1 && body[0] === '0') v = parseInt(body.slice(1), 8);
-  else v = parseInt(body, 10);
-  return sign * v;
+// js-yaml loads with the first document the block fast path leaves to it (anchors, flow
+// collections, multi-line scalars…), not with every command: generated manifests rarely need it.
+type JsYamlLib = typeof JsYaml;
+let jsYamlLib: { lib: JsYamlLib; schema: JsYaml.Schema } | undefined;
+function jsYamlFull(): { lib: JsYamlLib; schema: JsYaml.Schema } {
+  if (!jsYamlLib) {
+    const lib = createRequire(import.meta.url)('js-yaml') as JsYamlLib;
+    const t = (s: ScalarType) => new lib.Type(s.tag, s.options);
+    // `<<` must be an implicit type: added with extend([merge]) it was explicit only, and `<<: *base`
+    // stayed a literal "<<" key instead of merging as go-yaml v2 does.
+    const schema = lib.FAILSAFE_SCHEMA.extend({
+      implicit: [t(nullType), t(boolType), t(intType), t(floatType), t(timestampType), (lib as unknown as { types: { merge: JsYaml.Type } }).types.merge],
+      explicit: [],
+    });
+    jsYamlLib = { lib, schema };
+  }
+  return jsYamlLib;
 }
-
-/**
- * Every int/float starts with a sign, a digit or a dot: skip the regexes for everything else
- * (speed). An explicit tag on an empty value (`key: !!int`) hands the resolver null: not a number.
- */
-function numberish(d: string | null): d is string {
-  if (typeof d !== 'string') return false;
-  const c = d.charCodeAt(0);
-  return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
-}
-
-const intType = new yaml.Type('tag:yaml.org,2002:int', {
-  kind: 'scalar',
-  resolve: (d: string) => numberish(d) && parseGoInt(d) !== null,
-  construct: (d: string) => parseGoInt(d),
-  predicate: (o: unknown) => typeof o === 'number' && Number.isInteger(o),
-  represent: (o: unknown) => String(o),
-});
-
-const FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
-const SPECIAL_FLOAT: Record<string, number> = {
-  '.inf': Infinity, '.Inf': Infinity, '.INF': Infinity,
-  '+.inf': Infinity, '+.Inf': Infinity, '+.INF': Infinity,
-  '-.inf': -Infinity, '-.Inf': -Infinity, '-.INF': -Infinity,
-  '.nan': NaN, '.NaN': NaN, '.NAN': NaN,
-};
-
-const floatType = new yaml.Type('tag:yaml.org,2002:float', {
-  kind: 'scalar',
-  resolve: (d: string) => numberish(d) && (d in SPECIAL_FLOAT || FLOAT.test(d.replace(/_/g, ''))),
-  construct: (d: string) => (d in SPECIAL_FLOAT ? SPECIAL_FLOAT[d] : parseFloat(d.replace(/_/g, ''))),
-  predicate: (o: unknown) => typeof o === 'number' && !Number.isInteger(o),
-  represent: (o: unknown) => String(o),
-});
-
-/** Timestamps are recognised (so `!!timestamp` works) but kept as the original string, like go-yaml v2 into interface{}. */
-const timestampType = new yaml.Type('tag:yaml.org,2002:timestamp', {
-  kind: 'scalar',
-  resolve: () => false,
-  construct: (d: string) => d,
-});
-
-// `<<` must be an implicit type: added with extend([merge]) it was explicit only, and `<<: *base`
-// stayed a literal "<<" key instead of merging as go-yaml v2 does.
-export const YAML11_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
-  implicit: [nullType, boolType, intType, floatType, timestampType, (yaml as unknown as { types: { merge: yaml.Type } }).types.merge],
-  explicit: [],
-});
 
 export interface ParseError {
   message: string;
@@ -114,18 +54,6 @@ export class YamlLimitError extends YamlParseError {
   constructor(message: string, line?: number, readonly path?: string) {
     super(message, line);
   }
-}
-
-/** A plain scalar resolved by the same YAML 1.1 implicit types as YAML11_SCHEMA (null, bool, int, float, else string). */
-const PLAIN_TYPES = [nullType, boolType, intType, floatType];
-export function resolvePlain11(d: string): unknown {
-  // Only these first characters can start a null, bool, int or float: skip the resolvers otherwise.
-  const c = d.charCodeAt(0);
-  if (d.length > 0 && !(c <= 57 || c === 126 || 'yYnNtTfFoO'.includes(d[0]))) return d;
-  for (const t of PLAIN_TYPES) {
-    if (t.resolve(d)) return t.construct(d);
-  }
-  return d;
 }
 
 // ---- limits: every YAML text pkogen reads comes through the functions below.
@@ -162,7 +90,7 @@ export function parseYaml11(text: string, filename?: string, limits: YamlLimits 
 export function parseYaml11Full(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown {
   checkSize(text, limits);
   precheckDepth(text, limits.maxDepth);
-  const v = jsYaml(() => yaml.load(text, { schema: YAML11_SCHEMA, json: true, filename }));
+  const v = jsYaml(({ lib, schema }) => lib.load(text, { schema, json: true, filename }));
   checkExpansion(v, text, limits);
   return v;
 }
@@ -171,18 +99,19 @@ export function parseYaml11Full(text: string, filename?: string, limits: YamlLim
 export function parseAllYaml11(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown[] {
   checkSize(text, limits);
   precheckDepth(text, limits.maxDepth);
-  const docs = jsYaml(() => yaml.loadAll(text, undefined, { schema: YAML11_SCHEMA, json: true, filename }));
+  const docs = jsYaml(({ lib, schema }) => lib.loadAll(text, undefined, { schema, json: true, filename }));
   // One budget for the whole text: a stream of many small bombs is still a bomb.
   const budget = { nodes: 0, aliased: 0 };
   docs.forEach((d, i) => checkExpansion(d, text, limits, budget, docs.length > 1 ? i : undefined));
   return docs;
 }
 
-function jsYaml<T>(f: () => T): T {
+function jsYaml<T>(f: (y: { lib: JsYamlLib; schema: JsYaml.Schema }) => T): T {
+  const y = jsYamlFull();
   try {
-    return f();
+    return f(y);
   } catch (e) {
-    if (e instanceof yaml.YAMLException) {
+    if (e instanceof y.lib.YAMLException) {
       const m = e.mark;
       throw new YamlParseError(e.reason || e.message, m ? m.line + 1 : undefined, m ? m.column + 1 : undefined);
     }
@@ -308,7 +237,7 @@ function checkExpansion(root: unknown, text: string, limits: YamlLimits, budget 
   const fail = (msg: string): never => {
     const p = formatPath(path);
     const where = doc === undefined ? '' : `document ${doc}: `;
-    throw new YamlLimitError(`${where}${p ? `${p}: ` : ''}${msg}`, lineOf(text, doc, path), p);
+    throw new YamlLimitError(`${where}${p ? `${p}: ` : ''}${msg}`, lineOf({ text, firstLine: 1 }, path, doc ?? 0), p);
   };
   const walk = (v: unknown, aliasDepth: number): void => {
     budget.nodes++;
@@ -349,43 +278,6 @@ function allowedAliasRatio(decodes: number): number {
   return 0.99 - 0.89 * ((decodes - 400_000) / 3_600_000);
 }
 
-
-/**
- * The line of `path` in the text, found with eemeli/yaml (which keeps aliases as nodes, so it does
- * not expand them). Only called on the error path; any trouble just means no line.
- */
-function lineOf(text: string, doc: number | undefined, path: readonly (string | number)[]): number | undefined {
-  try {
-    // Loaded only here, on the error path, to keep it out of every command's start-up.
-    const { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-    const lc = new LineCounter();
-    const docs = parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, version: '1.1' });
-    const d = Array.isArray(docs) ? docs[doc ?? 0] : undefined;
-    if (!d) return undefined;
-    let node: unknown = d.contents;
-    let line: number | undefined;
-    const at = (n: unknown) => {
-      const r = (n as { range?: [number, number, number] } | null)?.range;
-      return r ? lc.linePos(r[0]).line : undefined;
-    };
-    line = at(node);
-    for (const seg of path) {
-      if (isAlias(node)) break;
-      if (isMap(node)) {
-        const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(seg));
-        if (!pair) break;
-        line = at(pair.key) ?? line;
-        node = pair.value;
-      } else if (isSeq(node) && typeof seg === 'number') {
-        node = node.items[seg];
-        line = at(node) ?? line;
-      } else break;
-    }
-    return line;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * PKO's document splitting (packagetypes/utils.go): trim any leading/trailing `-` and `\n`

@@ -56,20 +56,25 @@ function peakRss(args: string[]): number | undefined {
   return Number.isFinite(kb) ? kb / 1024 : undefined;
 }
 
+/**
+ * build's archive flag: `--output-file FILE` where the CLI has it (issue 13's flag vocabulary),
+ * else the older `-o FILE`, used only when the CLI calls `--output-file` unknown.
+ */
 export async function bench(): Promise<string> {
   if (!existsSync(path.join(root, 'package', 'manifest.yaml'))) throw new Error('process bench: run `make package` first (needs package/)');
   const bundled = existsSync(path.join(root, 'dist', 'bundle', 'pkogen.mjs'));
   const tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-bench-process-'));
   const pkogen = (...a: string[]) => ['bin/pkogen.js', ...a];
+  const out = '--output-file';
   const mainUrl = pathToFileURL(path.join(root, 'dist', 'src', 'cli', 'main.js')).href;
   const unbundled = (...a: string[]) => ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(mainUrl)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...a];
   const cmds: Cmd[] = [
     { label: '`node -e 0`', cmd: 'node', args: () => ['-e', '0'] },
     { label: '`pkogen --help`', cmd: 'node', args: () => pkogen('--help') },
     { label: '`pkogen validate package`', cmd: 'node', args: () => pkogen('validate', 'package') },
-    { label: '`pkogen build package -t T --output-file x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'x.tar')) },
+    { label: '`pkogen build package -t T --output-file x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'x.tar')) },
     { label: '`pkogen validate package`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('validate', 'package') },
-    { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'y.tar')) },
+    { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'y.tar')) },
   ];
   const notes: string[] = [];
   if (has('buildah')) {
@@ -130,7 +135,7 @@ export async function bench(): Promise<string> {
     return [
       '## Whole processes (start-up included)',
       '',
-      `\`npm run bench -- process\` (after \`make build\`${bundled ? '' : '; NO bundle was built, so pkogen rows are unbundled too'}). ${ROUNDS} rounds after one warm-up round; in each round every command runs once, the order rotated per round; medians, and ratios against \`node -e 0\` from the same rounds. Load average at the end: ${load} (2 cores shared with other work).`,
+      `\`npm run bench -- process\` (after \`make build\`${bundled ? '' : '; NO bundle was built, so pkogen rows are unbundled too'}; build's archive flag: \`${out}\`). ${ROUNDS} rounds after one warm-up round; in each round every command runs once, the order rotated per round; medians, and ratios against \`node -e 0\` from the same rounds. Load average at the end: ${load} (2 cores shared with other work).`,
       '',
       '| command | median | × `node -e 0` |',
       '| --- | ---: | ---: |',

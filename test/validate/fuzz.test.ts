@@ -109,7 +109,7 @@ describe('bad input gives clear findings', () => {
 
 describe('duplicate-key prefilter', () => {
   test('never misses a duplicate the exact parse finds (block style)', async () => {
-    const { duplicateKeysExact, mayHaveDuplicateKeys } = await import('../../src/pko/yaml-positions.js');
+    const { duplicateKeysExact, mayHaveDuplicateKeys } = await import('../../src/yaml/positions.js');
     const key = fc.constantFrom('a', 'b', 'c', '"a"', "'b'");
     const line = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean(), key, fc.constantFrom(' 1', '', ' |', ' x', ' [1, 2]', ' "q: r"'));
     fc.assert(

@@ -6,8 +6,9 @@
  * (FindAll, ReplaceAll, Split) and `$name` expansion follow Go's regexp.go; positions are UTF-16
  * indexes here and bytes in Go, which select the same substrings.
  */
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { charge } from '../budget.js';
-import { RE2JS, RE2JSException } from 're2js';
 import { GoTyped, type FuncMap, type GoValue } from '../types.js';
 import { argInt, argString, arity, FuncError } from './value.js';
 
@@ -19,15 +20,21 @@ interface GoRegexp {
 
 const cache = new Map<string, GoRegexp>();
 
+// re2js (260 KB, one CommonJS file) loads with the first regex a template uses, not with the engine:
+// most renders (and `pkogen build`) never call a regex function.
+type Re2Lib = typeof import('re2js');
+let re2: Re2Lib | undefined;
+const re2js = (): Re2Lib => (re2 ??= createRequire(import.meta.url)('re2js') as Re2Lib);
+
 /** regexp.Compile: Go's syntax and error messages ("error parsing regexp: …"). */
 export function compileGoRegex(pattern: string): GoRegexp {
   const hit = cache.get(pattern);
   if (hit) return hit;
   let re: RE2JS;
   try {
-    re = RE2JS.compile(pattern);
+    re = re2js().RE2JS.compile(pattern);
   } catch (e) {
-    if (e instanceof RE2JSException) throw new FuncError(e.message);
+    if (e instanceof re2js().RE2JSException) throw new FuncError(e.message);
     throw e;
   }
   const names: string[] = new Array(re.groupCount() + 1).fill('');

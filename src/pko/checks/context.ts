@@ -3,7 +3,7 @@ import type { Finding, Severity } from '../../core/errors.js';
 import type { FileMap } from '../../core/filemap.js';
 import type { ObjectRef } from '../objects.js';
 import type { PackageManifest } from '../types.js';
-import { lineOf } from '../yaml-positions.js';
+import { lineOfField } from '../../yaml/positions.js';
 import { isObj } from '../../core/guards.js';
 export { isObj };
 
@@ -24,7 +24,7 @@ export interface CheckContext {
 export function objectFinding(ctx: CheckContext, ref: ObjectRef, severity: Severity, rule: string, message: string, path?: string): Finding {
   const f: Finding = { severity, rule, message, file: ctx.filePrefix + ref.path, doc: ref.doc };
   if (path) f.path = path;
-  const line = path ? lineOf({ text: ref.text, firstLine: ref.line }, path) : ref.line;
+  const line = path ? lineOfField({ text: ref.text, firstLine: ref.line }, path) : ref.line;
   if (line !== undefined) f.line = line;
   return f;
 }

@@ -2,7 +2,7 @@
 import type { Finding } from '../../core/errors.js';
 import type { DecodeNotes } from '../loader.js';
 import type { PackageManifest } from '../types.js';
-import { lineOf } from '../yaml-positions.js';
+import { lineOfField } from '../../yaml/positions.js';
 
 const KNOWN_CLASSES = ['hosted-cluster', 'default'];
 
@@ -10,7 +10,7 @@ export function checkManifestKeys(notes: DecodeNotes[], texts: Map<string, strin
   const out: Finding[] = [];
   for (const n of notes) {
     const text = texts.get(n.file);
-    const at = (path: string) => (text === undefined ? undefined : lineOf({ text, firstLine: 1 }, path));
+    const at = (path: string) => (text === undefined ? undefined : lineOfField({ text, firstLine: 1 }, path));
     for (const k of n.unknownKeys) {
       out.push(withLine({ severity: 'warning', rule: 'manifest/unknown-key', message: `unknown key ${k} is ignored by PKO (misspelt?)`, file: n.file, path: k }, at(k)));
     }
@@ -23,7 +23,7 @@ export function checkManifestKeys(notes: DecodeNotes[], texts: Map<string, strin
 
 export function checkManifestValues(manifest: PackageManifest, file: string, text: string | undefined): Finding[] {
   const out: Finding[] = [];
-  const at = (path: string) => (text === undefined ? undefined : lineOf({ text, firstLine: 1 }, path));
+  const at = (path: string) => (text === undefined ? undefined : lineOfField({ text, firstLine: 1 }, path));
   (manifest.spec.scopes ?? []).forEach((s, i) => {
     if (s !== 'Cluster' && s !== 'Namespaced') {
       const path = `spec.scopes[${i}]`;

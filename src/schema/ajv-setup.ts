@@ -1,0 +1,18 @@
+/**
+ * How the registry's ajv is set up, in one place for the runtime Ajv (registry.ts, through
+ * ajv-loader.ts) and for the validators compiled at build time (precompile.ts, run by
+ * hack/bundle.mjs), so both compile the registry's schemas (objectmeta.ts) with the same options
+ * and formats.
+ */
+import { Ajv, type Options } from 'ajv';
+import { addKubernetesFormats } from './formats.js';
+
+// verbose: errors carry their parent schema, for did-you-mean on unknown fields.
+export const AJV_OPTIONS: Options = { allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true };
+
+/** A new Ajv with the options and formats every registry uses (no schemas, no extra keywords). */
+export function newAjv(extra: Options = {}): Ajv {
+  const ajv = new Ajv({ ...AJV_OPTIONS, ...extra });
+  addKubernetesFormats(ajv);
+  return ajv;
+}
