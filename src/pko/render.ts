@@ -17,6 +17,7 @@ import { admitConfig, type FieldError } from './config-admission.js';
 import { aggregateText } from './field-errors.js';
 import { doublestarMatch } from './doublestar.js';
 import { buildTemplateSet, TemplateExecError, TemplateParseError, type TemplateRunner } from './template-runner.js';
+import { cloneParsed, ShapeCache, type HoledText } from './render-shape.js';
 import {
   CONDITION_ANNOTATION,
   INSTANCE_LABEL,
@@ -175,6 +176,8 @@ interface CachedTemplateSet {
   sources: [string, Uint8Array][];
   runner: TemplateRunner;
   celHolder: { cel?: CelContext };
+  /** Per template path: parsed shapes of its outputs (render-shape.ts). */
+  shapes: Map<string, ShapeCache>;
 }
 const templateSetCache = new WeakMap<FileMap, CachedTemplateSet>();
 
@@ -201,24 +204,36 @@ function templateSetFor(req: RenderRequest, templatePaths: string[]): CachedTemp
     if (e instanceof TemplateExecError) throw new RenderError(prefix(req, e.message), e.file);
     throw e;
   }
-  const entry: CachedTemplateSet = { sources: templatePaths.map((p) => [p, req.files.get(p)!]), runner, celHolder };
+  const entry: CachedTemplateSet = { sources: templatePaths.map((p) => [p, req.files.get(p)!]), runner, celHolder, shapes: new Map() };
   templateSetCache.set(req.files, entry);
   return entry;
 }
 
+/** Rendered templates: the file map, and per output path its text with the action holes. */
+interface RenderedTemplates {
+  files: FileMap;
+  holed: Map<string, HoledText>;
+  shapes?: Map<string, ShapeCache>;
+}
+
 /** Runs every `.gotmpl` through one template set. Returns the rendered file map. */
 export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: CelContext | undefined): FileMap {
+  return runTemplates(req, ctx, cel).files;
+}
+
+function runTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: CelContext | undefined): RenderedTemplates {
   const templatePaths = [...req.files.keys()].filter(isTemplateFile).sort();
   const out: FileMap = new Map(req.files);
-  if (templatePaths.length === 0) return out;
+  const holed = new Map<string, HoledText>();
+  if (templatePaths.length === 0) return { files: out, holed };
   const data = templateData(ctx);
-  const { runner, celHolder } = templateSetFor(req, templatePaths);
+  const { runner, celHolder, shapes } = templateSetFor(req, templatePaths);
   celHolder.cel = cel;
   try {
     for (const p of templatePaths) {
-      let text: string;
+      let r: { out: string; holes: number[] };
       try {
-        text = runner.execute(p, data);
+        r = runner.executeWithHoles(p, data);
       } catch (e) {
         if (e instanceof GoTemplateError) {
           throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(redactContext(data))}: ${e.message}`), e.template || p, e.line || undefined, e.column);
@@ -226,12 +241,14 @@ export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>
         throw e;
       }
       out.delete(p);
-      out.set(stripTemplateSuffix(p), toBytes(text));
+      const outPath = stripTemplateSuffix(p);
+      out.set(outPath, toBytes(r.out));
+      holed.set(outPath, { text: r.out, holes: r.holes });
     }
   } finally {
     celHolder.cel = undefined;
   }
-  return out;
+  return { files: out, holed, shapes };
 }
 
 function celForTemplate(cel: CelContext, expr: string): boolean {
@@ -249,14 +266,6 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
 type Parsed = ReturnType<typeof parseObjectFile>;
 const parsedByBytes = new WeakMap<Uint8Array, Parsed>();
 
-function cloneJson<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(cloneJson) as T;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v as object)) out[k] = cloneJson((v as Record<string, unknown>)[k]);
-  return out as T;
-}
-
 function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean): Parsed {
   if (!isStatic) return parseObjectFile(path, bytes);
   let r = parsedByBytes.get(bytes);
@@ -264,7 +273,22 @@ function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean):
     r = parseObjectFile(path, bytes);
     parsedByBytes.set(bytes, r);
   }
-  return { objects: r.objects.map((o) => ({ ...o, object: cloneJson(o.object) })), violations: r.violations };
+  return { objects: r.objects.map((o) => ({ ...o, object: cloneParsed(o.object) })), violations: r.violations };
+}
+
+/**
+ * A template output's objects: from the shape of its literal text when one applies (the same
+ * objects the parse would give, render-shape.ts), else parsed.
+ */
+function parseRendered(path: string, bytes: Uint8Array, isStatic: boolean, rendered: RenderedTemplates): Parsed {
+  const h = isStatic ? undefined : rendered.holed.get(path);
+  if (h && rendered.shapes) {
+    let cache = rendered.shapes.get(path);
+    if (!cache) rendered.shapes.set(path, (cache = new ShapeCache()));
+    const objects = cache.objects(path, h);
+    if (objects) return { objects, violations: [] };
+  }
+  return parseObjectsCached(path, bytes, isStatic);
 }
 
 /** Merges PKO's labels into an object (overwriting same keys), as RenderObjects does. */
@@ -291,12 +315,13 @@ export function renderPackage(req: RenderRequest): RenderResult {
     if (e instanceof CelEvalError) throw new RenderError(prefix(req, `constructing CEL context: ${e.message}`));
     throw e;
   }
-  const files = renderTemplates(req, ctx, cel);
+  const rendered = runTemplates(req, ctx, cel);
+  const files = rendered.files;
 
   const paths = [...files.keys()].filter(isObjectFile).sort(pkoPathCompare);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseObjectsCached(p, files.get(p)!, req.files.get(p) === files.get(p));
+    const r = parseRendered(p, files.get(p)!, req.files.get(p) === files.get(p), rendered);
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });
