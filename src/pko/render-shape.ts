@@ -59,6 +59,14 @@ class HoleScalar {
   }
 }
 
+/** A mapping of a shape: keys computed once, so building a copy walks arrays only. */
+class ObjNode {
+  constructor(
+    readonly keys: string[],
+    readonly vals: unknown[],
+  ) {}
+}
+
 /** What the block reader's resolver hands back for a plain scalar containing sentinels. */
 class PlainMark {
   constructor(readonly raw: string) {}
@@ -112,6 +120,8 @@ type Entry = Shape | 'seen' | null;
 /** Shapes of one template's outputs, keyed by literal text (holes marked). */
 export class ShapeCache {
   private readonly entries = new Map<string, Entry>();
+  /** The shape used last and its literal parts: consecutive renders usually share it (no key string). */
+  private last: { parts: string[]; shape: Shape } | null = null;
 
   /**
    * The objects of `path`'s rendered text, from a shape when one applies, else undefined (the
@@ -135,6 +145,8 @@ export class ShapeCache {
     }
     parts.push(text.slice(prev));
     if (vals.length > MAX_HOLES) return undefined;
+    const last = this.last;
+    if (last !== null && sameParts(last.parts, parts)) return instantiate(last.shape, path, text, vals);
     const key = parts.join(String.fromCharCode(SENTINEL_LEAD));
     let entry = this.entries.get(key);
     if (entry === undefined) {
@@ -148,8 +160,15 @@ export class ShapeCache {
       this.entries.set(key, entry);
     }
     if (entry === null) return undefined;
+    this.last = { parts, shape: entry };
     return instantiate(entry, path, text, vals);
   }
+}
+
+function sameParts(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function sentinel(i: number): string {
@@ -196,8 +215,8 @@ function buildShape(parts: string[]): Shape | null {
       if (e instanceof Fallback) return null;
       throw e;
     }
-    const kind = (tree as KubeObject).kind;
-    if (typeof kind !== 'string' || kind === '') return null;
+    const kind = (v as KubeObject).kind;
+    if (typeof kind !== 'string' || kind === '' || kind.includes(String.fromCharCode(SENTINEL_LEAD))) return null;
     out.push({ doc: d, tree });
   }
   // a hole that is nowhere in the result (a comment, an overwritten duplicate key): refuse
@@ -220,30 +239,40 @@ function scalarShape(s: string, plain: boolean, seen: Set<number>): HoleScalar {
   return new HoleScalar(parts, idx, plain);
 }
 
-function toShape(v: unknown, seen: Set<number>): unknown {
-  if (v instanceof PlainMark) return scalarShape(v.raw, true, seen);
-  if (typeof v === 'string') return v.includes(String.fromCharCode(SENTINEL_LEAD)) ? scalarShape(v, false, seen) : v;
+function toShape(v: unknown, seen: Set<number> | null): unknown {
+  if (v instanceof PlainMark) {
+    if (!seen) throw FALLBACK;
+    return scalarShape(v.raw, true, seen);
+  }
+  if (typeof v === 'string') {
+    if (!v.includes(String.fromCharCode(SENTINEL_LEAD))) return v;
+    if (!seen) throw FALLBACK;
+    return scalarShape(v, false, seen);
+  }
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map((x) => toShape(x, seen));
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
-    if (k.includes(String.fromCharCode(SENTINEL_LEAD))) throw FALLBACK; // a key with a hole
-    out[k] = toShape((v as Record<string, unknown>)[k], seen);
+  const keys = Object.keys(v);
+  const vals = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    if (seen && keys[i]!.includes(String.fromCharCode(SENTINEL_LEAD))) throw FALLBACK; // a key with a hole
+    vals[i] = toShape((v as Record<string, unknown>)[keys[i]!], seen);
   }
-  return out;
+  return new ObjNode(keys, vals);
 }
 
 function build(n: unknown, vals: string[]): unknown {
   if (n === null || typeof n !== 'object') return n;
-  if (n instanceof HoleScalar) return n.value(vals);
-  if (Array.isArray(n)) {
-    const a = new Array(n.length);
-    for (let i = 0; i < n.length; i++) a[i] = build(n[i], vals);
-    return a;
+  if (n instanceof ObjNode) {
+    const out: Record<string, unknown> = {};
+    const ks = n.keys;
+    const vs = n.vals;
+    for (let i = 0; i < ks.length; i++) out[ks[i]!] = build(vs[i], vals);
+    return out;
   }
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(n)) out[k] = build((n as Record<string, unknown>)[k], vals);
-  return out;
+  if (n instanceof HoleScalar) return n.value(vals);
+  const a = new Array((n as unknown[]).length);
+  for (let i = 0; i < a.length; i++) a[i] = build((n as unknown[])[i], vals);
+  return a;
 }
 
 function instantiate(shape: Shape, path: string, text: string, vals: string[]): ObjectRef[] | undefined {
@@ -265,7 +294,18 @@ function instantiate(shape: Shape, path: string, text: string, vals: string[]): 
   return objects;
 }
 
-/** A deep copy of parsed JSON-like data (callers may mutate their objects). */
-export function cloneParsed<T>(v: T): T {
-  return build(v, []) as T;
+/**
+ * Parsed JSON-like data made into a template for cheap deep copies (`copyOf`): what the renderer
+ * keeps of a static file, whose objects every render hands out afresh (callers may mutate them).
+ */
+export interface CopyTemplate {
+  readonly node: unknown;
+}
+
+export function copyTemplate(v: unknown): CopyTemplate {
+  return { node: toShape(v, null) };
+}
+
+export function copyOf<T>(t: CopyTemplate): T {
+  return build(t.node, []) as T;
 }

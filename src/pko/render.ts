@@ -17,7 +17,7 @@ import { admitConfig, type FieldError } from './config-admission.js';
 import { aggregateText } from './field-errors.js';
 import { doublestarMatch } from './doublestar.js';
 import { buildTemplateSet, TemplateExecError, TemplateParseError, type TemplateRunner } from './template-runner.js';
-import { cloneParsed, ShapeCache, type HoledText } from './render-shape.js';
+import { copyOf, copyTemplate, ShapeCache, type CopyTemplate, type HoledText } from './render-shape.js';
 import {
   CONDITION_ANNOTATION,
   INSTANCE_LABEL,
@@ -264,16 +264,18 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
  * them once per bytes object and hand out deep copies, so callers may mutate their objects.
  */
 type Parsed = ReturnType<typeof parseObjectFile>;
-const parsedByBytes = new WeakMap<Uint8Array, Parsed>();
+const parsedByBytes = new WeakMap<Uint8Array, { parsed: Parsed; copies: CopyTemplate[] }>();
 
 function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean): Parsed {
   if (!isStatic) return parseObjectFile(path, bytes);
   let r = parsedByBytes.get(bytes);
   if (!r) {
-    r = parseObjectFile(path, bytes);
+    const parsed = parseObjectFile(path, bytes);
+    r = { parsed, copies: parsed.objects.map((o) => copyTemplate(o.object)) };
     parsedByBytes.set(bytes, r);
   }
-  return { objects: r.objects.map((o) => ({ ...o, object: cloneParsed(o.object) })), violations: r.violations };
+  const copies = r.copies;
+  return { objects: r.parsed.objects.map((o, i) => ({ ...o, object: copyOf(copies[i]!) })), violations: r.parsed.violations };
 }
 
 /**
