@@ -59,12 +59,22 @@ class HoleScalar {
   }
 }
 
-/** A mapping of a shape: keys computed once, so building a copy walks arrays only. */
+/**
+ * A mapping of a shape: keys computed once, so building a copy walks arrays only. `frozen`: the
+ * same value, deep-frozen, when nothing below is a hole (handed out as is to callers that share).
+ */
 class ObjNode {
+  frozen?: unknown;
   constructor(
     readonly keys: string[],
     readonly vals: unknown[],
   ) {}
+}
+
+/** A sequence of a shape (see ObjNode). */
+class ArrNode {
+  frozen?: unknown;
+  constructor(readonly items: unknown[]) {}
 }
 
 /** What the block reader's resolver hands back for a plain scalar containing sentinels. */
@@ -126,8 +136,9 @@ export class ShapeCache {
   /**
    * The objects of `path`'s rendered text, from a shape when one applies, else undefined (the
    * caller parses the text). Only for outputs the full reader would parse without a violation.
+   * `share`: parts without holes are the same frozen objects in every render (no copies).
    */
-  objects(path: string, h: HoledText): ObjectRef[] | undefined {
+  objects(path: string, h: HoledText, share = false): ObjectRef[] | undefined {
     const text = h.text;
     const limit = Math.min(DEFAULT_YAML_LIMITS.maxChars, DEFAULT_YAML_LIMITS.maxNodes);
     if (text.length > limit || text.charCodeAt(0) === 0xfeff || text.includes(String.fromCharCode(SENTINEL_LEAD))) return undefined;
@@ -146,7 +157,7 @@ export class ShapeCache {
     parts.push(text.slice(prev));
     if (vals.length > MAX_HOLES) return undefined;
     const last = this.last;
-    if (last !== null && sameParts(last.parts, parts)) return instantiate(last.shape, path, text, vals);
+    if (last !== null && sameParts(last.parts, parts)) return instantiate(last.shape, path, text, vals, share);
     const key = parts.join(String.fromCharCode(SENTINEL_LEAD));
     let entry = this.entries.get(key);
     if (entry === undefined) {
@@ -161,7 +172,7 @@ export class ShapeCache {
     }
     if (entry === null) return undefined;
     this.last = { parts, shape: entry };
-    return instantiate(entry, path, text, vals);
+    return instantiate(entry, path, text, vals, share);
   }
 }
 
@@ -250,32 +261,54 @@ function toShape(v: unknown, seen: Set<number> | null): unknown {
     return scalarShape(v, false, seen);
   }
   if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map((x) => toShape(x, seen));
-  const keys = Object.keys(v);
-  const vals = new Array(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    if (seen && keys[i]!.includes(String.fromCharCode(SENTINEL_LEAD))) throw FALLBACK; // a key with a hole
-    vals[i] = toShape((v as Record<string, unknown>)[keys[i]!], seen);
+  let node: ObjNode | ArrNode;
+  let children: unknown[];
+  if (Array.isArray(v)) {
+    node = new ArrNode((children = v.map((x) => toShape(x, seen))));
+  } else {
+    const keys = Object.keys(v);
+    children = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      if (seen && keys[i]!.includes(String.fromCharCode(SENTINEL_LEAD))) throw FALLBACK; // a key with a hole
+      children[i] = toShape((v as Record<string, unknown>)[keys[i]!], seen);
+    }
+    node = new ObjNode(keys, children);
   }
-  return new ObjNode(keys, vals);
+  // children are frozen already: the parent refers to them (no copy per level)
+  if (children.every(holeFree)) node.frozen = deepFreeze(build(node, [], true));
+  return node;
 }
 
-function build(n: unknown, vals: string[]): unknown {
+const holeFree = (c: unknown): boolean => !(c instanceof HoleScalar) && (c === null || typeof c !== 'object' || (c as ObjNode | ArrNode).frozen !== undefined);
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/** A value from a shape node: fresh objects throughout, or with `share` hole-free parts shared (frozen). */
+function build(n: unknown, vals: string[], share: boolean): unknown {
   if (n === null || typeof n !== 'object') return n;
   if (n instanceof ObjNode) {
+    if (share && n.frozen !== undefined) return n.frozen;
     const out: Record<string, unknown> = {};
     const ks = n.keys;
     const vs = n.vals;
-    for (let i = 0; i < ks.length; i++) out[ks[i]!] = build(vs[i], vals);
+    for (let i = 0; i < ks.length; i++) out[ks[i]!] = build(vs[i], vals, share);
     return out;
   }
   if (n instanceof HoleScalar) return n.value(vals);
-  const a = new Array((n as unknown[]).length);
-  for (let i = 0; i < a.length; i++) a[i] = build((n as unknown[])[i], vals);
+  if (share && (n as ArrNode).frozen !== undefined) return (n as ArrNode).frozen;
+  const items = (n as ArrNode).items;
+  const a = new Array(items.length);
+  for (let i = 0; i < items.length; i++) a[i] = build(items[i], vals, share);
   return a;
 }
 
-function instantiate(shape: Shape, path: string, text: string, vals: string[]): ObjectRef[] | undefined {
+function instantiate(shape: Shape, path: string, text: string, vals: string[], share: boolean): ObjectRef[] | undefined {
   if (vals.length !== shape.holes) return undefined;
   if (shape.tailDash && vals[vals.length - 1]!.endsWith('-')) return undefined;
   const docs = splitPkoDocuments(text);
@@ -284,7 +317,7 @@ function instantiate(shape: Shape, path: string, text: string, vals: string[]): 
   try {
     for (const sd of shape.docs) {
       const d = docs[sd.doc]!;
-      objects.push({ path, index: objects.length, doc: sd.doc, line: d.line, text: d.text, object: build(sd.tree, vals) as KubeObject });
+      objects.push({ path, index: objects.length, doc: sd.doc, line: d.line, text: d.text, object: build(sd.tree, vals, share) as KubeObject });
     }
   } catch (e) {
     if (e instanceof Fallback) return undefined;
@@ -306,6 +339,7 @@ export function copyTemplate(v: unknown): CopyTemplate {
   return { node: toShape(v, null) };
 }
 
-export function copyOf<T>(t: CopyTemplate): T {
-  return build(t.node, []) as T;
+/** A fresh deep copy; with `share`, the frozen original itself (callers that never modify objects). */
+export function copyOf<T>(t: CopyTemplate, share = false): T {
+  return build(t.node, [], share) as T;
 }

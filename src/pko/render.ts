@@ -52,6 +52,12 @@ export interface RenderRequest {
    * ignore them because manifest validation already reported them).
    */
   rejectInvalidConfig?: boolean;
+  /**
+   * The caller never modifies the returned objects: what does not change between renders (static
+   * files, template parts without printed values) is then the same deep-frozen objects each time
+   * instead of fresh copies (simulate renders thousands of namespaces and only counts objects).
+   */
+  sharedObjects?: boolean;
 }
 
 /** An object as PKO's RenderObjects reads it (validate's ObjectRef) plus its phase annotation. */
@@ -266,7 +272,7 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
 type Parsed = ReturnType<typeof parseObjectFile>;
 const parsedByBytes = new WeakMap<Uint8Array, { parsed: Parsed; copies: CopyTemplate[] }>();
 
-function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean): Parsed {
+function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean, share = false): Parsed {
   if (!isStatic) return parseObjectFile(path, bytes);
   let r = parsedByBytes.get(bytes);
   if (!r) {
@@ -275,22 +281,22 @@ function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean):
     parsedByBytes.set(bytes, r);
   }
   const copies = r.copies;
-  return { objects: r.parsed.objects.map((o, i) => ({ ...o, object: copyOf(copies[i]!) })), violations: r.parsed.violations };
+  return { objects: r.parsed.objects.map((o, i) => ({ ...o, object: copyOf(copies[i]!, share) })), violations: r.parsed.violations };
 }
 
 /**
  * A template output's objects: from the shape of its literal text when one applies (the same
  * objects the parse would give, render-shape.ts), else parsed.
  */
-function parseRendered(path: string, bytes: Uint8Array, isStatic: boolean, rendered: RenderedTemplates): Parsed {
+function parseRendered(path: string, bytes: Uint8Array, isStatic: boolean, rendered: RenderedTemplates, share: boolean): Parsed {
   const h = isStatic ? undefined : rendered.holed.get(path);
   if (h && rendered.shapes) {
     let cache = rendered.shapes.get(path);
     if (!cache) rendered.shapes.set(path, (cache = new ShapeCache()));
-    const objects = cache.objects(path, h);
+    const objects = cache.objects(path, h, share);
     if (objects) return { objects, violations: [] };
   }
-  return parseObjectsCached(path, bytes, isStatic);
+  return parseObjectsCached(path, bytes, isStatic, share);
 }
 
 /** Merges PKO's labels into an object (overwriting same keys), as RenderObjects does. */
@@ -323,7 +329,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
   const paths = [...files.keys()].filter(isObjectFile).sort(pkoPathCompare);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseRendered(p, files.get(p)!, req.files.get(p) === files.get(p), rendered);
+    const r = parseRendered(p, files.get(p)!, req.files.get(p) === files.get(p), rendered, req.sharedObjects === true);
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });

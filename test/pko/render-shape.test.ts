@@ -41,6 +41,8 @@ function same(files: FileMap, config: Record<string, string>, base: Omit<RenderR
   const warm = outcome({ ...base, files, config });
   const cold = outcome({ ...base, files: new Map(files), config });
   expect(warm).toEqual(cold);
+  // sharing unchanged parts between renders gives the same objects too
+  expect(outcome({ ...base, files, config, sharedObjects: true })).toEqual(cold);
 }
 
 const head = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations:\n    package-operator.run/phase: deploy\n';
@@ -119,6 +121,28 @@ describe('objects from a cached shape equal the parsed rendered text', () => {
     }
     // every templated file of the package takes the shape path after the first renders
     expect(shapeStats().hits - before).toBeGreaterThan(30 * 4);
+  });
+
+  test('sharedObjects: the same values; unchanged parts are frozen and shared, printed values are fresh', () => {
+    const files = fileMap({ 'cm.yaml.gotmpl': head + 'data:\n  plain: {{ .config.a }}\n  fixed:\n    k: v\n', 'static.yaml': head.replace('cm', 'st') });
+    const req = (a: string): RenderRequest => ({ manifest, files, package: { metadata: { name: 'p', namespace: 'ns' } }, config: { a, b: 'w', c: 'x' }, sharedObjects: true });
+    const [r1, r2, r3] = ['v1', 'v2', 'v3'].map((a) => renderPackage(req(a)));
+    const cm = (r: RenderResult) => r.objects.find((o) => o.path === 'cm.yaml')!.object as { data: Record<string, unknown>; metadata: unknown };
+    expect(cm(r3).data.plain).toBe('v3');
+    expect(cm(r2).data.plain).toBe('v2');
+    // metadata and data.fixed hold no printed value: one frozen object for every render
+    expect(cm(r3).metadata).toBe(cm(r2).metadata);
+    expect(cm(r3).data.fixed).toBe(cm(r2).data.fixed);
+    expect(Object.isFrozen(cm(r3).data.fixed)).toBe(true);
+    expect(() => {
+      (cm(r3).metadata as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+    const st = (r: RenderResult) => r.objects.find((o) => o.path === 'static.yaml')!.object;
+    expect(st(r1)).toBe(st(r3));
+    // without sharedObjects every render gets its own, mutable objects
+    const own = renderPackage({ ...req('v4'), sharedObjects: false });
+    expect(Object.isFrozen(st(own))).toBe(false);
+    expect(st(own)).toEqual(st(r1));
   });
 
   test('the rendered files themselves are untouched (fixtures compare raw text)', () => {
