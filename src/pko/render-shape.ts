@@ -51,8 +51,23 @@ class HoleScalar {
   ) {}
 
   value(vals: string[]): unknown {
+    if (this.idx.length === 1 && this.parts[0] === '' && this.parts[1] === '') {
+      // the whole scalar is one printed value: a quoted one (`quote`, `toJson`) is that scalar
+      const v = vals[this.idx[0]!]!;
+      const q = v.charCodeAt(0);
+      if (q === 0x22 || q === 0x27) {
+        if (!this.plain) throw FALLBACK;
+        return q === 0x22 ? v.slice(1, -1) : v.slice(1, -1).replaceAll("''", "'");
+      }
+    }
     let s = this.parts[0]!;
-    for (let i = 0; i < this.idx.length; i++) s += vals[this.idx[i]!]! + this.parts[i + 1]!;
+    for (let i = 0; i < this.idx.length; i++) {
+      const v = vals[this.idx[i]!]!;
+      const q = v.charCodeAt(0);
+      // a quoted value inside a larger quoted or literal scalar could end it: not taken
+      if ((q === 0x22 || q === 0x27) && !this.plain) throw FALLBACK;
+      s += v + this.parts[i + 1]!;
+    }
     if (!this.plain) return s;
     if (!plainScalarOk(s)) throw FALLBACK;
     return resolvePlain11(s);
@@ -98,9 +113,15 @@ function plainScalarOk(t: string): boolean {
 
 const isSpace = (c: number): boolean => c === 32 || (c > 127 && /\s/.test(String.fromCharCode(c)));
 
-/** A printed value that cannot change line structure or quoting: a hole; otherwise literal text. */
+/**
+ * A printed value that cannot change line structure or quoting: a hole; otherwise literal text.
+ * Also a value that is one whole quoted scalar (`"…"` without escapes, `'…'` with only `''`),
+ * which HoleScalar accepts only where a plain scalar stood on its own.
+ */
 function holeSafe(v: string): boolean {
   const n = v.length;
+  const q = v.charCodeAt(0);
+  if (n >= 2 && (q === 0x22 || q === 0x27) && v.charCodeAt(n - 1) === q) return quotedHoleSafe(v, q);
   if (n === 0 || isSpace(v.charCodeAt(0)) || isSpace(v.charCodeAt(n - 1))) return false;
   for (let i = 0; i < n; i++) {
     const c = v.charCodeAt(i);
@@ -108,6 +129,19 @@ function holeSafe(v: string): boolean {
     if (c === 0x3a && v.charCodeAt(i + 1) === 0x20) return false;
     // surrogates, private use (our sentinels), BOM
     if (c >= 0xd800 && (c <= 0xf8ff || c === 0xfeff)) return false;
+  }
+  return true;
+}
+
+function quotedHoleSafe(v: string, q: number): boolean {
+  for (let i = 1; i < v.length - 1; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x20 || c === 0x5c || c === 0x7f || (c >= 0xd800 && (c <= 0xf8ff || c === 0xfeff))) return false;
+    if (c === q) {
+      // inside '…' a quote is only ever doubled; inside "…" not at all (no escapes taken)
+      if (q === 0x22 || v.charCodeAt(i + 1) !== q || i + 1 >= v.length - 1) return false;
+      i++;
+    }
   }
   return true;
 }

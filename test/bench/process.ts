@@ -200,7 +200,7 @@ async function shipAndSimulate(): Promise<string> {
     const med = times.map(median);
     const at = (prefix: string) => cmds.findIndex((c) => c.label.startsWith(prefix));
     const sim = med[at('`pkogen simulate`')] / med[0];
-    const push = at('`pkogen push`') >= 0 ? med[at('`pkogen push`')] / med[at('`skopeo copy`')] : undefined;
+    const push = at('`pkogen push') >= 0 ? med[at('`pkogen push')] / med[at('`skopeo copy`')] : undefined;
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' / ');
     return [
       '## Whole processes: push and simulate',

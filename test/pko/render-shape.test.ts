@@ -67,6 +67,9 @@ const templates: Record<string, string> = {
   kindHole: 'apiVersion: v1\nkind: {{ .config.a }}\nmetadata:\n  name: x\n',
   duplicate: head + 'data:\n  k: {{ .config.a }}\n  k: fixed\n',
   flow: head + 'data:\n  f: [{{ .config.a }}]\n',
+  quoted: head + 'data:\n  q: {{ .config.a | quote }}\n  j: {{ .config.b | toJson }} # c\n  list:\n  - {{ .config.c | squote }}\n  - k: {{ .config.c }}\n',
+  quotedInside: head + 'data:\n  in: x{{ .config.a | quote }}\n  dq: "{{ .config.c | quote }}"\n  sq: \'{{ .config.b | squote }}\'\n  dq2: "x{{ .config.c | quote }}"\n  sq2: \'x {{ .config.a | squote }}\'\n  lit: |\n    x {{ .config.b | quote }}\n',
+  quotedContexts: head + 'data:\n  sq: \'pre {{ .config.a }} post\'\n  dq: "pre {{ .config.b }} post"\n  lit: |\n    pre {{ .config.c }}\n',
   control: head + 'data:\n{{- if eq .config.c "on" }}\n  on: {{ .config.a }}\n{{- else }}\n  off: {{ .config.b }}\n{{- end }}\n  seq:\n{{- range $i, $e := list 1 2 }}\n  - "{{ $.config.a }}-{{ $e }}"\n  - {{ $i }}\n{{- end }}\n  inc: {{ include "h" . }}\n',
 };
 
@@ -74,7 +77,7 @@ const templates: Record<string, string> = {
 const tokens = ['a', 'Z', '0', '1', '7', '-', '--', '.', ':', ': ', ' ', '#', "'", '"', '\\', '\n', '\n  ', '|', '>', '&', '*', '!', '[', ']', '{', '}', '~', 'y', 'n', 'on', 'null', 'true', '0x1F', '0755', '1e3', '.inf', '1_0', '%', '@', '`', ',', '?', '\t', '_', '+', '/', '=', '\u00a0', '\u2028', 'é', '😀', '---', '...', 'x: y', '\ue000', '\ufeff'];
 // Mostly values that can be holes (so the shape path and its scalar resolution are exercised),
 // sometimes anything (literal text, refused shapes, errors).
-const holeTokens = ['a', 'Z', '0', '1', '7', '-', '--', '.', ':', '~', 'y', 'n', 'on', 'null', 'true', '0x1F', '0755', '1e3', '.inf', '1_0', '%', '@', '`', ',', '?', '|', '>', '&', '*', '!', '[', ']', '{', '}', '---', '...', 'é', '/', '=', '+'];
+const holeTokens = ['"q"', "'s'", "'it''s'", '""', "''", 'a', 'Z', '0', '1', '7', '-', '--', '.', ':', '~', 'y', 'n', 'on', 'null', 'true', '0x1F', '0755', '1e3', '.inf', '1_0', '%', '@', '`', ',', '?', '|', '>', '&', '*', '!', '[', ']', '{', '}', '---', '...', 'é', '/', '=', '+'];
 const value = fc.oneof(
   { weight: 3, arbitrary: fc.array(fc.constantFrom(...holeTokens), { minLength: 1, maxLength: 4 }).map((t) => t.join('')) },
   { weight: 1, arbitrary: fc.array(fc.constantFrom(...tokens), { maxLength: 5 }).map((t) => t.join('')) },
@@ -99,7 +102,7 @@ describe('objects from a cached shape equal the parsed rendered text', () => {
   }
 
   test('the fuzzed cases did take the shape path where it applies', () => {
-    for (const name of ['scalars', 'docs', 'tail', 'tailDash', 'control']) expect(hitsBy[name]).toBeGreaterThan(50);
+    for (const name of ['scalars', 'docs', 'tail', 'tailDash', 'control', 'quoted', 'quotedContexts']) expect(hitsBy[name]).toBeGreaterThan(50);
   });
 
   test('our package, many hosted control planes: objects equal, and the shapes are used', async () => {
