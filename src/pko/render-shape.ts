@@ -32,6 +32,8 @@ const MAX_HOLES = 0xf8ff - SENTINEL_BASE;
 // Distinct literal texts remembered per template (seen once, or shaped); a churn of one-off
 // texts clears the map rather than growing it.
 const MAX_ENTRIES = 64;
+// …and at most this many characters of keys per template (a shape holds about as much again).
+const MAX_KEY_CHARS = 4 << 20;
 
 let hits = 0;
 /** How many outputs were built from a shape (tests check that the fast path is taken). */
@@ -164,6 +166,7 @@ type Entry = Shape | 'seen' | null;
 /** Shapes of one template's outputs, keyed by literal text (holes marked). */
 export class ShapeCache {
   private readonly entries = new Map<string, Entry>();
+  private keyChars = 0;
   /** The shape used last and its literal parts: consecutive renders usually share it (no key string). */
   private last: { parts: string[]; shape: Shape } | null = null;
 
@@ -196,8 +199,13 @@ export class ShapeCache {
     let entry = this.entries.get(key);
     if (entry === undefined) {
       // seen once: shape it only if it comes back (one-off texts cost no second parse)
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      if (this.entries.size >= MAX_ENTRIES || this.keyChars + key.length > MAX_KEY_CHARS) {
+        this.entries.clear();
+        this.keyChars = 0;
+        this.last = null;
+      }
       this.entries.set(key, 'seen');
+      this.keyChars += key.length;
       return undefined;
     }
     if (entry === 'seen') {
