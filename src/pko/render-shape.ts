@@ -9,8 +9,10 @@
  *
  * Soundness rests on what a hole value may contain: a value is a hole only when it cannot change
  * the line structure or the quoting it sits in (no line breaks or control characters, no quotes,
- * backslash or `#`, no `: `, no edge whitespace); any other value (a `toYAML | nindent` block, a
- * JSON-quoted string) is kept as literal text, so it becomes part of the key. Shapes are refused
+ * backslash or `#`, no `: `, no edge whitespace), or when it is one whole quoted scalar without
+ * escapes (`quote`, `toJson` of a string) standing where a plain scalar stood alone; any other
+ * value (a `toYAML | nindent` block, a string with escapes) is kept as literal text, so it
+ * becomes part of the key. Shapes are refused
  * where a hole could still matter structurally (inside a key, at a line start, in a comment,
  * anything the block reader bails on); a plain scalar's text is re-checked per render and resolved
  * with the same YAML 1.1 rules. Anything refused takes the full parse. A differential test
