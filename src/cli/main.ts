@@ -13,6 +13,7 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'tree', summary: "Print a package's phases and objects in PKO's tree format", load: () => import('./commands/tree.js') },
   { name: 'validate', summary: "Validate a package with PKO's rules and stricter checks", load: () => import('./commands/validate.js') },
   { name: 'build', summary: 'Build a reproducible package image; write it or push it', load: () => import('./commands/build.js') },
+  { name: 'push', summary: 'Push an already built image (OCI layout or docker archive) to a registry', load: () => import('./commands/push.js') },
   { name: 'update', summary: 'Resolve spec.images to digests and write manifest.lock.yaml', load: () => import('./commands/update.js') },
   { name: 'lint-rollout', summary: 'Lint an OpenShift rollout Template (SelectorSyncSet → Policy → Package)', load: () => import('./commands/lint-rollout.js') },
   { name: 'init', summary: 'Scaffold a new package repository (bundle module, Makefile, CI scripts)', load: () => import('./commands/init.js') },

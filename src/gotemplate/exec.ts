@@ -85,6 +85,11 @@ function signatureOf(fn: unknown): FuncSignature | undefined {
 
 export class Exec {
   out = '';
+  /**
+   * When set, every printed action's [start, end) offsets in `out`, flattened: the text between
+   * them is the template's literal text (callers use this to reuse a parse of that text).
+   */
+  holes: number[] | null = null;
   private node: Node | null = null;
   private varNames: string[] = [];
   private varVals: V[] = [];
@@ -198,7 +203,11 @@ export class Exec {
       case N.Action: {
         this.step();
         const val = this.evalPipeline(dot, dotIface, node.pipe);
-        if (node.pipe.decl.length === 0) this.printValue(node, val);
+        if (node.pipe.decl.length === 0) {
+          const start = this.out.length;
+          this.printValue(node, val);
+          if (this.holes !== null) this.holes.push(start, this.out.length);
+        }
         return STATUS_NORMAL;
       }
       case N.If:

@@ -108,6 +108,20 @@ export class TemplateSet {
    * running (PKO's `include`): the nested run counts towards the outer run's depth limit.
    */
   executeTemplate(name: string, data: GoValue): string {
+    return this.executeTop(name, data, null).out;
+  }
+
+  /**
+   * Same as execute, also returning where each printed action's output lies in the text
+   * (flattened [start, end) pairs); everything else is the templates' literal text. Output of
+   * {{template}} calls is split the same way; a re-entrant call's output is one action.
+   */
+  executeWithHoles(name: string, data: GoValue): { out: string; holes: number[] } {
+    const holes: number[] = [];
+    return { out: this.executeTop(name, data, holes).out, holes };
+  }
+
+  private executeTop(name: string, data: GoValue, holes: number[] | null): Exec {
     const tree = this.trees.get(name);
     if (!tree) {
       throw new GoTemplateError(
@@ -120,6 +134,7 @@ export class TemplateSet {
     const outer = this.active[this.active.length - 1];
     const depth = outer ? outer.depth + 1 : 0;
     const ex = new Exec(this.env, name, depth);
+    ex.holes = holes;
     if (outer && depth >= this.env.maxDepth) {
       throw new LimitError(`template: ${name}: exceeded maximum template depth (${this.env.maxDepth})`, 'exec', name, 0, undefined, name);
     }
@@ -145,6 +160,6 @@ export class TemplateSet {
     } finally {
       this.active.pop();
     }
-    return ex.out;
+    return ex;
   }
 }

@@ -3,6 +3,7 @@
  * computed on demand from the bytes; the manifest is serialized once and those same bytes go to
  * every sink (layout, registry), so the digest a user sees is the digest that was written.
  */
+import { createHash } from 'node:crypto';
 import { UserError } from '../core/errors.js';
 import { isDigest, sha256Digest } from './digest.js';
 import { INDEX_TYPES, MANIFEST_TYPES, MediaType } from './media-types.js';
@@ -18,10 +19,50 @@ export interface Descriptor {
 
 export class Blob {
   private cached?: string;
+  /** Set while the bytes are not yet checked against `cached` (see `unverified`). */
+  private pending?: string;
   constructor(
     readonly mediaType: string,
     readonly bytes: Uint8Array,
-  ) {}
+    /** The digest, when the caller has just verified `bytes` against it (saves hashing them again). */
+    verifiedDigest?: string,
+  ) {
+    this.cached = verifiedDigest;
+  }
+
+  /**
+   * A blob whose bytes claim `digest` but are not hashed yet: `digest` answers the claim, and
+   * `verify()` must succeed before anything depends on the bytes matching it. A push uses this to
+   * hash while the bytes are on their way (`what` names the blob in the mismatch error).
+   */
+  static unverified(mediaType: string, bytes: Uint8Array, digest: string, what: string): Blob {
+    const b = new Blob(mediaType, bytes, digest);
+    b.pending = what;
+    return b;
+  }
+
+  get verified(): boolean {
+    return this.pending === undefined;
+  }
+
+  /**
+   * Hashes an unverified blob in slices, yielding between them so sockets keep moving; throws
+   * on a mismatch. A no-op for verified blobs.
+   */
+  async verify(): Promise<void> {
+    const what = this.pending;
+    if (what === undefined) return;
+    const h = createHash('sha256');
+    const step = 4 << 20;
+    for (let off = 0; off < this.bytes.length; off += step) {
+      h.update(this.bytes.subarray(off, off + step));
+      if (off + step < this.bytes.length) await new Promise((r) => setImmediate(r));
+    }
+    const got = `sha256:${h.digest('hex')}`;
+    if (got !== this.cached) throw new UserError(`${what}: digest mismatch: expected ${this.cached}, got ${got}`);
+    this.pending = undefined;
+  }
+
   get digest(): string {
     return (this.cached ??= sha256Digest(this.bytes));
   }

@@ -263,11 +263,16 @@ export class RegistryClient {
     // Monolithic upload (distribution spec "POST then PUT"): one request carries the bytes.
     const location = this.location(started, repo, what);
     location.searchParams.set('digest', blob.digest);
-    const done = this.check(
-      await this.request(repo, scopes, { method: 'PUT', target: location, headers: { 'Content-Type': 'application/octet-stream' }, body: blob.bytes }),
-      [201, 204],
-      what,
-    );
+    // An unverified blob is hashed while its bytes travel (the registry checks the digest too);
+    // a mismatch fails the push before any manifest is written.
+    // Both settle before either error is reported: nothing is left running behind the caller.
+    const [put, verified] = await Promise.allSettled([
+      this.request(repo, scopes, { method: 'PUT', target: location, headers: { 'Content-Type': 'application/octet-stream' }, body: blob.bytes }),
+      blob.verify(),
+    ]);
+    if (verified.status === 'rejected') throw verified.reason;
+    if (put.status === 'rejected') throw put.reason;
+    const done = this.check(put.value, [201, 204], what);
     const dig = header(done, 'docker-content-digest');
     if (dig !== undefined && dig !== blob.digest) throw new UserError(`${what}: registry stored digest ${dig}, expected ${blob.digest}`);
     return { how: 'uploaded', confirmed: dig === blob.digest };
@@ -302,9 +307,14 @@ export class RegistryClient {
       const name = `${repo.registry}/${repo.repository}`;
       const from = done.find((d) => d.registry === repo.registry);
       // Blobs go up concurrently (a package image has two); the manifest waits for all of them.
-      const results = await Promise.all(
+      // allSettled: one failure waits for the other uploads, so none runs on after the caller
+      // has closed the client.
+      const settled = await Promise.allSettled(
         image.blobs().map((blob) => this.retry(`uploading blob ${blob.digest} to ${name}`, () => this.uploadBlob(repo, blob, from)).then((r) => ({ blob, ...r }))),
       );
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      const results = settled.map((r) => (r as PromiseFulfilledResult<{ blob: Blob; how: 'exists' | 'mounted' | 'uploaded'; confirmed: boolean }>).value);
       const scopes = RegistryClient.pushScopes(repo);
       for (const { blob, how, confirmed } of results) {
         stats[how === 'exists' ? 'skipped' : how]++;
@@ -371,7 +381,7 @@ export class RegistryClient {
       this.check(res, [200], what);
       if (res.body.length !== d.size) throw new UserError(`${what}: got ${res.body.length} bytes, manifest says ${d.size}`);
       verifyDigest(res.body, d.digest, what);
-      return new Blob(d.mediaType, res.body);
+      return new Blob(d.mediaType, res.body, d.digest);
     });
   }
 

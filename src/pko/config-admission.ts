@@ -68,9 +68,38 @@ export interface AdmissionResult {
   errors: FieldError[];
 }
 
+/**
+ * Admissions remembered per schema object, keyed by the config's JSON text and field path: a
+ * rollout renders thousands of namespaces with the same few configs. The schema object must not
+ * change while it is in use (manifests are parsed once and not edited). Bounded per schema.
+ */
+const admitted = new WeakMap<object, Map<string, AdmissionResult>>();
+const MAX_ADMISSIONS = 64;
+
 /** Prune → default → validate. Without a schema every key is dropped (PKO's behaviour). */
 export function admitConfig(config: unknown, schema: JSONSchemaProps | undefined, path = 'spec.config'): AdmissionResult {
   if (!schema) return { config: {}, errors: [] };
+  let memo = admitted.get(schema);
+  if (!memo) admitted.set(schema, (memo = new Map()));
+  let key: string | undefined;
+  try {
+    // admission reads an object config through its JSON round trip, and drops anything else
+    key = `${path}\u0000${isObj(config) ? JSON.stringify(config) : '-'}`;
+  } catch {
+    key = undefined; // not JSON (a cycle, a bigint): admit it without remembering
+  }
+  const hit = key !== undefined ? memo.get(key) : undefined;
+  // copies: callers own what they get (the config feeds the render context, errors are listed)
+  if (hit) return { config: clone(hit.config), errors: hit.errors.map((e) => ({ ...e })) };
+  const r = admitUncached(config, schema, path);
+  if (key !== undefined) {
+    if (memo.size >= MAX_ADMISSIONS) memo.clear();
+    memo.set(key, { config: clone(r.config), errors: r.errors.map((e) => ({ ...e })) });
+  }
+  return r;
+}
+
+function admitUncached(config: unknown, schema: JSONSchemaProps, path: string): AdmissionResult {
   let v: Json = isObj(config) ? clone(config as Record<string, Json>) : {};
   v = pruneConfig(v, schema);
   v = defaultConfig(v, schema);

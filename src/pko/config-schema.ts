@@ -225,6 +225,37 @@ function typeMatches(type: string, v: unknown): boolean {
  * Validates a config value against the schema without pruning or defaulting (what manifest
  * validation does for test cases). `fld` is the path prefix, e.g. `test.template[0].context.config`.
  */
+/** Characters as Go counts runes, without building an array per value (renders do this per config). */
+function codePoints(v: string): number {
+  let n = v.length;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < v.length) {
+      const d = v.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+// Compiled once per pattern (undefined: not a valid pattern; such schemas are reported elsewhere).
+const patterns = new Map<string, RegExp | undefined>();
+function patternRegExp(p: string): RegExp | undefined {
+  if (patterns.has(p)) return patterns.get(p);
+  let re: RegExp | undefined;
+  try {
+    re = new RegExp(p, 'u');
+  } catch {
+    re = undefined;
+  }
+  if (patterns.size >= 256) patterns.clear();
+  patterns.set(p, re);
+  return re;
+}
+
 export function validateConfigValue(schema: unknown, value: unknown, fld: string): FieldError[] {
   const errs: FieldError[] = [];
   const walk = (s: unknown, v: unknown, name: string): void => {
@@ -249,15 +280,10 @@ export function validateConfigValue(schema: unknown, value: unknown, fld: string
       errs.push(notSupported(path, v, s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))));
     }
     if (typeof v === 'string') {
-      if (typeof s.maxLength === 'number' && [...v].length > s.maxLength) errs.push({ type: 'TooLong', field: path, detail: `may not be more than ${s.maxLength} bytes` });
-      if (typeof s.minLength === 'number' && [...v].length < s.minLength) errs.push(invalid(path, v, `${bodyName} in body should be at least ${s.minLength} chars long`));
+      if (typeof s.maxLength === 'number' && codePoints(v) > s.maxLength) errs.push({ type: 'TooLong', field: path, detail: `may not be more than ${s.maxLength} bytes` });
+      if (typeof s.minLength === 'number' && codePoints(v) < s.minLength) errs.push(invalid(path, v, `${bodyName} in body should be at least ${s.minLength} chars long`));
       if (typeof s.pattern === 'string') {
-        let re: RegExp | undefined;
-        try {
-          re = new RegExp(s.pattern, 'u');
-        } catch {
-          re = undefined;
-        }
+        const re = patternRegExp(s.pattern);
         if (re && !re.test(v)) errs.push(invalid(path, v, `${bodyName} in body should match '${s.pattern}'`));
       }
     }

@@ -17,6 +17,7 @@ import { admitConfig, type FieldError } from './config-admission.js';
 import { aggregateText } from './field-errors.js';
 import { globMatches } from '../core/glob.js';
 import { buildTemplateSet, TemplateExecError, TemplateParseError, type TemplateRunner } from './template-runner.js';
+import { copyOf, copyTemplate, ShapeCache, type CopyTemplate, type HoledText } from './render-shape.js';
 import {
   CONDITION_ANNOTATION,
   INSTANCE_LABEL,
@@ -51,6 +52,12 @@ export interface RenderRequest {
    * ignore them because manifest validation already reported them).
    */
   rejectInvalidConfig?: boolean;
+  /**
+   * The caller never modifies the returned objects: what does not change between renders (static
+   * files, template parts without printed values) is then the same deep-frozen objects each time
+   * instead of fresh copies (simulate renders thousands of namespaces and only counts objects).
+   */
+  sharedObjects?: boolean;
 }
 
 /** An object as PKO's RenderObjects reads it (validate's ObjectRef) plus its phase annotation. */
@@ -175,6 +182,8 @@ interface CachedTemplateSet {
   sources: [string, Uint8Array][];
   runner: TemplateRunner;
   celHolder: { cel?: CelContext };
+  /** Per template path: parsed shapes of its outputs (render-shape.ts). */
+  shapes: Map<string, ShapeCache>;
 }
 const templateSetCache = new WeakMap<FileMap, CachedTemplateSet>();
 
@@ -201,24 +210,36 @@ function templateSetFor(req: RenderRequest, templatePaths: string[]): CachedTemp
     if (e instanceof TemplateExecError) throw new RenderError(prefix(req, e.message), e.file);
     throw e;
   }
-  const entry: CachedTemplateSet = { sources: templatePaths.map((p) => [p, req.files.get(p)!]), runner, celHolder };
+  const entry: CachedTemplateSet = { sources: templatePaths.map((p) => [p, req.files.get(p)!]), runner, celHolder, shapes: new Map() };
   templateSetCache.set(req.files, entry);
   return entry;
 }
 
+/** Rendered templates: the file map, and per output path its text with the action holes. */
+interface RenderedTemplates {
+  files: FileMap;
+  holed: Map<string, HoledText>;
+  shapes?: Map<string, ShapeCache>;
+}
+
 /** Runs every `.gotmpl` through one template set. Returns the rendered file map. */
 export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: CelContext | undefined): FileMap {
+  return runTemplates(req, ctx, cel).files;
+}
+
+function runTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: CelContext | undefined): RenderedTemplates {
   const templatePaths = [...req.files.keys()].filter(isTemplateFile).sort();
   const out: FileMap = new Map(req.files);
-  if (templatePaths.length === 0) return out;
+  const holed = new Map<string, HoledText>();
+  if (templatePaths.length === 0) return { files: out, holed };
   const data = templateData(ctx);
-  const { runner, celHolder } = templateSetFor(req, templatePaths);
+  const { runner, celHolder, shapes } = templateSetFor(req, templatePaths);
   celHolder.cel = cel;
   try {
     for (const p of templatePaths) {
-      let text: string;
+      let r: { out: string; holes: number[] };
       try {
-        text = runner.execute(p, data);
+        r = runner.executeWithHoles(p, data);
       } catch (e) {
         if (e instanceof GoTemplateError) {
           throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(redactContext(data))}: ${e.message}`), e.template || p, e.line || undefined, e.column);
@@ -226,12 +247,14 @@ export function renderTemplates(req: RenderRequest, ctx: Record<string, unknown>
         throw e;
       }
       out.delete(p);
-      out.set(stripTemplateSuffix(p), toBytes(text));
+      const outPath = stripTemplateSuffix(p);
+      out.set(outPath, toBytes(r.out));
+      holed.set(outPath, { text: r.out, holes: r.holes });
     }
   } finally {
     celHolder.cel = undefined;
   }
-  return out;
+  return { files: out, holed, shapes };
 }
 
 function celForTemplate(cel: CelContext, expr: string): boolean {
@@ -247,24 +270,33 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
  * them once per bytes object and hand out deep copies, so callers may mutate their objects.
  */
 type Parsed = ReturnType<typeof parseObjectFile>;
-const parsedByBytes = new WeakMap<Uint8Array, Parsed>();
+const parsedByBytes = new WeakMap<Uint8Array, { parsed: Parsed; copies: CopyTemplate[] }>();
 
-function cloneJson<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(cloneJson) as T;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v as object)) out[k] = cloneJson((v as Record<string, unknown>)[k]);
-  return out as T;
-}
-
-function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean): Parsed {
+function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean, share = false): Parsed {
   if (!isStatic) return parseObjectFile(path, bytes);
   let r = parsedByBytes.get(bytes);
   if (!r) {
-    r = parseObjectFile(path, bytes);
+    const parsed = parseObjectFile(path, bytes);
+    r = { parsed, copies: parsed.objects.map((o) => copyTemplate(o.object)) };
     parsedByBytes.set(bytes, r);
   }
-  return { objects: r.objects.map((o) => ({ ...o, object: cloneJson(o.object) })), violations: r.violations };
+  const copies = r.copies;
+  return { objects: r.parsed.objects.map((o, i) => ({ ...o, object: copyOf(copies[i]!, share) })), violations: r.parsed.violations };
+}
+
+/**
+ * A template output's objects: from the shape of its literal text when one applies (the same
+ * objects the parse would give, render-shape.ts), else parsed.
+ */
+function parseRendered(path: string, bytes: Uint8Array, isStatic: boolean, rendered: RenderedTemplates, share: boolean): Parsed {
+  const h = isStatic ? undefined : rendered.holed.get(path);
+  if (h && rendered.shapes) {
+    let cache = rendered.shapes.get(path);
+    if (!cache) rendered.shapes.set(path, (cache = new ShapeCache()));
+    const objects = cache.objects(path, h, share);
+    if (objects) return { objects, violations: [] };
+  }
+  return parseObjectsCached(path, bytes, isStatic, share);
 }
 
 /** Merges PKO's labels into an object (overwriting same keys), as RenderObjects does. */
@@ -291,12 +323,13 @@ export function renderPackage(req: RenderRequest): RenderResult {
     if (e instanceof CelEvalError) throw new RenderError(prefix(req, `constructing CEL context: ${e.message}`));
     throw e;
   }
-  const files = renderTemplates(req, ctx, cel);
+  const rendered = runTemplates(req, ctx, cel);
+  const files = rendered.files;
 
   const paths = [...files.keys()].filter(isObjectFile).sort(pkoPathCompare);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseObjectsCached(p, files.get(p)!, req.files.get(p) === files.get(p));
+    const r = parseRendered(p, files.get(p)!, req.files.get(p) === files.get(p), rendered, req.sharedObjects === true);
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });

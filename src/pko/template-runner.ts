@@ -14,6 +14,8 @@ export interface TemplateSource {
 
 export interface TemplateRunner {
   execute(name: string, data: GoValue): string;
+  /** execute, plus where each printed action's output lies in the text (TemplateSet.executeWithHoles). */
+  executeWithHoles(name: string, data: GoValue): { out: string; holes: number[] };
 }
 
 /** A parse error formatted like Go's (`template: <name>:<line>: …`), with its place. */
@@ -39,6 +41,7 @@ export function buildTemplateSet(sources: TemplateSource[], funcs: (runner: Temp
   const runner: TemplateRunner = {
     // Errors stay GoTemplateErrors (limit errors must cross `include` unwrapped); callers convert.
     execute: (name, data) => set.executeTemplate(name, data),
+    executeWithHoles: (name, data) => set.executeWithHoles(name, data),
   };
   set.addFuncs(funcs(runner));
   for (const s of sources) {

@@ -43,6 +43,8 @@ export const renderWithPko: FullRenderer = (pkg: LoadedPackage, req) => {
       package: { metadata: { name: req.name, namespace: req.namespace }, image: req.image },
       config: req.config,
       environment: req.environment,
+      // only counted here: unchanged objects are shared between namespaces, not copied
+      sharedObjects: true,
     });
     for (const e of r.configErrors) findings.push({ severity: 'error', rule: K1.id, message: `config: ${formatFieldError(e)}` });
     return { objects: r.objects.length, findings };

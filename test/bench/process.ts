@@ -148,10 +148,81 @@ export async function bench(): Promise<string> {
       target('push of 50 MB vs `skopeo copy`', skopeo >= 0 && push >= 0 ? med[push] / med[skopeo] : undefined, 1.2),
       target('peak RSS of `validate package` (one run, GNU time)', rss, 120, ' MiB'),
       ...notes.map((n) => `- ${n}`),
+      '',
+      await shipAndSimulate(),
     ].join('\n');
   } finally {
     if (reg) await cleanupRegistry(reg);
     if (skopeoReg) await cleanupRegistry(skopeoReg);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Issue 16's push and simulate targets, a section of its own: `pkogen push` of an already built
+ * 50 MB image against `skopeo copy` of the same OCI layout (each run to a fresh registry, so every
+ * blob is uploaded), and `pkogen simulate` of our rollout over 2,000 HCP namespaces with our
+ * package; rounds alternate with `node -e 0` like the section above.
+ */
+async function shipAndSimulate(): Promise<string> {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-bench-ship-'));
+  const regs: Awaited<ReturnType<typeof startRegistry>>[] = [];
+  const fresh = async (i: number) => {
+    if (regs[i]) await cleanupRegistry(regs[i]);
+    regs[i] = await startRegistry('http');
+  };
+  try {
+    const { emitRolloutTemplate } = await import('../../src/rollout/generate.js');
+    const { rolloutOptions } = await import('../../resources/resources.js');
+    const rollout = path.join(tmp, 'rollout.yaml');
+    writeFileSync(rollout, emitRolloutTemplate(rolloutOptions()));
+    const digest = 'a'.repeat(64);
+    const params = [`REGISTRY_IMG=quay.io/app-sre/on-cluster-build-hs-package`, `IMAGE_DIGEST=sha256:${digest}`, 'IMAGE_TAG=abc1234', `ON_CLUSTER_BUILD_IMAGE=quay.io/app-sre/on-cluster-build@sha256:${digest}`];
+    const cmds: Cmd[] = [
+      { label: '`node -e 0`', cmd: 'node', args: () => ['-e', '0'] },
+      { label: '`pkogen simulate` of our rollout, 2,000 HCP namespaces, `--package package`', cmd: 'node', args: () => ['bin/pkogen.js', 'simulate', rollout, ...params.flatMap((p) => ['-p', p]), '--hcp-namespaces', '2000', '--package', 'package'] },
+    ];
+    const notes: string[] = [];
+    if (has('skopeo') && has('docker-registry')) {
+      const big = path.join(tmp, 'big');
+      cpSync(path.join(root, 'package'), big, { recursive: true });
+      bigFile(path.join(big, 'blob.bin'));
+      const layout = path.join(tmp, 'big-layout');
+      execFileSync('node', ['bin/pkogen.js', 'build', big, '-t', 'localhost/big:src', '--oci-layout', layout], { cwd: root, stdio: 'pipe' });
+      cmds.push(
+        { label: '`skopeo copy` of a 50 MB package (OCI layout → fresh local registry)', cmd: 'skopeo', args: () => ['copy', '-q', '--dest-tls-verify=false', `oci:${layout}:src`, `docker://${regs[0]!.host}/bench/skopeo:v1`], prepare: () => fresh(0) },
+        { label: '`pkogen push --oci-layout` of the same layout (→ fresh local registry)', cmd: 'node', args: () => ['bin/pkogen.js', 'push', '--oci-layout', layout, `${regs[1]!.host}/bench/pkogen:v1`], prepare: () => fresh(1) },
+      );
+    } else notes.push('skopeo or docker-registry is not installed: the push rows are left out.');
+    const times = cmds.map(() => [] as number[]);
+    for (let round = -1; round < ROUNDS; round++) {
+      for (let k = 0; k < cmds.length; k++) {
+        const j = (k + Math.max(round, 0)) % cmds.length;
+        const ms = await runOnce(cmds[j], round);
+        if (round >= 0) times[j].push(ms);
+      }
+    }
+    const med = times.map(median);
+    const at = (prefix: string) => cmds.findIndex((c) => c.label.startsWith(prefix));
+    const sim = med[at('`pkogen simulate`')] / med[0];
+    const push = at('`pkogen push') >= 0 ? med[at('`pkogen push')] / med[at('`skopeo copy`')] : undefined;
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' / ');
+    return [
+      '## Whole processes: push and simulate',
+      '',
+      `\`npm run bench -- process\` (second section). ${ROUNDS} rounds after one warm-up round, order rotated per round; medians. Each push (skopeo and pkogen alike) goes to a registry started fresh for that run. Load average at the end: ${load}.`,
+      '',
+      '| command | median | × `node -e 0` |',
+      '| --- | ---: | ---: |',
+      ...cmds.map((c, i) => `| ${c.label} | ${med[i].toFixed(0)} ms | ${(med[i] / med[0]).toFixed(2)}× |`),
+      '',
+      'Targets:',
+      `- \`simulate\` of 2,000 HCP namespaces ≤ 25× \`node -e 0\`: ${sim.toFixed(2)}×, ${sim <= 25 ? 'met' : 'NOT met'}`,
+      push === undefined ? '- push vs `skopeo copy`: not measured' : `- \`pkogen push\` of 50 MB ≤ 1.2× \`skopeo copy\` of the same image: ${push.toFixed(2)}×, ${push <= 1.2 ? 'met' : 'NOT met'}`,
+      ...notes.map((n) => `- ${n}`),
+    ].join('\n');
+  } finally {
+    for (const r of regs) if (r) await cleanupRegistry(r);
     rmSync(tmp, { recursive: true, force: true });
   }
 }

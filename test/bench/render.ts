@@ -2,7 +2,7 @@
  * Render throughput: the package rendered for 1,000 distinct hosted control planes (package
  * name/namespace, HostedCluster metadata and node selector, per-HCP config values), each through
  * the whole pipeline (config admission, CEL context, one template set over every .gotmpl,
- * object parsing, CEL filters, fixture layout). Target: ≥ 1,000 renders/s.
+ * object parsing, CEL filters, fixture layout). Target (issue 16): ≥ 3,000 renders per CPU-second.
  */
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -62,10 +62,13 @@ function hcpRequest(pkg: LoadedPackage, i: number): RenderRequest {
 
 export async function bench(): Promise<string> {
   const { pkg, source } = await loadBenchPackage();
-  const N = 1000;
+  const N = 2000;
+  const WARM = 500;
   const reqs = Array.from({ length: N }, (_, i) => hcpRequest(pkg, i));
-  // warm-up (JIT, caches): not counted
-  for (let i = 0; i < 50; i++) fixtureFiles(renderPackage(reqs[i]));
+  // Warm-up, not counted: caches fill and V8 finishes optimizing the hot code (its compiler
+  // threads' CPU time would otherwise land in the measured process CPU time). Other HCPs than
+  // the measured ones, so no measured render repeats a warm-up render's context.
+  for (let i = 0; i < WARM; i++) fixtureFiles(renderPackage(hcpRequest(pkg, N + i)));
   if (global.gc) global.gc();
   const heapBefore = process.memoryUsage().heapUsed;
   let peakHeap = heapBefore;
@@ -91,7 +94,7 @@ export async function bench(): Promise<string> {
   return [
     '## Render (pkogen render / template tests)',
     '',
-    `Package \`${source}\` (${pkg.files.size} files, ${templates} templates) rendered for ${N} distinct HCP contexts through the full pipeline (admission, CEL, templates, objects, filters, fixture layout).`,
+    `Package \`${source}\` (${pkg.files.size} files, ${templates} templates) rendered for ${N} distinct HCP contexts through the full pipeline (admission, CEL, templates, objects, filters, fixture layout), after ${WARM} warm-up renders of other HCPs (not counted).`,
     '',
     '| measure | value |',
     '|---|---|',
@@ -104,7 +107,7 @@ export async function bench(): Promise<string> {
     `| peak heap used | ${(peakHeap / 2 ** 20).toFixed(1)} MiB |`,
     `| max RSS (process) | ${maxRss.toFixed(1)} MiB |`,
     '',
-    `Target ≥ 1,000 renders/s: ${rate >= 1000 ? 'met' : 'NOT met'} on the wall clock; ${cpuRate >= 1000 ? 'met' : 'NOT met'} per CPU-second (one core, uncontended).`,
+    `Target ≥ 3,000 renders per CPU-second (issue 16): ${cpuRate >= 3000 ? 'met' : 'NOT met'} (${cpuRate.toFixed(0)}).`,
     'Wall-clock throughput depends on how many other processes share the cores; CPU time per render does not.',
   ].join('\n');
 }

@@ -20,12 +20,14 @@ const TARGET_MS = 10_000;
 
 const OPTIONS: RolloutTemplateOptions = rolloutOptions();
 
+// The parameters our rollout Template declares (resources/: REGISTRY_IMG, IMAGE_DIGEST, IMAGE_TAG,
+// ON_CLUSTER_BUILD_IMAGE); the ObjectTemplate gives the Package {image, serviceCA} as config.
+const DIGEST = 'sha256:' + 'a'.repeat(64);
 const PARAMS = {
   REGISTRY_IMG: 'quay.io/app-sre/on-cluster-build-hs-package',
-  MACHINE_OS_BUILDER_IMAGE: 'quay.io/app-sre/mob@sha256:' + 'a'.repeat(64),
-  WEBHOOK_IMAGE: 'quay.io/app-sre/wh@sha256:' + 'b'.repeat(64),
-  FINAL_IMAGE_PUSH_SECRET_NAME: 'push',
-  FINAL_IMAGE_PULLSPEC: 'quay.io/example/os',
+  IMAGE_DIGEST: DIGEST,
+  IMAGE_TAG: 'abc1234',
+  ON_CLUSTER_BUILD_IMAGE: 'quay.io/app-sre/on-cluster-build@' + DIGEST,
 };
 
 async function measure(label: string, opts: RolloutTemplateOptions, renderPackage: ReturnType<typeof packageChecker> | undefined): Promise<string> {
@@ -54,10 +56,7 @@ spec:
     openAPIV3Schema:
       type: object
       properties:
-        machineOSBuilderImage: {type: string}
-        webhookImage: {type: string}
-        finalImagePushSecretName: {type: string}
-        finalImagePullspec: {type: string}
+        image: {type: string}
         serviceCA: {type: string}
 `);
     writeFileSync(path.join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ocb\n  annotations:\n    package-operator.run/phase: deploy\ndata: {a: b}\n');
@@ -78,10 +77,10 @@ spec:
     spec:
       containers:
       - name: builder
-        image: {{ .config.machineOSBuilderImage }}
+        image: {{ .config.image }}
         env:
-        - name: FINAL_IMAGE_PULLSPEC
-          value: {{ .config.finalImagePullspec | quote }}
+        - name: NAMESPACE
+          value: {{ .package.metadata.namespace | quote }}
 {{- if hasKey .config "serviceCA" }}
         - name: SERVICE_CA
           value: {{ .config.serviceCA | toJson }}
