@@ -56,10 +56,6 @@ function peakRss(args: string[]): number | undefined {
   return Number.isFinite(kb) ? kb / 1024 : undefined;
 }
 
-/**
- * build's archive flag: `--output-file FILE` where the CLI has it (issue 13's flag vocabulary),
- * else the older `-o FILE`, used only when the CLI calls `--output-file` unknown.
- */
 export async function bench(): Promise<string> {
   if (!existsSync(path.join(root, 'package', 'manifest.yaml'))) throw new Error('process bench: run `make package` first (needs package/)');
   const bundled = existsSync(path.join(root, 'dist', 'bundle', 'pkogen.mjs'));

@@ -21,7 +21,7 @@ beforeAll(async () => {
   const pkg = copyFixturePackage('test-stub', path.join(tmp, 'pkg'));
   layout = path.join(tmp, 'layout');
   archive = path.join(tmp, 'image.tar');
-  const built = await pkogen(['build', pkg, '-t', 'localhost/push/src:v1', '--oci-layout', layout, '-o', archive, '--output-format', 'digest']);
+  const built = await pkogen(['build', pkg, '-t', 'localhost/push/src:v1', '--oci-layout', layout, '--output-file', archive, '-o', 'digest']);
   expect(built).toMatchObject({ code: 0 });
   digest = built.stdout.trim();
   reg = await startRegistry('http');
@@ -38,7 +38,7 @@ afterEach(async () => {
 const inspect = (ref: string) => JSON.parse(run('skopeo', ['inspect', '--tls-verify=false', `docker://${ref}`])) as { Digest: string };
 
 it('pushes an OCI layout unchanged: the digest pkogen build printed, to every tag', async () => {
-  const r = await pkogen(['push', '--oci-layout', layout, `${reg.host}/push/layout:v1`, `${reg.host}/push/layout:latest`, '--output-format', 'digest']);
+  const r = await pkogen(['push', '--oci-layout', layout, `${reg.host}/push/layout:v1`, `${reg.host}/push/layout:latest`, '-o', 'digest']);
   expect(r).toEqual({ code: 0, stdout: `${digest}\n`, stderr: '' });
   expect(inspect(`${reg.host}/push/layout:v1`).Digest).toBe(digest);
   expect(inspect(`${reg.host}/push/layout:latest`).Digest).toBe(digest);
@@ -55,7 +55,7 @@ it('sends no blob the registry already has (HEAD first), and says so', async () 
 });
 
 it('pushes a docker archive (the Docker manifest it holds, same config and layer)', async () => {
-  const r = await pkogen(['push', '--archive', archive, '--image', 'localhost/push/src:v1', `${reg.host}/push/archive:v1`, '--output-format', 'digest']);
+  const r = await pkogen(['push', '--archive', archive, '--image', 'localhost/push/src:v1', `${reg.host}/push/archive:v1`, '-o', 'digest']);
   expect(r.code).toBe(0);
   expect(inspect(`${reg.host}/push/archive:v1`).Digest).toBe(r.stdout.trim());
 });

@@ -5,27 +5,28 @@ import { openOciLayout } from '../../oci/layout.js';
 import { parseReference, Reference, ReferenceError } from '../../oci/reference.js';
 import { RegistryClient } from '../../oci/registry-client.js';
 import { parseCommandArgs } from '../args.js';
+import { outputFormat, renderReport } from '../output.js';
 import type { Command } from '../io.js';
 import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 
-const HELP = `Usage: pkogen push --oci-layout DIR|--archive FILE [--image NAME] REF... [--output-format human|digest]
+const HELP = `Usage: pkogen push --oci-layout DIR|--archive FILE [--image NAME] REF... [-o text|json|digest]
                    [--insecure] [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
-Pushes an image that is already built (by pkogen build --oci-layout / -o, or any other tool) to every
+Pushes an image that is already built (by pkogen build --oci-layout / --output-file, or any other tool) to every
 REF, unchanged: the same bytes, so the same digest. Blobs the registry has already are not sent
 again; the tag is written only after every blob is confirmed.
 
 Options:
       --oci-layout DIR   the image is in this OCI image layout
-      --archive FILE     the image is in this docker archive (docker save, pkogen build -o)
+      --archive FILE     the image is in this docker archive (docker save, pkogen build --output-file)
       --image NAME       the image to take when the layout or archive holds several
                          (a layout's ref name, e.g. v1; an archive's tag, e.g. quay.io/org/pkg:v1)
-      --output-format F  human (default) or digest
+  -o, --output FORMAT    text (default), json (digest, tags, blob counts) or digest (the manifest digest alone)
       --insecure         allow plain HTTP and unverified TLS for any registry
                          (loopback registries may use HTTP without it)
 ${registryTimeoutHelp(6, 25)}
 
-Example: pkogen push --oci-layout _output/layout quay.io/org/pkg:abc1234 --output-format digest
+Example: pkogen push --oci-layout _output/layout quay.io/org/pkg:abc1234 -o digest
 `;
 
 export const command: Command = {
@@ -40,14 +41,13 @@ export const command: Command = {
         'oci-layout': { type: 'string' },
         archive: { type: 'string' },
         image: { type: 'string' },
-        'output-format': { type: 'string' },
+        output: { type: 'string', short: 'o' },
         insecure: { type: 'boolean' },
         ...REGISTRY_TIMEOUT_FLAGS,
       },
       { min: 1, max: 64, names: 'REF...' },
     );
-    const format = values['output-format'] ?? 'human';
-    if (format !== 'human' && format !== 'digest') throw new UsageError(`push: --output-format must be human or digest, got ${JSON.stringify(format)}`);
+    const format = outputFormat({ command: 'push', formats: ['text', 'json', 'digest'] }, values.output);
     const layout = values['oci-layout'];
     const archive = values.archive;
     if ((layout === undefined) === (archive === undefined)) throw new UsageError('push: give exactly one of --oci-layout DIR and --archive FILE');
@@ -70,7 +70,9 @@ export const command: Command = {
     const client = new RegistryClient(registryOptions(io, values.insecure === true, timeouts));
     try {
       const r = await client.push(image, refs);
-      io.stdout(format === 'digest' ? `${image.digest}\n` : `Pushed ${image.digest} (${r.uploaded} blob${r.uploaded === 1 ? '' : 's'} uploaded, ${r.skipped} already present, ${r.mounted} mounted)\n`);
+      const text = `Pushed ${image.digest} (${r.uploaded} blob${r.uploaded === 1 ? '' : 's'} uploaded, ${r.skipped} already present, ${r.mounted} mounted)\n`;
+      const result = { digest: image.digest, tags: positionals, uploaded: r.uploaded, skipped: r.skipped, mounted: r.mounted };
+      io.stdout(renderReport(format, { command: 'push', subject: layout ?? archive!, findings: [], ok: true, result, text: () => text }, { digest: () => `${image.digest}\n` }));
       return 0;
     } finally {
       client.close();
