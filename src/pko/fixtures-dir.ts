@@ -1,13 +1,13 @@
 /** Reads a package directory's fixture trees (`.test-fixtures/`, also per component): dot-dirs the package FileMap skips. */
-import { promises as fsp } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FileMap } from '../core/filemap.js';
-import { readDirToFileMap } from '../core/fs.js';
+import { readDirToFileMapSync } from '../core/fs.js';
 import { FIXTURES_DIR } from './template-tests.js';
 
-async function isDir(p: string): Promise<boolean> {
+function isDir(p: string): boolean {
   try {
-    return (await fsp.lstat(p)).isDirectory();
+    return lstatSync(p).isDirectory();
   } catch {
     return false;
   }
@@ -15,16 +15,17 @@ async function isDir(p: string): Promise<boolean> {
 
 export async function readFixtureDirs(root: string): Promise<FileMap> {
   const out: FileMap = new Map();
-  const add = async (rel: string) => {
+  // Synchronous reads, as in readDirToFileMap: a few small files, no event-loop turn for each.
+  const add = (rel: string) => {
     const abs = path.join(root, rel, FIXTURES_DIR);
-    if (!(await isDir(abs))) return;
-    for (const [p, b] of await readDirToFileMap(abs)) out.set(`${rel ? rel + '/' : ''}${FIXTURES_DIR}/${p}`, b);
+    if (!isDir(abs)) return;
+    for (const [p, b] of readDirToFileMapSync(abs)) out.set(`${rel ? rel + '/' : ''}${FIXTURES_DIR}/${p}`, b);
   };
-  await add('');
+  add('');
   const comps = path.join(root, 'components');
-  if (await isDir(comps)) {
-    for (const e of (await fsp.readdir(comps, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.isDirectory() && !e.name.startsWith('.')) await add(`components/${e.name}`);
+  if (isDir(comps)) {
+    for (const e of readdirSync(comps, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.isDirectory() && !e.name.startsWith('.')) add(`components/${e.name}`);
     }
   }
   return out;
