@@ -160,3 +160,60 @@ const result = await build({
   plugins: [precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+
+// CommonJS builds of the commands whose start-up matters most (validate, build): one file each, no
+// chunks, which bin/pkogen.js compiles with vm.Script and a V8 code cache (hack/code-cache.mjs
+// makes the caches after a representative run). Node 20 has no compile cache for ES modules; a
+// code cache skips parsing and compiling, and one file skips the ES loader's resolve/read/link.
+// main.ts keeps its command table (help, errors); the other commands' loaders are never called
+// from this file (bin/pkogen.js routes only this command here).
+export const CJS_COMMANDS = ['validate', 'build'];
+const cjsDir = path.join(outdir, 'cjs');
+for (const command of CJS_COMMANDS) {
+  const onlyCommand = {
+    name: 'only-command',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]cli[\\/]main\.(ts|js)$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        let kept = 0;
+        const contents = text.replace(/load: \(\) => import\('\.\/commands\/([\w-]+)\.js'\)/g, (m, name) => {
+          if (name === command) {
+            kept++;
+            return m;
+          }
+          return `load: () => Promise.reject(new Error('internal error: ${name} is not in the ${command} bundle'))`;
+        });
+        if (kept !== 1) throw new Error(`hack/bundle.mjs: cannot find the loader of ${command} in ${args.path}`);
+        return { contents, loader: path.extname(args.path) === '.ts' ? 'ts' : 'js', resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+  const cjsResult = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile: path.join(cjsDir, `${command}.cjs`),
+    metafile: true,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // import.meta.url of the bundled sources: the file's own URL, so package-root and createRequire
+    // resolve from dist/bundle/cjs as they do from dist/bundle.
+    define: { 'import.meta.url': '__pkogenImportMetaUrl' },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: { js: "const __pkogenImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [onlyCommand, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
+  });
+  // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.
+  const out = path.join(cjsDir, `${command}.cjs`);
+  const text = readFileSync(out, 'utf8').replace(/\bimport\(("node:[\w/]+")\)/g, 'Promise.resolve().then(() => require($1))');
+  if (/\bimport\(/.test(text)) throw new Error(`hack/bundle.mjs: ${out} still has an import(): a vm.Script cannot run it`);
+  // bin/pkogen.js reads the file as latin1 (3× faster than UTF-8 decoding here, and a one-byte
+  // string for V8): esbuild leaves non-ASCII characters in regular expression literals, where
+  // \uXXXX means the same code unit.
+  writeFileSync(out, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  writeFileSync(path.join(cjsDir, `${command}.meta.json`), JSON.stringify(cjsResult.metafile));
+}
