@@ -34,10 +34,10 @@ async function fromCodeCache(name) {
   const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
   // ASCII (hack/bundle.mjs escapes the rest): latin1 is exact and much faster than UTF-8 decoding.
   // Node's own CommonJS wrapper, so require, module and __filename are what the bundle expects.
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename).latin1Slice()}\n})`;
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename).toString('latin1')}\n})`;
   const script = new Script(source, { filename, cachedData: writing ? undefined : readFileSync(cacheFile) });
   // A rejected cache (V8 flags differ) still compiled the code: run it, only slower.
-  if (mode === 'check') process.stderr.write(`pkogen: ${name}.cjs ${writing ? '' : script.cachedDataRejected ? 'code cache rejected' : 'code cache used'}\n`);
+  if (mode === 'check') process.stderr.write(`pkogen: ${name}.cjs code cache ${script.cachedDataRejected ? 'rejected' : 'used'}\n`);
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, filename, fileURLToPath(new URL('.', file)));
   const save = () => {

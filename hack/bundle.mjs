@@ -24,6 +24,9 @@
  * Likewise ajv itself (its compiler, ~0.25 MB): src/schema/ajv-loader.ts is replaced by a dynamic
  * import that SchemaRegistry.prepare awaits only when an object needs a CRD's schema compiled.
  *
+ * validate and build are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
+ * chunks) for bin/pkogen.js to compile with a V8 code cache (hack/code-cache.mjs makes it).
+ *
  * Usage: node hack/bundle.mjs [ENTRY OUTDIR] (default dist/src/cli/main.js dist/bundle; the test
  * bundles src/cli/main.ts into a scratch folder). OUTDIR must be inside the checkout: the CLI finds
  * its package.json and node_modules by walking up from it.
@@ -167,7 +170,7 @@ writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 // code cache skips parsing and compiling, and one file skips the ES loader's resolve/read/link.
 // main.ts keeps its command table (help, errors); the other commands' loaders are never called
 // from this file (bin/pkogen.js routes only this command here).
-export const CJS_COMMANDS = ['validate', 'build'];
+const CJS_COMMANDS = ['validate', 'build']; // bin/pkogen.js and hack/code-cache.mjs name the same two
 const cjsDir = path.join(outdir, 'cjs');
 for (const command of CJS_COMMANDS) {
   const onlyCommand = {
@@ -200,6 +203,7 @@ for (const command of CJS_COMMANDS) {
     // import.meta.url of the bundled sources: the file's own URL, so package-root and createRequire
     // resolve from dist/bundle/cjs as they do from dist/bundle.
     define: { 'import.meta.url': '__pkogenImportMetaUrl' },
+    // Smaller file, less to read at every start; names kept, so errors still read.
     minifyWhitespace: true,
     minifySyntax: true,
     banner: { js: "const __pkogenImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -212,8 +216,8 @@ for (const command of CJS_COMMANDS) {
   const text = readFileSync(out, 'utf8').replace(/\bimport\(("node:[\w/]+")\)/g, 'Promise.resolve().then(() => require($1))');
   if (/\bimport\(/.test(text)) throw new Error(`hack/bundle.mjs: ${out} still has an import(): a vm.Script cannot run it`);
   // bin/pkogen.js reads the file as latin1 (3× faster than UTF-8 decoding here, and a one-byte
-  // string for V8): esbuild leaves non-ASCII characters in regular expression literals, where
-  // \uXXXX means the same code unit.
+  // string for V8): esbuild leaves non-ASCII characters in regular expression literals, where, as
+  // in strings, \uXXXX means the same code unit.
   writeFileSync(out, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
-  writeFileSync(path.join(cjsDir, `${command}.meta.json`), JSON.stringify(cjsResult.metafile));
+  writeFileSync(path.join(cjsDir, `${command}.meta.json`), JSON.stringify(cjsResult.metafile)); // what is in it, for size work
 }
