@@ -20,10 +20,12 @@ node_modules/.install-stamp: package.json package-lock.json
 
 deps: node_modules/.install-stamp
 
-# tsc, then the bundled CLI that bin/pkogen.js prefers (hack/bundle.mjs: faster start-up).
-dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/bundle.mjs
+# tsc, then the bundled CLI that bin/pkogen.js prefers (hack/bundle.mjs: faster start-up) and the
+# V8 code caches of its CommonJS validate/build bundles (hack/code-cache.mjs, made with $(NODE)).
+dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/bundle.mjs hack/code-cache.mjs bin/pkogen.js
 	npx tsc -p tsconfig.build.json
 	$(NODE) hack/bundle.mjs
+	$(NODE) hack/code-cache.mjs
 	@touch $@
 
 build: dist/.build-stamp

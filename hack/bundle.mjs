@@ -24,6 +24,9 @@
  * Likewise ajv itself (its compiler, ~0.25 MB): src/schema/ajv-loader.ts is replaced by a dynamic
  * import that SchemaRegistry.prepare awaits only when an object needs a CRD's schema compiled.
  *
+ * validate and build are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
+ * chunks) for bin/pkogen.js to compile with a V8 code cache (hack/code-cache.mjs makes it).
+ *
  * Usage: node hack/bundle.mjs [ENTRY OUTDIR] (default dist/src/cli/main.js dist/bundle; the test
  * bundles src/cli/main.ts into a scratch folder). OUTDIR must be inside the checkout: the CLI finds
  * its package.json and node_modules by walking up from it.
@@ -160,3 +163,61 @@ const result = await build({
   plugins: [precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+
+// CommonJS builds of the commands whose start-up matters most (validate, build): one file each, no
+// chunks, which bin/pkogen.js compiles with vm.Script and a V8 code cache (hack/code-cache.mjs
+// makes the caches after a representative run). Node 20 has no compile cache for ES modules; a
+// code cache skips parsing and compiling, and one file skips the ES loader's resolve/read/link.
+// main.ts keeps its command table (help, errors); the other commands' loaders are never called
+// from this file (bin/pkogen.js routes only this command here).
+const CJS_COMMANDS = ['validate', 'build']; // bin/pkogen.js and hack/code-cache.mjs name the same two
+const cjsDir = path.join(outdir, 'cjs');
+for (const command of CJS_COMMANDS) {
+  const onlyCommand = {
+    name: 'only-command',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]cli[\\/]main\.(ts|js)$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        let kept = 0;
+        const contents = text.replace(/load: \(\) => import\('\.\/commands\/([\w-]+)\.js'\)/g, (m, name) => {
+          if (name === command) {
+            kept++;
+            return m;
+          }
+          return `load: () => Promise.reject(new Error('internal error: ${name} is not in the ${command} bundle'))`;
+        });
+        if (kept !== 1) throw new Error(`hack/bundle.mjs: cannot find the loader of ${command} in ${args.path}`);
+        return { contents, loader: path.extname(args.path) === '.ts' ? 'ts' : 'js', resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+  const cjsResult = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile: path.join(cjsDir, `${command}.cjs`),
+    metafile: true,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // import.meta.url of the bundled sources: the file's own URL, so package-root and createRequire
+    // resolve from dist/bundle/cjs as they do from dist/bundle.
+    define: { 'import.meta.url': '__pkogenImportMetaUrl' },
+    // Smaller file, less to read at every start; names kept, so errors still read.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: { js: "const __pkogenImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [onlyCommand, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
+  });
+  // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.
+  const out = path.join(cjsDir, `${command}.cjs`);
+  const text = readFileSync(out, 'utf8').replace(/\bimport\(("node:[\w/]+")\)/g, 'Promise.resolve().then(() => require($1))');
+  if (/\bimport\(/.test(text)) throw new Error(`hack/bundle.mjs: ${out} still has an import(): a vm.Script cannot run it`);
+  // bin/pkogen.js reads the file as latin1 (3× faster than UTF-8 decoding here, and a one-byte
+  // string for V8): esbuild leaves non-ASCII characters in regular expression literals, where, as
+  // in strings, \uXXXX means the same code unit.
+  writeFileSync(out, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  writeFileSync(path.join(cjsDir, `${command}.meta.json`), JSON.stringify(cjsResult.metafile)); // what is in it, for size work
+}

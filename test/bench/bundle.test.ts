@@ -2,10 +2,13 @@
  * The bundled CLI (hack/bundle.mjs, what bin/pkogen.js runs after `make build`) behaves like the
  * source: it finds its package.json, validates, reports bad input with the file, builds an image
  * and keeps the exit codes. Bundled here from src/ into a scratch folder, so the test does not
- * depend on what `make build` left in dist/.
+ * depend on what `make build` left in dist/. The scratch folder is laid out like the checkout
+ * (bin/pkogen.js copied, dist/bundle/) so that the code-cache path of bin/pkogen.js (the CommonJS
+ * validate/build bundles, caches from hack/code-cache.mjs) runs here too and is compared with the
+ * ES bundle.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +17,7 @@ const ROOT = process.cwd();
 const FIXTURES = path.resolve(ROOT, '..', 'shared', 'reference', 'pko-packages');
 
 let scratch: string;
+let bundleDir: string;
 let out: string;
 let entry: string;
 
@@ -23,13 +27,25 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The scratch copy of bin/pkogen.js, as a user runs it; PKOGEN_CODE_CACHE=check reports the path. */
+function bin(mode: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('node', [path.join(scratch, 'bin', 'pkogen.js'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: mode } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
 beforeAll(() => {
   mkdirSync(path.join(ROOT, 'dist'), { recursive: true });
   scratch = mkdtempSync(path.join(ROOT, 'dist', 'bundle-test-'));
-  const r = spawnSync('node', ['hack/bundle.mjs', 'src/cli/main.ts', path.relative(ROOT, scratch)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  bundleDir = path.join(scratch, 'dist', 'bundle');
+  const r = spawnSync('node', ['hack/bundle.mjs', 'src/cli/main.ts', path.relative(ROOT, bundleDir)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
-  entry = pathToFileURL(path.join(scratch, 'pkogen.mjs')).href;
+  entry = pathToFileURL(path.join(bundleDir, 'pkogen.mjs')).href;
+  mkdirSync(path.join(scratch, 'bin'));
+  copyFileSync(path.join(ROOT, 'bin', 'pkogen.js'), path.join(scratch, 'bin', 'pkogen.js'));
+  const c = spawnSync('node', ['hack/code-cache.mjs', path.join(scratch, 'bin', 'pkogen.js'), path.join(FIXTURES, 'nginx')], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  expect(c.stderr).toBe('');
+  expect(c.status).toBe(0);
   out = mkdtempSync(path.join(tmpdir(), 'pkogen-bundle-test-'));
 });
 
@@ -100,6 +116,10 @@ spec:
   expect(r.stdout + r.stderr).not.toContain('internal error');
   expect(r.code).toBe(1);
   expect(r.stdout + r.stderr).toMatch(/widget\.yaml.*spec\.size.*integer/);
+  // The same through bin/pkogen.js's code-cache path (ajv inlined in the CommonJS file).
+  const viaCache = bin('check', 'validate', pkg);
+  expect(viaCache.stderr).toContain('pkogen: validate.cjs code cache used\n');
+  expect({ code: viaCache.code, stdout: viaCache.stdout, stderr: viaCache.stderr.replace('pkogen: validate.cjs code cache used\n', '') }).toEqual(r);
 });
 
 test('lint-rollout: the synchronous schema validator sees every built-in kind (all loaded up front)', () => {
@@ -127,7 +147,7 @@ type Meta = { outputs: Record<string, { imports: { path: string; kind: string; e
 
 /** The chunks a command loads before it runs (static imports from its chunk). */
 function chunksLoadedBy(command: string): { meta: Meta; chunks: Set<string> } {
-  const meta = JSON.parse(readFileSync(path.join(scratch, 'meta.json'), 'utf8')) as Meta;
+  const meta = JSON.parse(readFileSync(path.join(bundleDir, 'meta.json'), 'utf8')) as Meta;
   const start = Object.keys(meta.outputs).find((k) => new RegExp(`/chunks/${command}-[A-Z0-9]+\\.mjs$`).test(k));
   expect(start).toBeDefined();
   const seen = new Set<string>();
@@ -173,4 +193,50 @@ test('a command loads only the libraries it uses', () => {
   const validate = packagesLoadedBy('validate');
   expect(validate.has('ajv-formats')).toBe(true);
   for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
+});
+
+describe('bin/pkogen.js runs validate and build from the CommonJS bundle and its code cache', () => {
+  const USED = /pkogen: (validate|build)\.cjs code cache used\n/;
+
+  test('make build leaves one cache per command, for this Node', () => {
+    const caches = readdirSync(path.join(bundleDir, 'cjs')).filter((f) => f.endsWith('.cache')).sort();
+    expect(caches).toEqual([`build.cjs.${process.version}-${process.arch}.cache`, `validate.cjs.${process.version}-${process.arch}.cache`]);
+  });
+
+  test('validate: same report and exit code as the ES bundle, good and bad packages', () => {
+    const bad = path.join(FIXTURES, 'invalid', 'missing_phase_annotation');
+    for (const [pkg, code] of [[path.join(FIXTURES, 'nginx'), 0], [bad, 1]] as const) {
+      const viaCache = bin('check', 'validate', pkg, '-o', 'json');
+      expect(viaCache.stderr).toMatch(USED);
+      const es = cli('validate', pkg, '-o', 'json');
+      expect({ code: viaCache.code, stdout: viaCache.stdout, stderr: viaCache.stderr.replace(USED, '') }).toEqual({ ...es, code });
+    }
+  });
+
+  test('build: the same image bytes as the ES bundle', () => {
+    const a = path.join(out, 'cjs.tar');
+    const b = path.join(out, 'es.tar');
+    const viaCache = bin('check', 'build', path.join(FIXTURES, 'nginx'), '-t', 'localhost/bundle-test:1', '--output-file', a);
+    expect(viaCache.stderr).toMatch(USED);
+    expect(viaCache.code).toBe(0);
+    expect(cli('build', path.join(FIXTURES, 'nginx'), '-t', 'localhost/bundle-test:1', '--output-file', b).code).toBe(0);
+    expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
+  });
+
+  test('the ES bundle runs when the cache is off, older than its bundle, or the command has none', () => {
+    const nginx = path.join(FIXTURES, 'nginx');
+    const es = cli('validate', nginx);
+    expect(es.code).toBe(0);
+    expect(bin('0', 'validate', nginx)).toEqual(es);
+    expect(bin('check', '--help').stderr).toBe('');
+    const cache = path.join(bundleDir, 'cjs', `validate.cjs.${process.version}-${process.arch}.cache`);
+    const { atime, mtime } = statSync(cache);
+    utimesSync(cache, new Date(0), new Date(0));
+    try {
+      expect(bin('check', 'validate', nginx)).toEqual(es);
+    } finally {
+      utimesSync(cache, atime, mtime);
+    }
+    expect(bin('check', 'validate', nginx).stderr).toMatch(USED);
+  });
 });

@@ -24,6 +24,8 @@ interface Cmd {
   label: string;
   cmd: string;
   args: (round: number) => string[];
+  /** Extra environment (PKOGEN_CODE_CACHE=0: the ES bundle, for comparison with the code cache). */
+  env?: Record<string, string>;
   /** Untimed set-up before each run. */
   prepare?: (round: number) => Promise<void>;
 }
@@ -38,7 +40,7 @@ function median(xs: number[]): number {
 async function runOnce(c: Cmd, round: number): Promise<number> {
   await c.prepare?.(round);
   const t = performance.now();
-  execFileSync(c.cmd, c.args(round), { cwd: root, stdio: 'pipe', maxBuffer: 64 << 20 });
+  execFileSync(c.cmd, c.args(round), { cwd: root, stdio: 'pipe', maxBuffer: 64 << 20, env: c.env ? { ...process.env, ...c.env } : undefined });
   return performance.now() - t;
 }
 
@@ -69,6 +71,8 @@ export async function bench(): Promise<string> {
     { label: '`pkogen --help`', cmd: 'node', args: () => pkogen('--help') },
     { label: '`pkogen validate package`', cmd: 'node', args: () => pkogen('validate', 'package') },
     { label: '`pkogen build package -t T --output-file x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'x.tar')) },
+    { label: '`pkogen validate package`, ES bundle without the code cache', cmd: 'node', args: () => pkogen('validate', 'package'), env: { PKOGEN_CODE_CACHE: '0' } },
+    { label: '`pkogen build …`, ES bundle without the code cache', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'z.tar')), env: { PKOGEN_CODE_CACHE: '0' } },
     { label: '`pkogen validate package`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('validate', 'package') },
     { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'y.tar')) },
   ];
