@@ -30,21 +30,25 @@ const RUNS = {
   build: ['build', 'package', '-t', 'localhost/pkogen-code-cache:1', '--output-file', 'image.tar'],
 };
 
+// The caches only make start-up faster: a missing or failing warm run leaves the ES bundle in use
+// and never fails the build (a package/ that does not exist yet, or has findings, must not stop
+// `make package` from regenerating it). Findings do not matter for warming: the cache is written
+// after the run whatever its exit code.
+if (!existsSync(path.join(pkg, 'manifest.yaml'))) {
+  process.stderr.write(`hack/code-cache.mjs: no package in ${pkg} yet; code caches not made (the ES bundle runs)\n`);
+  process.exit(0);
+}
 const scratch = mkdtempSync(path.join(tmpdir(), 'pkogen-code-cache-'));
-let failed = false;
 try {
   cpSync(pkg, path.join(scratch, 'package'), { recursive: true });
   for (const [command, argv] of Object.entries(RUNS)) {
     const cache = path.join(cjsDir, `${command}.cjs.${process.version}-${process.arch}.cache`);
     rmSync(cache, { force: true });
     const r = spawnSync(process.execPath, [bin, ...argv], { cwd: scratch, encoding: 'utf8', timeout: 120_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'write' } });
-    if (r.status !== 0 || !existsSync(cache)) {
-      process.stderr.write(`hack/code-cache.mjs: \`pkogen ${argv.join(' ')}\` in ${pkg} exited ${r.status ?? r.signal} without writing ${cache}\n${r.stdout}${r.stderr}`);
-      rmSync(cache, { force: true });
-      failed = true;
+    if (!existsSync(cache)) {
+      process.stderr.write(`hack/code-cache.mjs: \`pkogen ${argv.join(' ')}\` in ${pkg} exited ${r.status ?? r.signal} without writing ${cache}; ${command} runs from the ES bundle\n${r.stdout}${r.stderr}`);
     }
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-process.exitCode = failed ? 1 : 0;
