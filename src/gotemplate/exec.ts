@@ -26,7 +26,6 @@ import {
 import type { Tree } from './parse.js';
 import { GoTyped, type GoValue, type TemplateFunc } from './types.js';
 import { chargeResult, WorkLimitError } from './budget.js';
-import { isRangeError } from '../core/guards.js';
 
 /** Thrown for parse and execution errors; `message` is exactly Go's error text. */
 export class GoTemplateError extends Error {
@@ -328,7 +327,7 @@ export class Exec {
     try {
       this.walk(newDot, false, tree.root);
     } catch (e) {
-      if (isRangeError(e)) this.stackExhausted(t);
+      if (e instanceof RangeError) this.stackExhausted(t);
       throw e;
     }
     this.depth--;
@@ -558,7 +557,7 @@ export class Exec {
         this.node = node;
         this.limitf(e.message);
       }
-      if (isRangeError(e)) this.stackExhausted(node);
+      if (e instanceof RangeError) this.stackExhausted(node);
       this.node = node;
       this.errorf(`error calling ${name}: ${errorMessage(e)}`);
     }
@@ -577,7 +576,7 @@ export class Exec {
       chargeResult(r);
       return r === undefined ? null : r;
     } catch (e) {
-      if (e instanceof LimitError || isRangeError(e)) throw e;
+      if (e instanceof LimitError || e instanceof RangeError) throw e;
       if (e instanceof WorkLimitError) {
         this.node = node;
         this.limitf(e.message);

@@ -24,7 +24,6 @@ import {
   type VariableNode,
 } from './nodes.js';
 import { parseCharConstant, parseNumberLiteral, unquoteGoString } from './literals.js';
-import { isRangeError } from '../core/guards.js';
 
 export interface Tree {
   name: string;
@@ -467,7 +466,7 @@ export function parseTemplate(name: string, text: string, hasFunc: (name: string
   try {
     p.parse();
   } catch (e) {
-    if (isRangeError(e)) throw new ParseError(name, 1, 'template nesting too deep');
+    if (e instanceof RangeError) throw new ParseError(name, 1, 'template nesting too deep');
     throw e;
   }
   p.add();

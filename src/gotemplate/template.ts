@@ -9,7 +9,6 @@ import { Exec, GoTemplateError, LimitError, type ExecEnv } from './exec.js';
 import { isEmptyTree } from './nodes.js';
 import { ParseError, parseTemplate, type Tree } from './parse.js';
 import type { FuncMap, GoValue } from './types.js';
-import { isRangeError } from '../core/guards.js';
 
 export interface TemplateOptions {
   funcs?: FuncMap;
@@ -76,7 +75,7 @@ export class TemplateSet {
       trees = parseTemplate(name, text, this.hasFunc);
     } catch (e) {
       if (e instanceof ParseError) throw new GoTemplateError(e.message, 'parse', e.template, e.line);
-      if (isRangeError(e)) throw new GoTemplateError(`template: ${name}:1: template nesting too deep`, 'parse', name, 1);
+      if (e instanceof RangeError) throw new GoTemplateError(`template: ${name}:1: template nesting too deep`, 'parse', name, 1);
       throw e;
     }
     for (const [n, tree] of trees) {
@@ -147,7 +146,7 @@ export class TemplateSet {
       if (outer) ex.run(tree, dot);
       else withWorkBudget(this.env.maxWork, () => ex.run(tree, dot));
     } catch (e) {
-      if (isRangeError(e) && this.active.length === 1) {
+      if (e instanceof RangeError && this.active.length === 1) {
         throw new GoTemplateError(
           `template: ${name}: execution stopped: templates nest too deeply (JavaScript stack exhausted; ${e.message})`,
           'exec',

@@ -14,7 +14,7 @@ import { PRECOMPILED } from './precompiled.js';
 import { removedApiMessage } from './removed.js';
 import { groupOf, scopeOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
-import { isObj, isRangeError } from '../core/guards.js';
+import { isObj } from '../core/guards.js';
 
 export type { SchemaIssue, SchemaResult, Scope } from './types.js';
 export { loadCrdFiles } from './crdfiles.js';
@@ -215,7 +215,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
         return validateObject(obj);
       } catch (e) {
         // A YAML alias cycle (`&a {x: *a}`) or absurd nesting overflows the recursive checks.
-        if (!(isRangeError(e))) throw e;
+        if (!(e instanceof RangeError)) throw e;
         const issue = { path: '', message: 'too deeply nested or self-referencing (a YAML alias cycle?) to validate', keyword: 'depth' };
         if (isObj(obj) && typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' && knows(obj.apiVersion, obj.kind)) {
           const source = crdVersions.has(`${obj.apiVersion}/${obj.kind}`) ? 'crd' : 'builtin';

@@ -6,7 +6,6 @@
  * returns BAIL and the caller uses the full parser. Scalars resolve through the same YAML 1.1
  * rules as the full parser; a differential test keeps the two identical.
  */
-import { isRangeError } from '../core/guards.js';
 
 export const BAIL: unique symbol = Symbol('bail');
 type Bail = typeof BAIL;
@@ -55,7 +54,7 @@ export function parseFastBlock(text: string, resolve: ScalarResolver, maxDepth =
     return new FastParser(text, resolve, maxDepth).parseDocument();
   } catch (e) {
     // absurd nesting overflows the recursion: the full parser reports it properly
-    if (e instanceof BailError || isRangeError(e)) return BAIL;
+    if (e instanceof BailError || e instanceof RangeError) return BAIL;
     throw e;
   }
 }
@@ -70,7 +69,7 @@ export function parseFastBlockPositions(text: string, resolve: ScalarResolver, m
     const value = p.parseDocument();
     return { value, positions: { root: p.root, duplicates: p.duplicates } };
   } catch (e) {
-    if (e instanceof BailError || isRangeError(e)) return BAIL;
+    if (e instanceof BailError || e instanceof RangeError) return BAIL;
     throw e;
   }
 }

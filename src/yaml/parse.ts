@@ -11,7 +11,6 @@ import { cachedText } from '../core/filemap.js';
 import { BAIL, parseFastBlock } from './fast-block.js';
 import { lineOf } from './positions.js';
 import { boolType, floatType, intType, nullType, resolvePlain11, timestampType, type ScalarType } from './scalars.js';
-import { isRangeError } from '../core/guards.js';
 
 export { resolvePlain11 } from './scalars.js';
 
@@ -118,7 +117,7 @@ function jsYaml<T>(f: (y: { lib: JsYamlLib; schema: JsYaml.Schema }) => T): T {
     }
     // js-yaml recurses per nesting level: block nesting (`- - - - …`, deep indentation) that the
     // bracket precheck cannot see ends here.
-    if (isRangeError(e)) throw new YamlLimitError('document is nested too deeply');
+    if (e instanceof RangeError) throw new YamlLimitError('document is nested too deeply');
     throw e;
   }
 }
