@@ -124,8 +124,11 @@ export class Exec {
     try {
       this.errorf(msg);
     } catch (e) {
-      const g = e as GoTemplateError;
-      throw new LimitError(g.message, 'exec', g.template, g.line, g.column, g.executing);
+      // errorf itself can run out of stack (formatting the location when the limit is the
+      // stack): that RangeError goes on up, where a frame with stack left reports it. Wrapped
+      // as a LimitError it would have become the message ("Maximum call stack size exceeded").
+      if (!(e instanceof GoTemplateError)) throw e;
+      throw new LimitError(e.message, 'exec', e.template, e.line, e.column, e.executing);
     }
   }
 
