@@ -206,7 +206,6 @@ export function lintRolloutTemplate(file: string, text: string, opts: LintOption
   return res;
 }
 
-export { countBySeverity } from '../core/errors.js';
 
 /**
  * For a generation run: errors and warnings (info is advice for people, not a generation check),

@@ -7,6 +7,8 @@
 import { createSchemaRegistry, SchemaRegistry } from '../schema/registry.js';
 import type { SchemaValidator } from './lint.js';
 import type { Path } from './source.js';
+import { parsePath } from '../core/field-path.js';
+import { isObj } from '../core/guards.js';
 
 
 /** The API server drops null values of non-nullable fields before validation. */
@@ -20,9 +22,6 @@ function dropNulls(v: unknown): unknown {
   return v;
 }
 
-import { parsePath } from '../core/field-path.js';
-import { isObj } from '../core/guards.js';
-export { parsePath };
 
 // The validator below is synchronous and sees any kind a rollout nests: load everything the
 // registry can need with this module (a no-op unless bundled: src/schema/validator-loader.ts).

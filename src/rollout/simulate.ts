@@ -23,14 +23,9 @@ import { B1, B2 } from './rules/placement.js';
 import { P1, P3 } from './rules/policy.js';
 import { S2, S3 } from './rules/selectorsyncset.js';
 import { T1, T3 } from './rules/template.js';
+import { isObj, str } from '../core/guards.js';
 
 type Obj = Record<string, unknown>;
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
 function nameOf(o: Obj): string {
   return str(isObj(o.metadata) ? o.metadata.name : undefined) ?? '';
 }

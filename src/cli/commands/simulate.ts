@@ -16,6 +16,7 @@ import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } fro
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 import { FINDING_FORMATS, outputFormat, renderReport } from '../output.js';
+import { isObj } from '../../core/guards.js';
 
 const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [-o text|json|github|junit]
 
@@ -35,10 +36,6 @@ ${registryTimeoutHelp(2, 28)}
                             a fleet replaces --hcp-namespaces, see docs/rollout.md)
   -o, --output FORMAT       text (default), json, github (GitHub Actions annotations) or junit
 Exit: 0 every namespace got a valid Package, 1 errors, 2 usage error.`;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 async function readEnvironment(file: string, cwd: string): Promise<{ environment?: PackageEnvironment; fleet?: Fleet }> {
   let text: string;

@@ -21,13 +21,8 @@ export interface RolloutRule {
 
 export type Obj = Record<string, unknown>;
 
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
+import { isObj, str } from '../../core/guards.js';
+export { isObj, str };
 
 /** `Kind/name` for an object chain. */
 export function objName(o: unknown): string {
