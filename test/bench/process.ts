@@ -63,18 +63,17 @@ export async function bench(): Promise<string> {
   const bundled = existsSync(path.join(root, 'dist', 'bundle', 'pkogen.mjs'));
   const tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-bench-process-'));
   const pkogen = (...a: string[]) => ['bin/pkogen.js', ...a];
-  const out = '--output-file';
   const mainUrl = pathToFileURL(path.join(root, 'dist', 'src', 'cli', 'main.js')).href;
   const unbundled = (...a: string[]) => ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(mainUrl)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...a];
   const cmds: Cmd[] = [
     { label: '`node -e 0`', cmd: 'node', args: () => ['-e', '0'] },
     { label: '`pkogen --help`', cmd: 'node', args: () => pkogen('--help') },
     { label: '`pkogen validate package`', cmd: 'node', args: () => pkogen('validate', 'package') },
-    { label: '`pkogen build package -t T --output-file x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'x.tar')) },
+    { label: '`pkogen build package -t T --output-file x.tar`', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'x.tar')) },
     { label: '`pkogen validate package`, ES bundle without the code cache', cmd: 'node', args: () => pkogen('validate', 'package'), env: { PKOGEN_CODE_CACHE: '0' } },
-    { label: '`pkogen build …`, ES bundle without the code cache', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'z.tar')), env: { PKOGEN_CODE_CACHE: '0' } },
+    { label: '`pkogen build …`, ES bundle without the code cache', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'z.tar')), env: { PKOGEN_CODE_CACHE: '0' } },
     { label: '`pkogen validate package`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('validate', 'package') },
-    { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', out, path.join(tmp, 'y.tar')) },
+    { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'y.tar')) },
   ];
   const notes: string[] = [];
   if (has('buildah')) {
@@ -85,31 +84,7 @@ export async function bench(): Promise<string> {
     const store = ['--root', path.join(tmp, 'bh-root'), '--runroot', path.join(tmp, 'bh-run'), '--storage-driver', 'vfs'];
     cmds.push({ label: '`buildah bud` of the same package (Containerfile, vfs, chroot)', cmd: 'buildah', args: (i) => [...store, 'bud', '--isolation', 'chroot', '--layers=false', '-q', '-f', path.join(ctx, 'Containerfile'), '-t', `localhost/bench:${i + 2}`, ctx] });
   } else notes.push('buildah is not installed: its row is left out.');
-  const reg = has('skopeo') && has('docker-registry') ? await startRegistry('http') : undefined;
-  // skopeo remembers where it pushed a blob (its blob-info cache) and mounts it from there instead
-  // of uploading it again; a fresh registry for each of its runs makes it upload all 50 MB, as
-  // pkogen does (pkogen pushes to a fresh repository of the other registry each run).
-  let skopeoReg: Awaited<ReturnType<typeof startRegistry>> | undefined;
   try {
-    if (reg) {
-      // The 50 MB package: ours plus one incompressible file; every push goes to a fresh repository.
-      const big = path.join(tmp, 'big');
-      cpSync(path.join(root, 'package'), big, { recursive: true });
-      bigFile(path.join(big, 'blob.bin'));
-      const layout = path.join(tmp, 'big-layout');
-      execFileSync('node', pkogen('build', big, '-t', 'localhost/big:src', '--oci-layout', layout), { cwd: root, stdio: 'pipe' });
-      cmds.push({
-        label: '`skopeo copy` of a 50 MB package (OCI layout → fresh local registry)',
-        cmd: 'skopeo',
-        args: () => ['copy', '-q', '--dest-tls-verify=false', `oci:${layout}:src`, `docker://${skopeoReg!.host}/bench/skopeo:v1`],
-        prepare: async () => {
-          if (skopeoReg) await cleanupRegistry(skopeoReg);
-          skopeoReg = await startRegistry('http');
-        },
-      });
-      cmds.push({ label: '`pkogen build --push` of the same 50 MB package (builds too)', cmd: 'node', args: (i) => pkogen('build', big, '-t', `${reg.host}/bench/pkogen${i + 2}:v1`, '--push') });
-    } else notes.push('skopeo or docker-registry is not installed: the 50 MB push rows are left out.');
-
     const times = cmds.map(() => [] as number[]);
     for (let round = -1; round < ROUNDS; round++) {
       // Round -1 warms the page cache and is not counted.
@@ -127,15 +102,13 @@ export async function bench(): Promise<string> {
       const i = cmds.findIndex((c) => c.label === label);
       return i < 0 ? undefined : med[i] / floor;
     };
-    const skopeo = cmds.findIndex((c) => c.label.startsWith('`skopeo copy`'));
-    const push = cmds.findIndex((c) => c.label.startsWith('`pkogen build --push`'));
     const target = (name: string, got: number | undefined, limit: number, unit = '×') =>
       got === undefined ? `- ${name}: not measured` : `- ${name} ≤ ${limit}${unit}: ${got.toFixed(2)}${unit}, ${got <= limit ? 'met' : 'NOT met'}`;
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' / ');
     return [
       '## Whole processes (start-up included)',
       '',
-      `\`npm run bench -- process\` (after \`make build\`${bundled ? '' : '; NO bundle was built, so pkogen rows are unbundled too'}; build's archive flag: \`${out}\`). ${ROUNDS} rounds after one warm-up round; in each round every command runs once, the order rotated per round; medians, and ratios against \`node -e 0\` from the same rounds. Load average at the end: ${load} (2 cores shared with other work).`,
+      `\`npm run bench -- process\` (after \`make build\`${bundled ? '' : '; NO bundle was built, so pkogen rows are unbundled too'}). ${ROUNDS} rounds after one warm-up round; in each round every command runs once, the order rotated per round; medians, and ratios against \`node -e 0\` from the same rounds. Load average at the end: ${load} (2 cores shared with other work).`,
       '',
       '| command | median | × `node -e 0` |',
       '| --- | ---: | ---: |',
@@ -145,15 +118,12 @@ export async function bench(): Promise<string> {
       target('`pkogen build`', ratio('`pkogen build package -t T --output-file x.tar`'), 1.3),
       target('`pkogen validate package`', ratio('`pkogen validate package`'), 2.5),
       target('`pkogen --help`', ratio('`pkogen --help`'), 1.2),
-      target('push of 50 MB vs `skopeo copy`', skopeo >= 0 && push >= 0 ? med[push] / med[skopeo] : undefined, 1.2),
       target('peak RSS of `validate package` (one run, GNU time)', rss, 120, ' MiB'),
       ...notes.map((n) => `- ${n}`),
       '',
       await shipAndSimulate(),
     ].join('\n');
   } finally {
-    if (reg) await cleanupRegistry(reg);
-    if (skopeoReg) await cleanupRegistry(skopeoReg);
     rmSync(tmp, { recursive: true, force: true });
   }
 }
