@@ -1,37 +1,44 @@
 #!/usr/bin/env node
-// Prefer the bundled CLI that `make build` writes (hack/bundle.mjs): it starts faster than
+'use strict';
+// CommonJS (bin/package.json says so): an ES module entry makes Node start its ES loader before
+// running a line (~10 ms here), which --help, --version, validate and build do not need.
+//
+// Prefers the bundled CLI that `make build` writes (hack/bundle.mjs): it starts faster than
 // loading ~1,400 separate modules. Installed packages and plain `tsc` builds have only dist/src,
 // the same code unbundled; a bundle older than dist/src (tsc run without re-bundling) is ignored.
 //
-// validate and build also have a one-file CommonJS bundle (dist/bundle/cjs/<command>.cjs) and a
-// V8 code cache of it made by hack/code-cache.mjs for this exact Node (version and arch in the
-// file name): compiled through vm.Script with that cache they skip parsing, compiling and the ES
-// loader. Used only when the cache is at least as new as the file; otherwise the ES bundle runs.
-// PKOGEN_CODE_CACHE: 0 = never (benchmarks compare), write = compile without the cache and write it
-// after the run (hack/code-cache.mjs), check = say on stderr whether the cache was used (tests).
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// dist/bundle/cjs/ holds one-file CommonJS bundles: main.cjs (the command table alone: help,
+// version, an unknown command) and validate.cjs and build.cjs, each compiled through vm.Script
+// with a V8 code cache that hack/code-cache.mjs made for this exact Node (version and arch in the
+// file name): they skip parsing, compiling and the ES loader. A cache is used only when it is at
+// least as new as its file; otherwise the ES bundle runs. Every other command runs from the ES
+// bundle. PKOGEN_CODE_CACHE: 0 = never (benchmarks compare), write = compile without the cache and
+// write it after the run (hack/code-cache.mjs), check = say on stderr whether a cache or main.cjs was used.
+const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-const bundled = new URL('../dist/bundle/pkogen.mjs', import.meta.url);
-const unbundled = new URL('../dist/src/cli/main.js', import.meta.url);
-const mtime = (u) => statSync(u, { throwIfNoEntry: false })?.mtimeMs;
+const dist = path.join(__dirname, '..', 'dist');
+const bundled = path.join(dist, 'bundle', 'pkogen.mjs');
+const unbundled = path.join(dist, 'src', 'cli', 'main.js');
+const cjsDir = path.join(dist, 'bundle', 'cjs');
+const mtime = (f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs;
 const b = mtime(bundled);
 const u = mtime(unbundled);
 const fresh = b !== undefined && (u === undefined || b >= u);
+const mode = process.env.PKOGEN_CODE_CACHE;
+const argv = process.argv.slice(2);
 
 /** The CommonJS bundle of `name` run from its code cache, or undefined when it has none usable. */
-async function fromCodeCache(name) {
-  const mode = process.env.PKOGEN_CODE_CACHE;
+function fromCodeCache(name) {
   if ((name !== 'validate' && name !== 'build') || mode === '0') return undefined;
-  const file = new URL(`../dist/bundle/cjs/${name}.cjs`, import.meta.url);
-  const cacheFile = new URL(`../dist/bundle/cjs/${name}.cjs.${process.version}-${process.arch}.cache`, import.meta.url);
+  const filename = path.join(cjsDir, `${name}.cjs`);
+  const cacheFile = path.join(cjsDir, `${name}.cjs.${process.version}-${process.arch}.cache`);
   const writing = mode === 'write';
-  const f = mtime(file);
+  const f = mtime(filename);
   const c = mtime(cacheFile);
   if (f === undefined || f < b || (!writing && (c === undefined || c < f))) return undefined;
-  const filename = fileURLToPath(file);
-  // Loaded here, not at the top: --help and the other commands do not pay for them.
-  const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
+  const { Script } = require('node:vm');
   // ASCII (hack/bundle.mjs escapes the rest): latin1 is exact and much faster than UTF-8 decoding.
   // Node's own CommonJS wrapper, so require, module and __filename are what the bundle expects.
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename).toString('latin1')}\n})`;
@@ -39,18 +46,35 @@ async function fromCodeCache(name) {
   // A rejected cache (V8 flags differ) still compiled the code: run it, only slower.
   if (mode === 'check') process.stderr.write(`pkogen: ${name}.cjs code cache ${script.cachedDataRejected ? 'rejected' : 'used'}\n`);
   const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, filename, fileURLToPath(new URL('.', file)));
+  script.runInThisContext().call(module.exports, module.exports, require('node:module').createRequire(filename), module, filename, cjsDir);
   const save = () => {
     // After the run, so the functions compiled lazily during it are in the cache.
-    const tmp = `${fileURLToPath(cacheFile)}.tmp-${process.pid}`;
+    const tmp = `${cacheFile}.tmp-${process.pid}`;
     writeFileSync(tmp, script.createCachedData());
     renameSync(tmp, cacheFile);
   };
   return { main: module.exports.main, save: writing ? save : undefined };
 }
 
-const cached = fresh ? await fromCodeCache(process.argv[2]) : undefined;
-const { main } = cached ?? (fresh ? await import(bundled.href) : await import(unbundled.href));
+/** main.cjs when this run needs no command module (help, version, an unknown name). */
+function commandTableOnly() {
+  const file = path.join(cjsDir, 'main.cjs');
+  const f = mtime(file);
+  if (f === undefined || f < b) return undefined;
+  const table = require(file);
+  if (table.commandOf(argv) !== undefined) return undefined;
+  if (mode === 'check') process.stderr.write('pkogen: main.cjs used\n');
+  return table;
+}
 
-process.exitCode = await main(process.argv.slice(2));
-cached?.save?.();
+async function run() {
+  const cached = fresh ? (fromCodeCache(argv[0]) ?? commandTableOnly()) : undefined;
+  const { main } = cached ?? (await import(pathToFileURL(fresh ? bundled : unbundled).href));
+  process.exitCode = await main(argv);
+  cached?.save?.();
+}
+
+run().catch((e) => {
+  process.stderr.write(`pkogen: internal error: ${e?.message ?? String(e)}\n`);
+  process.exitCode = 1;
+});

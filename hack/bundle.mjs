@@ -169,8 +169,10 @@ writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 // makes the caches after a representative run). Node 20 has no compile cache for ES modules; a
 // code cache skips parsing and compiling, and one file skips the ES loader's resolve/read/link.
 // main.ts keeps its command table (help, errors); the other commands' loaders are never called
-// from this file (bin/pkogen.js routes only this command here).
-const CJS_COMMANDS = ['validate', 'build']; // bin/pkogen.js and hack/code-cache.mjs name the same two
+// from this file (bin/pkogen.js routes only this command here). main.cjs has the table and no
+// command at all: bin/pkogen.js requires it for help, version and unknown names (small enough
+// that plain require() beats a code cache).
+const CJS_COMMANDS = ['main', 'validate', 'build']; // bin/pkogen.js and hack/code-cache.mjs name validate and build
 const cjsDir = path.join(outdir, 'cjs');
 for (const command of CJS_COMMANDS) {
   const onlyCommand = {
@@ -179,14 +181,16 @@ for (const command of CJS_COMMANDS) {
       b.onLoad({ filter: /[\\/]cli[\\/]main\.(ts|js)$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8');
         let kept = 0;
+        let seen = 0;
         const contents = text.replace(/load: \(\) => import\('\.\/commands\/([\w-]+)\.js'\)/g, (m, name) => {
+          seen++;
           if (name === command) {
             kept++;
             return m;
           }
           return `load: () => Promise.reject(new Error('internal error: ${name} is not in the ${command} bundle'))`;
         });
-        if (kept !== 1) throw new Error(`hack/bundle.mjs: cannot find the loader of ${command} in ${args.path}`);
+        if (seen === 0 || kept !== (command === 'main' ? 0 : 1)) throw new Error(`hack/bundle.mjs: cannot find the loader of ${command} in ${args.path}`);
         return { contents, loader: path.extname(args.path) === '.ts' ? 'ts' : 'js', resolveDir: path.dirname(args.path) };
       });
     },

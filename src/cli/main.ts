@@ -24,6 +24,15 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
 ];
 
+/**
+ * The command `main(argv)` loads and runs, or undefined when main answers by itself (help, version,
+ * an unknown name). bin/pkogen.js asks the small CommonJS bundle of this file alone, so those
+ * answers load no command and no ES module.
+ */
+export function commandOf(argv: readonly string[]): string | undefined {
+  return COMMANDS.find((c) => c.name === argv[0])?.name;
+}
+
 function topHelp(): string {
   const w = Math.max(...COMMANDS.map((c) => c.name.length));
   return [

@@ -42,7 +42,7 @@ beforeAll(() => {
   expect(r.status).toBe(0);
   entry = pathToFileURL(path.join(bundleDir, 'pkogen.mjs')).href;
   mkdirSync(path.join(scratch, 'bin'));
-  copyFileSync(path.join(ROOT, 'bin', 'pkogen.js'), path.join(scratch, 'bin', 'pkogen.js'));
+  for (const f of ['pkogen.js', 'package.json']) copyFileSync(path.join(ROOT, 'bin', f), path.join(scratch, 'bin', f));
   const c = spawnSync('node', ['hack/code-cache.mjs', path.join(scratch, 'bin', 'pkogen.js'), path.join(FIXTURES, 'nginx')], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   expect(c.stderr).toBe('');
   expect(c.status).toBe(0);
@@ -195,6 +195,20 @@ test('a command loads only the libraries it uses', () => {
   for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
 });
 
+test('help, version and an unknown command come from main.cjs (the command table alone), as the ES bundle gives them', () => {
+  // main.cjs holds main.ts and what it imports statically, no command and no npm package.
+  const meta = JSON.parse(readFileSync(path.join(bundleDir, 'cjs', 'main.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+  expect(Object.keys(meta.inputs).map((f) => path.basename(f)).sort()).toEqual(['errors.ts', 'io.ts', 'main.ts', 'package-root.ts']);
+  for (const args of [['--help'], ['-h'], ['help'], ['--version'], ['version'], [], ['nope'], ['--nope']]) {
+    const viaMain = bin('check', ...args);
+    expect(viaMain.stderr).toMatch(/^pkogen: main\.cjs used\n/);
+    expect({ args, ...viaMain, stderr: viaMain.stderr.replace(/^pkogen: main\.cjs used\n/, '') }).toEqual({ args, ...cli(...args) });
+  }
+  // A command's own --help still loads that command (from the ES bundle).
+  expect(bin('check', 'tree', '--help')).toEqual(cli('tree', '--help'));
+  expect(bin('check', 'tree', '--help').stdout).toMatch(/^Usage: pkogen tree/);
+});
+
 describe('bin/pkogen.js runs validate and build from the CommonJS bundle and its code cache', () => {
   const USED = /pkogen: (validate|build)\.cjs code cache used\n/;
 
@@ -228,7 +242,7 @@ describe('bin/pkogen.js runs validate and build from the CommonJS bundle and its
     const es = cli('validate', nginx);
     expect(es.code).toBe(0);
     expect(bin('0', 'validate', nginx)).toEqual(es);
-    expect(bin('check', '--help').stderr).toBe('');
+    expect(bin('check', 'tree', '--help').stderr).toBe('');
     const cache = path.join(bundleDir, 'cjs', `validate.cjs.${process.version}-${process.arch}.cache`);
     const { atime, mtime } = statSync(cache);
     utimesSync(cache, new Date(0), new Date(0));
