@@ -12,11 +12,21 @@ import { createRequire } from 'node:module';
 // reaches it (Deadline, through the registry options) without sending anything.
 const builtin = createRequire(import.meta.url);
 
+/**
+ * A request body sent as it is produced (a layer streamed from disk): exactly `length` bytes from
+ * `chunks()`, which starts over at every call (a retry sends it again). An error it throws ends
+ * the request unfinished and is what the request rejects with.
+ */
+export interface StreamBody {
+  length: number;
+  chunks(): AsyncIterable<Uint8Array>;
+}
+
 export interface HttpRequest {
   method: string;
   url: URL;
   headers?: Record<string, string>;
-  body?: Uint8Array;
+  body?: Uint8Array | StreamBody;
   /** Largest response body accepted (default 64 MiB). */
   maxBody?: number;
 }
@@ -89,6 +99,19 @@ export interface NodeTransportOptions {
   deadline?: Deadline;
 }
 
+/** Resolves at the request's next 'drain' or its 'close', whichever comes first. */
+function drainOrClose(r: Http.ClientRequest): Promise<void> {
+  return new Promise((go) => {
+    const f = () => {
+      r.off('drain', f);
+      r.off('close', f);
+      go();
+    };
+    r.on('drain', f);
+    r.on('close', f);
+  });
+}
+
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 
@@ -130,6 +153,7 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
       };
       const ok = done(resolve);
       const fail = done((e: NetworkError) => reject(e));
+      const failWith = done((e: unknown) => reject(e));
       // A timeout reports itself first (so a later 'aborted' cannot take its place), then cuts.
       const cut = (message: string, code: string) => {
         fail(new NetworkError(message, code));
@@ -168,7 +192,29 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
       r.setTimeout(stallMs, () => cut(`no data from ${req.url.host} for ${formatMs(stallMs)} (stall timeout)`, 'ESTALL'));
       if (deadline) timers.push(setTimeout(() => cut(`the ${deadline.describe()} timeout for this command has passed`, 'EDEADLINE'), deadline.remaining()));
       r.on('error', (e) => fail(new NetworkError(e.message, (e as NodeJS.ErrnoException).code)));
-      r.end(req.body ? Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength) : undefined);
+      const body = req.body;
+      if (body === undefined || body instanceof Uint8Array) {
+        r.end(body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined);
+        return;
+      }
+      // Written as produced, waiting for 'drain' when the socket is behind; the body's own error
+      // (a file that changed, a digest mismatch) rejects the request as it is and cuts it.
+      void (async () => {
+        let sent = 0;
+        for await (const c of body.chunks()) {
+          // Answered (or failed) before the body was done, e.g. a 401: the rest is not sent and the
+          // half-written request's connection is not reused.
+          if (settled) return void r.destroy();
+          sent += c.length;
+          if (sent > body.length) throw new Error(`internal error: request body longer than its ${body.length} bytes`);
+          if (!r.write(c)) await drainOrClose(r);
+        }
+        if (sent !== body.length) throw new Error(`internal error: request body of ${sent} bytes, ${body.length} announced`);
+        r.end();
+      })().catch((e: unknown) => {
+        failWith(e);
+        r.destroy();
+      });
     });
   return {
     send,

@@ -17,25 +17,41 @@ export interface Descriptor {
   platform?: { architecture: string; os: string; variant?: string };
 }
 
+/**
+ * Bytes kept on disk (a layout's blob file): `read()` streams them from the start, every call;
+ * `readAllSync()` reads them whole. Each yields exactly `size` bytes or throws.
+ */
+export interface ByteSource {
+  readonly size: number;
+  read(): AsyncIterable<Uint8Array>;
+  readAllSync(): Uint8Array;
+}
+
 export class Blob {
   private cached?: string;
   /** Set while the bytes are not yet checked against `cached` (see `unverified`). */
   private pending?: string;
+  private data?: Uint8Array;
+  private readonly source?: ByteSource;
   constructor(
     readonly mediaType: string,
-    readonly bytes: Uint8Array,
+    /** The bytes, or where to read them when they are needed (`chunks()` streams them). */
+    bytes: Uint8Array | ByteSource,
     /** The digest, when the caller has just verified `bytes` against it (saves hashing them again). */
     verifiedDigest?: string,
   ) {
+    if (bytes instanceof Uint8Array) this.data = bytes;
+    else this.source = bytes;
     this.cached = verifiedDigest;
   }
 
   /**
    * A blob whose bytes claim `digest` but are not hashed yet: `digest` answers the claim, and
-   * `verify()` must succeed before anything depends on the bytes matching it. A push uses this to
-   * hash while the bytes are on their way (`what` names the blob in the mismatch error).
+   * `verify()` (or reading `chunks()` to the end) must succeed before anything depends on the
+   * bytes matching it. A push uses this to hash while the bytes are on their way (`what` names
+   * the blob in the mismatch error).
    */
-  static unverified(mediaType: string, bytes: Uint8Array, digest: string, what: string): Blob {
+  static unverified(mediaType: string, bytes: Uint8Array | ByteSource, digest: string, what: string): Blob {
     const b = new Blob(mediaType, bytes, digest);
     b.pending = what;
     return b;
@@ -45,33 +61,55 @@ export class Blob {
     return this.pending === undefined;
   }
 
+  /** The whole blob in memory (read from its source, once, on first use). */
+  get bytes(): Uint8Array {
+    return (this.data ??= this.source!.readAllSync());
+  }
+
   /**
-   * Hashes an unverified blob in slices, yielding between them so sockets keep moving; throws
+   * The bytes in order, in slices, from memory or streamed from the source. An unverified blob is
+   * hashed on the way and its last slice is held back until the digest matched: a request body
+   * fed from this never completes with bytes that are not the blob's.
+   */
+  async *chunks(): AsyncGenerator<Uint8Array> {
+    const what = this.pending;
+    const h = what === undefined ? undefined : createHash('sha256');
+    let last: Uint8Array | undefined;
+    for await (const c of this.data ? slices(this.data, 4 << 20) : this.source!.read()) {
+      if (last) yield last;
+      h?.update(c);
+      last = c;
+    }
+    if (h) {
+      const got = `sha256:${h.digest('hex')}`;
+      if (got !== this.cached) throw new UserError(`${what}: digest mismatch: expected ${this.cached}, got ${got}`);
+      this.pending = undefined;
+    }
+    if (last) yield last;
+  }
+
+  /**
+   * Hashes an unverified blob (in slices, yielding between them so sockets keep moving); throws
    * on a mismatch. A no-op for verified blobs.
    */
   async verify(): Promise<void> {
-    const what = this.pending;
-    if (what === undefined) return;
-    const h = createHash('sha256');
-    const step = 4 << 20;
-    for (let off = 0; off < this.bytes.length; off += step) {
-      h.update(this.bytes.subarray(off, off + step));
-      if (off + step < this.bytes.length) await new Promise((r) => setImmediate(r));
-    }
-    const got = `sha256:${h.digest('hex')}`;
-    if (got !== this.cached) throw new UserError(`${what}: digest mismatch: expected ${this.cached}, got ${got}`);
-    this.pending = undefined;
+    if (this.pending === undefined) return;
+    for await (const _ of this.chunks()) await new Promise((r) => setImmediate(r));
   }
 
   get digest(): string {
     return (this.cached ??= sha256Digest(this.bytes));
   }
   get size(): number {
-    return this.bytes.length;
+    return this.data?.length ?? this.source!.size;
   }
   descriptor(): Descriptor {
     return { mediaType: this.mediaType, digest: this.digest, size: this.size };
   }
+}
+
+function* slices(bytes: Uint8Array, step: number): Generator<Uint8Array> {
+  for (let off = 0; off < bytes.length; off += step) yield bytes.subarray(off, off + step);
 }
 
 export interface ImageConfigFile {

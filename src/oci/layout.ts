@@ -9,7 +9,7 @@ import { FileMap } from '../core/filemap.js';
 import { writeFileMapAtomic } from '../core/fs.js';
 import { digestHex } from './digest.js';
 import { Blob, Descriptor, Image, invalidImage, parseConfig, parseIndex, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
-import { readImageFile } from './image-file.js';
+import { imageFileSource, readImageFile } from './image-file.js';
 import { ByteBudget, DEFAULT_READ_LIMITS, type ImageReadLimits } from './limits.js';
 import { MediaType } from './media-types.js';
 
@@ -47,12 +47,12 @@ export async function writeOciLayout(dir: string, image: Image, tags: string[]):
 }
 
 /** A blob named by a descriptor: a regular file of exactly the descriptor's size and digest. */
-async function readBlob(dir: string, d: Descriptor, max: number, from: string, field: string, verify = true): Promise<{ bytes: Uint8Array; file: string }> {
+async function readBlob(dir: string, d: Descriptor, max: number, from: string, field: string): Promise<{ bytes: Uint8Array; file: string }> {
   const file = path.join(dir, 'blobs', 'sha256', digestHex(d.digest));
   if (d.size > max) throw invalidImage(from, `${field}.size`, `${d.size} bytes is more than the ${max} allowed`);
   const bytes = await readImageFile(file, { max, expectSize: d.size, field: `${field}.size`, fieldFile: from });
   if (!bytes) throw invalidImage(from, `${field}.digest`, `blob ${d.digest} is missing from the layout`);
-  if (verify) verifyDigest(bytes, d.digest, `invalid image: ${file}`);
+  verifyDigest(bytes, d.digest, `invalid image: ${file}`);
   return { bytes, file };
 }
 
@@ -73,8 +73,9 @@ async function checkBlobDirs(dir: string): Promise<void> {
  */
 export interface OpenLayoutOptions {
   /**
-   * Leave layer digests to be checked by `Blob.verify()` (a push does it while the bytes are
-   * sent, and before any tag is written) instead of hashing every layer on open.
+   * Leave layers on disk, unread and unhashed: their digests are checked by `Blob.chunks()` or
+   * `Blob.verify()` (a push streams each layer and hashes it while the bytes are sent, before any
+   * tag is written) instead of reading and hashing every layer on open.
    */
   deferLayerVerification?: boolean;
 }
@@ -115,11 +116,19 @@ export async function openOciLayout(dir: string, ref?: string, limits: Partial<I
     const config = await readBlob(dir, m.config, lim.maxConfigBytes, file, 'config');
     parseConfig(config.bytes, config.file);
     const layers: Blob[] = [];
-    // readBlob verified each digest: the blobs carry it (a push must not hash 50 MB twice)
+    // readBlob verified each digest: the blobs carry it (a push must not hash 50 MB twice).
+    // Deferred: each layer stays on disk, checked (regular file, size) and streamed when sent.
     for (const [i, l] of m.layers.entries()) {
-      const defer = opts.deferLayerVerification === true;
-      const blob = await readBlob(dir, l, lim.maxBlobBytes, file, `layers[${i}]`, !defer);
-      layers.push(defer ? Blob.unverified(l.mediaType, blob.bytes, l.digest, `invalid image: ${blob.file}`) : new Blob(l.mediaType, blob.bytes, l.digest));
+      if (opts.deferLayerVerification === true) {
+        const blobFile = path.join(dir, 'blobs', 'sha256', digestHex(l.digest));
+        if (l.size > lim.maxBlobBytes) throw invalidImage(file, `layers[${i}].size`, `${l.size} bytes is more than the ${lim.maxBlobBytes} allowed`);
+        const source = await imageFileSource(blobFile, { max: lim.maxBlobBytes, expectSize: l.size, field: `layers[${i}].size`, fieldFile: file });
+        if (!source) throw invalidImage(file, `layers[${i}].digest`, `blob ${l.digest} is missing from the layout`);
+        layers.push(Blob.unverified(l.mediaType, source, l.digest, `invalid image: ${blobFile}`));
+        continue;
+      }
+      const blob = await readBlob(dir, l, lim.maxBlobBytes, file, `layers[${i}]`);
+      layers.push(new Blob(l.mediaType, blob.bytes, l.digest));
     }
     return new Image(m.mediaType, bytes, new Blob(m.config.mediaType, config.bytes, m.config.digest), layers, config.file);
   }

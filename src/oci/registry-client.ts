@@ -9,7 +9,7 @@ import { UserError } from '../core/errors.js';
 import { basicHeader, Challenge, fetchBearerToken, parseChallenge } from './auth.js';
 import type { Credential } from './credentials.js';
 import { sha256Digest } from './digest.js';
-import { ClosableTransport, Deadline, HttpResponse, NetworkError, nodeTransport } from './http.js';
+import { ClosableTransport, Deadline, HttpResponse, NetworkError, nodeTransport, type StreamBody } from './http.js';
 import { Blob, Descriptor, Image, invalidImage, ParsedManifest, parseConfig, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
 import { ByteBudget, MAX_BLOB_BYTES, MAX_CONFIG_BYTES, MAX_IMAGE_BYTES } from './limits.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
@@ -57,7 +57,7 @@ interface Req {
   /** A path under the registry origin, or an absolute URL (upload locations). */
   target: string | URL;
   headers?: Record<string, string>;
-  body?: Uint8Array;
+  body?: Uint8Array | StreamBody;
   maxBody?: number;
 }
 
@@ -263,16 +263,11 @@ export class RegistryClient {
     // Monolithic upload (distribution spec "POST then PUT"): one request carries the bytes.
     const location = this.location(started, repo, what);
     location.searchParams.set('digest', blob.digest);
-    // An unverified blob is hashed while its bytes travel (the registry checks the digest too);
-    // a mismatch fails the push before any manifest is written.
-    // Both settle before either error is reported: nothing is left running behind the caller.
-    const [put, verified] = await Promise.allSettled([
-      this.request(repo, scopes, { method: 'PUT', target: location, headers: { 'Content-Type': 'application/octet-stream' }, body: blob.bytes }),
-      blob.verify(),
-    ]);
-    if (verified.status === 'rejected') throw verified.reason;
-    if (put.status === 'rejected') throw put.reason;
-    const done = this.check(put.value, [201, 204], what);
+    // The bytes are streamed (from disk for a layout's layer); an unverified blob is hashed on
+    // the way and a mismatch cuts the request before its last bytes (the registry checks the
+    // digest too): the push fails before any manifest is written.
+    const body = { length: blob.size, chunks: () => blob.chunks() };
+    const done = this.check(await this.request(repo, scopes, { method: 'PUT', target: location, headers: { 'Content-Type': 'application/octet-stream' }, body }), [201, 204], what);
     const dig = header(done, 'docker-content-digest');
     if (dig !== undefined && dig !== blob.digest) throw new UserError(`${what}: registry stored digest ${dig}, expected ${blob.digest}`);
     return { how: 'uploaded', confirmed: dig === blob.digest };

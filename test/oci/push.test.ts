@@ -4,6 +4,7 @@
  * not sent again, a corrupted layer is refused before any tag is written, and bad usage exits 2.
  */
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { createCipheriv } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { copyFixturePackage, pkogen } from './cli-harness.js';
@@ -69,12 +70,44 @@ it('refuses a layout whose layer does not match its digest, and writes no tag', 
   const bytes = readFileSync(layer);
   bytes[bytes.length - 1] ^= 0xff;
   writeFileSync(layer, bytes);
-  const r = await pkogen(['push', '--oci-layout', bad, `${reg.host}/push/bad:v1`]);
+  // Through a proxy that records every layer PUT whose body arrived whole.
+  const layerSize = bytes.length;
+  const whole: string[] = [];
+  proxy = await startProxy(reg.port, (req, body) => {
+    if (req.method === 'PUT' && body.length === layerSize) whole.push(req.url ?? '');
+    return 'pass';
+  });
+  const r = await pkogen(['push', '--oci-layout', bad, `${proxy.host}/push/bad:v1`]);
   expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(/digest mismatch|DIGEST_INVALID|digest did not match/i);
+  expect(whole).toEqual([]);
+  // Ours, not the registry's: the layer is hashed while it streams and its last slice is held back
+  // until the digest matched, so the registry never received the whole wrong layer.
+  expect(r.stderr).toMatch(new RegExp(`invalid image: ${bad}/blobs/sha256/[0-9a-f]{64}: digest mismatch: expected sha256:`));
   expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   const tags = run('sh', ['-c', `skopeo list-tags --tls-verify=false docker://${reg.host}/push/bad 2>&1 || true`]);
   expect(tags).not.toMatch(/"v1"/);
+});
+
+it('streams a layout layer of several read slices from disk, and from its start again when the upload is retried', async () => {
+  // 5 MiB of incompressible bytes: the layer is five 1 MiB slices and more.
+  const pkg = copyFixturePackage('test-stub', path.join(tmp, 'big-pkg'));
+  writeFileSync(path.join(pkg, 'noise.bin'), createCipheriv('aes-128-ctr', Buffer.alloc(16, 3), Buffer.alloc(16, 0)).update(Buffer.alloc(5 << 20)));
+  const bigLayout = path.join(tmp, 'big-layout');
+  const built = await pkogen(['build', pkg, '-t', 'localhost/push/big:v1', '--oci-layout', bigLayout, '-o', 'digest']);
+  expect(built.code).toBe(0);
+  const blobs = path.join(bigLayout, 'blobs', 'sha256');
+  const layerSize = Math.max(...readdirSync(blobs).map((f) => statSync(path.join(blobs, f)).size));
+  expect(layerSize).toBeGreaterThan(5 << 20);
+  const puts: number[] = [];
+  proxy = await startProxy(reg.port, (req, body) => {
+    if (req.method !== 'PUT' || !/\/blobs\/uploads\//.test(req.url ?? '') || body.length !== layerSize) return 'pass';
+    puts.push(body.length);
+    return puts.length === 1 ? { status: 500, body: '{"errors":[{"code":"UNKNOWN","message":"injected"}]}' } : 'pass';
+  });
+  const r = await pkogen(['push', '--oci-layout', bigLayout, `${proxy.host}/push/big:v1`, '-o', 'digest']);
+  expect(r).toEqual({ code: 0, stdout: built.stdout, stderr: expect.stringMatching(/HTTP 500.*retrying/) });
+  expect(puts).toEqual([layerSize, layerSize]);
+  expect(inspect(`${reg.host}/push/big:v1`).Digest).toBe(built.stdout.trim());
 });
 
 it('bad usage exits 2 with a clear message', async () => {
