@@ -21,7 +21,7 @@ node_modules/.install-stamp: package.json package-lock.json
 deps: node_modules/.install-stamp
 
 # tsc, then the bundled CLI that bin/pkogen.js prefers (hack/bundle.mjs: faster start-up) and the
-# V8 code caches of its CommonJS validate/build bundles (hack/code-cache.mjs, made with $(NODE)).
+# V8 code caches of its CommonJS validate/build/push bundles (hack/code-cache.mjs, made with $(NODE)).
 dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/bundle.mjs hack/code-cache.mjs bin/pkogen.js bin/package.json
 	npx tsc -p tsconfig.build.json
 	$(NODE) hack/bundle.mjs

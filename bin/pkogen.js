@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 'use strict';
 // CommonJS (bin/package.json says so): an ES module entry makes Node start its ES loader before
-// running a line (~10 ms here), which --help, --version, validate and build do not need.
+// running a line (~10 ms here), which --help, --version, validate, build and push do not need.
 //
 // Prefers the bundled CLI that `make build` writes (hack/bundle.mjs): it starts faster than
 // loading ~1,400 separate modules. Installed packages and plain `tsc` builds have only dist/src,
 // the same code unbundled; a bundle older than dist/src (tsc run without re-bundling) is ignored.
 //
 // dist/bundle/cjs/ holds one-file CommonJS bundles: main.cjs (the command table alone: help,
-// version, an unknown command) and validate.cjs and build.cjs, each compiled through vm.Script
+// version, an unknown command) and validate.cjs, build.cjs and push.cjs, each compiled through vm.Script
 // with a V8 code cache that hack/code-cache.mjs made for this exact Node (version and arch in the
 // file name): they skip parsing, compiling and the ES loader. A cache is used only when it is at
 // least as new as its file; otherwise the ES bundle runs. Every other command runs from the ES
@@ -29,24 +29,31 @@ const fresh = b !== undefined && (u === undefined || b >= u);
 const mode = process.env.PKOGEN_CODE_CACHE;
 const argv = process.argv.slice(2);
 
+const CACHED = ['validate', 'build', 'push']; // hack/bundle.mjs and hack/code-cache.mjs name the same
+
 /** The CommonJS bundle of `name` run from its code cache, or undefined when it has none usable. */
 function fromCodeCache(name) {
-  if ((name !== 'validate' && name !== 'build') || mode === '0') return undefined;
+  if (!CACHED.includes(name) || mode === '0') return undefined;
   const filename = path.join(cjsDir, `${name}.cjs`);
   const cacheFile = path.join(cjsDir, `${name}.cjs.${process.version}-${process.arch}.cache`);
   const writing = mode === 'write';
   const f = mtime(filename);
   const c = mtime(cacheFile);
   if (f === undefined || f < b || (!writing && (c === undefined || c < f))) return undefined;
+  const T = (l) => process.env.PT && process.stderr.write(`T ${l} ${performance.now().toFixed(1)}\n`);
+  T('bin');
   const { Script } = require('node:vm');
   // ASCII (hack/bundle.mjs escapes the rest): latin1 is exact and much faster than UTF-8 decoding.
   // Node's own CommonJS wrapper, so require, module and __filename are what the bundle expects.
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename).toString('latin1')}\n})`;
+  const src = source; T('read-src');
   const script = new Script(source, { filename, cachedData: writing ? undefined : readFileSync(cacheFile) });
   // A rejected cache (V8 flags differ) still compiled the code: run it, only slower.
   if (mode === 'check') process.stderr.write(`pkogen: ${name}.cjs code cache ${script.cachedDataRejected ? 'rejected' : 'used'}\n`);
+  T('script');
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, require('node:module').createRequire(filename), module, filename, cjsDir);
+  T('evaluated');
   const save = () => {
     // After the run, so the functions compiled lazily during it are in the cache.
     const tmp = `${cacheFile}.tmp-${process.pid}`;
@@ -72,6 +79,7 @@ async function run() {
   const { main } = cached ?? (await import(pathToFileURL(fresh ? bundled : unbundled).href));
   process.exitCode = await main(argv);
   cached?.save?.();
+  process.env.PT && process.stderr.write(`T end ${performance.now().toFixed(1)}\n`);
 }
 
 run().catch((e) => {

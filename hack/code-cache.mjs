@@ -2,14 +2,17 @@
 /**
  * `make build` step after hack/bundle.mjs: writes the V8 code cache of each one-file CommonJS
  * command bundle (dist/bundle/cjs/<command>.cjs.<node version>-<arch>.cache) that bin/pkogen.js
- * compiles validate and build with. Each cache is made after a representative run (the command on
- * our package/, in a scratch folder), so the functions V8 compiled lazily during it are in it too.
+ * compiles validate, build and push with. Each cache is made after a representative run (the
+ * command on our package/, in a scratch folder; push to a throwaway registry on 127.0.0.1), so the
+ * functions V8 compiled lazily during it are in it too.
  *
  * Usage: node hack/code-cache.mjs [BIN PACKAGE_DIR] (default bin/pkogen.js and package/; the test
  * passes a copy of bin/pkogen.js next to a scratch bundle, and a fixture package).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,11 +27,60 @@ const bin = path.resolve(root, args[0] ?? 'bin/pkogen.js');
 const pkg = path.resolve(root, args[1] ?? 'package');
 const cjsDir = path.resolve(path.dirname(bin), '..', 'dist', 'bundle', 'cjs');
 
-// The runs that warm each cache: what the user runs most, on a real package.
+// The runs that warm each cache: what the user runs most, on a real package. push sends the
+// layout build wrote to a throwaway registry of our own (below); REGISTRY is its host:port.
 const RUNS = {
   validate: ['validate', 'package'],
   build: ['build', 'package', '-t', 'localhost/pkogen-code-cache:1', '--output-file', 'image.tar'],
+  push: ['push', '--oci-layout', 'layout', 'REGISTRY/pkogen-code-cache:1'],
 };
+// What a run needs first, run without writing any cache.
+const BEFORE = {
+  push: ['build', 'package', '-t', 'localhost/pkogen-code-cache:1', '--oci-layout', 'layout'],
+};
+
+/**
+ * Just enough of the Distribution API for one push (no blob present, monolithic uploads, manifest
+ * PUT), on 127.0.0.1 and an ephemeral port: the push run compiles the same upload path a real
+ * registry makes it take. Bodies are read and dropped; digests are answered from the request.
+ */
+function throwawayRegistry() {
+  let uploads = 0;
+  const server = createServer((req, res) => {
+    const body = [];
+    req.on('data', (c) => body.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const repo = /^\/v2\/(.+?)\/(blobs|manifests)\//.exec(url.pathname)?.[1];
+      if (url.pathname === '/v2/') res.writeHead(200).end('{}');
+      else if (req.method === 'HEAD') res.writeHead(404).end();
+      else if (req.method === 'POST' && repo) res.writeHead(202, { Location: `/v2/${repo}/blobs/uploads/${++uploads}`, 'Content-Length': '0' }).end();
+      else if (req.method === 'PUT' && url.pathname.includes('/blobs/uploads/')) res.writeHead(201, { 'Docker-Content-Digest': url.searchParams.get('digest') ?? '' }).end();
+      else if (req.method === 'PUT' && repo) res.writeHead(201, { 'Docker-Content-Digest': `sha256:${createHash('sha256').update(Buffer.concat(body)).digest('hex')}` }).end();
+      else res.writeHead(404).end();
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve({ host: `127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) }));
+  });
+}
+
+/** spawnSync would block the registry above (same process): the runs are awaited instead. */
+function run(argv, opts) {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [bin, ...argv], { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => p.kill('SIGKILL'), 120_000);
+    p.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
 
 // The caches only make start-up faster: a missing or failing warm run leaves the ES bundle in use
 // and never fails the build (a package/ that does not exist yet, or has findings, must not stop
@@ -39,16 +91,19 @@ if (!existsSync(path.join(pkg, 'manifest.yaml'))) {
   process.exit(0);
 }
 const scratch = mkdtempSync(path.join(tmpdir(), 'pkogen-code-cache-'));
+const registry = await throwawayRegistry();
 try {
   cpSync(pkg, path.join(scratch, 'package'), { recursive: true });
   for (const [command, argv] of Object.entries(RUNS)) {
     const cache = path.join(cjsDir, `${command}.cjs.${process.version}-${process.arch}.cache`);
     rmSync(cache, { force: true });
-    const r = spawnSync(process.execPath, [bin, ...argv], { cwd: scratch, encoding: 'utf8', timeout: 120_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'write' } });
+    if (BEFORE[command]) await run(BEFORE[command], { cwd: scratch, env: { ...process.env, PKOGEN_CODE_CACHE: '0' } });
+    const r = await run(argv.map((a) => a.replace('REGISTRY', registry.host)), { cwd: scratch, env: { ...process.env, PKOGEN_CODE_CACHE: 'write' } });
     if (!existsSync(cache)) {
       process.stderr.write(`hack/code-cache.mjs: \`pkogen ${argv.join(' ')}\` in ${pkg} exited ${r.status ?? r.signal} without writing ${cache}; ${command} runs from the ES bundle\n${r.stdout}${r.stderr}`);
     }
   }
 } finally {
+  await registry.close();
   rmSync(scratch, { recursive: true, force: true });
 }

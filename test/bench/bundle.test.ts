@@ -7,11 +7,12 @@
  * validate/build bundles, caches from hack/code-cache.mjs) runs here too and is compared with the
  * ES bundle.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cleanupRegistry, startRegistry } from '../oci/registry-harness.js';
 
 const ROOT = process.cwd();
 const FIXTURES = path.resolve(ROOT, '..', 'shared', 'reference', 'pko-packages');
@@ -31,6 +32,14 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
 function bin(mode: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync('node', [path.join(scratch, 'bin', 'pkogen.js'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: mode } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function binAsync(mode: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(scratch, 'bin', 'pkogen.js'), ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: mode } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
 }
 
 beforeAll(() => {
@@ -209,12 +218,12 @@ test('help, version and an unknown command come from main.cjs (the command table
   expect(bin('check', 'tree', '--help').stdout).toMatch(/^Usage: pkogen tree/);
 });
 
-describe('bin/pkogen.js runs validate and build from the CommonJS bundle and its code cache', () => {
-  const USED = /pkogen: (validate|build)\.cjs code cache used\n/;
+describe('bin/pkogen.js runs validate, build and push from the CommonJS bundle and its code cache', () => {
+  const USED = /pkogen: (validate|build|push)\.cjs code cache used\n/;
 
   test('make build leaves one cache per command, for this Node', () => {
     const caches = readdirSync(path.join(bundleDir, 'cjs')).filter((f) => f.endsWith('.cache')).sort();
-    expect(caches).toEqual([`build.cjs.${process.version}-${process.arch}.cache`, `validate.cjs.${process.version}-${process.arch}.cache`]);
+    expect(caches).toEqual(['build', 'push', 'validate'].map((c) => `${c}.cjs.${process.version}-${process.arch}.cache`));
   });
 
   test('validate: same report and exit code as the ES bundle, good and bad packages', () => {
@@ -235,6 +244,23 @@ describe('bin/pkogen.js runs validate and build from the CommonJS bundle and its
     expect(viaCache.code).toBe(0);
     expect(cli('build', path.join(FIXTURES, 'nginx'), '-t', 'localhost/bundle-test:1', '--output-file', b).code).toBe(0);
     expect(readFileSync(a).equals(readFileSync(b))).toBe(true);
+  });
+
+  test('push: the image build wrote, to a real registry (docker-registry), with the digest build printed', async () => {
+    const layout = path.join(out, 'push-layout');
+    const built = bin('check', 'build', path.join(FIXTURES, 'nginx'), '-t', 'localhost/bundle-test:1', '--oci-layout', layout, '-o', 'digest');
+    expect(built.code).toBe(0);
+    const reg = await startRegistry('http');
+    try {
+      // spawnSync would block the registry (this process): the CLI runs asynchronously here.
+      const pushed = await binAsync('check', 'push', '--oci-layout', layout, `${reg.host}/bundle/push:v1`, '-o', 'digest');
+      expect(pushed).toEqual({ code: 0, stdout: built.stdout, stderr: 'pkogen: push.cjs code cache used\n' });
+      const missing = await binAsync('check', 'push', '--oci-layout', path.join(out, 'nope'), `${reg.host}/bundle/push:v2`);
+      expect({ ...missing, stderr: missing.stderr.replace(USED, '') }).toEqual(cli('push', '--oci-layout', path.join(out, 'nope'), `${reg.host}/bundle/push:v2`));
+      expect(missing.code).toBe(1);
+    } finally {
+      await cleanupRegistry(reg);
+    }
   });
 
   test('the ES bundle runs when the cache is off, older than its bundle, or the command has none', () => {
