@@ -40,20 +40,15 @@ function fromCodeCache(name) {
   const f = mtime(filename);
   const c = mtime(cacheFile);
   if (f === undefined || f < b || (!writing && (c === undefined || c < f))) return undefined;
-  const T = (l) => process.env.PT && process.stderr.write(`T ${l} ${performance.now().toFixed(1)}\n`);
-  T('bin');
   const { Script } = require('node:vm');
   // ASCII (hack/bundle.mjs escapes the rest): latin1 is exact and much faster than UTF-8 decoding.
   // Node's own CommonJS wrapper, so require, module and __filename are what the bundle expects.
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename).toString('latin1')}\n})`;
-  const src = source; T('read-src');
   const script = new Script(source, { filename, cachedData: writing ? undefined : readFileSync(cacheFile) });
   // A rejected cache (V8 flags differ) still compiled the code: run it, only slower.
   if (mode === 'check') process.stderr.write(`pkogen: ${name}.cjs code cache ${script.cachedDataRejected ? 'rejected' : 'used'}\n`);
-  T('script');
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, require('node:module').createRequire(filename), module, filename, cjsDir);
-  T('evaluated');
   const save = () => {
     // After the run, so the functions compiled lazily during it are in the cache.
     const tmp = `${cacheFile}.tmp-${process.pid}`;
@@ -79,7 +74,6 @@ async function run() {
   const { main } = cached ?? (await import(pathToFileURL(fresh ? bundled : unbundled).href));
   process.exitCode = await main(argv);
   cached?.save?.();
-  process.env.PT && process.stderr.write(`T end ${performance.now().toFixed(1)}\n`);
 }
 
 run().catch((e) => {
