@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from './builtins.js';
 
 /**
  * The seam between every stage: posix path (relative, no leading `./`) → bytes.
@@ -49,7 +49,7 @@ export function normalizePath(p: string): string {
 
 /** Stable digest of a FileMap's content, for tests and change detection. */
 export function fileMapDigest(fm: FileMap): string {
-  const h = createHash('sha256');
+  const h = nodeCrypto().createHash('sha256');
   for (const p of sortedPaths(fm)) {
     const b = fm.get(p)!;
     h.update(`${p}\0${b.length}\0`);

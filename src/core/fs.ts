@@ -1,7 +1,7 @@
 import { lstatSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from './builtins.js';
 import { FileMap, sortedPaths } from './filemap.js';
 import { UserError } from './errors.js';
 
@@ -101,7 +101,7 @@ export async function writeFileMapAtomic(target: string, fm: FileMap): Promise<v
 export async function writeFileAtomic(file: string, data: Uint8Array | string, mode = 0o644): Promise<void> {
   const abs = path.resolve(file);
   await fsp.mkdir(path.dirname(abs), { recursive: true });
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}`);
   try {
     await fsp.writeFile(tmp, data, { mode });
     await fsp.chmod(tmp, mode);

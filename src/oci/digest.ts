@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/builtins.js';
 
 export function sha256Digest(data: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(data).digest('hex')}`;
 }
 
 const DIGEST_RE = /^sha256:[a-f0-9]{64}$/;

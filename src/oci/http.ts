@@ -4,13 +4,10 @@
  * timeout, a stall timeout (no byte for N ms) and the command's overall deadline.
  */
 import type * as Http from 'node:http';
-import type * as Https from 'node:https';
-import type * as Tls from 'node:tls';
-import { createRequire } from 'node:module';
+import { nodeHttp, nodeHttps, nodeTls } from '../core/builtins.js';
 
 // node:http, https and tls load with the first transport, not with this module: `pkogen build`
 // reaches it (Deadline, through the registry options) without sending anything.
-const builtin = createRequire(import.meta.url);
 
 /**
  * A request body sent as it is produced (a layer streamed from disk): exactly `length` bytes from
@@ -121,9 +118,9 @@ export interface ClosableTransport {
 }
 
 export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTransport {
-  const http = builtin('node:http') as typeof Http;
-  const https = builtin('node:https') as typeof Https;
-  const tls = builtin('node:tls') as typeof Tls;
+  const http = nodeHttp();
+  const https = nodeHttps();
+  const tls = nodeTls();
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   const httpsAgent = new https.Agent({
     keepAlive: true,

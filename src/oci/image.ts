@@ -3,7 +3,7 @@
  * computed on demand from the bytes; the manifest is serialized once and those same bytes go to
  * every sink (layout, registry), so the digest a user sees is the digest that was written.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/builtins.js';
 import { UserError } from '../core/errors.js';
 import { isDigest, sha256Digest } from './digest.js';
 import { INDEX_TYPES, MANIFEST_TYPES, MediaType } from './media-types.js';
@@ -73,7 +73,7 @@ export class Blob {
    */
   async *chunks(): AsyncGenerator<Uint8Array> {
     const what = this.pending;
-    const h = what === undefined ? undefined : createHash('sha256');
+    const h = what === undefined ? undefined : nodeCrypto().createHash('sha256');
     let last: Uint8Array | undefined;
     for await (const c of this.data ? slices(this.data, 4 << 20) : this.source!.read()) {
       if (last) yield last;

@@ -204,6 +204,28 @@ test('a command loads only the libraries it uses', () => {
   for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
 });
 
+test('Node built-ins each command loads (process.moduleLoadList at exit): none it does not use', () => {
+  const preload = path.join(out, 'builtins.cjs');
+  // write(2), not process.stderr: building that stream would load net itself.
+  writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'builtins: ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n");
+  const loaded = (...args: string[]) => {
+    const r = spawnSync('node', ['-r', preload, path.join(scratch, 'bin', 'pkogen.js'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(0);
+    return new Set(/builtins: (.*)\n/.exec(r.stderr)![1].split(' '));
+  };
+  const nginx = path.join(FIXTURES, 'nginx');
+  // validate of a folder: no hashing (crypto ~5 ms to load), no image (zlib), no network, and no
+  // stdout stream (net): output goes out with write(2).
+  const validate = loaded('validate', nginx);
+  for (const m of ['crypto', 'zlib', 'http', 'https', 'tls', 'net', 'child_process']) expect({ m, loaded: validate.has(m) }).toEqual({ m, loaded: false });
+  // build hashes and compresses; it sends nothing.
+  const build = loaded('build', nginx, '-t', 'localhost/bundle-test:1', '--output-file', path.join(out, 'builtins.tar'));
+  expect(build.has('crypto') && build.has('zlib')).toBe(true);
+  for (const m of ['http', 'https', 'tls', 'net', 'child_process']) expect({ m, loaded: build.has(m) }).toEqual({ m, loaded: false });
+  const help = loaded('--help');
+  for (const m of ['crypto', 'zlib', 'http', 'net', 'vm']) expect({ m, loaded: help.has(m) }).toEqual({ m, loaded: false });
+});
+
 test('help, version and an unknown command come from main.cjs (the command table alone), as the ES bundle gives them', () => {
   // main.cjs holds main.ts and what it imports statically, no command and no npm package.
   const meta = JSON.parse(readFileSync(path.join(bundleDir, 'cjs', 'main.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };

@@ -4,8 +4,6 @@ import type { FileMap } from '../../core/filemap.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { createSchemaRegistry } from '../../schema/registry.js';
 import { readFixtureDirs } from '../../pko/fixtures-dir.js';
-import { packageFilesFromImage } from '../../pko/package-image.js';
-import { openDockerArchive, openOciLayout, pullImage } from '../../oci/sources.js';
 import type { Image } from '../../oci/image.js';
 import { Violation } from '../../pko/types.js';
 import { violationFinding } from '../../pko/validate.js';
@@ -90,6 +88,8 @@ export const command: Command = {
       opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
     } else {
       // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
+      // Image sources (zlib, crypto, the registry client) load only here: a folder never needs them.
+      const [{ openDockerArchive, openOciLayout, pullImage }, { packageFilesFromImage }] = await Promise.all([import('../../oci/sources.js'), import('../../pko/package-image.js')]);
       let image: Image;
       if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
       else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));

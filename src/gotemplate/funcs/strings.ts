@@ -1,6 +1,6 @@
 /** sprig v3.3.0 string functions (strings.go, and the xstrings/goutils helpers they call). */
 import { charge } from '../budget.js';
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../core/builtins.js';
 import { GoTyped, type FuncMap, type GoValue } from '../types.js';
 import { quoteString } from '../fmt.js';
 import { argInt, argString, arity, FuncError, strslice, strval, toInt64, unwrap } from './value.js';
@@ -261,8 +261,8 @@ export const stringFuncs: FuncMap = {
     const many = argString('plural', a[1], 1);
     return argInt('plural', a[2], 2) === 1n ? one : many;
   },
-  sha1sum: s1('sha1sum', (s) => createHash('sha1').update(s, 'utf8').digest('hex')),
-  sha256sum: s1('sha256sum', (s) => createHash('sha256').update(s, 'utf8').digest('hex')),
+  sha1sum: s1('sha1sum', (s) => nodeCrypto().createHash('sha1').update(s, 'utf8').digest('hex')),
+  sha256sum: s1('sha256sum', (s) => nodeCrypto().createHash('sha256').update(s, 'utf8').digest('hex')),
   adler32sum: s1('adler32sum', (s) => String(adler32(Buffer.from(s, 'utf8')))),
   toString: (...a: GoValue[]) => {
     arity('toString', a, 1);
