@@ -1,4 +1,15 @@
 #!/usr/bin/env node
-import { main } from '../dist/builder/cli.js';
-
-process.exitCode = await main(process.argv.slice(2));
+// Valid as CommonJS (bin/package.json, in this checkout) and as an ES module (the builder image
+// copies this file alone, under the root package.json's "type": "module"): no import statement,
+// no require, no top-level await.
+import('../dist/builder/cli.js')
+  .then(({ main }) => main(process.argv.slice(2)))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`on-cluster-build: internal error: ${e?.message ?? String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
