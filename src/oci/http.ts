@@ -4,6 +4,7 @@
  * timeout, a stall timeout (no byte for N ms) and the command's overall deadline.
  */
 import type * as Http from 'node:http';
+import type * as Https from 'node:https';
 import { nodeHttp, nodeHttps, nodeTls } from '../core/builtins.js';
 
 // node:http, https and tls load with the first transport, not with this module: `pkogen build`
@@ -119,16 +120,22 @@ export interface ClosableTransport {
 
 export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTransport {
   const http = nodeHttp();
-  const https = nodeHttps();
-  const tls = nodeTls();
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const httpsAgent = new https.Agent({
-    keepAlive: true,
-    maxSockets: 8,
-    rejectUnauthorized: !opts.insecureSkipVerify,
-    // Node replaces (not extends) the default roots when `ca` is set: add them back.
-    ...(opts.ca ? { ca: [...tls.rootCertificates, String(opts.ca)] } : {}),
-  });
+  // https and tls (and the agent's CA list) with the first https request: a plain-HTTP local
+  // registry never needs them (~3 ms to load).
+  let https: ReturnType<typeof nodeHttps> | undefined;
+  let httpsAgent: Https.Agent | undefined;
+  const secure = () => {
+    https ??= nodeHttps();
+    httpsAgent ??= new https.Agent({
+      keepAlive: true,
+      maxSockets: 8,
+      rejectUnauthorized: !opts.insecureSkipVerify,
+      // Node replaces (not extends) the default roots when `ca` is set: add them back.
+      ...(opts.ca ? { ca: [...nodeTls().rootCertificates, String(opts.ca)] } : {}),
+    });
+    return { mod: https, agent: httpsAgent };
+  };
   const stallMs = opts.stallTimeoutMs ?? opts.timeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
   const connectMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const deadline = opts.deadline;
@@ -136,7 +143,7 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
     new Promise((resolve, reject) => {
       if (deadline?.expired()) return reject(new NetworkError(`the ${deadline.describe()} timeout for this command has passed`, 'EDEADLINE'));
       const isHttps = req.url.protocol === 'https:';
-      const mod = isHttps ? https : http;
+      const { mod, agent } = isHttps ? secure() : { mod: http, agent: httpAgent };
       const headers: Record<string, string> = { 'User-Agent': 'pkogen', ...(req.headers ?? {}) };
       if (req.body) headers['Content-Length'] = String(req.body.length);
       else if (req.method === 'PUT' || req.method === 'POST' || req.method === 'PATCH') headers['Content-Length'] = '0';
@@ -156,7 +163,7 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
         fail(new NetworkError(message, code));
         r.destroy();
       };
-      const r = mod.request(req.url, { method: req.method, headers, agent: isHttps ? httpsAgent : httpAgent }, (res) => {
+      const r = mod.request(req.url, { method: req.method, headers, agent }, (res) => {
         const max = req.maxBody ?? 64 * 1024 * 1024;
         const chunks: Buffer[] = [];
         let n = 0;
@@ -217,7 +224,7 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
     send,
     close() {
       httpAgent.destroy();
-      httpsAgent.destroy();
+      httpsAgent?.destroy();
     },
   };
 }

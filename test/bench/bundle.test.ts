@@ -35,8 +35,12 @@ function bin(mode: string, ...args: string[]): { code: number | null; stdout: st
 }
 
 function binAsync(mode: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return binAsyncWith([], mode, ...args);
+}
+
+function binAsyncWith(nodeArgs: string[], mode: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(scratch, 'bin', 'pkogen.js'), ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: mode } }, (err, stdout, stderr) =>
+    execFile(process.execPath, [...nodeArgs, path.join(scratch, 'bin', 'pkogen.js'), ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: mode } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
@@ -277,6 +281,14 @@ describe('bin/pkogen.js runs validate, build and push from the CommonJS bundle a
       // spawnSync would block the registry (this process): the CLI runs asynchronously here.
       const pushed = await binAsync('check', 'push', '--oci-layout', layout, `${reg.host}/bundle/push:v1`, '-o', 'digest');
       expect(pushed).toEqual({ code: 0, stdout: built.stdout, stderr: 'pkogen: push.cjs code cache used\n' });
+      // A plain-HTTP local registry: https and tls are never loaded (they come with the first https request).
+      const preload = path.join(out, 'push-builtins.cjs');
+      writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'builtins: ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n");
+      const again = await binAsyncWith(['-r', preload], 'check', 'push', '--oci-layout', layout, `${reg.host}/bundle/push:v3`);
+      expect(again.code).toBe(0);
+      const builtins = new Set(/builtins: (.*)\n/.exec(again.stderr)![1].split(' '));
+      expect(builtins.has('http')).toBe(true);
+      for (const m of ['https', 'tls', '_tls_wrap']) expect({ m, loaded: builtins.has(m) }).toEqual({ m, loaded: false });
       const missing = await binAsync('check', 'push', '--oci-layout', path.join(out, 'nope'), `${reg.host}/bundle/push:v2`);
       expect({ ...missing, stderr: missing.stderr.replace(USED, '') }).toEqual(cli('push', '--oci-layout', path.join(out, 'nope'), `${reg.host}/bundle/push:v2`));
       expect(missing.code).toBe(1);
