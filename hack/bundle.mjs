@@ -115,7 +115,20 @@ const lazyAjvPlugin = {
   },
 };
 
-// Schema data as JSON.parse('…'): same values, cheaper to parse at every start.
+// Schema data as JSON.parse('…'): same values, cheaper to parse at every start. A CRD list
+// (BundledCrd[]: crds, openshift-crds) keeps each version's `schema` as its own JSON string,
+// parsed the first time it is read (a getter in the same key position): a registry looks at
+// every CRD's group, kind and versions but compiles only the schemas a package's objects need.
+const LAZY_SCHEMAS = [
+  'function __pkogenLazySchemas(list, schemas) {',
+  '  list.forEach((crd, i) => crd.versions.forEach((v, j) => {',
+  '    let parsed;',
+  "    Object.defineProperty(v, 'schema', { enumerable: true, configurable: true, get: () => (parsed ??= JSON.parse(schemas[i][j])) });",
+  '  }));',
+  '  return list;',
+  '}',
+].join('\n');
+const isCrdList = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => c && typeof c === 'object' && Array.isArray(c.versions) && c.versions.every((x) => x && typeof x === 'object' && 'schema' in x));
 const dataModules = new Map();
 for (const name of ['crds', 'openshift-crds', 'builtin-shapes']) {
   const file = path.join(tree, 'schema', 'generated', `${name}${ext}`);
@@ -130,9 +143,27 @@ for (const name of ['crds', 'openshift-crds', 'builtin-shapes']) {
       lines.length = 0;
       break;
     }
-    lines.push(`export const ${k} = JSON.parse(${JSON.stringify(json)});`);
+    if (isCrdList(v)) {
+      // `schema: null` keeps the key's place; the getter replaces it there.
+      const meta = v.map((c) => ({ ...c, versions: c.versions.map((x) => ({ ...x, schema: null })) }));
+      const schemas = v.map((c) => c.versions.map((x) => JSON.stringify(x.schema)));
+      if (!lines.includes(LAZY_SCHEMAS)) lines.unshift(LAZY_SCHEMAS);
+      lines.push(`export const ${k} = __pkogenLazySchemas(JSON.parse(${JSON.stringify(JSON.stringify(meta))}), ${JSON.stringify(schemas)});`);
+    } else lines.push(`export const ${k} = JSON.parse(${JSON.stringify(json)});`);
   }
-  if (lines.length > 0) dataModules.set(path.resolve(file), lines.join('\n') + '\n');
+  if (lines.length > 0) {
+    const contents = lines.join('\n') + '\n';
+    // The emitted module must give back exactly the values (and key order) of the source.
+    const check = path.join(outdir, `.data-${name}-check.mjs`);
+    writeFileSync(check, contents);
+    const back = await import(pathToFileURL(check).href);
+    rmSync(check);
+    for (const [k, v] of Object.entries(mod)) {
+      if (JSON.stringify(back[k]) !== JSON.stringify(v) || !isDeepStrictEqual(JSON.parse(JSON.stringify(back[k])), v))
+        throw new Error(`hack/bundle.mjs: the emitted ${name} data differs from ${file} in ${k}`);
+    }
+    dataModules.set(path.resolve(file), contents);
+  }
 }
 const dataPlugin = {
   name: 'schema-data-as-json',

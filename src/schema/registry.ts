@@ -64,7 +64,8 @@ const NAME_RULES: Record<string, NameRule> = {
 interface CrdEntry {
   crd: BundledCrd;
   version: string;
-  schema: unknown;
+  /** The version itself: its schema is read (in the bundle: parsed) only when first compiled. */
+  def: BundledCrd['versions'][number];
   compiled?: ValidateFunction;
   notes?: ConversionNotes;
 }
@@ -135,7 +136,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
     for (const v of crd.versions) {
       if (!v.served) continue;
       const key = `${crd.group === '' ? v.name : `${crd.group}/${v.name}`}/${crd.kind}`;
-      crdVersions.set(key, { crd, version: v.name, schema: v.schema });
+      crdVersions.set(key, { crd, version: v.name, def: v });
       keys.push(key);
     }
     crdKeys.set(gk, keys);
@@ -154,7 +155,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
 
   const compiled = (key: string, entry: CrdEntry): ValidateFunction => {
     if (!entry.compiled) {
-      const { schema, notes } = crdVersionToJsonSchema(entry.crd, entry.version, entry.schema, `crd:${key}`, 'subdomain');
+      const { schema, notes } = crdVersionToJsonSchema(entry.crd, entry.version, entry.def.schema, `crd:${key}`, 'subdomain');
       try {
         entry.compiled = ajv().compile(schema);
       } catch (e) {
