@@ -1,8 +1,8 @@
 /**
  * Node built-ins a command loads only when it uses them. Loading node:crypto costs ~5 ms of a
  * process start (measured: `node -e "require('node:crypto')"` against `node -e 0`), which
- * `validate` never needs unless a template hashes a string or an image is read; node:http, https
- * and tls load with the first registry transport.
+ * `validate` never needs unless a template hashes a string or an image is read. node:http loads
+ * with the first registry transport, https and tls with its first https request.
  */
 import { createRequire } from 'node:module';
 

@@ -7,8 +7,9 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import { nodeHttp, nodeHttps, nodeTls } from '../core/builtins.js';
 
-// node:http, https and tls load with the first transport, not with this module: `pkogen build`
-// reaches it (Deadline, through the registry options) without sending anything.
+// node:http loads with the first transport and https/tls with its first https request, not with
+// this module: `pkogen build` reaches it (Deadline, through the registry options) without sending
+// anything.
 
 /**
  * A request body sent as it is produced (a layer streamed from disk): exactly `length` bytes from
