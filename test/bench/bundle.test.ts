@@ -208,14 +208,21 @@ test('a command loads only the libraries it uses', () => {
   for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
 });
 
-test('Node built-ins each command loads (process.moduleLoadList at exit): none it does not use', () => {
+/** A `node -r` preload that prints the Node built-ins loaded by the end of the run, and its reader. */
+function builtinsPreload(): string {
   const preload = path.join(out, 'builtins.cjs');
   // write(2), not process.stderr: building that stream would load net itself.
   writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'builtins: ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n");
+  return preload;
+}
+const builtinsIn = (stderr: string) => new Set(/builtins: (.*)\n/.exec(stderr)![1].split(' '));
+
+test('Node built-ins each command loads (process.moduleLoadList at exit): none it does not use', () => {
+  const preload = builtinsPreload();
   const loaded = (...args: string[]) => {
     const r = spawnSync('node', ['-r', preload, path.join(scratch, 'bin', 'pkogen.js'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(0);
-    return new Set(/builtins: (.*)\n/.exec(r.stderr)![1].split(' '));
+    return builtinsIn(r.stderr);
   };
   const nginx = path.join(FIXTURES, 'nginx');
   // validate of a folder: no hashing (crypto ~5 ms to load), no image (zlib), no network, and no
@@ -282,11 +289,9 @@ describe('bin/pkogen.js runs validate, build and push from the CommonJS bundle a
       const pushed = await binAsync('check', 'push', '--oci-layout', layout, `${reg.host}/bundle/push:v1`, '-o', 'digest');
       expect(pushed).toEqual({ code: 0, stdout: built.stdout, stderr: 'pkogen: push.cjs code cache used\n' });
       // A plain-HTTP local registry: https and tls are never loaded (they come with the first https request).
-      const preload = path.join(out, 'push-builtins.cjs');
-      writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'builtins: ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n");
-      const again = await binAsyncWith(['-r', preload], 'check', 'push', '--oci-layout', layout, `${reg.host}/bundle/push:v3`);
+      const again = await binAsyncWith(['-r', builtinsPreload()], 'check', 'push', '--oci-layout', layout, `${reg.host}/bundle/push:v3`);
       expect(again.code).toBe(0);
-      const builtins = new Set(/builtins: (.*)\n/.exec(again.stderr)![1].split(' '));
+      const builtins = builtinsIn(again.stderr);
       expect(builtins.has('http')).toBe(true);
       for (const m of ['https', 'tls', '_tls_wrap']) expect({ m, loaded: builtins.has(m) }).toEqual({ m, loaded: false });
       const missing = await binAsync('check', 'push', '--oci-layout', path.join(out, 'nope'), `${reg.host}/bundle/push:v2`);
