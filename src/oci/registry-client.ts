@@ -88,6 +88,7 @@ function header(res: HttpResponse, name: string): string | undefined {
 export class RegistryClient {
   private readonly transport: ClosableTransport;
   private readonly origins = new Map<string, string>();
+  private readonly pings = new Map<string, Promise<string>>();
   private readonly challenges = new Map<string, Challenge | undefined>();
   private readonly auth = new Map<string, string>();
   private readonly attempts: number;
@@ -136,6 +137,16 @@ export class RegistryClient {
   private async origin(registry: string): Promise<string> {
     const known = this.origins.get(registry);
     if (known) return known;
+    // One ping per registry: concurrent requests (a push's blobs go up together) wait for it.
+    let pending = this.pings.get(registry);
+    if (!pending) {
+      pending = this.ping(registry).finally(() => this.pings.delete(registry));
+      this.pings.set(registry, pending);
+    }
+    return pending;
+  }
+
+  private async ping(registry: string): Promise<string> {
     const host = apiHost(registry);
     // Loopback: HTTP first (no TLS set-up cost for the common local registry; a TLS port
     // answers 400 or hangs up and we move on). --insecure elsewhere: HTTPS first, like ggcr.

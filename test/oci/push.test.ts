@@ -49,6 +49,8 @@ it('sends no blob the registry already has (HEAD first), and says so', async () 
   proxy = await startProxy(reg.port, () => 'pass');
   const first = await pkogen(['push', '--oci-layout', layout, `${proxy.host}/push/again:v1`]);
   expect(first.stdout).toBe(`Pushed ${digest} (2 blobs uploaded, 0 already present, 0 mounted)\n`);
+  // The two blobs go up concurrently; the registry is pinged once for both.
+  expect(proxy.log.filter((l) => l === 'GET /v2/')).toHaveLength(1);
   const before = proxy.log.length;
   const second = await pkogen(['push', '--oci-layout', layout, `${proxy.host}/push/again:v2`]);
   expect(second.stdout).toBe(`Pushed ${digest} (0 blobs uploaded, 2 already present, 0 mounted)\n`);
