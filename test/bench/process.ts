@@ -58,6 +58,22 @@ async function runOnce(c: Cmd, round: number): Promise<number> {
   return performance.now() - t;
 }
 
+/**
+ * Each command once per round, the order rotated per round, ROUNDS rounds after one warm-up round
+ * (round -1: warms the page cache, not counted); the median per command.
+ */
+async function medianOfRounds(cmds: Cmd[]): Promise<number[]> {
+  const times = cmds.map(() => [] as number[]);
+  for (let round = -1; round < ROUNDS; round++) {
+    for (let k = 0; k < cmds.length; k++) {
+      const j = (k + Math.max(round, 0)) % cmds.length;
+      const ms = await runOnce(cmds[j], round);
+      if (round >= 0) times[j].push(ms);
+    }
+  }
+  return times.map(median);
+}
+
 /** Incompressible but reproducible bytes (AES-CTR keystream), so the layer really is ~50 MB. */
 function bigFile(file: string): void {
   const c = createCipheriv('aes-128-ctr', Buffer.alloc(16, 7), Buffer.alloc(16, 0));
@@ -100,16 +116,7 @@ export async function bench(): Promise<string> {
     cmds.push({ label: '`buildah bud` of the same package (Containerfile, vfs, chroot)', cmd: 'buildah', args: (i) => [...store, 'bud', '--isolation', 'chroot', '--layers=false', '-q', '-f', path.join(ctx, 'Containerfile'), '-t', `localhost/bench:${i + 2}`, ctx] });
   } else notes.push('buildah is not installed: its row is left out.');
   try {
-    const times = cmds.map(() => [] as number[]);
-    for (let round = -1; round < ROUNDS; round++) {
-      // Round -1 warms the page cache and is not counted.
-      for (let k = 0; k < cmds.length; k++) {
-        const j = (k + Math.max(round, 0)) % cmds.length;
-        const ms = await runOnce(cmds[j], round);
-        if (round >= 0) times[j].push(ms);
-      }
-    }
-    const med = times.map(median);
+    const med = await medianOfRounds(cmds);
     const floor = med[0];
     const rss = peakRss(pkogen('validate', 'package'));
     const rows = cmds.map((c, i) => `| ${c.label} | ${med[i].toFixed(0)} ms | ${(med[i] / floor).toFixed(2)}× |`);
@@ -190,15 +197,7 @@ async function shipAndSimulate(): Promise<string> {
       // skopeo never reads NODE_EXTRA_CA_CERTS; pkogen pays for it at every start.
       if (caSet) cmds.push({ ...withoutCa(cmds[cmds.length - 1]), args: () => ['bin/pkogen.js', 'push', '--oci-layout', layout, `${regs[2]!.host}/bench/pkogen:v1`], prepare: () => fresh(2) });
     } else notes.push('skopeo or docker-registry is not installed: the push rows are left out.');
-    const times = cmds.map(() => [] as number[]);
-    for (let round = -1; round < ROUNDS; round++) {
-      for (let k = 0; k < cmds.length; k++) {
-        const j = (k + Math.max(round, 0)) % cmds.length;
-        const ms = await runOnce(cmds[j], round);
-        if (round >= 0) times[j].push(ms);
-      }
-    }
-    const med = times.map(median);
+    const med = await medianOfRounds(cmds);
     const at = (prefix: string) => cmds.findIndex((c) => c.label.startsWith(prefix));
     const sim = med[at('`pkogen simulate`')] / med[0];
     const push = at('`pkogen push') >= 0 ? med[at('`pkogen push')] / med[at('`skopeo copy`')] : undefined;
