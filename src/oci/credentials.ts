@@ -6,9 +6,9 @@
  * so credentials for one host are never sent to another. Secrets are never put in messages.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { nodeChildProcess } from '../core/builtins.js';
 import { Location, UserError } from '../core/errors.js';
 import { DOCKER_HUB } from './reference.js';
 
@@ -99,7 +99,7 @@ export function execHelper(env: Record<string, string | undefined>, opts: Helper
       try {
         // stderr is dropped, as docker's client.Get (cmd.Output) does: it could hold a secret.
         // node:child_process loads only when a credential helper runs.
-        const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+        const { spawn } = nodeChildProcess();
         child = spawn(name, ['get'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
       } catch {
         return reject(new UserError(`credential helper ${name} could not be started`));
