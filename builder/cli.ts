@@ -16,10 +16,9 @@ import { runTokenMinter } from './token-minter.js';
 import { wiring } from './wiring.js';
 
 export const VERSION = '0.1.0';
-import { CONTROLLER_SERVICE_ACCOUNT as SA_NAME, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from './api/types.js';
+import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME } from './api/types.js';
 
-export { CONTROLLER_USERNAME };
-export const CONTROLLER_SERVICE_ACCOUNT = { namespace: HOSTED_NAMESPACE, name: SA_NAME };
+export { CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME };
 
 export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: 'HCP namespace the controller runs and builds in' },

@@ -3,7 +3,7 @@
  * tables, and the end-to-end test records every request the controller sends to the API test
  * servers and checks that each one is granted here and each grant here is used.
  */
-import { API_GROUP } from './controller/reconciler.js';
+import { GROUP as API_GROUP } from './api/types.js';
 
 export interface PolicyRule {
   apiGroups: readonly string[];

@@ -9,7 +9,9 @@
  */
 import { hypershift, type KubeObject, type PackageObject, type YamlValue } from '../src/index.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
-import { CONTROLLER_SERVICE_ACCOUNT } from '../builder/cli.js';
+// builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
+// generating the package does not need.
+import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
 import { HOSTED_RULES, HOSTED_NAMESPACE_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
 
 export const CONTROLLER = 'on-cluster-build-controller';

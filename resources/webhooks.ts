@@ -2,13 +2,14 @@
  * The admission webhooks: a data-driven registry of webhook configurations (any number of
  * webhooks each), the server that backs them in the HCP namespace, and the
  * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
- * builder/webhook/server.ts).
+ * builder/api/types.ts).
  */
 import { hcpWebhookConfiguration, hypershift, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from '../src/index.js';
 
 const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;
-import { API_GROUP, API_VERSION } from '../builder/controller/reconciler.js';
-import { WEBHOOK_PATHS } from '../builder/webhook/server.js';
+// The API's constants only: builder/controller and builder/webhook load the Kubernetes client and
+// the server, which generating the package does not need.
+import { GROUP as API_GROUP, VERSION as API_VERSION, WEBHOOK_PATHS } from '../builder/api/types.js';
 import { IMAGE } from './builder-controller.js';
 
 export const WEBHOOK_SERVER = 'on-cluster-build-webhook';

@@ -48,6 +48,37 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('generating our package never loads the Kubernetes client (resources/ takes only the API constants from builder/)', () => {
+    // `make package` and `make verify` import resources/; builder/cli.ts, the controller and the
+    // webhook server load @kubernetes/client-node (~430 ms of module loading per run).
+    const all = new Project({ tsConfigFilePath: path.join(ROOT, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });
+    all.addSourceFilesAtPaths([path.join(ROOT, 'resources/**/*.ts'), path.join(ROOT, 'builder/**/*.ts')]);
+    const byPath = new Map(all.getSourceFiles().map((f) => [rel(f.getFilePath()), f]));
+    const seen = new Map<string, string>(); // file -> the file that imported it
+    const queue = [...byPath.keys()].filter((p) => p.startsWith('resources/'));
+    for (const p of queue) seen.set(p, '');
+    const offenders: string[] = [];
+    while (queue.length) {
+      const p = queue.shift()!;
+      const f = byPath.get(p)!;
+      const runtime = [...f.getImportDeclarations(), ...f.getExportDeclarations()].filter((d) => !d.isTypeOnly());
+      for (const d of runtime) {
+        const spec = d.getModuleSpecifierValue();
+        if (spec === '@kubernetes/client-node') offenders.push(`${p} (imported by ${seen.get(p) || 'make package'}) imports ${spec}`);
+      }
+      for (const { target } of importsOf(f, { runtimeOnly: true })) {
+        const ts = target.replace(/\.js$/, '.ts');
+        if (!ts.startsWith('builder/') && !ts.startsWith('resources/')) continue;
+        if (!seen.has(ts) && byPath.has(ts)) {
+          seen.set(ts, p);
+          queue.push(ts);
+        }
+      }
+    }
+    expect([...seen.keys()].some((p) => p.startsWith('builder/'))).toBe(true);
+    expect(offenders).toEqual([]);
+  });
+
   it('the library never imports the CLI (src/cli/ is the outermost layer)', () => {
     const offenders: string[] = [];
     for (const f of files) {

@@ -18,6 +18,12 @@ export const BUILD_PLURAL = 'nodepoolosbuilds';
 export const BUILD_SINGULAR = 'nodepoolosbuild';
 export const BUILD_SHORT_NAME = 'nposb';
 
+/** The URL paths the package's ValidatingWebhookConfiguration must use (one per kind); the webhook server serves them. */
+export const WEBHOOK_PATHS = {
+  nodePoolOSConfigs: `/validate/${CONFIG_PLURAL}`,
+  nodePoolOSBuilds: `/validate/${BUILD_PLURAL}`,
+} as const;
+
 /** `kubectl get on-cluster-build` lists both kinds. */
 export const CATEGORY = 'on-cluster-build';
 
@@ -27,6 +33,8 @@ export const HOSTED_NAMESPACE = 'openshift-on-cluster-build';
 /** Default identity of the controller in the hosted cluster (its own ServiceAccount there). */
 export const CONTROLLER_SERVICE_ACCOUNT = 'on-cluster-build-controller';
 export const CONTROLLER_USERNAME = `system:serviceaccount:${HOSTED_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;
+/** The same ServiceAccount as a reference (the builder's --service-account-* defaults; the package's RBAC subjects). */
+export const CONTROLLER_SERVICE_ACCOUNT_REF = { namespace: HOSTED_NAMESPACE, name: CONTROLLER_SERVICE_ACCOUNT } as const;
 
 export const IMAGE_BUILDER_TYPES = ['Job'] as const;
 export type ImageBuilderType = (typeof IMAGE_BUILDER_TYPES)[number];

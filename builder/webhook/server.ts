@@ -6,14 +6,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BUILD_KIND, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL } from '../api/types.js';
+import { BUILD_KIND, CONFIG_KIND, WEBHOOK_PATHS } from '../api/types.js';
 import { BadReviewError, decideAdmission, readAdmissionReview, type ServedKind } from './validate.js';
 
-/** The URL paths the package's ValidatingWebhookConfiguration must use (one per kind). */
-export const WEBHOOK_PATHS = {
-  nodePoolOSConfigs: `/validate/${CONFIG_PLURAL}`,
-  nodePoolOSBuilds: `/validate/${BUILD_PLURAL}`,
-} as const;
+export { WEBHOOK_PATHS };
 
 const KIND_BY_PATH: Record<string, ServedKind> = {
   [WEBHOOK_PATHS.nodePoolOSConfigs]: CONFIG_KIND,
