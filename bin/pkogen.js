@@ -3,9 +3,10 @@
 // CommonJS (bin/package.json says so): an ES module entry makes Node start its ES loader before
 // running a line (~10 ms here), which --help, --version, validate, build and push do not need.
 //
-// Prefers the bundled CLI that `make build` writes (hack/bundle.mjs): it starts faster than
-// loading ~1,400 separate modules. Installed packages and plain `tsc` builds have only dist/src,
-// the same code unbundled; a bundle older than dist/src (tsc run without re-bundling) is ignored.
+// Prefers the bundled CLI that `make build` (and `npm pack`) writes (hack/bundle.mjs): it starts
+// faster than loading ~1,400 separate modules. Plain `tsc` builds have only dist/src, the same code
+// unbundled; a bundle older than dist/src (tsc run without re-bundling) is ignored. An installed
+// package has the ES bundle and main.cjs but no code cache (one is made for one Node version).
 //
 // dist/bundle/cjs/ holds one-file CommonJS bundles: main.cjs (the command table alone: help,
 // version, an unknown command) and validate.cjs, build.cjs and push.cjs, each compiled through vm.Script
@@ -13,7 +14,8 @@
 // file name): they skip parsing, compiling and the ES loader. A cache is used only when it is at
 // least as new as its file; otherwise the ES bundle runs. Every other command runs from the ES
 // bundle. PKOGEN_CODE_CACHE: 0 = never (benchmarks compare), write = compile without the cache and
-// write it after the run (hack/code-cache.mjs), check = say on stderr whether a cache or main.cjs was used.
+// write it after the run (hack/code-cache.mjs), check = say on stderr which code ran (a cache, main.cjs,
+// the ES bundle or dist/src).
 const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
@@ -25,7 +27,10 @@ const cjsDir = path.join(dist, 'bundle', 'cjs');
 const mtime = (f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs;
 const b = mtime(bundled);
 const u = mtime(unbundled);
-const fresh = b !== undefined && (u === undefined || b >= u);
+// Installed (under node_modules), file times say nothing: npm sets or extracts them in its own
+// order, and nobody re-runs tsc there. The shipped bundle is the one npm pack built.
+const installed = __dirname.split(path.sep).includes('node_modules');
+const fresh = b !== undefined && (installed || u === undefined || b >= u);
 const mode = process.env.PKOGEN_CODE_CACHE;
 const argv = process.argv.slice(2);
 
@@ -62,7 +67,7 @@ function fromCodeCache(name) {
 function commandTableOnly() {
   const file = path.join(cjsDir, 'main.cjs');
   const f = mtime(file);
-  if (f === undefined || f < b) return undefined;
+  if (f === undefined || (!installed && f < b)) return undefined;
   const table = require(file);
   if (table.commandOf(argv) !== undefined) return undefined;
   if (mode === 'check') process.stderr.write('pkogen: main.cjs used\n');
@@ -71,6 +76,7 @@ function commandTableOnly() {
 
 async function run() {
   const cached = fresh ? (fromCodeCache(argv[0]) ?? commandTableOnly()) : undefined;
+  if (!cached && mode === 'check') process.stderr.write(`pkogen: ${fresh ? 'ES bundle' : 'dist/src'} used\n`);
   const { main } = cached ?? (await import(pathToFileURL(fresh ? bundled : unbundled).href));
   process.exitCode = await main(argv);
   cached?.save?.();

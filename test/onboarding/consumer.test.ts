@@ -33,7 +33,7 @@ beforeAll(async () => {
   // suites running at the same time execute.
   const stage = path.join(tmp.dir, 'stage');
   mkdirSync(stage);
-  for (const f of ['package.json', 'README.md', 'bin', 'src', 'templates', 'tsconfig.json', 'tsconfig.lib.json', 'tsconfig.cli.json']) cpSync(path.join(ROOT, f), path.join(stage, f), { recursive: true });
+  for (const f of ['package.json', 'README.md', 'bin', 'src', 'hack', 'templates', 'tsconfig.json', 'tsconfig.lib.json', 'tsconfig.cli.json']) cpSync(path.join(ROOT, f), path.join(stage, f), { recursive: true });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(stage, 'node_modules'));
   const pack = spawn('npm', ['pack', '--json', '--pack-destination', tmp.dir], stage);
   if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stdout}${pack.stderr}`);
@@ -50,10 +50,23 @@ beforeAll(async () => {
 afterAll(() => tmp?.cleanup());
 
 describe('pkogen as an installed package', () => {
-  it('ships the library, its declarations, the CLI and the templates, and nothing of ours', () => {
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/pkogen.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'templates/init/resources/resources.ts.hbs', 'templates/init/dot-gitignore.hbs']));
+  it('ships the library, its declarations, the CLI (bundled too) and the templates, and nothing of ours', () => {
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/pkogen.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/bundle/pkogen.mjs', 'dist/bundle/cjs/main.cjs', 'templates/init/resources/resources.ts.hbs', 'templates/init/dot-gitignore.hbs']));
     expect(files.filter((f) => /^(src|test|resources|builder|package|hack|docs)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
-    expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/src/'))).toEqual([]);
+    // The ES bundle and the command table; no code cache (made for one Node version), no other
+    // CommonJS bundle (they run only with a cache) and no esbuild metafile.
+    expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/src/') && !/^dist\/bundle\/(pkogen\.mjs|chunks\/[\w-]+\.mjs|cjs\/main\.cjs)$/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('dist/bundle/chunks/')).length).toBeGreaterThan(10);
+  });
+
+  it('the installed CLI runs from the bundle (help and version from the command table alone)', () => {
+    const check = (...args: string[]) => {
+      const r = spawnSync('node_modules/.bin/pkogen', args, { cwd: project, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
+      return { code: r.status, stderr: r.stderr };
+    };
+    expect(check('--version')).toEqual({ code: 0, stderr: 'pkogen: main.cjs used\n' });
+    // A command (its help here) comes from the ES bundle: without a code cache, the CommonJS path is not taken.
+    expect(check('validate', '--help')).toEqual({ code: 0, stderr: 'pkogen: ES bundle used\n' });
   });
 
   it('the scaffold passes make package and make test, typed and strict, with pkogen --version', () => {
