@@ -64,8 +64,9 @@ const precompiledPlugin = {
   },
 };
 
-// kubernetes-models validators by schema id, read from the generated table (src/schema/generated).
-const validatorsFile = path.join(tree, 'schema', 'generated', `builtin-validators${ext}`);
+// kubernetes-models validators by schema id, read from the generated table's source (dist/src's
+// copy may be one flattened file already: hack/flatten-kinds.mjs).
+const validatorsFile = path.join(root, 'src', 'schema', 'generated', 'builtin-validators.ts');
 const validatorsText = readFileSync(validatorsFile, 'utf8');
 const kindModules = new Map([...validatorsText.matchAll(/import \{ validate as (v\d+) \} from '(kubernetes-models\/_schemas\/\w+)'/g)].map((m) => [m[1], m[2]]));
 const kinds = [...validatorsText.matchAll(/^\s+(\w+): (v\d+)\b/gm)].map((m) => [m[1], kindModules.get(m[2])]);
