@@ -20,14 +20,16 @@ node_modules/.install-stamp: package.json package-lock.json
 
 deps: node_modules/.install-stamp
 
-# tsc, then the bundled CLI that bin/pkogen.js prefers (hack/bundle.mjs: faster start-up), the
-# V8 code caches of its CommonJS validate/build/push bundles (hack/code-cache.mjs, made with $(NODE))
-# and dist/src's table of built-in kinds as one file (hack/flatten-kinds.mjs: faster library import).
-dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/bundle.mjs hack/code-cache.mjs hack/flatten-kinds.mjs bin/pkogen.js bin/package.json
+# tsc; in dist/src the bundled CRDs' validators precompiled (hack/precompile-crds.mjs) and the table
+# of built-in kinds as one file (hack/flatten-kinds.mjs: faster library import); then the bundled
+# CLI that bin/pkogen.js prefers (hack/bundle.mjs: faster start-up) and the V8 code caches of its
+# CommonJS validate/build/push bundles (hack/code-cache.mjs, made with $(NODE)).
+dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/precompile-crds.mjs hack/flatten-kinds.mjs hack/bundle.mjs hack/code-cache.mjs bin/pkogen.js bin/package.json
 	npx tsc -p tsconfig.build.json
+	$(NODE) hack/precompile-crds.mjs
+	$(NODE) hack/flatten-kinds.mjs
 	$(NODE) hack/bundle.mjs
 	$(NODE) hack/code-cache.mjs
-	$(NODE) hack/flatten-kinds.mjs
 	@touch $@
 
 build: dist/.build-stamp

@@ -205,6 +205,15 @@ writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 // command at all: bin/pkogen.js requires it for help, version and unknown names (small enough
 // that plain require() beats a code cache).
 const CJS_COMMANDS = ['main', 'validate', 'build', 'push']; // bin/pkogen.js and hack/code-cache.mjs name the same commands
+// One CommonJS file has no chunks: the bundled CRDs' precompiled validators (~6 MB, chunks of the
+// ES bundle, hack/precompile-crds.mjs) would be read at every start. Without them, a CRD object
+// in a validated package has its schema compiled by ajv, as before they existed.
+const noPrecompiledCrds = {
+  name: 'no-precompiled-crds',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]schema[\\/]precompiled-crds\.(ts|js)$/ }, () => ({ contents: 'export const PRECOMPILED_CRDS = {};\n', loader: 'js' }));
+  },
+};
 const cjsDir = path.join(outdir, 'cjs');
 for (const command of CJS_COMMANDS) {
   const onlyCommand = {
@@ -245,7 +254,7 @@ for (const command of CJS_COMMANDS) {
     banner: { js: "const __pkogenImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     legalComments: 'none',
     logLevel: 'warning',
-    plugins: [onlyCommand, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
+    plugins: [onlyCommand, noPrecompiledCrds, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
   });
   // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.
   const out = path.join(cjsDir, `${command}.cjs`);

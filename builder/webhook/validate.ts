@@ -6,10 +6,9 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { crdFromObject, crdVersionToJsonSchema } from '../../src/schema/crd.js';
-import { addCelKeyword } from '../../src/schema/cel.js';
+import { addCelKeyword, addListMapKeyword } from '../../src/schema/kube-keywords.js';
 import { renderAjvErrors } from '../../src/schema/errors.js';
 import { addKubernetesFormats, isDns1123Subdomain } from '../../src/schema/formats.js';
-import { addListMapKeyword } from '../../src/schema/listtype.js';
 import { objectMetaSchema } from '../../src/schema/objectmeta.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../api/crds.js';
 import {

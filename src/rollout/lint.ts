@@ -75,6 +75,9 @@ const CHECKS_AT: Record<Site, { byKind: Record<string, KindCheck>; otherwise: Ro
   },
 };
 
+/** The kinds a rollout is made of: the top level's SelectorSyncSet and every kind a site checks. */
+export const ROLLOUT_KINDS: readonly string[] = ['SelectorSyncSet', ...new Set(Object.values(CHECKS_AT).flatMap((at) => Object.keys(at.byKind)))];
+
 /** Loading, parameter filling, traversal and reporting; the rules live in ./rules/. */
 class Walker implements LintContext {
   readonly findings: Finding[] = [];

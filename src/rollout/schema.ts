@@ -5,7 +5,8 @@
  * and CRD defaults that make a field optional in practice applied first (docs/rollout-reference.md §10).
  */
 import { createSchemaRegistry, SchemaRegistry } from '../schema/registry.js';
-import type { SchemaValidator } from './lint.js';
+import { BUNDLED_CRDS } from '../schema/generated/crds.js';
+import { ROLLOUT_KINDS, type SchemaValidator } from './lint.js';
 import type { Path } from './source.js';
 import { parsePath } from '../core/field-path.js';
 import { isObj } from '../core/guards.js';
@@ -24,9 +25,11 @@ function dropNulls(v: unknown): unknown {
 
 
 // The validator below is synchronous and sees any kind a rollout nests: load everything the
-// registry can need with this module (a no-op unless bundled: src/schema/validator-loader.ts).
+// registry can need with this module (built-in kinds: a no-op unless bundled, src/schema/validator-loader.ts;
+// ajv for any CRD), and the precompiled validators (make build) of the kinds a rollout is made of.
 const registry: SchemaRegistry = createSchemaRegistry();
 await registry.prepare?.();
+await registry.prepare?.(ROLLOUT_KINDS.flatMap((kind) => BUNDLED_CRDS.filter((c) => c.kind === kind).flatMap((c) => c.versions.filter((v) => v.served).map((v) => ({ apiVersion: `${c.group}/${v.name}`, kind })))));
 
 export function rolloutSchemaValidator(): SchemaValidator {
   const reg = registry;

@@ -1,4 +1,5 @@
-import type { Ajv, ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import type { KeywordValidator } from './types.js';
 import type { CelInput } from '@bufbuild/cel';
 import { createRequire } from 'node:module';
 import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from './formats.js';
@@ -80,53 +81,56 @@ function planRule(rule: Rule): Planned {
   }
 }
 
+/** Every CEL rule run by any validator in this process; registries report their share (celCounts). */
+const COUNTS: CelStats = { evaluated: 0, skipped: 0 };
+
+/** A copy of the process-wide counters: a registry adds the difference across its own validate call. */
+export function celCounts(): CelStats {
+  return { ...COUNTS };
+}
+
 /**
- * Registers `x-kubernetes-validations` on ajv: each rule with standard CEL (plus the strings
- * extension) is evaluated with `self` bound to the value; a rule evaluating to false is an error.
- * Rules that cannot run offline (oldSelf, Kubernetes CEL libraries such as format.* or quantity(),
- * runtime errors) are skipped, never reported as failures.
+ * The validator of one `x-kubernetes-validations` value. Rules are parsed the first time the
+ * validator runs (then @bufbuild/cel loads), not when the schema is compiled or a precompiled
+ * module loads. Also what precompiled CRD validators call (precompile.ts imports it by this name).
+ * The keyword itself (x-kubernetes-validations) is registered with ajv in kube-keywords.ts.
  */
-export function addCelKeyword(ajv: Ajv, stats: CelStats = { evaluated: 0, skipped: 0 }): CelStats {
-  ajv.addKeyword({
-    keyword: 'x-kubernetes-validations',
-    errors: true,
-    compile(schema: unknown) {
-      const rules = (Array.isArray(schema) ? schema : []).map((r) => planRule((r ?? {}) as Rule));
-      const validate = (data: unknown): boolean => {
-        const errors: Partial<ErrorObject>[] = [];
-        let self: CelInput | undefined;
-        for (const { fn, rule } of rules) {
-          if (!fn) {
-            stats.skipped++;
-            continue;
-          }
-          self ??= toCel(data);
-          let result: unknown;
-          try {
-            result = fn({ self });
-          } catch {
-            result = undefined;
-          }
-          if (typeof result !== 'boolean' || celLib().lib.isCelError(result)) {
-            stats.skipped++;
-            continue;
-          }
-          stats.evaluated++;
-          if (!result) {
-            const fieldPath = typeof rule.fieldPath === 'string' ? rule.fieldPath : '';
-            const msg = typeof rule.message === 'string' && rule.message !== '' ? rule.message : `failed rule: ${String(rule.rule)}`;
-            errors.push({
-              keyword: 'x-kubernetes-validations',
-              message: fieldPath ? `${fieldPath.replace(/^\./, '')}: ${msg}` : msg,
-              params: { rule: rule.rule },
-            });
-          }
-        }
-        (validate as unknown as { errors: unknown }).errors = errors.length ? errors : null;
-        return errors.length === 0;
-      };
-      return validate;
-    },
-  });
-  return stats;
+export function celRulesValidator(schema: unknown): KeywordValidator {
+  const given = (Array.isArray(schema) ? schema : []).map((r) => (r ?? {}) as Rule);
+  let rules: Planned[] | undefined;
+  const validate = (data: unknown): boolean => {
+    rules ??= given.map(planRule);
+    const errors: Partial<ErrorObject>[] = [];
+    let self: CelInput | undefined;
+    for (const { fn, rule } of rules) {
+      if (!fn) {
+        COUNTS.skipped++;
+        continue;
+      }
+      self ??= toCel(data);
+      let result: unknown;
+      try {
+        result = fn({ self });
+      } catch {
+        result = undefined;
+      }
+      if (typeof result !== 'boolean' || celLib().lib.isCelError(result)) {
+        COUNTS.skipped++;
+        continue;
+      }
+      COUNTS.evaluated++;
+      if (!result) {
+        const fieldPath = typeof rule.fieldPath === 'string' ? rule.fieldPath : '';
+        const msg = typeof rule.message === 'string' && rule.message !== '' ? rule.message : `failed rule: ${String(rule.rule)}`;
+        errors.push({
+          keyword: 'x-kubernetes-validations',
+          message: fieldPath ? `${fieldPath.replace(/^\./, '')}: ${msg}` : msg,
+          params: { rule: rule.rule },
+        });
+      }
+    }
+    (validate as unknown as { errors: unknown }).errors = errors.length ? errors : null;
+    return errors.length === 0;
+  };
+  return validate as KeywordValidator;
 }

@@ -3,14 +3,14 @@ import { UserError } from '../core/errors.js';
 import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, prepareBuiltinKinds, validateBuiltin } from './builtin.js';
 import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
 import { loadCrdFiles } from './crdfiles.js';
-import { addCelKeyword, type CelStats } from './cel.js';
+import { celCounts, type CelStats } from './cel.js';
 import { renderAjvErrors } from './errors.js';
 import { ajvFactory, loadAjv } from './ajv-loader.js';
-import { addListMapKeyword } from './listtype.js';
 import { BUNDLED_CRDS } from './generated/crds.js';
 import { OPENSHIFT_CRDS } from './generated/openshift-crds.js';
 import { LABEL_SELECTOR_ID, objectMetaId, ownSchemas, type NameRule } from './objectmeta.js';
 import { PRECOMPILED } from './precompiled.js';
+import { PRECOMPILED_CRDS } from './precompiled-crds.js';
 import { removedApiMessage } from './removed.js';
 import { groupOf, scopeOf } from './scope.js';
 import type { SchemaIssue, SchemaResult, Scope } from './types.js';
@@ -28,9 +28,10 @@ export interface SchemaRegistryOptions {
 
 export interface SchemaRegistry {
   /**
-   * Loads what validating these objects needs (every built-in kind without objects). The
-   * bundled CLI loads a built-in kind's validator only here, so await it before `validate`;
-   * unbundled (the library, tests) everything is loaded already and this resolves at once.
+   * Loads what validating these objects needs (every built-in kind and ajv's compiler without
+   * objects). The bundled CLI loads a built-in kind's validator only here, so await it before
+   * `validate`; unbundled (the library, tests) the kinds are loaded already. A bundled CRD's
+   * precompiled validator (make build) is loaded here for the objects given, never without.
    */
   prepare?(objects?: readonly unknown[]): Promise<void>;
   /** Strictly validates one object. `known: false` when no schema exists for its apiVersion/kind. */
@@ -70,6 +71,11 @@ interface CrdEntry {
   notes?: ConversionNotes;
 }
 
+/** The CRDs precompiled-crds.ts has validators for: the bundled ones, not a package's or --crd files'. */
+const PRECOMPILABLE = new Set<BundledCrd>([...BUNDLED_CRDS, ...OPENSHIFT_CRDS]);
+/** Precompiled validators loaded so far, by key (shared by registries: they hold no registry state). */
+const precompiledLoaded = new Map<string, ValidateFunction>();
+
 
 /** metadata and metadata.name (or generateName) must be set: every object pkogen handles is applied by name. */
 function presenceIssues(obj: Record<string, unknown>): SchemaIssue[] {
@@ -103,10 +109,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   let ajvInstance: Ajv | undefined;
   const ajv = (): Ajv => {
     if (!ajvInstance) {
-      const a = ajvFactory()();
-      addListMapKeyword(a);
-      if (opts.cel !== false) addCelKeyword(a, cel);
-      else a.addKeyword({ keyword: 'x-kubernetes-validations' });
+      const a = ajvFactory()({}, { cel: opts.cel !== false });
       for (const schema of ownSchemas()) a.addSchema(schema);
       ajvInstance = a;
     }
@@ -153,9 +156,15 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
   const nameRule = (apiVersion: string, kind: string): NameRule =>
     NAME_RULES[`${groupOf(apiVersion)}/${kind}`] ?? 'subdomain';
 
+  // The precompiled validator of a bundled CRD applies when CEL runs (it evaluates rules) and the
+  // CRD is the bundled one (a package's or a --crd file's replaces it).
+  const precompiledKey = (key: string, entry: CrdEntry): boolean => opts.cel !== false && PRECOMPILABLE.has(entry.crd) && Object.hasOwn(PRECOMPILED_CRDS, key);
+  const conversion = (key: string, entry: CrdEntry) => crdVersionToJsonSchema(entry.crd, entry.version, entry.def.schema, `crd:${key}`, 'subdomain');
   const compiled = (key: string, entry: CrdEntry): ValidateFunction => {
     if (!entry.compiled) {
-      const { schema, notes } = crdVersionToJsonSchema(entry.crd, entry.version, entry.def.schema, `crd:${key}`, 'subdomain');
+      const pre = precompiledKey(key, entry) ? precompiledLoaded.get(key) : undefined;
+      if (pre) return (entry.compiled = pre);
+      const { schema, notes } = conversion(key, entry);
       try {
         entry.compiled = ajv().compile(schema);
       } catch (e) {
@@ -186,9 +195,14 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
     knows,
     async prepare(objects) {
       await prepareBuiltinKinds(objects);
-      // ajv's compiler is needed for objects a CRD describes (all of them without objects).
-      const needsAjv = objects === undefined || objects.some((o) => isObj(o) && crdVersions.has(`${String(o.apiVersion)}/${String(o.kind)}`));
-      if (needsAjv) await loadAjv();
+      // Without objects: ajv's compiler, for any CRD. With objects: for each CRD they need, a bundled
+      // one's precompiled validator when there is one (~6 MB for all of them: only those), else ajv's.
+      if (objects === undefined) return loadAjv();
+      const keys = [...new Set(objects.filter(isObj).map((o) => `${String(o.apiVersion)}/${String(o.kind)}`))].filter((k) => crdVersions.has(k));
+      const pre = keys.filter((k) => precompiledKey(k, crdVersions.get(k)!));
+      // One after another: concurrent imports sharing dependencies trip jest's ESM loader.
+      for (const k of pre) if (!precompiledLoaded.has(k)) precompiledLoaded.set(k, (await PRECOMPILED_CRDS[k]!()).validate as ValidateFunction);
+      if (keys.length > pre.length) await loadAjv();
     },
     celStats: () => ({ ...cel }),
     addPackageCrds(crds) {
@@ -209,9 +223,12 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
       const entry = crdVersions.get(key);
       if (!entry) return undefined;
       compiled(key, entry);
+      // A precompiled validator came without the conversion: its notes are made here.
+      entry.notes ??= conversion(key, entry).notes;
       return entry.notes;
     },
     validate(obj) {
+      const before = celCounts();
       try {
         return validateObject(obj);
       } catch (e) {
@@ -223,6 +240,11 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
           return { known: true, source, issues: [issue] };
         }
         return { known: false, issues: [issue], reason: issue.message };
+      } finally {
+        // CEL validators count in one place for the process; this registry's share is what ran here.
+        const after = celCounts();
+        cel.evaluated += after.evaluated - before.evaluated;
+        cel.skipped += after.skipped - before.skipped;
       }
     },
   };

@@ -12,3 +12,6 @@ export type Scope = 'Namespaced' | 'Cluster';
 export type SchemaResult =
   | { known: true; source: 'builtin' | 'crd'; issues: SchemaIssue[] }
   | { known: false; issues: SchemaIssue[]; reason: string };
+
+/** A keyword's validator as ajv calls it: a verdict, and its errors set on the function. */
+export type KeywordValidator = ((data: never) => boolean) & { errors?: unknown };
