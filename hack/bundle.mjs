@@ -36,6 +36,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
+import { ALIAS } from './esbuild-options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -192,6 +193,7 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+  alias: ALIAS,
   plugins: [precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
@@ -254,6 +256,7 @@ for (const command of CJS_COMMANDS) {
     banner: { js: "const __pkogenImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     legalComments: 'none',
     logLevel: 'warning',
+    alias: ALIAS,
     plugins: [onlyCommand, noPrecompiledCrds, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
   });
   // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.

@@ -20,6 +20,7 @@ import { readFileSync, renameSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { ALIAS } from './esbuild-options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -58,6 +59,7 @@ try {
     banner: { js: `// ${path.basename(file)} with kubernetes-models' ${count} validators in this one file ${MARK}\nimport { createRequire as __pkogenCreateRequire } from 'node:module'; const require = __pkogenCreateRequire(import.meta.url);` },
     legalComments: 'none',
     logLevel: 'warning',
+    alias: ALIAS,
     plugins: [ownRelative],
   });
   renameSync(tmp, file);

@@ -57,10 +57,17 @@ test('the same kinds, verdicts and errors as the 492-module original, for every 
     const ra = JSON.stringify(run(a)); const rb = JSON.stringify(run(b));
     console.log(JSON.stringify({ kinds: Object.keys(a.BUILTIN_VALIDATORS).length, same: ra === rb, failures: (ra.match(/"instancePath"/g) ?? []).length }));
   `;
+  // The flat file alone: punycode from npm, not Node's deprecated built-in (DEP0040 from Node 21 on).
+  const alone = `
+    await import(process.argv[1]);
+    console.log(JSON.stringify(process.moduleLoadList.filter((m) => m === 'NativeModule punycode')));
+  `;
   const r = spawnSync('node', ['--input-type=module', '-e', script, pathToFileURL(original).href, pathToFileURL(flat).href], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   expect(r.stderr).toBe('');
   const res = JSON.parse(r.stdout);
   expect(res.same).toBe(true);
+  const p = spawnSync('node', ['--input-type=module', '-e', alone, pathToFileURL(flat).href], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  expect({ stderr: p.stderr, punycode: p.stdout }).toEqual({ stderr: '', punycode: '[]\n' });
   expect(res.kinds).toBe(71);
   expect(res.failures).toBeGreaterThan(71); // the samples do fail, with errors to compare
 });
