@@ -104,6 +104,10 @@ export async function bench(): Promise<string> {
     { label: '`pkogen build …`, ES bundle without the code cache', cmd: 'node', args: () => pkogen('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'z.tar')), env: { PKOGEN_CODE_CACHE: '0' } },
     { label: '`pkogen validate package`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('validate', 'package') },
     { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', 'package', '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'y.tar')) },
+    // What `make package` and `make verify` run first: our bundle module, the library (dist/src) it
+    // imports, and the rollout lint inside it; then the rollout lint alone, as a CLI command.
+    { label: '`pkogen verify dist/resources/resources.js`', cmd: 'node', args: () => pkogen('verify', 'dist/resources/resources.js') },
+    { label: '`pkogen lint-rollout` of our Template', cmd: 'node', args: () => pkogen('lint-rollout', 'hack/on-cluster-build.SelectorSyncSet.yaml.tmpl') },
   ];
   if (caSet) cmds.push(...cmds.slice(0, 4).map(withoutCa));
   const notes: string[] = [];
