@@ -5,6 +5,7 @@
  * the same CEL rule counts, for every served version of every bundled CRD, on objects built from
  * each schema to reach its nested rules (two equal list items: list-map keys; CEL rules all along).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,6 +74,20 @@ test('one module per served version, and a loader for each in the table', () => 
   expect(modules.size).toBe(keys.length);
   expect(keys.length).toBeGreaterThan(50);
   for (const k of keys) expect(table).toContain(`${JSON.stringify(k)}: () => import(`);
+  // Deterministic: the same sources again.
+  const again = precompiledCrdSources(ALL, '../x');
+  expect(again.table).toBe(table);
+  expect([...again.modules.values()].map((m) => m.replaceAll("'../x/", "'IMPORT/"))).toEqual([...modules.values()].map((m) => m.replace(/'[^']*\/(formats|listtype|cel)\.js'/g, "'IMPORT/$1.js'")));
+});
+
+test('hack/precompile-crds.mjs: a tree without the compiled sources is a located error, exit 1; usage error, exit 2', () => {
+  const run = (...args: string[]) => {
+    const r = spawnSync('node', ['hack/precompile-crds.mjs', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    return { code: r.status, stderr: r.stderr };
+  };
+  const missing = path.join(scratch, 'no-tree');
+  expect(run(missing)).toEqual({ code: 1, stderr: expect.stringMatching(new RegExp(`^hack/precompile-crds\\.mjs: ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: Cannot find module .*precompile\\.js'.*\n$`)) });
+  expect(run('a', 'b')).toEqual({ code: 2, stderr: 'usage: node hack/precompile-crds.mjs [TREE]\n' });
 });
 
 test('every precompiled validator gives the verdicts, errors and CEL counts of the run-time compilation', async () => {
