@@ -156,3 +156,18 @@ test('the registry validates a bundled CRD object with its precompiled validator
   await own.prepare!([bad]);
   expect(() => own.validate(bad)).toThrow(/ajv compiler used/);
 });
+
+test('prepareRolloutSchemas (lint-rollout and simulate call it) loads the precompiled validators of every kind a Template nests', async () => {
+  // Same mocks as above (registered in this file): ajv's compiler throws, the table is the scratch one.
+  const { prepareRolloutSchemas, rolloutSchemaValidator } = await import('../../src/rollout/schema.js');
+  const sub = { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', metadata: { name: 's', namespace: 'n' }, spec: { name: 'op', source: 'c', sourceNamespace: 'n', channel: 3 } };
+  const validate = rolloutSchemaValidator();
+  // Not a kind a rollout is made of: without preparing, it would be compiled.
+  expect(() => validate(sub)).toThrow(/ajv compiler used/);
+  const template = ['apiVersion: template.openshift.io/v1', 'kind: Template', 'objects:', '- apiVersion: hive.openshift.io/v1', '  kind: SelectorSyncSet', '  spec:', '    resources:', `    - ${JSON.stringify(sub)}`, ''].join('\n');
+  await prepareRolloutSchemas('t.yaml', template);
+  const problems = validate(sub);
+  expect(problems?.map((p) => p.path.join('.'))).toEqual(['spec.channel']);
+  // Text that does not parse loads nothing and does not throw.
+  await expect(prepareRolloutSchemas('bad.yaml', 'a: [')).resolves.toBeUndefined();
+});

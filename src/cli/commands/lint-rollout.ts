@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { countBySeverity, UserError, type Finding } from '../../core/errors.js';
 import { lintRolloutTemplate } from '../../rollout/lint.js';
-import { rolloutSchemaValidator } from '../../rollout/schema.js';
+import { prepareRolloutSchemas, rolloutSchemaValidator } from '../../rollout/schema.js';
 import { packageObjectChecker } from '../../rollout/package-check.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { Violation } from '../../pko/types.js';
@@ -55,6 +55,7 @@ export const command: Command = {
         throw e;
       }
     }
+    await prepareRolloutSchemas(file, text);
     const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, checkPackage });
     // A RolloutFinding is a Finding (file, line, column, path, object chain).
     const findings: Finding[] = res.findings;

@@ -10,7 +10,7 @@ import { defaultFleet, Fleet, hcpNamespaceNames } from '../../rollout/fleet.js';
 import { packageChecker } from '../../rollout/package-check.js';
 import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
 import { validatePackage } from '../../pko/validate.js';
-import { rolloutSchemaValidator } from '../../rollout/schema.js';
+import { prepareRolloutSchemas, rolloutSchemaValidator } from '../../rollout/schema.js';
 import { redactConfig, simulateRollout, SimulationResult } from '../../rollout/simulate.js';
 import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
@@ -156,6 +156,7 @@ export const command: Command = {
         throw e;
       }
     }
+    await prepareRolloutSchemas(file, textIn);
     const res = simulateRollout(file, textIn, {
       parameters: params,
       fleet: env.fleet ?? defaultFleet(names),
