@@ -5,6 +5,7 @@
  * and CRD defaults that make a field optional in practice applied first (docs/rollout-reference.md §10).
  */
 import { createSchemaRegistry, SchemaRegistry } from '../schema/registry.js';
+import { crdApiVersion } from '../schema/crd.js';
 import { BUNDLED_CRDS } from '../schema/generated/crds.js';
 import { ROLLOUT_KINDS, type SchemaValidator } from './lint.js';
 import type { Path } from './source.js';
@@ -30,7 +31,7 @@ function dropNulls(v: unknown): unknown {
 // ajv for any CRD), and the precompiled validators (make build) of the kinds a rollout is made of.
 const registry: SchemaRegistry = createSchemaRegistry();
 await registry.prepare?.();
-await registry.prepare?.(ROLLOUT_KINDS.flatMap((kind) => BUNDLED_CRDS.filter((c) => c.kind === kind).flatMap((c) => c.versions.filter((v) => v.served).map((v) => ({ apiVersion: `${c.group}/${v.name}`, kind })))));
+await registry.prepare?.(ROLLOUT_KINDS.flatMap((kind) => BUNDLED_CRDS.filter((c) => c.kind === kind).flatMap((c) => c.versions.filter((v) => v.served).map((v) => ({ apiVersion: crdApiVersion(c, v.name), kind })))));
 
 /**
  * Loads, ahead of a lint or simulation of this Template text, the precompiled validators (make

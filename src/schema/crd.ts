@@ -21,6 +21,16 @@ export interface ConversionNotes {
   celRules: number;
 }
 
+/** The apiVersion of one version of a CRD (a bare version for the core group). */
+export function crdApiVersion(crd: BundledCrd, version: string): string {
+  return crd.group === '' ? version : `${crd.group}/${version}`;
+}
+
+/** The schema registry's key of one version of a CRD: "apiVersion/Kind". */
+export function crdKey(crd: BundledCrd, version: string): string {
+  return `${crdApiVersion(crd, version)}/${crd.kind}`;
+}
+
 /** Reads a CRD object (apiextensions.k8s.io/v1) into a BundledCrd; undefined when it is not a CRD. */
 export function crdFromObject(obj: unknown, source: string): BundledCrd | undefined {
   if (!isObj(obj) || obj.kind !== 'CustomResourceDefinition') return undefined;
@@ -70,7 +80,7 @@ export function crdVersionToJsonSchema(
   const src: Json = isObj(schema) ? schema : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const out = convert(src, ctx);
   const props = (out.properties ?? {}) as Json;
-  const apiVersion = crd.group === '' ? version : `${crd.group}/${version}`;
+  const apiVersion = crdApiVersion(crd, version);
   props.apiVersion = { type: 'string', enum: [apiVersion] };
   props.kind = { type: 'string', enum: [crd.kind] };
   const declaredMeta = isObj(src.properties) ? (src.properties as Json).metadata : undefined;

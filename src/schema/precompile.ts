@@ -6,7 +6,7 @@
 import * as standalone from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
 import { newAjv } from './ajv-setup.js';
-import { crdVersionToJsonSchema, type BundledCrd } from './crd.js';
+import { crdKey, crdVersionToJsonSchema, type BundledCrd } from './crd.js';
 import { ownSchemas } from './objectmeta.js';
 
 type StandaloneCode = (ajv: ReturnType<typeof newAjv>, refs: Record<string, string>) => string;
@@ -30,11 +30,6 @@ export function precompiledSource(): string {
     `export const PRECOMPILED = { ${ids.map((id, i) => `${JSON.stringify(id)}: v${i}`).join(', ')} };`,
     '',
   ].join('\n');
-}
-
-/** The registry's key of a bundled CRD version: "apiVersion/Kind" (registry.ts addCrd). */
-export function crdKey(crd: BundledCrd, version: string): string {
-  return `${crd.group === '' ? version : `${crd.group}/${version}`}/${crd.kind}`;
 }
 
 /**

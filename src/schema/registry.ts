@@ -1,7 +1,7 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import { UserError } from '../core/errors.js';
 import { isBuiltinKind, LABEL_SELECTOR_SHAPE, OBJECT_META_SHAPE, prepareBuiltinKinds, validateBuiltin } from './builtin.js';
-import { crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
+import { crdKey, crdVersionToJsonSchema, type BundledCrd, type ConversionNotes } from './crd.js';
 import { loadCrdFiles } from './crdfiles.js';
 import { celCounts, type CelStats } from './cel.js';
 import { renderAjvErrors } from './errors.js';
@@ -138,7 +138,7 @@ export function createSchemaRegistry(opts: SchemaRegistryOptions = {}): SchemaRe
     crdScopes.set(gk, crd.scope === 'Cluster' ? 'Cluster' : 'Namespaced');
     for (const v of crd.versions) {
       if (!v.served) continue;
-      const key = `${crd.group === '' ? v.name : `${crd.group}/${v.name}`}/${crd.kind}`;
+      const key = crdKey(crd, v.name);
       crdVersions.set(key, { crd, version: v.name, def: v });
       keys.push(key);
     }

@@ -13,11 +13,11 @@ import { jest } from '@jest/globals';
 import type { ValidateFunction } from 'ajv';
 import { newAjv } from '../../src/schema/ajv-setup.js';
 import { celCounts } from '../../src/schema/cel.js';
-import { crdVersionToJsonSchema, type BundledCrd } from '../../src/schema/crd.js';
+import { crdKey, crdVersionToJsonSchema, type BundledCrd } from '../../src/schema/crd.js';
 import { BUNDLED_CRDS } from '../../src/schema/generated/crds.js';
 import { OPENSHIFT_CRDS } from '../../src/schema/generated/openshift-crds.js';
 import { ownSchemas } from '../../src/schema/objectmeta.js';
-import { crdKey, precompiledCrdSources } from '../../src/schema/precompile.js';
+import { precompiledCrdSources } from '../../src/schema/precompile.js';
 
 const ROOT = process.cwd();
 const ALL: BundledCrd[] = [...BUNDLED_CRDS, ...OPENSHIFT_CRDS];
