@@ -1,35 +1,44 @@
-# pkogen: the two commands a new machine needs are `make package` and `make test`.
+# on-cluster-build, with pkogen (pkogen/, a workspace package) beside it: the two commands a new
+# machine needs are `make package` and `make test`.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := package
 
 NODE        ?= node
-PKOGEN      := $(NODE) bin/pkogen.js
+PKOGEN      := $(NODE) pkogen/bin/pkogen.js
 BUNDLE      := dist/resources/resources.js
 PACKAGE_DIR := package
 OUTPUT_DIR  := _output
 
-SOURCES := $(shell find src resources builder test/bench test/fuzz -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
+PKOGEN_SOURCES := $(shell find pkogen/src pkogen/test/bench pkogen/test/fuzz -name '*.ts' 2>/dev/null) pkogen/tsconfig.json pkogen/tsconfig.build.json
+SOURCES := $(shell find resources builder -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
 .PHONY: package verify test unit typecheck build deps tools bench fuzz clean build-package-image push-package-image build-image push-image
 
 # Install dependencies when the lock file is newer than what is installed.
-node_modules/.install-stamp: package.json package-lock.json
+node_modules/.install-stamp: package.json pkogen/package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
 deps: node_modules/.install-stamp
 
-# tsc; in dist/src the bundled CRDs' validators precompiled (hack/precompile-crds.mjs) and the table
-# of built-in kinds as one file (hack/flatten-kinds.mjs: faster library import); then the bundled
-# CLI that bin/pkogen.js prefers (hack/bundle.mjs: faster start-up) and the V8 code caches of its
-# CommonJS validate/build/push bundles (hack/code-cache.mjs, made with $(NODE)).
-dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/precompile-crds.mjs hack/flatten-kinds.mjs hack/bundle.mjs hack/code-cache.mjs bin/pkogen.js bin/package.json
+# pkogen (in pkogen/): tsc; in pkogen/dist/src the bundled CRDs' validators precompiled
+# (hack/precompile-crds.mjs) and the table of built-in kinds as one file (hack/flatten-kinds.mjs:
+# faster library import); then the bundled CLI that pkogen/bin/pkogen.js prefers (hack/bundle.mjs:
+# faster start-up) and the V8 code caches of its CommonJS validate/build/push bundles
+# (hack/code-cache.mjs, made with $(NODE)).
+PKOGEN_HACK := $(addprefix pkogen/hack/,precompile-crds.mjs flatten-kinds.mjs bundle.mjs code-cache.mjs)
+pkogen/dist/.build-stamp: node_modules/.install-stamp $(PKOGEN_SOURCES) $(PKOGEN_HACK) pkogen/bin/pkogen.js pkogen/bin/package.json
+	cd pkogen && npx tsc -p tsconfig.build.json
+	cd pkogen && $(NODE) hack/precompile-crds.mjs
+	cd pkogen && $(NODE) hack/flatten-kinds.mjs
+	cd pkogen && $(NODE) hack/bundle.mjs
+	cd pkogen && $(NODE) hack/code-cache.mjs bin/pkogen.js ../$(PACKAGE_DIR)
+	@touch $@
+
+# on-cluster-build (resources/, builder/) against pkogen's built declarations.
+dist/.build-stamp: pkogen/dist/.build-stamp $(SOURCES)
 	npx tsc -p tsconfig.build.json
-	$(NODE) hack/precompile-crds.mjs
-	$(NODE) hack/flatten-kinds.mjs
-	$(NODE) hack/bundle.mjs
-	$(NODE) hack/code-cache.mjs
 	@touch $@
 
 build: dist/.build-stamp
@@ -67,26 +76,28 @@ tools:
 	  apt-get install -y -qq --no-install-recommends "$${missing[@]}"; \
 	fi
 
-typecheck: deps
+typecheck: build
+	cd pkogen && npx tsc -p tsconfig.json --noEmit
 	npx tsc -p tsconfig.json --noEmit
 
 unit: build tools
 	@mkdir -p $(OUTPUT_DIR)
-	npm test --silent -- --json --outputFile=$(OUTPUT_DIR)/jest-results.json
-	@$(NODE) -e 'const r = require("./$(OUTPUT_DIR)/jest-results.json"); console.log(`jest: $${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests} skipped`)'
+	cd pkogen && npm test --silent -- --json --outputFile=../$(OUTPUT_DIR)/jest-pkogen.json || true
+	npm test --silent -- --json --outputFile=$(OUTPUT_DIR)/jest-on-cluster-build.json || true
+	@$(NODE) -e 'let p = 0, f = 0, s = 0, bad = 0; for (const n of ["pkogen", "on-cluster-build"]) { let r; try { r = require("./$(OUTPUT_DIR)/jest-" + n + ".json"); } catch { console.log(`jest ($${n}): no results`); bad = 1; continue; } console.log(`jest ($${n}): $${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests} skipped`); p += r.numPassedTests; f += r.numFailedTests; s += r.numPendingTests; if (!r.success) bad = 1; } console.log(`jest: $${p} passed, $${f} failed, $${s} skipped`); process.exit(bad);'
 
 ## test: type-check, drift-check, install missing Debian tools, run every test suite (fuzz corpus replay included)
 test: typecheck verify unit
 
 bench: build
-	npm run --silent bench
+	cd pkogen && npm run --silent bench
 
 ## fuzz: every parser with 10,000 fixed-seed inputs (FUZZ_ARGS="--count N --target NAME"); findings go to test/fuzz/corpus/
 fuzz: build
-	$(NODE) dist/test/fuzz/run.js $(FUZZ_ARGS)
+	cd pkogen && $(NODE) dist/test/fuzz/run.js $(FUZZ_ARGS)
 
 clean:
-	rm -rf dist $(OUTPUT_DIR)
+	rm -rf dist pkogen/dist $(OUTPUT_DIR)
 
 # ---- package image ---------------------------------------------------------------------------
 # IMAGE_NAME defaults to the package's metadata.name; IMG is the repository, TAG the git commit.

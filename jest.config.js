@@ -2,8 +2,12 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  // '^pkogen$': code written against the public API (kickstart output, consumer modules) runs from source.
-  moduleNameMapper: { '^pkogen$': '<rootDir>/src/index.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // resources/ and builder/ import pkogen by package name: tests run it from source.
+  moduleNameMapper: {
+    '^pkogen$': '<rootDir>/pkogen/src/index.ts',
+    '^pkogen/(model|hypershift|pko|oci|rollout|kube|yaml|schema)$': '<rootDir>/pkogen/src/public/$1.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },

@@ -5,8 +5,8 @@
  * host; URL keys mean the whole host; Docker Hub's aliases are one host. No helpers: a Secret
  * cannot run programs. No secret value ever reaches a message.
  */
-import { Location, UserError } from '../src/core/errors.js';
-import { AuthEntry, authKeysFor, Credential, credentialFromAuthEntry, normalizeAuthKey } from '../src/oci/credentials.js';
+import { Location, UserError } from 'pkogen/model';
+import { AuthEntry, authKeysFor, Credential, credentialFromAuthEntry, normalizeAuthKey } from 'pkogen/oci';
 
 export type CredentialLookup = (registry: string, repository: string) => Promise<Credential | undefined>;
 

@@ -8,7 +8,7 @@ import { KubeConfig, Watch } from '@kubernetes/client-node';
 import type { ObjectMeta as ApiObjectMeta } from './api/types.js';
 // One home for kinds and their REST paths: the library's client (src/kube) reads; this one, the
 // controller's, also writes (create, update, status, delete) and watches with client-node's Watch.
-import { apiVersionOf, KubeApiError, kubeRequest, resourcePath, type Resource } from '../src/kube/client.js';
+import { apiVersionOf, KubeApiError, kubeRequest, resourcePath, type Resource } from 'pkogen/kube';
 
 export { apiVersionOf, type Resource };
 

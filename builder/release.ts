@@ -5,12 +5,12 @@
  * wins), with the project's registry client. Results are cached by release digest: a pullspec
  * by tag costs one HEAD per call, a pullspec by digest none once cached.
  */
-import { UserError } from '../src/core/errors.js';
-import { gunzipBounded, isGzip } from '../src/oci/gzip.js';
-import type { Descriptor } from '../src/oci/image.js';
-import { formatReference, parseReference, Reference, ReferenceError } from '../src/oci/reference.js';
-import { RegistryClient, RegistryClientOptions } from '../src/oci/registry-client.js';
-import { readTar } from '../src/oci/tar.js';
+import { UserError } from 'pkogen/model';
+import { gunzipBounded, isGzip } from 'pkogen/oci';
+import type { Descriptor } from 'pkogen/oci';
+import { formatReference, parseReference, Reference, ReferenceError } from 'pkogen/oci';
+import { RegistryClient, RegistryClientOptions } from 'pkogen/oci';
+import { readTar } from 'pkogen/oci';
 import { dockerConfigCredentials } from './dockerconfig.js';
 
 export const IMAGE_REFERENCES = 'release-manifests/image-references';

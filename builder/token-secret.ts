@@ -8,9 +8,9 @@
  * Secrets are plain JSON objects as the API returns them: every data value is base64 once more.
  */
 import { gunzipSync } from 'node:zlib';
-import { Location, UserError } from '../src/core/errors.js';
-import { isGzip } from '../src/oci/gzip.js';
-import { parseReference, ReferenceError } from '../src/oci/reference.js';
+import { Location, UserError } from 'pkogen/model';
+import { isGzip } from 'pkogen/oci';
+import { parseReference, ReferenceError } from 'pkogen/oci';
 
 export const TOKEN_SECRET_PREFIX = 'token-';
 export const IGNITION_CONFIG_ANNOTATION = 'hypershift.openshift.io/ignition-config';

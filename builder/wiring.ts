@@ -3,7 +3,7 @@
  * inputs from token Secrets, and the webhook's validation rules reused by the controller, so an
  * object admitted before the webhook was registered is still refused.
  */
-import { UserError } from '../src/core/errors.js';
+import { UserError } from 'pkogen/model';
 import type { KubeObject } from './kube.js';
 import type { NodePoolInputs, ReleaseImages } from './controller/reconciler.js';
 import { ReleaseResolver } from './release.js';

@@ -7,7 +7,7 @@
  * - hosted side (hosted-cluster phase): the user-facing CRDs, the namespace users keep their
  *   push Secrets in, and the controller's own ServiceAccount with read-mostly RBAC.
  */
-import { hypershift, type KubeObject, type PackageObject, type YamlValue } from '../src/index.js';
+import { hypershift, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
 // builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
 // generating the package does not need.

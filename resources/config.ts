@@ -2,7 +2,7 @@
  * The package config schema (what differs per hosted control plane and is supplied by the
  * rollout) and the template test contexts.
  */
-import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from '../src/index.js';
+import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from 'pkogen';
 
 const DIGEST_REF = '^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*@sha256:[a-f0-9]{64}$';
 

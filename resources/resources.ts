@@ -15,7 +15,7 @@ import {
   type GeneratedOutput,
   type PackageDefinition,
   type RolloutTemplateOptions,
-} from '../src/index.js';
+} from 'pkogen';
 import { configSchema, testCases } from './config.js';
 import { controllerDeployment, controllerRbac, hostedApi } from './builder-controller.js';
 import { webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';

@@ -4,7 +4,7 @@
  * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
  * builder/api/types.ts).
  */
-import { hcpWebhookConfiguration, hypershift, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from '../src/index.js';
+import { hcpWebhookConfiguration, hypershift, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from 'pkogen';
 
 const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;
 // The API's constants only: builder/controller and builder/webhook load the Kubernetes client and

@@ -36,12 +36,12 @@ IMAGE_REPOSITORY=${IMAGE_REPOSITORY:-app-sre}
 # On a fresh checkout: install dependencies and compile (make does both, quietly when up to date),
 # then refuse to ship a package/ that differs from what the generator makes.
 if [ -f Makefile ]; then make -s build >&2; fi
-if [ ! -f dist/src/cli/main.js ]; then
+if [ ! -f pkogen/dist/src/cli/main.js ]; then
   echo "build_deploy.sh: pkogen is not built; run 'make package' first" >&2
   exit 1
 fi
 if [ "$PACKAGE_DIR" = package ] && [ -f dist/resources/resources.js ]; then
-  "$NODE" bin/pkogen.js verify dist/resources/resources.js >&2
+  "$NODE" pkogen/bin/pkogen.js verify dist/resources/resources.js >&2
 fi
 if [ ! -f "$PACKAGE_DIR/manifest.yaml" ] && [ ! -f "$PACKAGE_DIR/manifest.yml" ]; then
   echo "build_deploy.sh: no package manifest in $PACKAGE_DIR; run 'make package' first" >&2
@@ -119,5 +119,5 @@ if [ "${SKIP_BUILDER_IMAGE:-}" != true ]; then
 fi
 
 echo "build_deploy.sh: $ref:$IMAGE_TAG (and :latest) from $PACKAGE_DIR" >&2
-"$NODE" bin/pkogen.js build "$PACKAGE_DIR" -t "$ref:$IMAGE_TAG" -t "$ref:latest" \
+"$NODE" pkogen/bin/pkogen.js build "$PACKAGE_DIR" -t "$ref:$IMAGE_TAG" -t "$ref:latest" \
   --push --skip-if-exists -o digest "${insecure[@]}"

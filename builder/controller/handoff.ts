@@ -11,7 +11,7 @@
  * NTO prunes only the ConfigMaps it generated (annotation
  * `tuned.openshift.io/generated-by-controller-version`, names `nto-mc-*`): ours carry neither.
  */
-import { parseYaml11 } from '../../src/yaml/parse.js';
+import { parseYaml11 } from 'pkogen/yaml';
 import type { KubeObject } from '../kube.js';
 import { LABEL_PREFIX, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from './build-job.js';
 

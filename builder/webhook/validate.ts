@@ -5,11 +5,11 @@
  * write builds, and comparisons with the old object.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import { crdFromObject, crdVersionToJsonSchema } from '../../src/schema/crd.js';
-import { addCelKeyword, addListMapKeyword } from '../../src/schema/kube-keywords.js';
-import { renderAjvErrors } from '../../src/schema/errors.js';
-import { addKubernetesFormats, isDns1123Subdomain } from '../../src/schema/formats.js';
-import { objectMetaSchema } from '../../src/schema/objectmeta.js';
+import { crdFromObject, crdVersionToJsonSchema } from 'pkogen/schema';
+import { addCelKeyword, addListMapKeyword } from 'pkogen/schema';
+import { renderAjvErrors } from 'pkogen/schema';
+import { addKubernetesFormats, isDns1123Subdomain } from 'pkogen/schema';
+import { objectMetaSchema } from 'pkogen/schema';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../api/crds.js';
 import {
   API_VERSION, BUILD_KIND, BUILD_NAME_HASH_LENGTH, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, DEFAULT_CONTAINERFILE_ARCH,

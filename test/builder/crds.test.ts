@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from '@bufbuild/cel';
-import { tempDir } from '../helpers.js';
-import { createSchemaRegistry, type SchemaRegistry } from '../../src/schema/registry.js';
+import { tempDir } from '../../pkogen/test/helpers.js';
+import { createSchemaRegistry, type SchemaRegistry } from '../../pkogen/src/schema/registry.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD, onClusterBuildCRDs } from '../../builder/api/crds.js';
 import { API_VERSION, BUILD_CONDITION_TYPES, BUILD_KIND, CONFIG_KIND, GROUP, VERSION } from '../../builder/api/types.js';
 

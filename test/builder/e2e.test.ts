@@ -8,10 +8,10 @@
  * a controller restart, and that every request the controller made is granted by the package's
  * Roles and every grant is used.
  */
-import { parseReference } from '../../src/oci/reference.js';
-import { RegistryClient } from '../../src/oci/registry-client.js';
-import { startRegistry, TestRegistry } from '../oci/registry-harness.js';
-import { ApiTestServer, AuditEntry, startApiServer } from '../kube/api-server.js';
+import { parseReference } from '../../pkogen/src/oci/reference.js';
+import { RegistryClient } from '../../pkogen/src/oci/registry-client.js';
+import { startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
+import { ApiTestServer, AuditEntry, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube } from '../../builder/kube.js';
 import { REBUILD_ANNOTATION, Reconciler } from '../../builder/controller/reconciler.js';
 import { runController } from '../../builder/controller/run.js';

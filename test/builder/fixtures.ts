@@ -5,11 +5,11 @@
  * Written for these tests; no upstream file is copied.
  */
 import { gzipSync } from 'node:zlib';
-import { Blob, Image } from '../../src/oci/image.js';
-import { MediaType } from '../../src/oci/media-types.js';
-import { gzipDeterministic } from '../../src/oci/gzip.js';
-import { sha256Digest } from '../../src/oci/digest.js';
-import { TarWriteEntry, writeTar } from '../../src/oci/tar.js';
+import { Blob, Image } from '../../pkogen/src/oci/image.js';
+import { MediaType } from '../../pkogen/src/oci/media-types.js';
+import { gzipDeterministic } from '../../pkogen/src/oci/gzip.js';
+import { sha256Digest } from '../../pkogen/src/oci/digest.js';
+import { TarWriteEntry, writeTar } from '../../pkogen/src/oci/tar.js';
 
 export const b64 = (b: Uint8Array | string) => Buffer.from(b).toString('base64');
 

@@ -4,10 +4,10 @@
  * only for kinds that exist in the hosted cluster.
  */
 import * as path from 'node:path';
-import { readDirToFileMap } from '../../src/core/fs.js';
-import { loadPackage } from '../../src/pko/loader.js';
-import { renderPackage } from '../../src/pko/render.js';
-import { testCaseRequest } from '../../src/pko/template-tests.js';
+import { readDirToFileMap } from '../../pkogen/src/core/fs.js';
+import { loadPackage } from '../../pkogen/src/pko/loader.js';
+import { renderPackage } from '../../pkogen/src/pko/render.js';
+import { testCaseRequest } from '../../pkogen/src/pko/template-tests.js';
 import { commandHelp, parseCommand } from '../../builder/cli.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
 import { WEBHOOK_PATHS } from '../../builder/webhook/server.js';

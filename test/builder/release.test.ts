@@ -4,15 +4,15 @@
  * 127.0.0.1 proxy, one image checked independently with skopeo.
  */
 import * as http from 'node:http';
-import { UserError } from '../../src/core/errors.js';
-import type { Image } from '../../src/oci/image.js';
-import { MediaType } from '../../src/oci/media-types.js';
-import { parseReference } from '../../src/oci/reference.js';
-import { RegistryClient } from '../../src/oci/registry-client.js';
-import { sha256Digest } from '../../src/oci/digest.js';
+import { UserError } from '../../pkogen/src/core/errors.js';
+import type { Image } from '../../pkogen/src/oci/image.js';
+import { MediaType } from '../../pkogen/src/oci/media-types.js';
+import { parseReference } from '../../pkogen/src/oci/reference.js';
+import { RegistryClient } from '../../pkogen/src/oci/registry-client.js';
+import { sha256Digest } from '../../pkogen/src/oci/digest.js';
 import { credentialFor, dockerConfigCredentials, parseDockerConfigJson } from '../../builder/dockerconfig.js';
 import { ReleaseResolver } from '../../builder/release.js';
-import { cleanupRegistry, run, startProxy, startRegistry, TestProxy, TestRegistry } from '../oci/registry-harness.js';
+import { cleanupRegistry, run, startProxy, startRegistry, TestProxy, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
 import { file, imageReferences, layer, releaseImage } from './fixtures.js';
 
 const D = (c: string) => `sha256:${c.repeat(64)}`;

@@ -3,7 +3,7 @@
  * generations per NodePool, malformed ones and a gzip bomb.
  */
 import { gzipSync } from 'node:zlib';
-import { UserError } from '../../src/core/errors.js';
+import { UserError } from '../../pkogen/src/core/errors.js';
 import { currentNodePoolInputs, parseTokenSecret, SecretObject } from '../../builder/token-secret.js';
 
 const CONFIG = `apiVersion: machineconfiguration.openshift.io/v1

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
-import { tempDir } from '../helpers.js';
+import { tempDir } from '../../pkogen/test/helpers.js';
 import { API_VERSION, BUILD_KIND, CONFIG_KIND, CONTROLLER_USERNAME, GROUP, VERSION } from '../../builder/api/types.js';
 import { BadReviewError, readAdmissionReview, validateAdmission, type AdmissionReview } from '../../builder/webhook/validate.js';
 import { startWebhookServer, WEBHOOK_PATHS } from '../../builder/webhook/server.js';

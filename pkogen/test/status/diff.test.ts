@@ -1,0 +1,114 @@
+/** `pkogen diff` between two commits of our own package: every verdict class. */
+import { execFileSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { OUR_PACKAGE, tempDir } from '../helpers.js';
+import { diffRenders, formatDiffText } from '../../src/status/diff.js';
+import type { RenderResult } from '../../src/pko/render.js';
+import type { PackageManifest } from '../../src/pko/types.js';
+
+async function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: { HOME: '/nonexistent' }, cwd };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+describe('pkogen diff', () => {
+  const tmp = tempDir('pkogen-diff-');
+  const repo = tmp.dir;
+  const git = (...a: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...a], { cwd: repo, stdio: 'pipe' });
+  const edit = (f: string, from: string | RegExp, to: string) => {
+    const p = path.join(repo, 'package', f);
+    const before = readFileSync(p, 'utf8');
+    const after = before.replace(from, to);
+    expect(after).not.toBe(before);
+    writeFileSync(p, after);
+  };
+
+  beforeAll(() => {
+    cpSync(OUR_PACKAGE, path.join(repo, 'package'), { recursive: true });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'one');
+    // Every kind of change a rollout can carry:
+    rmSync(path.join(repo, 'package', 'deploy', 'on-cluster-build-webhook.PodDisruptionBudget.yaml'));
+    edit('rbac/on-cluster-build-webhook.ServiceAccount.yaml', 'package-operator.run/phase: rbac', 'package-operator.run/phase: deploy');
+    edit('deploy/on-cluster-build-webhook.Deployment.yaml.gotmpl', /matchLabels:\n(\s+)app: on-cluster-build-webhook\n/, 'matchLabels:\n$1app: on-cluster-build-webhook\n$1tier: webhook\n');
+    edit('deploy/on-cluster-build-webhook.Deployment.yaml.gotmpl', "image: '{{ .config.image }}'", "image: 'quay.io/example/webhook@sha256:{{ repeat 64 \"a\" }}'");
+    edit('manifest.yaml', /required:\n(\s+)- image\n/, 'required:\n$1- image\n$1- region\n');
+    edit('manifest.yaml', /properties:\n(\s+)buildActiveDeadlineSeconds:/, 'properties:\n$1region:\n$1  type: string\n$1buildActiveDeadlineSeconds:');
+    edit('rbac/on-cluster-build-controller.Role.yaml', /verbs:/, 'verbs:\n      - deletecollection');
+    git('add', '-A');
+    git('commit', '-qm', 'two');
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('shows each verdict class with a unified diff per object; exit 1', async () => {
+    const r = await run(['diff', 'git:HEAD~1', 'git:HEAD'], repo);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('package: required-config: config key region is newly required and has no default: every existing Package without it becomes Invalid\n');
+    expect(r.stdout).toContain('removed policy/PodDisruptionBudget on-cluster-build-webhook\n  removed: object removed from phase "deploy": PKO deletes it from the cluster\n--- OLD/policy/PodDisruptionBudget/');
+    expect(r.stdout).toContain('changed ServiceAccount ');
+    expect(r.stdout).toContain('  phase-changed: phase "rbac" → "deploy"');
+    expect(r.stdout).toContain('  immutable-field: spec.selector is immutable: the update will be refused and the rollout will fail\n');
+    expect(r.stdout).toMatch(/ {2}images-changed: spec\.template\.spec\.containers\[0\]\.image \S+ → quay\.io\/example\/webhook@sha256:a{64}\n/);
+    expect(r.stdout).toMatch(/changed rbac\.authorization\.k8s\.io\/Role \S+\n {2}changed: updated in place\n--- OLD\/rbac\.authorization\.k8s\.io\/Role\/\S+\n\+\+\+ NEW\/[^\n]+\n@@ [^\n]+ @@\n/);
+    expect(r.stdout).toContain('+      - deletecollection\n');
+    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, 1 removed, \d+ changed$/);
+  });
+
+  it('JSON names the classes; a directory side and the same commit give no difference (exit 0)', async () => {
+    const j = await run(['diff', 'git:HEAD~1:package', path.join(repo, 'package'), '-o', 'json'], repo);
+    expect(j.code).toBe(1);
+    const d = JSON.parse(j.stdout);
+    const classes = new Set([...d.package, ...d.objects.flatMap((o: { verdicts: unknown[] }) => o.verdicts)].map((v: { class: string }) => v.class));
+    expect([...classes].sort()).toEqual(['changed', 'images-changed', 'immutable-field', 'phase-changed', 'removed', 'required-config']);
+    const same = await run(['diff', 'git:HEAD', 'package'], repo);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toBe('no difference in rendered objects\n');
+  });
+
+  it('bad sides are clear errors', async () => {
+    const r = await run(['diff', 'git:nope', 'package'], repo);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: git:nope:package: /);
+    const r2 = await run(['diff', 'missing-dir', 'package'], repo);
+    expect(r2.stderr).toBe('error: missing-dir: no such directory, and not an image reference, git:REF[:PATH] or live:NS/NAME\n');
+    const r3 = await run(['diff', 'package'], repo);
+    expect(r3.code).toBe(2);
+    const r4 = await run(['diff', 'package', 'package', '--test-case', 'nope'], repo);
+    expect(r4.stderr).toMatch(/^error: manifest\.yaml: package: no test case "nope" in test\.template\n$/);
+  });
+});
+
+describe('diff verdicts on single objects', () => {
+  const render = (...objs: Record<string, unknown>[]) =>
+    ({ objects: objs.map((object, i) => ({ path: `o${i}.yaml`, index: 0, doc: 0, line: 1, text: JSON.stringify(object, null, 2), object, phase: 'deploy' })) }) as unknown as RenderResult;
+  const manifest = { metadata: { name: 'p' }, spec: { phases: [{ name: 'deploy' }], scopes: ['Namespaced'] } } as unknown as PackageManifest;
+
+  it('never prints Secret values, but sees that they changed', () => {
+    const secret = (v: string, immutable = false) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, ...(immutable ? { immutable } : {}), stringData: { token: v } });
+    const d = diffRenders(render(secret('old-secret-value', true)), render(secret('new-secret-value', true)), manifest, manifest);
+    const text = formatDiffText(d);
+    expect(d.objects.map((o) => o.verdicts.map((v) => v.class))).toEqual([['immutable-field']]);
+    expect(text).toContain('Secret is immutable: stringData cannot change');
+    expect(text).not.toMatch(/old-secret-value|new-secret-value/);
+  });
+
+  it('Service clusterIP and Job template are immutable; a new required key with a default is not a finding', () => {
+    const svc = (ip: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { clusterIP: ip } });
+    const job = (cmd: string) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'c', image: 'x', command: [cmd] }] } } } });
+    const withDefault = { ...manifest, spec: { ...manifest.spec, config: { openAPIV3Schema: { type: 'object', required: ['a'], properties: { a: { type: 'string', default: 'x' } } } } } } as unknown as PackageManifest;
+    const d = diffRenders(render(svc('10.0.0.1'), job('a')), render(svc('10.0.0.2'), job('b')), manifest, withDefault);
+    expect(d.package).toEqual([]);
+    expect(d.objects.flatMap((o) => o.verdicts.map((v) => v.message))).toEqual([
+      'spec.clusterIP is immutable (10.0.0.1 → 10.0.0.2)',
+      'spec.template is immutable: the update will be refused and the rollout will fail',
+    ]);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The block-YAML fast path must agree exactly with js-yaml (YAML 1.1 schema) on every document
+ * it accepts: every YAML file under ../shared, every rendered fixture, plus generated documents.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { BAIL, parseFastBlock } from '../../src/yaml/fast-block.js';
+import { parseYaml11Full, resolvePlain11, splitPkoDocuments } from '../../src/yaml/parse.js';
+
+function yamlFiles(dir: string, out: string[] = []): string[] {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) yamlFiles(p, out);
+    else if (/\.ya?ml(\.gotmpl)?$/.test(e.name) && !e.name.endsWith('.gotmpl')) out.push(p);
+  }
+  return out;
+}
+
+function same(text: string): 'fast' | 'bail' {
+  const fast = parseFastBlock(text, resolvePlain11);
+  let full: unknown;
+  let fullErr: unknown;
+  try {
+    full = parseYaml11Full(text);
+  } catch (e) {
+    fullErr = e;
+  }
+  if (fast === BAIL) return 'bail';
+  if (fullErr) throw new Error(`fast path accepted a document js-yaml rejects: ${(fullErr as Error).message}\n${text}`);
+  expect({ text, v: JSON.stringify(fast) }).toEqual({ text, v: JSON.stringify(full) });
+  expect(fast).toEqual(full);
+  return 'fast';
+}
+
+test('agrees with js-yaml on every YAML document in the references and our package', () => {
+  const files = [...yamlFiles(path.resolve('../../shared/reference')), ...yamlFiles(path.resolve('../package'))];
+  let fast = 0;
+  let total = 0;
+  for (const f of files) {
+    for (const d of splitPkoDocuments(fs.readFileSync(f, 'utf8'))) {
+      if (!d.text) continue;
+      total++;
+      if (same(d.text) === 'fast') fast++;
+    }
+  }
+  expect(total).toBeGreaterThan(80);
+  // most real manifests take the fast path
+  expect(fast / total).toBeGreaterThan(0.6);
+  process.stderr.write(`fast path: ${fast}/${total} documents\n`);
+});
+
+test.each([
+  ['nested', 'a:\n  b:\n    c: d\n  e: [ ]\nf: {}\n'],
+  ['sequences', 'a:\n- 1\n- x\n- - y\n  - z\n- k: v\n  l: w\nb:\n  - c\n'],
+  ['yaml 1.1 scalars', 'a: yes\nb: off\nc: 0755\nd: 0x1F\ne: 1_000\nf: 1.5e3\ng: .inf\nh: ~\ni: null\nj: 2001-12-14\nk: "yes"\nl: \'it\'\'s\'\nm: y\nn: 1:20\n'],
+  ['keys resolve then stringify', 'yes: 1\n1.0: 2\n~: 3\non: 4\n'],
+  ['comments', '# top\na: b # c\n# mid\nd:\n  # inner\n  e: f\n'],
+  ['literal scalars', 'a: |\n  l1\n\n  l2\nb: |-\n  x\nc: |+\n  y\n\nd: e\n'],
+  ['literal with more-indented lines', 'a: |\n  x\n    y\n  z\n'],
+  ['double quoted escapes', 'a: "x\\ty\\n\\u00e9\\"\\\\"\n'],
+  ['duplicate keys: last wins', 'a: 1\nb: 2\na: 3\n'],
+  ['urls and colons', 'a: http://x:8080/y\nb: a:b\nc: "k: v"\n'],
+])('%s', (_n, text) => {
+  expect(same(text)).toBe('fast');
+});
+
+test.each([
+  ['anchors', 'a: &x 1\nb: *x\n'],
+  ['flow content', 'a: [1, 2]\n'],
+  ['multi-line plain', 'a: one\n  two\n'],
+  ['folded', 'a: >\n  x\n'],
+  ['tags', 'a: !!str 1\n'],
+  ['tabs', 'a:\tb\n'],
+  ['quoted keys', '"a": 1\n'],
+  ['merge keys', 'a: {}\n<<: {}\n'],
+  ['bad indentation', 'a: 1\n  b: 2\n'],
+])('bails on %s', (_n, text) => {
+  expect(parseFastBlock(text, resolvePlain11)).toBe(BAIL);
+});
+
+test('generated block documents agree with js-yaml', () => {
+  const key = fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_./-]{0,12}$/);
+  const scalar = fc.oneof(
+    fc.stringMatching(/^[a-zA-Z0-9 ._:/#-]{0,20}$/),
+    fc.constantFrom('yes', 'no', 'on', '~', 'null', '0x10', '012', '1e3', '.5', '-1', '+2', "'q'", '"d"', "'it''s'", '"a\\tb"', '[]', '{}', '-', '- x', ': x', 'a: b', '#c', 'x #c'),
+  );
+  const leaf = scalar.map((s) => ({ s }));
+  type Tree = { s: string } | { m: [string, Tree][] } | { l: Tree[] };
+  const tree: fc.Arbitrary<Tree> = fc.letrec<{ t: Tree }>((tie) => ({
+    t: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.array(fc.tuple(key, tie('t')), { minLength: 1, maxLength: 4 }).map((m) => ({ m })),
+      fc.array(tie('t'), { minLength: 1, maxLength: 3 }).map((l) => ({ l })),
+    ),
+  })).t;
+  const emit = (t: Tree, ind: number): string[] => {
+    const pad = ' '.repeat(ind);
+    if ('s' in t) return [t.s];
+    if ('m' in t)
+      return t.m.flatMap(([k, v]) => ('s' in v ? [`${pad}${k}: ${v.s}`] : [`${pad}${k}:`, ...emit(v, 'l' in v ? ind : ind + 2)]));
+    return t.l.flatMap((v) => {
+      if ('s' in v) return [`${pad}- ${v.s}`];
+      const inner = emit(v, ind + 2);
+      return [`${pad}- ${inner[0].slice(ind + 2)}`, ...inner.slice(1)];
+    });
+  };
+  let fastCount = 0;
+  let runs = 0;
+  fc.assert(
+    fc.property(tree, (t) => {
+      if ('s' in t) return;
+      runs++;
+      if (same(emit(t, 0).join('\n') + '\n') === 'fast') fastCount++;
+    }),
+    { seed: 42, numRuns: 400 },
+  );
+  // the generator must reach the fast path, or this test proves nothing
+  expect(fastCount).toBeGreaterThan(runs / 4);
+});
