@@ -4,19 +4,38 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := package
 
+# Node.js: the project (tool, tests, controller image) runs on Node 24, an LTS. On a machine whose
+# own node is older, make installs the pinned Node from the npm registry's per-platform binary
+# package (hack/node/: exact version, integrity in its lock file, no install scripts) and puts it
+# first on PATH, so npm, the tests and the code-cache generation all run with it.
+NODE_MAJOR      := 24
+HOST_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+ifneq ($(shell [ "$(HOST_NODE_MAJOR)" -ge $(NODE_MAJOR) ] 2>/dev/null && echo yes),yes)
+NODE_ARCH       := $(patsubst x86_64,x64,$(patsubst aarch64,arm64,$(shell uname -m)))
+PINNED_NODE_DIR := $(CURDIR)/hack/node/node_modules/node-linux-$(NODE_ARCH)/bin
+PINNED_NODE     := $(PINNED_NODE_DIR)/node
+export PATH     := $(PINNED_NODE_DIR):$(PATH)
+endif
 NODE        ?= node
 PKOGEN      := $(NODE) pkogen/bin/pkogen.js
 BUNDLE      := dist/resources/resources.js
 PACKAGE_DIR := package
 OUTPUT_DIR  := _output
 
-PKOGEN_SOURCES := $(shell find pkogen/src pkogen/test/bench pkogen/test/fuzz -name '*.ts' 2>/dev/null) pkogen/tsconfig.json pkogen/tsconfig.build.json
+PKOGEN_SOURCES := $(shell find pkogen/src pkogen/test -name '*.ts' ! -name '*.test.ts' 2>/dev/null) pkogen/tsconfig.json pkogen/tsconfig.build.json
 SOURCES := $(shell find resources builder -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
 .PHONY: package verify test unit typecheck build deps tools bench fuzz clean build-package-image push-package-image build-image push-image
 
-# Install dependencies when the lock file is newer than what is installed.
-node_modules/.install-stamp: package.json pkogen/package.json package-lock.json
+# The pinned Node (only where the machine's is older; see NODE_MAJOR above).
+$(PINNED_NODE): hack/node/package.json hack/node/package-lock.json
+	@[ "$$(uname -s)" = Linux ] || { echo "make: this machine's node is older than $(NODE_MAJOR); install Node.js $(NODE_MAJOR)" >&2; exit 1; }
+	cd hack/node && npm ci --ignore-scripts --no-audit --no-fund
+	@test -x $@ || { echo "make: no pinned Node.js for $(NODE_ARCH) in hack/node; install Node.js $(NODE_MAJOR)" >&2; exit 1; }
+	@touch $@
+
+# Install dependencies when the lock file is newer than what is installed (with the Node that runs them).
+node_modules/.install-stamp: package.json pkogen/package.json package-lock.json $(PINNED_NODE)
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -29,7 +48,7 @@ deps: node_modules/.install-stamp
 # (hack/code-cache.mjs, made with $(NODE)).
 PKOGEN_HACK := $(addprefix pkogen/hack/,precompile-crds.mjs flatten-kinds.mjs bundle.mjs code-cache.mjs)
 pkogen/dist/.build-stamp: node_modules/.install-stamp $(PKOGEN_SOURCES) $(PKOGEN_HACK) pkogen/bin/pkogen.js pkogen/bin/package.json
-	cd pkogen && npx tsc -p tsconfig.build.json
+	cd pkogen && npx tsc -b tsconfig.build.json
 	cd pkogen && $(NODE) hack/precompile-crds.mjs
 	cd pkogen && $(NODE) hack/flatten-kinds.mjs
 	cd pkogen && $(NODE) hack/bundle.mjs
@@ -38,7 +57,7 @@ pkogen/dist/.build-stamp: node_modules/.install-stamp $(PKOGEN_SOURCES) $(PKOGEN
 
 # on-cluster-build (resources/, builder/) against pkogen's built declarations.
 dist/.build-stamp: pkogen/dist/.build-stamp $(SOURCES)
-	npx tsc -p tsconfig.build.json
+	npx tsc -b tsconfig.build.json
 	@touch $@
 
 build: dist/.build-stamp

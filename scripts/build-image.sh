@@ -4,7 +4,7 @@
 # `make build-image` and scripts/build_deploy.sh both call it. `--print-engine` only says which
 # engine it would use (or fails, saying why).
 #   CONTAINER_ENGINE  buildah, podman or docker (default: the first one found)
-#   NODE_IMAGE        Node.js 20 base image, ideally by digest (default: see builder/Containerfile)
+#   NODE_IMAGE        Node.js 24 base image, ideally by digest (default: see builder/Containerfile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ref=${1:?usage: scripts/build-image.sh IMAGE_REF | --print-engine}

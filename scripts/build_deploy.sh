@@ -19,7 +19,7 @@
 #   INSECURE          true: allow plain HTTP / unverified TLS (test registries only)
 #   BUILDER_IMAGE_NAME  name of the on-cluster-build image    (default on-cluster-build)
 #   CONTAINER_ENGINE  buildah, podman or docker for it       (default: the first one found)
-#   NODE_IMAGE        Node.js 20 base image for it, ideally by digest (default: see builder/Containerfile)
+#   NODE_IMAGE        Node.js 24 base image for it, ideally by digest (default: see builder/Containerfile)
 #   SKIP_BUILDER_IMAGE  true: ship only the package image
 #   NODE              node binary                            (default node)
 # Runs `make build` (npm ci + compile when needed) and `pkogen verify` first: a package/ that

@@ -16,6 +16,12 @@
 // bundle. PKOGEN_CODE_CACHE: 0 = never (benchmarks compare), write = compile without the cache and
 // write it after the run (hack/code-cache.mjs), check = say on stderr which code ran (a cache, main.cjs,
 // the ES bundle or dist/src).
+// Node older than pkogen supports: one clear line, before anything that might fail on it.
+const MIN_NODE_MAJOR = 22;
+if (Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR) {
+  process.stderr.write(`pkogen: Node.js ${process.versions.node} is too old; pkogen needs Node.js ${MIN_NODE_MAJOR} or later (an LTS: 22 or 24)\n`);
+  process.exit(1);
+}
 const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');

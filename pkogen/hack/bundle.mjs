@@ -7,7 +7,9 @@
  * chunk (code splitting), so a command still loads only what it uses.
  *
  * Packages loaded at run time through createRequire (ts-morph, handlebars, diff, @bufbuild/cel,
- * yaml in src/yaml/positions.ts) are not followed by esbuild and keep resolving from node_modules.
+ * yaml in src/yaml/positions.ts) are not followed by esbuild and keep resolving from node_modules;
+ * so do pkogen's optional peer dependencies (OPTIONAL_PEERS: ts-morph for kickstart and import,
+ * @kubernetes/client-node for status), which a user installs only for those commands.
  *
  * The registry's own schemas (ObjectMeta, LabelSelector) are compiled here, once, to ajv standalone
  * code that replaces src/schema/precompiled.ts in the bundle: a start of the bundled CLI then never
@@ -36,7 +38,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
-import { ALIAS } from './esbuild-options.mjs';
+import { ALIAS, OPTIONAL_PEERS } from './esbuild-options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -54,7 +56,7 @@ rmSync(outdir, { recursive: true, force: true });
 const tree = path.resolve(root, path.dirname(path.dirname(entry)));
 const ext = path.extname(entry);
 const scratch = path.join(outdir, '.precompile.mjs');
-await build({ absWorkingDir: root, entryPoints: [path.join(tree, 'schema', `precompile${ext}`)], outfile: scratch, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+await build({ absWorkingDir: root, entryPoints: [path.join(tree, 'schema', `precompile${ext}`)], outfile: scratch, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
 const { precompiledSource } = await import(pathToFileURL(scratch).href);
 const precompiled = precompiledSource();
 rmSync(scratch);
@@ -135,7 +137,7 @@ const dataModules = new Map();
 for (const name of ['crds', 'openshift-crds', 'builtin-shapes']) {
   const file = path.join(tree, 'schema', 'generated', `${name}${ext}`);
   const out = path.join(outdir, `.data-${name}.mjs`);
-  await build({ absWorkingDir: root, entryPoints: [file], outfile: out, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+  await build({ absWorkingDir: root, entryPoints: [file], outfile: out, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
   const mod = await import(pathToFileURL(out).href);
   rmSync(out);
   const lines = [];
@@ -185,7 +187,7 @@ const result = await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
   // CommonJS dependencies call require() for Node built-ins; an ES module has no require.
@@ -194,6 +196,7 @@ const result = await build({
   logLevel: 'warning',
   metafile: true,
   alias: ALIAS,
+  external: OPTIONAL_PEERS,
   plugins: [precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
@@ -246,7 +249,7 @@ for (const command of CJS_COMMANDS) {
     bundle: true,
     format: 'cjs',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     // import.meta.url of the bundled sources: the file's own URL, so package-root and createRequire
     // resolve from dist/bundle/cjs as they do from dist/bundle.
     define: { 'import.meta.url': '__pkogenImportMetaUrl' },
@@ -257,6 +260,7 @@ for (const command of CJS_COMMANDS) {
     legalComments: 'none',
     logLevel: 'warning',
     alias: ALIAS,
+    external: OPTIONAL_PEERS,
     plugins: [onlyCommand, noPrecompiledCrds, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
   });
   // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.

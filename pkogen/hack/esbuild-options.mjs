@@ -8,3 +8,9 @@
  * that npm package; the same toASCII.
  */
 export const ALIAS = { punycode: 'punycode/' };
+
+/**
+ * pkogen's optional peer dependencies (package.json peerDependenciesMeta): never bundled, so a
+ * command that needs one finds the user's copy in node_modules, or says how to add it.
+ */
+export const OPTIONAL_PEERS = ['ts-morph', '@kubernetes/client-node'];

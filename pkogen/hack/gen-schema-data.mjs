@@ -189,7 +189,7 @@ const ids = [
 writeFileSync(
   join(outDir, 'builtin-validators.ts'),
   header(`kubernetes-models@${kmVersion}`) +
-    `import type { CompiledValidator } from '../builtin.js';\n` +
+    `import type { CompiledValidator } from '../types.js';\n` +
     ids.map((id, i) => `import { validate as v${i} } from 'kubernetes-models/_schemas/${id}';\n`).join('') +
     `\n/** kubernetes-models schema id → its compiled (non-strict) ajv validator (served API versions only). */\n` +
     `export const BUILTIN_VALIDATORS: Readonly<Record<string, CompiledValidator>> = {\n` +

@@ -116,7 +116,7 @@ export type ObjectMeta = {
 
 /** Returns module file name → source, one module per group/version, deterministic. */
 export function emitCrdTypes(inputs: CrdInput[], opts: { command: string }): Map<string, string> {
-  const { Project } = loadTsMorph();
+  const { Project } = loadTsMorph('pkogen import');
   const project = new Project({ useInMemoryFileSystem: true });
   const byGv = new Map<string, { group: string; version: string; kinds: { crd: BundledCrd; schema: unknown; source: string }[] }>();
   for (const { crd, source } of inputs) {

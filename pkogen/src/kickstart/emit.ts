@@ -61,7 +61,7 @@ function finish(sf: SourceFile): string {
 
 /** Returns file name (relative to the resources directory) → source text. */
 export function emitResources(def: PackageDefinition, opts: EmitOptions): Map<string, string> {
-  const { Project, VariableDeclarationKind } = loadTsMorph();
+  const { Project, VariableDeclarationKind } = loadTsMorph('pkogen kickstart');
   const project: ProjectT = new Project({ useInMemoryFileSystem: true });
   const lib = opts.library ?? 'pkogen';
   const out = new Map<string, string>();

@@ -157,7 +157,14 @@ const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
  * else in-cluster when running in a pod. `--context` picks a context.
  */
 export async function connect(opts: ConnectOptions): Promise<KubeReader> {
-  const { KubeConfig, Watch } = await import('@kubernetes/client-node');
+  let clientNode: typeof import('@kubernetes/client-node');
+  try {
+    clientNode = await import('@kubernetes/client-node');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new UserError('talking to a cluster needs @kubernetes/client-node, an optional dependency of pkogen that is not installed: npm install @kubernetes/client-node@2');
+  }
+  const { KubeConfig, Watch } = clientNode;
   const kc = new KubeConfig();
   const load = (file: string, into = kc) => {
     try {

@@ -1,12 +1,10 @@
-import type { ErrorObject } from 'ajv';
 import { BUILTIN_KINDS, BUILTIN_SHAPES } from './generated/builtin-shapes.js';
 import { renderAjvErrors } from './errors.js';
 import { findUnknownFields } from './shape.js';
-import type { SchemaIssue } from './types.js';
+import type { CompiledValidator, SchemaIssue } from './types.js';
 import { builtinValidator, loadBuiltinValidators } from './validator-loader.js';
 
-/** The shape of kubernetes-models' standalone ajv validators. */
-export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+export type { CompiledValidator };
 
 /** Shape names of apimachinery types the registry checks with its own stricter schemas. */
 export const OBJECT_META_SHAPE = 'meta:apis/meta/v1/ObjectMeta';

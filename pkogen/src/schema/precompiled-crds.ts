@@ -6,6 +6,6 @@
  * precompiledCrdSources), which the bundled CLI takes over as chunks, so neither runs ajv's
  * compiler for a bundled CRD (20-170 ms each).
  */
-import type { CompiledValidator } from './builtin.js';
+import type { CompiledValidator } from './types.js';
 
 export const PRECOMPILED_CRDS: Readonly<Record<string, () => Promise<{ validate: CompiledValidator }>>> = {};

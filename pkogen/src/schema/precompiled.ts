@@ -5,6 +5,6 @@
  * code (ajv-setup.ts, precompiledSource), so a start of the bundled CLI does not run ajv's
  * compiler for schemas every object needs.
  */
-import type { CompiledValidator } from './builtin.js';
+import type { CompiledValidator } from './types.js';
 
 export const PRECOMPILED: Readonly<Record<string, CompiledValidator>> = {};

@@ -1,3 +1,5 @@
+import type { ErrorObject } from 'ajv';
+
 /** One schema violation. `path` is kubectl style: spec.template.spec.containers[0].image. */
 export interface SchemaIssue {
   path: string;
@@ -15,3 +17,6 @@ export type SchemaResult =
 
 /** A keyword's validator as ajv calls it: a verdict, and its errors set on the function. */
 export type KeywordValidator = ((data: never) => boolean) & { errors?: unknown };
+
+/** A validator as ajv's standalone code exports it (kubernetes-models' kinds, precompiled CRDs): a verdict, and its errors set on the function. */
+export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };

@@ -5,7 +5,7 @@
  * only when `loadBuiltinValidators` is asked for it: a package with ten kinds compiles ten kinds'
  * code, not seventy (1.9 MB).
  */
-import type { CompiledValidator } from './builtin.js';
+import type { CompiledValidator } from './types.js';
 import { BUILTIN_VALIDATORS } from './generated/builtin-validators.js';
 
 /** The validator of a kubernetes-models schema id; undefined for ids without one (removed APIs). */

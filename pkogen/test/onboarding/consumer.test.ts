@@ -6,9 +6,9 @@
  * a misspelt field in an imported CRD type fails the build.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { NODE_MODULES, ROOT, runCli, tempDir } from '../helpers.js';
+import { NODE_MODULES, ROOT, runCli, SHARED, tempDir } from '../helpers.js';
 
 /** Generous: npm pack compiles pkogen, npm install fetches its dependencies once. */
 const LONG = 15 * 60 * 1000;
@@ -102,6 +102,10 @@ describe('pkogen as an installed package', () => {
   }, LONG);
 
   it('imported CRD types make a misspelt field a compile error in the consumer', () => {
+    // import needs ts-morph, an optional peer dependency: first the message, then with it added.
+    const without = run('node_modules/.bin/pkogen', ['import', '--bundled', 'Package', '--output-dir', 'resources/imports'], project);
+    expect(without).toEqual({ code: 1, out: expect.stringContaining('pkogen import needs ts-morph, an optional dependency of pkogen that is not installed: npm install --save-dev ts-morph@27') });
+    expect(run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', 'ts-morph@27'], project, 10).code).toBe(0);
     const imp = run('node_modules/.bin/pkogen', ['import', '--bundled', 'Package', '--output-dir', 'resources/imports'], project);
     expect(imp).toEqual({ code: 0, out: expect.stringMatching(/^imported 1 CRDs into resources\/imports\/package-operator\.run_v1alpha1\.ts\n$/) });
     const mod = path.join(project, 'resources', 'extra.ts');
@@ -112,5 +116,45 @@ describe('pkogen as an installed package', () => {
     const bad = run('node_modules/.bin/tsc', ['-p', 'tsconfig.json', '--noEmit'], project);
     expect(bad.code).not.toBe(0);
     expect(bad.out).toMatch(/resources\/extra\.ts\(2,\d+\): error TS\d+: .*'imgae' does not exist in type 'PackageSpec'/);
+  }, LONG);
+});
+
+describe('a lean install: pkogen alone in an empty directory', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = path.join(tmp.dir, 'lean');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'package.json'), '{"name":"lean","private":true}\n');
+    const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], dir, 10);
+    if (install.code !== 0) throw new Error(`npm install failed:\n${install.out}`);
+  }, LONG);
+
+  it('has no TypeScript compiler, ts-morph or Kubernetes client', () => {
+    for (const p of ['typescript', 'ts-morph', '@ts-morph/common', '@kubernetes/client-node']) expect({ p, installed: existsSync(path.join(dir, 'node_modules', p)) }).toEqual({ p, installed: false });
+  });
+
+  it('validate, build, render, tree, lint-rollout and simulate work without them', () => {
+    const pkg = path.join(dir, 'pkg');
+    cpSync(path.join(SHARED, 'reference', 'pko-packages', 'integration-valid-with_config'), pkg, { recursive: true });
+    const pkogen = (...args: string[]) => run('node_modules/.bin/pkogen', args, dir);
+    expect(pkogen('validate', 'pkg')).toEqual({ code: 0, out: expect.stringContaining('Package validated successfully!') });
+    expect(pkogen('build', 'pkg', '-t', 'localhost/lean:1', '--output-file', 'lean.tar', '-o', 'digest')).toEqual({ code: 0, out: expect.stringMatching(/^sha256:[0-9a-f]{64}\n$/) });
+    expect(readFileSync(path.join(pkg, 'manifest.yaml'), 'utf8')).toContain('- name: namespace-scope');
+    expect(pkogen('render', 'pkg', '--test-case', 'namespace-scope')).toEqual({ code: 0, out: expect.stringContaining('kind: ') });
+    expect(pkogen('tree', 'pkg').code).toBe(0);
+    const template = path.join(SHARED, 'reference', 'rollout-templates', 'mcvw-hs.SelectorSyncSet.yaml.tmpl');
+    expect(pkogen('lint-rollout', template).code).not.toBe(2);
+    expect(pkogen('lint-rollout', template).out).not.toMatch(/internal error|Cannot find (module|package)/);
+    const sim = pkogen('simulate', template, '-p', 'REGISTRY_IMG=quay.io/x/y', '-p', 'IMAGE_TAG=abc1234', '--hcp-namespaces', '2');
+    expect(sim.out).not.toMatch(/internal error|Cannot find (module|package)/);
+  }, LONG);
+
+  it('kickstart and status say how to add what they need', () => {
+    const kick = run('node_modules/.bin/pkogen', ['kickstart', path.join(SHARED, 'reference', 'pko-packages', 'nginx'), '--output-dir', 'kicked'], dir);
+    expect(kick).toEqual({ code: 1, out: expect.stringContaining('pkogen kickstart needs ts-morph, an optional dependency of pkogen that is not installed: npm install --save-dev ts-morph@27') });
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+    const status = run('node_modules/.bin/pkogen', ['status', '-A', '--kubeconfig', kubeconfig], dir);
+    expect(status).toEqual({ code: 1, out: expect.stringContaining('needs @kubernetes/client-node, an optional dependency of pkogen that is not installed: npm install @kubernetes/client-node@2') });
   }, LONG);
 });
