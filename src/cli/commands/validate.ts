@@ -117,7 +117,8 @@ export const command: Command = {
       fails: (f) => hasErrors([f], strict),
       root: dir,
       checked: fm ? [...fm.keys()].sort() : [],
-      text: () => findingLines(findings) + (findings.length === 0 ? 'Package validated successfully!\n' : ''),
+      // PKO prints its success line whenever it accepts the package; our warnings come before it.
+      text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
     }));
     return ok ? 0 : 1;
   },
