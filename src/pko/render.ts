@@ -44,7 +44,8 @@ export interface RenderRequest {
   environment?: PackageEnvironment | null;
   /** `.images`: defaults to the static image for every `spec.images` entry (tests and tree). */
   images?: Record<string, string>;
-  dependencies?: Record<string, string>;
+  /** `.dependencies`: defaults to the static image for every `spec.dependencies` entry (`{}` without any); `null` is Go's nil map (tree). */
+  dependencies?: Record<string, string> | null;
   /** For messages: `component "<name>": …`. */
   component?: string;
   /**
@@ -152,18 +153,23 @@ export function buildRenderContext(req: RenderRequest, config: Record<string, un
     images: req.images ?? staticImages(req.manifest),
     environment: env,
   };
-  const deps = req.dependencies ?? staticDependencies(req.manifest);
-  if (Object.keys(deps).length) ctx.dependencies = deps;
+  // PackageRenderContext.Dependencies has no omitempty (packagetypes/types.go, PKO #2548): always
+  // present, `{}` when none are declared (tests, install); `null` where PKO leaves it nil (tree).
+  ctx.dependencies = req.dependencies === undefined ? staticDependencies(req.manifest) : req.dependencies;
   return jsonRoundTrip(ctx);
 }
 
-/** The template data: JSON context in the Go value model, labels/annotations defaulted to map[string]string. */
+/**
+ * The template data: the JSON context in the Go value model. Like PKO's `workaroundnovalue`
+ * (packagerender/template.go), only labels/annotations that are nil become an empty
+ * `map[string]string` (`index` of a missing key: `""`); given ones stay JSON maps
+ * (`map[string]interface {}`: `index` of a missing key prints `<no value>`).
+ */
 function templateData(ctx: Record<string, unknown>): GoMap {
   const data = fromJs(ctx) as GoMap;
   const md = (data.package as GoMap).metadata as GoMap;
   for (const k of ['annotations', 'labels']) {
     if (md[k] === undefined || md[k] === null) md[k] = new GoTyped('map[string]string', {});
-    else md[k] = new GoTyped('map[string]string', md[k]);
   }
   return data;
 }

@@ -107,7 +107,7 @@ export function packageTree(pkg: LoadedPackage, opts: TreeOptions = {}): string 
   if (lockErrors.length) errs.push(lockErrors[0].message);
   if (!(pkg.manifest.spec.scopes ?? []).includes(scope)) errs.push(new Violation({ reason: ViolationReason.UnsupportedScope, path: 'manifest.yaml' }).message);
   if (errs.length) throw new RenderError(errs.join('\n'), 'manifest.yaml');
-  const req: RenderRequest = { manifest: pkg.manifest, lock: pkg.manifestLock, files: pkg.files, package: { metadata }, config: config ?? {}, environment: null, rejectInvalidConfig: true };
+  const req: RenderRequest = { manifest: pkg.manifest, lock: pkg.manifestLock, files: pkg.files, package: { metadata }, config: config ?? {}, environment: null, dependencies: null, rejectInvalidConfig: true };
   const result = renderPackage(req);
   const violations = validateObjects(result.allObjects, pkg.manifest);
   if (violations.length) throw violations[0];
