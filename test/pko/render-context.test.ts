@@ -41,7 +41,7 @@ ${opts.labels ? `          labels: ${opts.labels}\n` : ''}`)],
 
 function render(template: string, opts: { labels?: string; deps?: boolean } = {}) {
   const p = pkg(template, opts);
-  const r = renderPackage(testCaseRequest(p, p.manifest.test!.template[0]));
+  const r = renderPackage(testCaseRequest(p, p.manifest.test!.template![0]!));
   return { out: toText(r.files.get('out.txt')!), context: r.context };
 }
 
@@ -65,7 +65,7 @@ test('.dependencies.x of a missing key is the missingkey error, as in Go', () =>
   const p = pkg(t);
   const go = goRender(t, render('').context);
   expect(go).toMatchObject({ ok: false, err: expect.stringContaining('map has no entry for key "x"') });
-  expect(() => renderPackage(testCaseRequest(p, p.manifest.test!.template[0]))).toThrow(/map has no entry for key "x"/);
+  expect(() => renderPackage(testCaseRequest(p, p.manifest.test!.template![0]!))).toThrow(/map has no entry for key "x"/);
 });
 
 const LABELS = '[{{ index .package.metadata.labels "x" }}][{{ index .package.metadata.labels "a" }}][{{ .package.metadata.labels }}]';
