@@ -94,3 +94,11 @@ test('a link loop is not followed and ends', async () => {
   symlinkSync('self', self);
   expect((await readFixtureTree(dir)).skipped).toContainEqual({ path: '.test-fixtures/t/self', reason: 'a symbolic link loop' });
 });
+
+test('the library runner (dirTemplateTestRunner) reads fixtures the same way', async () => {
+  const { dirTemplateTestRunner } = await import('../../src/pko/template-test-runner.js');
+  const { validatePackage } = await import('../../src/pko/validate.js');
+  const { readDirToFileMap } = await import('../../src/core/fs.js');
+  const dir = pkg('runner', '../../shared');
+  expect(await validatePackage(await readDirToFileMap(dir), { templateTests: dirTemplateTestRunner(dir, { generateMissing: false }), pkoOnly: true })).toEqual([]);
+});
