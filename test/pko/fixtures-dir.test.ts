@@ -2,7 +2,7 @@
  * Symbolic links in `.test-fixtures/`: followed as PKO's template test follows them (`os.Stat` and
  * `diff` on the fixture path), but only inside the package directory and never in a loop.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { readFixtureTree } from '../../src/pko/fixtures-dir.js';
 import { runCli, tempDir } from '../helpers.js';
@@ -100,5 +100,7 @@ test('the library runner (dirTemplateTestRunner) reads fixtures the same way', a
   const { validatePackage } = await import('../../src/pko/validate.js');
   const { readDirToFileMap } = await import('../../src/core/fs.js');
   const dir = pkg('runner', '../../shared');
-  expect(await validatePackage(await readDirToFileMap(dir), { templateTests: dirTemplateTestRunner(dir, { generateMissing: false }), pkoOnly: true })).toEqual([]);
+  expect(await validatePackage(await readDirToFileMap(dir), { templateTests: dirTemplateTestRunner(dir), pkoOnly: true })).toEqual([]);
+  // the case directory was found, so nothing was generated over it: the link is still there
+  expect(lstatSync(path.join(dir, '.test-fixtures', 't', 'shared')).isSymbolicLink()).toBe(true);
 });
