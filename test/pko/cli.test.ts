@@ -111,6 +111,12 @@ describe('pkogen tree', () => {
     const r = await run(['tree', path.join(REF, 'test-stub'), '--cluster']);
     expect(r.out).toBe('test-stub\nClusterPackage /test\n└── Phase namespace\n│   ├── /v1, Kind=Namespace /test\n└── Phase deploy\n    └── apps/v1, Kind=Deployment test/test-stub-test\n');
   });
+  test('gotree v1.0.0 marks by the parent\'s position: all objects of a non-last phase ├──, of the last └──', async () => {
+    const { printGoTreeV1 } = await import('../../src/pko/tree.js');
+    expect(printGoTreeV1('h', [{ text: 'Phase a', children: ['1', '2'] }, { text: 'Phase b', children: ['3', '4'] }])).toBe(
+      'h\n└── Phase a\n│   ├── 1\n│   ├── 2\n└── Phase b\n    └── 3\n    └── 4\n',
+    );
+  });
   test('--format pkogen keeps the usual tree markers', async () => {
     const r = await run(['tree', path.join(REF, 'test-stub'), '--cluster', '--format', 'pkogen']);
     expect(r.out).toBe('test-stub\nClusterPackage /test\n├── Phase namespace\n│   └── /v1, Kind=Namespace /test\n└── Phase deploy\n    └── apps/v1, Kind=Deployment test/test-stub-test\n');
