@@ -7,6 +7,7 @@
  */
 
 import { isObj } from '../core/guards.js';
+import { GoTyped } from '../gotemplate/types.js';
 export const REDACTED = '<redacted>';
 
 /**
@@ -109,6 +110,8 @@ export function redactFor(obj: unknown, path: string, message: string): string {
 /** A Go-template data context with secret-looking keys' values replaced (PKO prints the context on a template error). */
 export function redactContext<T>(data: T, depth = 0): T {
   if (depth > 64) return data;
+  // a typed Go value (PKO's map[string]string labels) stays typed, so it prints as Go prints it
+  if (data instanceof GoTyped) return new GoTyped(data.goType, redactContext(data.value, depth + 1)) as T;
   if (Array.isArray(data)) return data.map((x) => redactContext(x, depth + 1)) as T;
   if (data instanceof Map) {
     const m = new Map();
@@ -121,6 +124,27 @@ export function redactContext<T>(data: T, depth = 0): T {
     return o as T;
   }
   return data;
+}
+
+/** Every scalar under `v` replaced by the marker; maps and lists keep their keys and lengths. */
+function redactLeaves<T>(v: T, depth = 0): T {
+  if (depth > 64) return REDACTED as T;
+  if (v instanceof GoTyped) return new GoTyped(v.goType, redactLeaves(v.value, depth + 1)) as T;
+  if (Array.isArray(v)) return v.map((x) => redactLeaves(x, depth + 1)) as T;
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, redactLeaves(x, depth + 1)])) as T;
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactLeaves(x, depth + 1)])) as T;
+  return (v === null || v === undefined ? v : REDACTED) as T;
+}
+
+/**
+ * The context PKO prints (`%+v`) on a template execution error, without values a user must not
+ * see in a log: every value of `.config` (keys kept) and any secret-looking key elsewhere.
+ */
+export function redactRenderContext<T>(data: T): T {
+  const r = redactContext(data);
+  if (isObj(r) && 'config' in r) return { ...r, config: redactLeaves(r.config) } as T;
+  if (r instanceof Map && r.has('config')) return new Map([...r].map(([k, v]) => [k, k === 'config' ? redactLeaves(v) : v])) as T;
+  return r;
 }
 
 const isContainer = (v: unknown): boolean => v !== null && typeof v === 'object';

@@ -7,7 +7,7 @@ import { type FileMap, toBytes, toText } from '../core/filemap.js';
 import { jsonRoundTrip } from '../core/json.js';
 import { GoTemplateError } from '../gotemplate/exec.js';
 import { formatValue } from '../gotemplate/fmt.js';
-import { redactContext } from './redact.js';
+import { redactRenderContext } from './redact.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 import { fromJs } from '../gotemplate/funcs/json.js';
 import { GoTyped, type GoMap } from '../gotemplate/types.js';
@@ -44,7 +44,8 @@ export interface RenderRequest {
   environment?: PackageEnvironment | null;
   /** `.images`: defaults to the static image for every `spec.images` entry (tests and tree). */
   images?: Record<string, string>;
-  dependencies?: Record<string, string>;
+  /** `.dependencies`: defaults to the static image for every `spec.dependencies` entry (`{}` without any); `null` is Go's nil map (tree). */
+  dependencies?: Record<string, string> | null;
   /** For messages: `component "<name>": …`. */
   component?: string;
   /**
@@ -152,18 +153,23 @@ export function buildRenderContext(req: RenderRequest, config: Record<string, un
     images: req.images ?? staticImages(req.manifest),
     environment: env,
   };
-  const deps = req.dependencies ?? staticDependencies(req.manifest);
-  if (Object.keys(deps).length) ctx.dependencies = deps;
+  // PackageRenderContext.Dependencies has no omitempty (packagetypes/types.go, PKO #2548): always
+  // present, `{}` when none are declared (tests, install); `null` where PKO leaves it nil (tree).
+  ctx.dependencies = req.dependencies === undefined ? staticDependencies(req.manifest) : req.dependencies;
   return jsonRoundTrip(ctx);
 }
 
-/** The template data: JSON context in the Go value model, labels/annotations defaulted to map[string]string. */
+/**
+ * The template data: the JSON context in the Go value model. Like PKO's `workaroundnovalue`
+ * (packagerender/template.go), only labels/annotations that are nil become an empty
+ * `map[string]string` (`index` of a missing key: `""`); given ones stay JSON maps
+ * (`map[string]interface {}`: `index` of a missing key prints `<no value>`).
+ */
 function templateData(ctx: Record<string, unknown>): GoMap {
   const data = fromJs(ctx) as GoMap;
   const md = (data.package as GoMap).metadata as GoMap;
   for (const k of ['annotations', 'labels']) {
     if (md[k] === undefined || md[k] === null) md[k] = new GoTyped('map[string]string', {});
-    else md[k] = new GoTyped('map[string]string', md[k]);
   }
   return data;
 }
@@ -242,7 +248,7 @@ function runTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: Cel
         r = runner.executeWithHoles(p, data);
       } catch (e) {
         if (e instanceof GoTemplateError) {
-          throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(redactContext(data))}: ${e.message}`), e.template || p, e.line || undefined, e.column);
+          throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(redactRenderContext(data))}: ${e.message}`), e.template || p, e.line || undefined, e.column);
         }
         throw e;
       }

@@ -5,9 +5,9 @@
  * generated like PKO does, unless `generateMissing` is false.
  */
 import * as path from 'node:path';
-import { promises as fsp } from 'node:fs';
 import type { FileMap } from '../core/filemap.js';
-import { readDirToFileMap, writeFileMapAtomic } from '../core/fs.js';
+import { writeFileMapAtomic } from '../core/fs.js';
+import { readFixtureTree } from './fixtures-dir.js';
 import { RenderError } from './render.js';
 import { FIXTURES_DIR, runTemplateTests } from './template-tests.js';
 import type { LoadedPackage } from './types.js';
@@ -20,25 +20,22 @@ export interface DirTemplateTestOptions {
   generateMissing?: boolean;
 }
 
-async function readFixtures(dir: string): Promise<FileMap> {
-  try {
-    await fsp.access(dir);
-  } catch {
-    return new Map();
-  }
-  return readDirToFileMap(dir, { skipDotFiles: false });
-}
-
 export function dirTemplateTestRunner(packageDir: string, opts: DirTemplateTestOptions = {}): TemplateTestRunner {
   return async (pkg: LoadedPackage, component: string) => {
     const base = component ? path.join(packageDir, 'components', component) : packageDir;
     const fixtureRoot = path.join(base, FIXTURES_DIR);
-    const fixtures = await readFixtures(fixtureRoot);
+    // The same reading as validate's (fixtures-dir.ts): in-package links followed, as PKO follows them.
+    const tree = await readFixtureTree(packageDir);
+    const own = `${component ? `components/${component}/` : ''}${FIXTURES_DIR}/`;
+    const under = <T extends string>(ks: Iterable<T>) => [...ks].filter((k) => k.startsWith(own)).map((k) => k.slice(own.length));
+    const fixtures: FileMap = new Map(under(tree.files.keys()).map((k) => [k, tree.files.get(own + k)!]));
+    const linked = new Set(under(tree.linked));
+    const caseDirs = new Set(under(tree.caseDirs));
     const violations: Violation[] = [];
     const rendered: RenderedTestCase[] = [];
     let outcomes;
     try {
-      outcomes = runTemplateTests(pkg, { fixtures, fixtureRoot, component: component || undefined });
+      outcomes = runTemplateTests(pkg, { fixtures, linked, caseDirs, fixtureRoot, component: component || undefined });
     } catch (e) {
       if (e instanceof Violation) return { findings: [violationFinding(e, component)], rendered };
       if (e instanceof RenderError || e instanceof CelEvalError) {

@@ -17,6 +17,12 @@ export interface FixtureSource {
   files: FileMap;
   /** Absolute package directory, for PKO's "not found in fixtures folder" message. */
   root?: string;
+  /** Paths of `files` read through a symbolic link (fixtures-dir.ts): never "should not exist". */
+  linked?: Set<string>;
+  /** Fixture symlinks not followed (outside the package, loops): one warning each. */
+  skipped?: { path: string; reason: string }[];
+  /** Test case directories present, empty ones too (fixtures-dir.ts). */
+  caseDirs?: Set<string>;
 }
 
 export interface TemplateTestReport {
@@ -43,6 +49,8 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
   const dir = (component ? `components/${component}/` : '') + `${FIXTURES_DIR}/`;
   const own: FileMap = new Map();
   for (const [p, b] of fixtures.files) if (p.startsWith(dir)) own.set(p.slice(dir.length), b);
+  const linked = new Set([...(fixtures.linked ?? [])].filter((p) => p.startsWith(dir)).map((p) => p.slice(dir.length)));
+  const caseDirs = fixtures.caseDirs && new Set([...fixtures.caseDirs].filter((p) => p.startsWith(dir)).map((p) => p.slice(dir.length)));
   const findings: Finding[] = [];
   const rendered: RenderedTestCase[] = [];
   const failedCases = new Set<string>();
@@ -64,7 +72,7 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
   if (failedCases.size < (pkg.manifest.test?.template ?? []).length) {
     let outcomes: ReturnType<typeof runTemplateTests>;
     try {
-      outcomes = runTemplateTests(pkg, { fixtures: own, fixtureRoot: fixtures.root ? `${fixtures.root}/${dir.slice(0, -1)}` : undefined });
+      outcomes = runTemplateTests(pkg, { fixtures: own, linked, caseDirs, fixtureRoot: fixtures.root ? `${fixtures.root}/${dir.slice(0, -1)}` : undefined });
     } catch (e) {
       outcomes = [];
       findings.push(asFinding(e, component));
@@ -74,6 +82,10 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
       if (o.status === 'generated') missingFixtures.push(o.name);
       findings.push(...o.errors.map((v) => violationFinding(v, component)));
     }
+  }
+  for (const s of fixtures.skipped ?? []) {
+    if (!s.path.startsWith(dir)) continue;
+    findings.push({ severity: 'warning', rule: 'fixtures/symlink-not-followed', message: `${component ? `component "${component}": ` : ''}symbolic link in the fixtures not followed: ${s.reason} (kubectl package follows it)`, file: s.path });
   }
   for (const m of missingFixtures) {
     findings.push({ severity: 'warning', rule: 'pko/fixtures-missing', message: `${component ? `component "${component}": ` : ''}test case "${m}" has no ${dir}${m}/ directory; kubectl package validate would generate it and pass`, file: `${dir}${m}` });

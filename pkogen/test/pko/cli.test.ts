@@ -106,13 +106,27 @@ describe('pkogen tree', () => {
     expect(r.code).toBe(0);
     expect(r.out).toBe('test-stub\nPackage test-ns/test\n└── Phase deploy\n    └── apps/v1, Kind=Deployment /test-stub-test\n');
   });
+  // kubectl-package's layout (gotree v1.0.0): every phase └──, objects marked by their phase's position.
   test('--cluster renders a ClusterPackage with the namespace phase', async () => {
     const r = await run(['tree', path.join(REF, 'test-stub'), '--cluster']);
+    expect(r.out).toBe('test-stub\nClusterPackage /test\n└── Phase namespace\n│   ├── /v1, Kind=Namespace /test\n└── Phase deploy\n    └── apps/v1, Kind=Deployment test/test-stub-test\n');
+  });
+  test('gotree v1.0.0 marks by the parent\'s position: all objects of a non-last phase ├──, of the last └──', async () => {
+    const { printGoTreeV1 } = await import('../../src/pko/tree.js');
+    expect(printGoTreeV1('h', [{ text: 'Phase a', children: ['1', '2'] }, { text: 'Phase b', children: ['3', '4'] }])).toBe(
+      'h\n└── Phase a\n│   ├── 1\n│   ├── 2\n└── Phase b\n    └── 3\n    └── 4\n',
+    );
+  });
+  test('--format pkogen keeps the usual tree markers', async () => {
+    const r = await run(['tree', path.join(REF, 'test-stub'), '--cluster', '--format', 'pkogen']);
     expect(r.out).toBe('test-stub\nClusterPackage /test\n├── Phase namespace\n│   └── /v1, Kind=Namespace /test\n└── Phase deploy\n    └── apps/v1, Kind=Deployment test/test-stub-test\n');
+    expect(await run(['tree', path.join(REF, 'test-stub'), '--format', 'wide'])).toMatchObject({ code: 2, err: expect.stringContaining('--format must be one of pko, pkogen') });
   });
   test('CEL-filtered objects are not in the tree', async () => {
     const r = await run(['tree', path.join(REF, 'test-stub-cel'), '--test-case', 'namespace-scope']);
-    expect(r.out).toBe('test-stub\nPackage test-ns/test\n└── Phase deploy\n    ├── /v1, Kind=ConfigMap /cel-template-cm\n    └── apps/v1, Kind=Deployment /test-deployment\n');
+    expect(r.out).toBe('test-stub\nPackage test-ns/test\n└── Phase deploy\n    └── /v1, Kind=ConfigMap /cel-template-cm\n    └── apps/v1, Kind=Deployment /test-deployment\n');
+    const ours = await run(['tree', path.join(REF, 'test-stub-cel'), '--test-case', 'namespace-scope', '--format', 'pkogen']);
+    expect(ours.out).toBe('test-stub\nPackage test-ns/test\n└── Phase deploy\n    ├── /v1, Kind=ConfigMap /cel-template-cm\n    └── apps/v1, Kind=Deployment /test-deployment\n');
   });
   test('unsupported scope fails', async () => {
     const r = await run(['tree', path.join(REF, 'remote-phase-component'), '--cluster']);

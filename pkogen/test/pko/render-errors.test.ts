@@ -101,3 +101,38 @@ describe('rendering rules', () => {
     expect(r.objects.map((o) => (o.object.data as { i: string }).i)).toEqual(['ax', 'a1', 'a2', 'ab', 'b']);
   });
 });
+
+describe('an execution error is worded as PKO words it (packagerender/template.go)', () => {
+  test('"executing template from <path> with context <%+v>: <Go error>", the context printed as Go prints it, config values redacted', async () => {
+    const { goRender, initOracle } = await import('../gotemplate/oracle.js');
+    await initOracle();
+    let message = '';
+    try {
+      render({ 'cm.yaml.gotmpl': cm('  a: {{ .config.nope }}') }, {
+        manifest: { ...manifest, spec: { ...manifest.spec, images: [{ name: 'img', image: 'x:1' }] } },
+        package: { metadata: { name: 'test', namespace: 'ns', labels: { a: 'b' } } },
+        config: { name: 'visible?' },
+        environment: { kubernetes: { version: 'v1.29.0' }, openShift: { version: '4.16.0' } },
+      });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    // PKO's context after its JSON round trip, config values replaced: what Go's %+v prints of it
+    const context = {
+      config: { name: '<redacted>' },
+      dependencies: {},
+      environment: { kubernetes: { version: 'v1.29.0' }, openShift: { version: '4.16.0' } },
+      images: { img: 'registry.package-operator.run/static-image' },
+      package: { image: '', metadata: { annotations: {}, labels: { a: 'b' }, name: 'test', namespace: 'ns' } },
+    };
+    const printed = goRender('{{ printf "%+v" . }}', context);
+    expect(printed.ok).toBe(true);
+    // and the Go error itself (the oracle names its template "tpl")
+    const failed = goRender(cm('  a: {{ .config.nope }}'), context);
+    expect(failed.ok).toBe(false);
+    const goError = (failed as { err: string }).err.replaceAll('tpl', 'cm.yaml.gotmpl');
+    expect(message).toBe(`executing template from cm.yaml.gotmpl with context ${(printed as { out: string }).out}: ${goError}`);
+    expect(message).not.toContain('goType');
+    expect(message).not.toContain('visible?');
+  });
+});

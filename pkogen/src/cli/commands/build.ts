@@ -6,7 +6,7 @@ import { writeOciLayout } from '../../oci/layout.js';
 import { buildPackageImage } from '../../oci/package-image.js';
 import { formatReference, parseReference, Reference, ReferenceError } from '../../oci/reference.js';
 import { RegistryClient } from '../../oci/registry-client.js';
-import { readFixtureDirs } from '../../pko/fixtures-dir.js';
+import { readFixtureTree } from '../../pko/fixtures-dir.js';
 import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
 import { templateTestRunner } from '../../pko/validate-template-tests.js';
 import { parseCommandArgs } from '../args.js';
@@ -115,7 +115,7 @@ export const command: Command = {
       const files = await readDirToFileMap(dir, { skipDotFiles: true });
       // Like `kubectl package build`: PKO's validation first (structure, manifest, lock, objects,
       // template tests against .test-fixtures, which are read and never written).
-      const opts: ValidateOptions = { pkoOnly: true, templateTests: templateTestRunner({ files: await readFixtureDirs(dir), root: dir }) };
+      const opts: ValidateOptions = { pkoOnly: true, templateTests: templateTestRunner({ ...(await readFixtureTree(dir)), root: dir }) };
       const findings = await validatePackage(files, opts);
       // Warnings (e.g. missing fixtures PKO would generate) are shown but do not stop the build;
       // on stderr, so that stdout stays the result (text, digest).

@@ -3,7 +3,7 @@ import { UsageError, type Finding } from '../../core/errors.js';
 import type { FileMap } from '../../core/filemap.js';
 import { readDirToFileMap } from '../../core/fs.js';
 import { createSchemaRegistry } from '../../schema/registry.js';
-import { readFixtureDirs } from '../../pko/fixtures-dir.js';
+import { readFixtureTree } from '../../pko/fixtures-dir.js';
 import type { Image } from '../../oci/image.js';
 import { Violation } from '../../pko/types.js';
 import { violationFinding } from '../../pko/validate.js';
@@ -85,7 +85,7 @@ export const command: Command = {
       fm = await readDirToFileMap(root, { skippedSymlinks });
       opts.skippedSymlinks = skippedSymlinks;
       // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
-      opts.templateTests = templateTestRunner({ files: await readFixtureDirs(root), root });
+      opts.templateTests = templateTestRunner({ ...(await readFixtureTree(root)), root });
     } else {
       // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
       // Image sources (zlib, crypto, the registry client) load only here: a folder never needs them.
@@ -117,7 +117,8 @@ export const command: Command = {
       fails: (f) => hasErrors([f], strict),
       root: dir,
       checked: fm ? [...fm.keys()].sort() : [],
-      text: () => findingLines(findings) + (findings.length === 0 ? 'Package validated successfully!\n' : ''),
+      // PKO prints its success line whenever it accepts the package; our warnings come before it.
+      text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
     }));
     return ok ? 0 : 1;
   },
