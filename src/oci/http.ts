@@ -224,8 +224,9 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
           if (settled) return;
           n += c.length;
           if (n > max) {
-            res.destroy();
+            // Reported before the cut, so the 'close' that destroying causes cannot take its place.
             fail(new NetworkError(`response from ${req.url.host} larger than ${max} bytes`, 'ETOOBIG'));
+            res.destroy();
             return;
           }
           if (!sink) return void chunks.push(c);
