@@ -148,7 +148,8 @@ describe('a hostile release payload', () => {
     const rest = Buffer.alloc(16 << 20, 7);
     const tar = writeTar([file('release-manifests/image-references', imageReferences('4.20.1', tags)), { name: 'padding', type: 'file', data: rest }]);
     const digest = reg.add(imageOf([new Blob(MediaType.OciLayerGzip, gzipSync(tar))]));
-    const r = await new ReleaseResolver({ maxUncompressedBytes: 64 << 10 }).resolve(spec(digest));
+    // maxBytes (the old single budget, now the compressed one): the compressed layer is about 16 KiB.
+    const r = await new ReleaseResolver({ maxUncompressedBytes: 64 << 10, maxBytes: 1 << 20 }).resolve(spec(digest));
     expect(r.baseOSImage).toBe(tags['rhel-coreos']);
   });
 
