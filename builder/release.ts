@@ -225,14 +225,10 @@ export class ReleaseResolver {
     return done ? { state: 'ready', images: done } : { state: 'resolving' };
   }
 
+  /** The same text until the next try (a status written from it does not change every pass). */
   private cachedError(f: Failure): ReleaseResolveError {
-    const left = Math.max(0, f.retryAt - this.clock.now());
-    return new ReleaseResolveError(
-      `${f.error.message} (failed ${f.failures} time${f.failures === 1 ? '' : 's'}; not tried again for ${formatMs(Math.ceil(left / 1000) * 1000)})`,
-      f.retryAt,
-      f.failures,
-      f.error.location,
-    );
+    const at = new Date(f.retryAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return new ReleaseResolveError(`${f.error.message} (failed ${f.failures} time${f.failures === 1 ? '' : 's'}; not tried again before ${at})`, f.retryAt, f.failures, f.error.location);
   }
 
   private async resolveNow(releasePullspec: string, pullSecret: string | undefined, o: ResolveOptions): Promise<ReleaseImages> {
