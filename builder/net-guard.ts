@@ -221,7 +221,8 @@ export function parseAllowEntry(raw: string): AllowEntry {
   return { raw: s, host: name, ...(port !== undefined ? { port } : {}) };
 }
 
-export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+/** `absolute`: resolve the name as given, without search domains (the default for names not on the allow-list). */
+export type Resolver = (hostname: string, o?: { absolute: boolean }) => Promise<{ address: string; family: number }[]>;
 
 export interface NetGuardOptions {
   /** Hosts, addresses and CIDRs the provider allows although they are internal (a mirror registry). */
@@ -229,7 +230,7 @@ export interface NetGuardOptions {
   /**
    * How names are resolved (tests inject one). The default asks the system resolver for the
    * name made absolute (a trailing dot), so the cluster's search domains cannot turn a public
-   * looking name into a Service of the HCP namespace.
+   * looking name into a Service of the HCP namespace; allow-listed names are resolved as given.
    */
   resolve?: Resolver;
 }
@@ -239,8 +240,8 @@ function portOf(url: URL): number {
   return url.protocol === 'https:' ? 443 : 80;
 }
 
-const defaultResolver: Resolver = async (hostname) => {
-  const name = hostname.endsWith('.') ? hostname : `${hostname}.`;
+const defaultResolver: Resolver = async (hostname, o = { absolute: true }) => {
+  const name = !o.absolute || hostname.endsWith('.') ? hostname : `${hostname}.`;
   return dns.promises.lookup(name, { all: true, verbatim: true });
 };
 
@@ -307,7 +308,8 @@ export class NetGuard implements ConnectPolicy {
     const p = this.hostProblem(host, port);
     if (p) throw new ConnectPolicyError(p);
     if (isIP(host)) return [{ address: host, family: isIP(host) }];
-    const answers = await this.resolve(host);
+    // A name the provider allow-listed resolves as the provider expects (search domains included).
+    const answers = await this.resolve(host, { absolute: !this.nameAllowed(host, port) });
     if (!answers.length) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     for (const a of answers) {
       const q = this.addressProblem(a.address, host, port);
