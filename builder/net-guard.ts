@@ -184,8 +184,10 @@ export interface AllowEntry {
  * Parses allow-list entries: `10.0.0.0/8`, `fd00::/8`, `10.1.2.3`, `[fd00::1]`, `mirror.example`,
  * `*.mirror.example`, each optionally with `:port` (IPv6 in brackets) to allow that port only.
  */
-export function parseAllowEntry(raw: string): AllowEntry {
+export function parseAllowEntry(raw: string, index = 0): AllowEntry {
   const s = raw.trim();
+  // Entries are config: errors name the entry's place in the list, not its value.
+  const where = `allow-list entry ${index}`;
   let host = s;
   let port: number | undefined;
   const bracket = /^\[([^\]]+)\](?:\/(\d+))?(?::(\d+))?$/.exec(s);
@@ -198,25 +200,25 @@ export function parseAllowEntry(raw: string): AllowEntry {
     const i = s.lastIndexOf(':');
     host = s.slice(0, i);
     port = Number(s.slice(i + 1));
-    if (!/^\d+$/.test(s.slice(i + 1))) throw new Error(`allow-list entry ${JSON.stringify(raw)}: the port is not a number`);
+    if (!/^\d+$/.test(s.slice(i + 1))) throw new Error(`${where}: the port is not a number`);
   }
   const slash = host.indexOf('/');
   if (slash >= 0) {
     bits = Number(host.slice(slash + 1));
     host = host.slice(0, slash);
-    if (!/^\d+$/.test(String(bits))) throw new Error(`allow-list entry ${JSON.stringify(raw)}: the prefix length is not a number`);
+    if (!/^\d+$/.test(String(bits))) throw new Error(`${where}: the prefix length is not a number`);
   }
-  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new Error(`allow-list entry ${JSON.stringify(raw)}: port out of range`);
+  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new Error(`${where}: port out of range`);
   const ip = isIP(host) ? parseIp(host) : undefined;
   if (ip) {
     const max = ip.length * 8;
     const b = bits ?? max;
-    if (!Number.isInteger(b) || b < 0 || b > max) throw new Error(`allow-list entry ${JSON.stringify(raw)}: prefix length out of range`);
+    if (!Number.isInteger(b) || b < 0 || b > max) throw new Error(`${where}: prefix length out of range`);
     return { raw: s, net: { bytes: ip, bits: b }, ...(port !== undefined ? { port } : {}) };
   }
-  if (bits !== undefined) throw new Error(`allow-list entry ${JSON.stringify(raw)}: a prefix length needs an IP address`);
+  if (bits !== undefined) throw new Error(`${where}: a prefix length needs an IP address`);
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (!/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) throw new Error(`allow-list entry ${JSON.stringify(raw)}: not a host name, address or CIDR`);
+  if (!/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) throw new Error(`${where}: not a host name, address or CIDR`);
   if (name.startsWith('*.')) return { raw: s, suffix: name.slice(1), ...(port !== undefined ? { port } : {}) };
   return { raw: s, host: name, ...(port !== undefined ? { port } : {}) };
 }
@@ -251,7 +253,7 @@ export class NetGuard implements ConnectPolicy {
   private readonly resolve: Resolver;
 
   constructor(opts: NetGuardOptions = {}) {
-    this.allow = (opts.allow ?? []).map(parseAllowEntry);
+    this.allow = (opts.allow ?? []).map((e, i) => parseAllowEntry(e, i));
     this.resolve = opts.resolve ?? defaultResolver;
   }
 

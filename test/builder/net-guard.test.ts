@@ -136,7 +136,8 @@ describe('names and the allow-list', () => {
   });
 
   it('bad entries are refused with the entry named', () => {
-    expect(() => parseAllowEntry('10.0.0.0/33')).toThrow('allow-list entry "10.0.0.0/33": prefix length out of range');
+    expect(() => parseAllowEntry('10.0.0.0/33')).toThrow('allow-list entry 0: prefix length out of range');
+    expect(() => new NetGuard({ allow: ['quay.io', 'secret.example/99'] })).toThrow(/^allow-list entry 1: a prefix length needs an IP address$/);
     expect(() => parseAllowEntry('mirror:http')).toThrow('the port is not a number');
     expect(() => parseAllowEntry('a b')).toThrow('not a host name, address or CIDR');
     expect(() => parseAllowEntry('mirror.example/8')).toThrow('a prefix length needs an IP address');
