@@ -6,19 +6,23 @@
 import { UserError } from 'pkogen/model';
 import type { KubeObject } from './kube.js';
 import type { NodePoolInputs, ReleaseImages } from './controller/reconciler.js';
-import { ReleaseResolver } from './release.js';
+import { NetGuard } from './net-guard.js';
+import { ReleaseResolver, type ResolveOptions } from './release.js';
 import { currentNodePoolInputs } from './token-secret.js';
 import { configProblems } from './webhook/validate.js';
 import { startWebhookServer } from './webhook/server.js';
 
 export const describeError = (e: unknown): string => (e instanceof UserError ? e.describe() : (e as Error).message);
 
-export function wiring(o: { cacheSize: number; insecure?: boolean }) {
-  const resolver = new ReleaseResolver({ cacheSize: o.cacheSize, insecure: o.insecure });
+export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow?: string[] }) {
+  // Release fetches run on the management network: internal destinations only when allow-listed.
+  const guard = new NetGuard({ allow: o.registryAllow ?? [] });
+  const resolver = new ReleaseResolver({ cacheSize: o.cacheSize, insecure: o.insecure, connectPolicy: guard });
   return {
-    async resolveRelease(releaseImage: string, pullSecret: string | undefined): Promise<ReleaseImages> {
+    guard,
+    async resolveRelease(releaseImage: string, pullSecret: string | undefined, target?: ResolveOptions): Promise<ReleaseImages> {
       try {
-        return await resolver.resolve(releaseImage, pullSecret);
+        return await resolver.resolve(releaseImage, pullSecret, target);
       } catch (e) {
         throw new Error(describeError(e));
       }

@@ -50,7 +50,7 @@ describe('on-cluster-build controller, end to end', () => {
   const releases: Record<string, { ref: string; base: string; mco: string }> = {};
 
   const reconciler = () => {
-    const w = wiring({ cacheSize: 4 });
+    const w = wiring({ cacheSize: 4, registryAllow: [registry.host] });
     return new Reconciler({
       management: new Kube(mgmt.kubeConfig(MGMT_USER)),
       hosted: new Kube(hosted.kubeConfig(CONTROLLER_USERNAME)),

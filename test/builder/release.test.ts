@@ -81,6 +81,21 @@ beforeAll(async () => {
       { image: amd, arch: 'amd64' },
       { image: arm, arch: 'arm64' },
     ]);
+    // 4.21-like: both streams, one image per architecture, each naming its own images.
+    const perArch: { image: Image; arch: string }[] = [];
+    for (const [i, arch] of ['amd64', 'arm64', 'ppc64le', 's390x'].entries()) {
+      const tags = {
+        'machine-config-operator': `quay.io/x/mco-${arch}@${D(String(i + 1))}`,
+        'rhel-coreos': `quay.io/x/rhcos9-${arch}@${D(String(i + 1))}`,
+        'rhel-coreos-extensions': `quay.io/x/rhcos9ext-${arch}@${D(String(i + 1))}`,
+        'rhel-coreos-10': `quay.io/x/rhcos10-${arch}@${D(String(i + 1))}`,
+        'rhel-coreos-10-extensions': `quay.io/x/rhcos10ext-${arch}@${D(String(i + 1))}`,
+      };
+      const image = releaseImage({ refs: imageReferences('4.21.3', tags), arch, version: '4.21.3' });
+      await put(`streams-${arch}`, image, `ocp/release:streams-${arch}`);
+      perArch.push({ image, arch });
+    }
+    digests.streams = await putIndex('ocp/release', 'streams', perArch);
     await put('nofile', releaseImage(), 'ocp/release:nofile');
     await put('notag', releaseImage({ refs: imageReferences('4.20.3', { 'machine-config-operator': `quay.io/x/mco@${D('c')}` }) }), 'ocp/release:notag');
     await put('badjson', releaseImage({ refs: '{"kind": "ImageStream", "spec": {"tags": [' }), 'ocp/release:badjson');
@@ -123,6 +138,8 @@ describe('ReleaseResolver against a registry with basic auth', () => {
     expect(one).toEqual({
       release: `${proxy.host}/ocp/release@${digests.r1}`,
       releaseDigest: digests.r1,
+      arch: 'amd64',
+      baseOSTag: 'rhel-coreos',
       baseOSImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('e')}`,
       baseOSExtensionsImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('1')}`,
       machineConfigOperatorImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('c')}`,
@@ -185,7 +202,28 @@ describe('ReleaseResolver against a registry with basic auth', () => {
     expect(arm.releaseDigest).toBe(digests.multi);
     expect(amd.baseOSImage).toBe(`quay.io/x/amd@${D('a')}`);
     expect(arm.baseOSImage).toBe(`quay.io/x/arm@${D('b')}`);
-    expect(await errorOf(r.resolve(spec('multi'), pullSecret, 's390x'))).toBe(`release ${proxy.host}/ocp/release@${digests.multi}: image index has no linux/s390x manifest`);
+    expect(await errorOf(r.resolve(spec('multi'), pullSecret, 's390x'))).toBe(
+      `release ${proxy.host}/ocp/release@${digests.multi}: it has no linux/s390x image (the NodePool's architecture); a multi-arch release payload is needed`,
+    );
+  });
+
+  it.each(['amd64', 'arm64', 'ppc64le', 's390x'])('%s: each OS stream gives its tag, and the MCO image of that architecture', async (arch) => {
+    const r = new ReleaseResolver();
+    const i = ['amd64', 'arm64', 'ppc64le', 's390x'].indexOf(arch) + 1;
+    const nine = await r.resolve(spec('streams'), pullSecret, { arch });
+    const ten = await r.resolve(spec('streams'), pullSecret, { arch, osStream: 'rhel-10' });
+    expect(await r.resolve(spec('streams'), pullSecret, { arch, osStream: 'rhel-9' })).toEqual(nine);
+    expect(nine).toMatchObject({ arch, baseOSTag: 'rhel-coreos', baseOSImage: `quay.io/x/rhcos9-${arch}@${D(String(i))}`, baseOSExtensionsImage: `quay.io/x/rhcos9ext-${arch}@${D(String(i))}`, machineConfigOperatorImage: `quay.io/x/mco-${arch}@${D(String(i))}`, releaseDigest: digests.streams });
+    expect(ten).toMatchObject({ arch, baseOSTag: 'rhel-coreos-10', baseOSImage: `quay.io/x/rhcos10-${arch}@${D(String(i))}`, baseOSExtensionsImage: `quay.io/x/rhcos10ext-${arch}@${D(String(i))}`, machineConfigOperatorImage: `quay.io/x/mco-${arch}@${D(String(i))}` });
+  });
+
+  it('a stream whose tag the release lacks, a single-arch release for another architecture, unknown values: clear errors', async () => {
+    const r = new ReleaseResolver();
+    const rel = `release ${proxy.host}/ocp/release@${digests.r1}`;
+    expect(await errorOf(r.resolve(spec('4.20.1'), pullSecret, { osStream: 'rhel-10' }))).toBe(`${rel}: image-references has no tag "rhel-coreos-10" for OS stream rhel-10 (linux/amd64)`);
+    expect(await errorOf(r.resolve(spec('4.20.1'), pullSecret, { arch: 'arm64' }))).toBe(`${rel}: it is a linux/amd64 release, the NodePool's architecture is arm64; a multi-arch release payload is needed`);
+    expect(await errorOf(r.resolve(spec('4.20.1'), pullSecret, { arch: 'x86_64' }))).toBe(`release ${spec('4.20.1')}: architecture "x86_64" is not one of amd64, arm64, ppc64le, s390x`);
+    expect(await errorOf(r.resolve(spec('4.20.1'), pullSecret, { osStream: 'rhel-11' }))).toBe(`release ${spec('4.20.1')}: OS stream "rhel-11" is not one of rhel-9, rhel-10`);
   });
 
   it('a release before 4.13 uses rhel-coreos-8', async () => {

@@ -5,7 +5,9 @@
  */
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { nodeHttp, nodeHttps, nodeTls } from '../core/builtins.js';
+import { UserError } from '../core/errors.js';
 
 // node:http loads with the first transport and https/tls with its first https request, not with
 // this module: `pkogen build` reaches it (Deadline, through the registry options) without sending
@@ -26,14 +28,46 @@ export interface HttpRequest {
   url: URL;
   headers?: Record<string, string>;
   body?: Uint8Array | StreamBody;
-  /** Largest response body accepted (default 64 MiB). */
+  /** Largest response body accepted (default 64 MiB); with `sink`, the most bytes passed to it. */
   maxBody?: number;
+  /**
+   * Where a 2xx body goes as it arrives, instead of being kept: the response resolves with an
+   * empty `body`. Other statuses are buffered as usual (error documents are small).
+   */
+  sink?: BodySink;
 }
+
+/**
+ * Takes a response body chunk by chunk. Answering `'stop'` ends the download there (the
+ * connection is dropped and the response resolves with `stopped: true`); a promise pauses the
+ * socket until it settles; throwing (or rejecting) fails the request with that error, as is.
+ */
+export type BodySink = (chunk: Uint8Array) => void | 'stop' | Promise<void | 'stop'>;
 
 export interface HttpResponse {
   status: number;
   headers: Http.IncomingHttpHeaders;
   body: Uint8Array;
+  /** The sink asked to stop before the body's end. */
+  stopped?: boolean;
+}
+
+/**
+ * Who a transport may connect to, decided when it connects (not before): `checkUrl` refuses a
+ * request before any socket is opened (an address literal or a name that is never allowed),
+ * `lookupFor(url)` is given to every socket (resolve, check each answer, hand back only checked
+ * addresses, so the address connected to is the one checked), and `checkAddress` sees every new
+ * socket's peer once connected. Refusals are ConnectPolicyErrors and are never retried.
+ */
+export interface ConnectPolicy {
+  checkUrl(url: URL): void;
+  lookupFor(url: URL): LookupFunction;
+  checkAddress(address: string, url: URL): void;
+}
+
+/** A connection the ConnectPolicy refused. */
+export class ConnectPolicyError extends UserError {
+  readonly code = 'EBLOCKED';
 }
 
 export type Transport = (req: HttpRequest) => Promise<HttpResponse>;
@@ -58,12 +92,14 @@ export class Deadline {
   constructor(
     readonly ms: number,
     start?: number,
+    /** The clock (tests inject one; default Date.now). */
+    private readonly now: () => number = Date.now,
   ) {
     if (start !== undefined) this.end = start + ms;
   }
   remaining(): number {
-    this.end ??= Date.now() + this.ms;
-    return Math.max(0, this.end - Date.now());
+    this.end ??= this.now() + this.ms;
+    return Math.max(0, this.end - this.now());
   }
   expired(): boolean {
     return this.remaining() === 0;
@@ -96,6 +132,8 @@ export interface NodeTransportOptions {
   timeoutMs?: number;
   /** The whole command's deadline: a request in flight is cut when it passes. */
   deadline?: Deadline;
+  /** Which hosts and addresses may be connected to (default: any). */
+  connectPolicy?: ConnectPolicy;
 }
 
 /** Resolves at the request's next 'drain' or its 'close', whichever comes first. */
@@ -140,9 +178,17 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
   const stallMs = opts.stallTimeoutMs ?? opts.timeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
   const connectMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const deadline = opts.deadline;
+  const policy = opts.connectPolicy;
   const send: Transport = (req) =>
     new Promise((resolve, reject) => {
       if (deadline?.expired()) return reject(new NetworkError(`the ${deadline.describe()} timeout for this command has passed`, 'EDEADLINE'));
+      if (policy) {
+        try {
+          policy.checkUrl(req.url);
+        } catch (e) {
+          return reject(e);
+        }
+      }
       const isHttps = req.url.protocol === 'https:';
       const { mod, agent } = isHttps ? secure() : { mod: http, agent: httpAgent };
       const headers: Record<string, string> = { 'User-Agent': 'pkogen', ...(req.headers ?? {}) };
@@ -164,20 +210,46 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
         fail(new NetworkError(message, code));
         r.destroy();
       };
-      const r = mod.request(req.url, { method: req.method, headers, agent }, (res) => {
+      const r = mod.request(req.url, { method: req.method, headers, agent, ...(policy ? { lookup: policy.lookupFor(req.url) } : {}) }, (res) => {
         const max = req.maxBody ?? 64 * 1024 * 1024;
         const chunks: Buffer[] = [];
         let n = 0;
+        const status = res.statusCode ?? 0;
+        const sink = req.sink && status >= 200 && status < 300 ? req.sink : undefined;
+        const stop = () => {
+          ok({ status, headers: res.headers, body: new Uint8Array(0), stopped: true });
+          res.destroy();
+        };
         res.on('data', (c: Buffer) => {
+          if (settled) return;
           n += c.length;
           if (n > max) {
-            res.destroy();
+            // Reported before the cut, so the 'close' that destroying causes cannot take its place.
             fail(new NetworkError(`response from ${req.url.host} larger than ${max} bytes`, 'ETOOBIG'));
+            res.destroy();
             return;
           }
-          chunks.push(c);
+          if (!sink) return void chunks.push(c);
+          let out: ReturnType<BodySink>;
+          try {
+            out = sink(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
+          } catch (e) {
+            failWith(e);
+            return void res.destroy();
+          }
+          if (out === 'stop') return stop();
+          if (out instanceof Promise) {
+            res.pause();
+            out.then(
+              (v) => (v === 'stop' ? stop() : settled ? undefined : res.resume()),
+              (e: unknown) => {
+                failWith(e);
+                res.destroy();
+              },
+            );
+          }
         });
-        res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
+        res.on('end', () => ok({ status, headers: res.headers, body: new Uint8Array(Buffer.concat(chunks)) }));
         res.on('error', (e) => fail(new NetworkError(e.message, (e as NodeJS.ErrnoException).code)));
         res.on('aborted', () => fail(new NetworkError('connection closed mid-response', 'ECONNRESET')));
         res.on('close', () => {
@@ -191,12 +263,22 @@ export function nodeTransport(opts: NodeTransportOptions = {}): ClosableTranspor
           const t = setTimeout(() => cut(`no connection to ${req.url.host} within ${formatMs(connectMs)} (connect timeout)`, 'ECONNTIMEOUT'), connectMs);
           timers.push(t);
           s.once(isHttps ? 'secureConnect' : 'connect', () => clearTimeout(t));
+          // The peer of every new socket, whichever way it was reached (an address literal skips lookup).
+          if (policy)
+            s.once('connect', () => {
+              try {
+                policy.checkAddress(s.remoteAddress ?? '', req.url);
+              } catch (e) {
+                failWith(e);
+                s.destroy();
+              }
+            });
         }
       });
       // Socket idle time: no byte sent or received for stallMs, before or during the response.
       r.setTimeout(stallMs, () => cut(`no data from ${req.url.host} for ${formatMs(stallMs)} (stall timeout)`, 'ESTALL'));
       if (deadline) timers.push(setTimeout(() => cut(`the ${deadline.describe()} timeout for this command has passed`, 'EDEADLINE'), deadline.remaining()));
-      r.on('error', (e) => fail(new NetworkError(e.message, (e as NodeJS.ErrnoException).code)));
+      r.on('error', (e) => (e instanceof ConnectPolicyError ? failWith(e) : fail(new NetworkError(e.message, (e as NodeJS.ErrnoException).code))));
       const body = req.body;
       if (body === undefined || body instanceof Uint8Array) {
         r.end(body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined);

@@ -9,7 +9,8 @@ import { UserError } from '../core/errors.js';
 import { basicHeader, Challenge, fetchBearerToken, parseChallenge } from './auth.js';
 import type { Credential } from './credentials.js';
 import { sha256Digest } from './digest.js';
-import { ClosableTransport, Deadline, HttpResponse, NetworkError, nodeTransport, type StreamBody } from './http.js';
+import { nodeCrypto } from '../core/builtins.js';
+import { type BodySink, ClosableTransport, type ConnectPolicy, Deadline, HttpResponse, NetworkError, nodeTransport, type StreamBody } from './http.js';
 import { Blob, Descriptor, Image, invalidImage, ParsedManifest, parseConfig, parseManifestOrIndex, selectPlatform, verifyDigest } from './image.js';
 import { ByteBudget, MAX_BLOB_BYTES, MAX_CONFIG_BYTES, MAX_IMAGE_BYTES } from './limits.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
@@ -39,6 +40,10 @@ export interface RegistryClientOptions {
   stallTimeoutMs?: number;
   /** The command's overall deadline: no request runs and no retry starts after it. */
   deadline?: Deadline;
+  /** Which hosts and addresses may be connected to, checked at connect time (default: any). */
+  connectPolicy?: ConnectPolicy;
+  /** Largest manifest or index accepted (default 4 MiB). */
+  maxManifestBytes?: number;
 }
 
 class RetryableError extends Error {
@@ -59,6 +64,7 @@ interface Req {
   headers?: Record<string, string>;
   body?: Uint8Array | StreamBody;
   maxBody?: number;
+  sink?: BodySink;
 }
 
 const TLS_TRUST_CODES = new Set([
@@ -98,7 +104,14 @@ export class RegistryClient {
   constructor(private readonly opts: RegistryClientOptions = {}) {
     this.transport =
       opts.transport ??
-      nodeTransport({ ca: opts.ca, insecureSkipVerify: opts.insecure, connectTimeoutMs: opts.connectTimeoutMs, stallTimeoutMs: opts.stallTimeoutMs, deadline: opts.deadline });
+      nodeTransport({
+        ca: opts.ca,
+        insecureSkipVerify: opts.insecure,
+        connectTimeoutMs: opts.connectTimeoutMs,
+        stallTimeoutMs: opts.stallTimeoutMs,
+        deadline: opts.deadline,
+        connectPolicy: opts.connectPolicy,
+      });
     this.attempts = Math.max(1, opts.attempts ?? 5);
     this.backoffMs = opts.backoffMs ?? 250;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
@@ -120,8 +133,9 @@ export class RegistryClient {
         const msg = (e as Error).message;
         const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
         // Timeouts count as attempts like any network failure; the deadline ends them all.
-        if (e instanceof NetworkError && e.code === 'EDEADLINE') throw new UserError(`${what}: ${msg} (gave up after ${tries})`);
-        if (attempt >= this.attempts) throw new UserError(`${what}: ${msg} (gave up after ${tries})`);
+        // `cause` keeps the last failure (its code tells a timeout from an oversized answer).
+        if (e instanceof NetworkError && e.code === 'EDEADLINE') throw Object.assign(new UserError(`${what}: ${msg} (gave up after ${tries})`), { cause: e });
+        if (attempt >= this.attempts) throw Object.assign(new UserError(`${what}: ${msg} (gave up after ${tries})`), { cause: e });
         const backoff = Math.min(8000, this.backoffMs * 2 ** (attempt - 1));
         const delay = e instanceof RetryableError && e.retryAfterMs !== undefined ? Math.min(10_000, Math.max(backoff, e.retryAfterMs)) : backoff;
         const dl = this.opts.deadline;
@@ -211,7 +225,7 @@ export class RegistryClient {
       const a = this.authFor(repo.registry, scopes);
       // Credentials only ever go to the registry's own origin (upload locations may point elsewhere).
       if (a && url.origin === origin) headers.Authorization = a;
-      const res = await this.transport.send({ method: req.method, url, headers, body: req.body, maxBody: req.maxBody });
+      const res = await this.transport.send({ method: req.method, url, headers, body: req.body, maxBody: req.maxBody, sink: req.sink });
       if (res.status === 401 && authTry === 0 && url.origin === origin) {
         await this.authenticate(repo, scopes, res);
         continue;
@@ -347,7 +361,9 @@ export class RegistryClient {
 
   // ------------------------------------------------------------------ pull / resolve
 
-  private async getManifest(ref: Reference, target: string): Promise<{ bytes: Uint8Array; contentType?: string }> {
+  private async getManifest(ref: Reference, target: string): Promise<{ bytes: Uint8Array; contentType?: string }>;
+  private async getManifest(ref: Reference, target: string, missingOk: true): Promise<{ bytes: Uint8Array; contentType?: string } | undefined>;
+  private async getManifest(ref: Reference, target: string, missingOk = false): Promise<{ bytes: Uint8Array; contentType?: string } | undefined> {
     const repo: Repo = ref;
     const what = `fetching manifest ${ref.registry}/${ref.repository}${target.startsWith('sha256:') ? '@' : ':'}${target}`;
     return this.retry(what, async () => {
@@ -355,8 +371,9 @@ export class RegistryClient {
         method: 'GET',
         target: `/v2/${repo.repository}/manifests/${target}`,
         headers: { Accept: MANIFEST_ACCEPT },
-        maxBody: 4 << 20,
+        maxBody: this.opts.maxManifestBytes ?? 4 << 20,
       });
+      if (res.status === 404 && missingOk) return undefined;
       if (res.status === 404) throw new UserError(`${what}: not found`);
       this.check(res, [200], what);
       if (target.startsWith('sha256:')) verifyDigest(res.body, target, what);
@@ -416,6 +433,57 @@ export class RegistryClient {
   /** One blob of a repository, size and digest verified (bounded by `maxBlobBytes`). */
   blob(repo: Pick<Reference, 'registry' | 'repository'>, d: Descriptor): Promise<Blob> {
     return this.getBlob(repo, d);
+  }
+
+  /**
+   * The exact bytes of the manifest (or index) a tag or digest names, undefined when the registry
+   * says 404. By digest, the bytes are checked against it. At most `maxManifestBytes`.
+   */
+  manifestBytes(ref: Reference): Promise<{ bytes: Uint8Array; contentType?: string } | undefined> {
+    return this.getManifest(ref, ref.digest ?? ref.tag ?? 'latest', true);
+  }
+
+  /**
+   * Streams one blob (redirects followed without credentials, as `blob`) into a sink made afresh
+   * for every attempt by `start`, never holding it whole. The bytes are hashed on the way: when
+   * the sink takes them all, size and digest are checked before this resolves (`complete`);
+   * when it answers 'stop', the download ends there and the bytes it saw are unverified.
+   * `maxBlobBytes` bounds the descriptor's size as for `blob`.
+   */
+  async streamBlob(repo: Pick<Reference, 'registry' | 'repository'>, d: Descriptor, start: () => BodySink): Promise<{ complete: boolean; bytes: number }> {
+    const what = `fetching blob ${d.digest} from ${repo.registry}/${repo.repository}`;
+    const max = this.opts.maxBlobBytes ?? MAX_BLOB_BYTES;
+    if (d.size > max) throw new UserError(`${what}: ${d.size} bytes is more than the ${max} allowed`);
+    return this.retry(what, async () => {
+      const inner = start();
+      const hash = nodeCrypto().createHash('sha256');
+      let n = 0;
+      const sink: BodySink = (c) => {
+        n += c.length;
+        hash.update(c);
+        return inner(c);
+      };
+      const get = (url?: URL) =>
+        url
+          ? this.transport.send({ method: 'GET', url, maxBody: d.size, sink })
+          : this.request(repo, RegistryClient.pullScopes(repo), { method: 'GET', target: `/v2/${repo.repository}/blobs/${d.digest}`, maxBody: d.size, sink });
+      let res = await get();
+      for (let hops = 0; [301, 302, 303, 307, 308].includes(res.status); hops++) {
+        const loc = header(res, 'location');
+        if (!loc || hops >= 5) throw new UserError(`${what}: too many or broken redirects`);
+        const next = new URL(loc, this.origins.get(repo.registry));
+        if (next.protocol !== 'https:' && !(next.protocol === 'http:' && (this.opts.insecure || isLoopbackRegistry(next.host))))
+          throw new UserError(`${what}: refusing redirect to ${next.protocol}//${next.host}`);
+        res = await get(next);
+      }
+      if (res.status === 404) throw new UserError(`${what}: not found`);
+      this.check(res, [200], what);
+      if (res.stopped) return { complete: false, bytes: n };
+      if (n !== d.size) throw new UserError(`${what}: got ${n} bytes, manifest says ${d.size}`);
+      const got = `sha256:${hash.digest('hex')}`;
+      if (got !== d.digest) throw new UserError(`${what}: digest mismatch: expected ${d.digest}, got ${got}`);
+      return { complete: true, bytes: n };
+    });
   }
 
   /** Pulls a single-platform image; an index resolves to linux/amd64 (what PKO's crane.Pull does). */
