@@ -302,6 +302,12 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     expect(r.logs).toContain('Successfully tagged');
   });
 
+  it('a build that outgrows the emptyDir sizeLimit is evicted, as the kubelet would', async () => {
+    const i = input('FROM configs AS final\nLABEL small=limit\n', { storage: { request: '1Mi', limit: '1Mi' } });
+    const r = await build(i);
+    expect(r.evicted).toBe('Usage of EmptyDir volume "build" exceeds the limit "1048576".');
+  });
+
   it('a failing RUN step: the termination message is the bounded tail of the output, ending with the error', async () => {
     // A long step, like a dnf install that fails at the end: 300 lines of output, then exit 7.
     const step = 'i=0; while [ $i -lt 300 ]; do echo progress-line-$i; i=$((i+1)); done; exit 7';
