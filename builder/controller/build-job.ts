@@ -3,8 +3,9 @@
  * ConfigMap with its Containerfile (and registries.conf) and the Secret with its registry
  * credentials (both owned by the Job, so they go when it goes). Pure: same inputs, same objects.
  *
- * The pod is MCO's build pod (machine-config-operator `pkg/controller/build/buildrequest/
- * buildrequest.go`, `assets/buildah-build.sh`) made explicit and bounded (docs/design.md
+ * The pod is MCO's build pod as of 4.17 (machine-config-operator `pkg/controller/build/
+ * image_build_request.go` on release-4.17, `buildrequest/buildrequest.go` and
+ * `assets/buildah-build.sh` on main) made explicit and bounded (docs/design.md
  * "The build pod"): buildah runs rootless as the image's `build` user (uid 1000, with a
  * subordinate ID range in /etc/subuid and /etc/subgid) with chroot isolation and vfs storage; the
  * ServiceAccount may use OpenShift's `anyuid` SCC (the one MCO binds), which admits uid 1000 and
