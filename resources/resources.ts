@@ -19,6 +19,7 @@ import {
 import { configSchema, testCases } from './config.js';
 import { controllerDeployment, controllerRbac, hostedApi } from './builder-controller.js';
 import { webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';
+import { buildNamespace } from './build-namespace.js';
 
 export const PACKAGE_NAME = 'on-cluster-build';
 
@@ -40,7 +41,7 @@ export function definition(): PackageDefinition {
     availabilityProbes: [crdEstablishedProbe(), deploymentAvailabilityProbe()],
     config: configSchema,
     testCases,
-    objects: [...hostedApi(), ...controllerRbac(), ...webhookServer(), controllerDeployment(), ...webhookConfigurations()],
+    objects: [...hostedApi(), ...buildNamespace(), ...controllerRbac(), ...webhookServer(), controllerDeployment(), ...webhookConfigurations()],
   };
 }
 

@@ -186,3 +186,5 @@ export const IMAGE_REF_RE = new RegExp(`^${HOST}(/[a-zA-Z0-9_.-]+)+(:${TAG})?(@s
  * the build supplies the `configs` stage and ships the `final` one.
  */
 export const FINAL_STAGE_RE = /(^|\n)[ \t]*[Ff][Rr][Oo][Mm][ \t]+configs[ \t]+[Aa][Ss][ \t]+final[ \t]*(\r?\n|$)/;
+
+export const BUILD_NAMESPACE = 'on-cluster-build-jobs';

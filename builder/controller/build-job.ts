@@ -1,15 +1,22 @@
 /**
- * What one build runs on the management cluster: a Job in the HCP namespace, the ConfigMap with
- * its Containerfile and the Secret with its registry credentials (both owned by the Job, so they
- * go when it goes). Pure: same inputs, same objects.
+ * What one build runs: a Job in the hosted cluster's build namespace (`BUILD_NAMESPACE`), the
+ * ConfigMap with its Containerfile (and registries.conf) and the Secret with its registry
+ * credentials (both owned by the Job, so they go when it goes). Pure: same inputs, same objects.
  *
- * The pod passes Pod Security "restricted": non-root (the namespace's UID range on OpenShift),
- * no capabilities, no privilege escalation, seccomp RuntimeDefault, read-only root filesystem with
- * writable emptyDirs for buildah's storage. buildah runs rootless with chroot isolation and vfs
- * storage. The digest comes back through the container's termination message, so the build pod
- * needs no API token at all.
+ * The pod is MCO's build pod as of 4.17 (machine-config-operator `pkg/controller/build/
+ * image_build_request.go` on release-4.17, `buildrequest/buildrequest.go` and
+ * `assets/buildah-build.sh` on main) made explicit and bounded (docs/design.md
+ * "The build pod"): buildah runs rootless as the image's `build` user (uid 1000, with a
+ * subordinate ID range in /etc/subuid and /etc/subgid) with chroot isolation and vfs storage; the
+ * ServiceAccount may use OpenShift's `anyuid` SCC (the one MCO binds), which admits uid 1000 and
+ * privilege escalation; of CRI-O's default capabilities the container keeps only SETUID and SETGID,
+ * which `newuidmap`/`newgidmap` (file capabilities) need to map that range. Read-only root
+ * filesystem; everything buildah writes (storage, TMPDIR, HOME, XDG_RUNTIME_DIR) is on one
+ * size-limited emptyDir mounted at /tmp. The digest comes back as the termination message, so the
+ * pod needs no API token; on failure the message is the tail of the build's output.
  */
 import type { KubeObject } from '../kube.js';
+import { BUILD_NAMESPACE } from '../api/types.js';
 
 export const LABEL_PREFIX = 'on-cluster-build.pkogen.io';
 export const MANAGED_BY = 'app.kubernetes.io/managed-by';
@@ -26,7 +33,60 @@ export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 export const CREDENTIALS_DIR = '/var/run/on-cluster-build/credentials';
 export const CONTAINERFILE_DIR = '/var/run/on-cluster-build/containerfile';
 
+export { BUILD_NAMESPACE };
+/** The build pods' ServiceAccount in `BUILD_NAMESPACE` (created by the hosted-cluster phase, bound to the SCC). */
+export const BUILD_SERVICE_ACCOUNT = 'on-cluster-build-builder';
+/** The SCC the build ServiceAccount may use (`system:openshift:scc:anyuid`, bound in `BUILD_NAMESPACE` only). */
+export const BUILD_SCC = 'anyuid';
+/** The PriorityClass of build pods (negative value, never preempts; created by the hosted-cluster phase). */
+export const BUILD_PRIORITY_CLASS = 'on-cluster-build-low';
+/**
+ * The user buildah runs as: MCO's image has it since 4.17 (`useradd --uid 1000 build`, which also
+ * allocates its /etc/subuid and /etc/subgid range), and so does our own image (builder/Containerfile).
+ */
+export const BUILD_USER = { name: 'build', uid: 1000, gid: 1000 } as const;
+/** CRI-O's `default_capabilities` (cri-o internal/config/capabilities `Default()`; OpenShift's crio.conf keeps them). */
+export const CRIO_DEFAULT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FSETID', 'FOWNER', 'SETGID', 'SETUID', 'SETPCAP', 'NET_BIND_SERVICE', 'KILL'] as const;
+/** What the build keeps: newuidmap/newgidmap gain CAP_SETUID/CAP_SETGID from their file capabilities, bounded by these. */
+export const BUILD_CAPABILITIES = ['SETGID', 'SETUID'] as const;
+/**
+ * What the container drops: every other CRI-O default, plus MKNOD (anyuid's `requiredDropCapabilities`).
+ * Named, not `ALL` + add: anyuid allows no added capability (`allowedCapabilities` empty).
+ */
+export const BUILD_DROPPED_CAPABILITIES = [...CRIO_DEFAULT_CAPABILITIES.filter((c) => !(BUILD_CAPABILITIES as readonly string[]).includes(c)), 'MKNOD'].sort();
+
+/** Where the one emptyDir is mounted: buildah's storage, TMPDIR, HOME and runtime dir all live there. */
+export const BUILD_VOLUME_DIR = '/tmp';
+export const BUILD_HOME = `${BUILD_VOLUME_DIR}/home`;
+/** Longest failure tail written to the termination message (the kubelet keeps at most 4096 bytes). */
+export const FAILURE_TAIL_BYTES = 3000;
+
+/**
+ * Ephemeral storage of one build. vfs stores every layer as a full copy of the tree below it, so
+ * an OS image of n layers of unpacked size S costs up to n·S plus a copy for the build container;
+ * RHCOS is chunked into up to 50 layers (coreos-assembler). The kubelet counts file sizes, not
+ * shared (reflinked) blocks, so the limit must cover that logical sum: see docs/design.md
+ * "The build pod" for the numbers and how to measure them on a cluster.
+ */
+export const DEFAULT_BUILD_STORAGE = { request: '20Gi', limit: '250Gi' } as const;
+export const DEFAULT_BUILD_RESOURCES = {
+  requests: { cpu: '500m', memory: '1Gi' },
+  limits: { cpu: '2', memory: '8Gi' },
+} as const;
+
+export const BUILD_ARCHES = ['amd64', 'arm64', 'ppc64le', 's390x'] as const;
+export type BuildArch = (typeof BUILD_ARCHES)[number];
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  tolerationSeconds?: number;
+}
+
 export interface BuildJobInput {
+  /** The hosted cluster's build namespace: `BUILD_NAMESPACE`. */
   namespace: string;
   jobName: string;
   buildName: string;
@@ -34,7 +94,7 @@ export interface BuildJobInput {
   nodePool: string;
   releaseImage: string;
   baseOSImage: string;
-  /** The release's machine-config-operator image: it carries buildah. */
+  /** The image that carries buildah and the build user: what `builderImageFor()` returned for the NodePool's release. */
   builderImage: string;
   /** `repo:tag` the image is pushed to. */
   pushTag: string;
@@ -42,8 +102,24 @@ export interface BuildJobInput {
   containerfile: string;
   activeDeadlineSeconds: number;
   backoffLimit: number;
-  /** `hostUsers: false`: RUN steps need a user namespace to run rootless (see docs/design.md). */
-  userNamespaces: boolean;
+  /**
+   * The NodePool's architecture (`spec.arch`, lower-case): the pod's `kubernetes.io/arch`
+   * nodeSelector, so the image is built for the machines that boot it. Absent only until the
+   * controller passes it: then there is no arch selector (any node, any architecture).
+   */
+  arch?: BuildArch;
+  /** The NodePool's taints as tolerations, so the build may run on that NodePool's own nodes. */
+  tolerations?: Toleration[];
+  /** A rendered registries.conf (mirrors, blocked or insecure registries) for pulls and the push; none: the image's own. */
+  registriesConf?: string;
+  /** Ephemeral storage request and limit (also the emptyDir's sizeLimit); default `DEFAULT_BUILD_STORAGE`. */
+  storage?: { request: string; limit: string };
+  /**
+   * @deprecated Ignored. `hostUsers: false` gives the pod 65536 IDs (0–65535), so the build user's
+   * subordinate range (100000 and up in the builder images) cannot be mapped and no layer owned by
+   * another ID unpacks; the build pod gets its ID range from newuidmap instead (docs/design.md).
+   */
+  userNamespaces?: boolean;
   /** HTTP(S)_PROXY / NO_PROXY for registry access. */
   proxyEnv?: { name: string; value: string }[];
 }
@@ -62,16 +138,36 @@ export function synthesizeContainerfile(i: Pick<BuildJobInput, 'baseOSImage' | '
   ].join('\n');
 }
 
-/** The build script; every path it writes is an emptyDir. */
+/**
+ * The build script. Every path it writes is on the emptyDir (HOME, TMPDIR and XDG_RUNTIME_DIR
+ * are set in the container's env). Each step's output goes to the pod log and to a log file; a
+ * failing step writes the tail of that file (at most FAILURE_TAIL_BYTES) as the termination
+ * message, so the message ends with the error rather than starting with pull progress. When even
+ * the log file cannot be written the message stays empty and the kubelet falls back to the log's
+ * tail (FallbackToLogsOnError). Success writes the pushed manifest's digest and nothing else.
+ */
 export const BUILD_SCRIPT = [
-  'set -euo pipefail',
-  'export HOME=/tmp/home',
-  'mkdir -p "$HOME" /tmp/context',
-  'store=(--root /var/lib/build/storage --runroot /tmp/run --storage-driver vfs)',
-  `buildah "\${store[@]}" bud --isolation chroot --pull=always --authfile ${CREDENTIALS_DIR}/base.json --file ${CONTAINERFILE_DIR}/Containerfile --tag "$TAG" /tmp/context`,
-  `buildah "\${store[@]}" push --authfile ${CREDENTIALS_DIR}/push.json --digestfile /tmp/digest "$TAG" "docker://$TAG"`,
-  'digest="$(cat /tmp/digest)"',
-  'case "$digest" in sha256:[0-9a-f]*) ;; *) echo "buildah push returned no digest" >&2; exit 1 ;; esac',
+  'set -uo pipefail',
+  'log="$TMPDIR/build.log"',
+  'if ! : > "$log" 2>/dev/null; then log=/dev/null; fi',
+  'fail() {',
+  '  if [ -s "$log" ]; then',
+  `    { printf 'build failed (exit %s):\\n' "$1"; tail -n 40 "$log" | tail -c ${FAILURE_TAIL_BYTES}; } > /dev/termination-log`,
+  '  fi',
+  '  exit "$1"',
+  '}',
+  'step() {',
+  '  "$@" 2>&1 | tee -a "$log"',
+  '  local rc=${PIPESTATUS[0]}',
+  '  if [ "$rc" -ne 0 ]; then fail "$rc"; fi',
+  '}',
+  'step mkdir -p "$HOME/context" "$XDG_RUNTIME_DIR"',
+  'step chmod 0700 "$XDG_RUNTIME_DIR"',
+  'store=(--root "$HOME/storage" --runroot "$XDG_RUNTIME_DIR/storage" --storage-driver vfs)',
+  `step buildah "\${store[@]}" bud --isolation chroot --pull=always --target final --authfile ${CREDENTIALS_DIR}/base.json --file ${CONTAINERFILE_DIR}/Containerfile --tag "$TAG" "$HOME/context"`,
+  `step buildah "\${store[@]}" push --authfile ${CREDENTIALS_DIR}/push.json --digestfile "$HOME/digest" "$TAG" "docker://$TAG"`,
+  'digest="$(cat "$HOME/digest" 2>/dev/null)"',
+  'if [[ ! "$digest" =~ ^sha256:[0-9a-f]{64}$ ]]; then echo "buildah push wrote no digest" | tee -a "$log"; fail 1; fi',
   'printf "%s" "$digest" > /dev/termination-log',
 ].join('\n');
 
@@ -86,13 +182,16 @@ export function buildLabels(i: Pick<BuildJobInput, 'configName' | 'buildName' | 
 
 export function buildJob(i: BuildJobInput): KubeObject {
   const labels = buildLabels(i);
-  const restricted = {
-    allowPrivilegeEscalation: false,
-    capabilities: { drop: ['ALL'] },
-    readOnlyRootFilesystem: true,
-    runAsNonRoot: true,
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
+  const storage = i.storage ?? DEFAULT_BUILD_STORAGE;
+  const env = [
+    { name: 'TAG', value: i.pushTag },
+    { name: 'HOME', value: BUILD_HOME },
+    { name: 'TMPDIR', value: BUILD_VOLUME_DIR },
+    { name: 'XDG_RUNTIME_DIR', value: `${BUILD_VOLUME_DIR}/run` },
+    { name: 'BUILDAH_ISOLATION', value: 'chroot' },
+    ...(i.registriesConf !== undefined ? [{ name: 'CONTAINERS_REGISTRIES_CONF', value: `${CONTAINERFILE_DIR}/registries.conf` }] : []),
+    ...(i.proxyEnv ?? []),
+  ];
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -108,13 +207,18 @@ export function buildJob(i: BuildJobInput): KubeObject {
       completions: 1,
       parallelism: 1,
       template: {
-        metadata: { labels },
+        // SCC admission picks anyuid for this pod, and says so when it cannot (OpenShift ≥ 4.14).
+        metadata: { labels, annotations: { 'openshift.io/required-scc': BUILD_SCC } },
         spec: {
           restartPolicy: 'Never',
+          serviceAccountName: BUILD_SERVICE_ACCOUNT,
           automountServiceAccountToken: false,
           enableServiceLinks: false,
-          ...(i.userNamespaces ? { hostUsers: false } : {}),
-          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          priorityClassName: BUILD_PRIORITY_CLASS,
+          nodeSelector: { 'kubernetes.io/os': 'linux', ...(i.arch ? { 'kubernetes.io/arch': i.arch } : {}) },
+          ...(i.tolerations?.length ? { tolerations: i.tolerations } : {}),
+          // No seccompProfile: anyuid lists none, and SCC admission refuses a pod that sets one.
+          securityContext: { runAsUser: BUILD_USER.uid, runAsGroup: BUILD_USER.gid, runAsNonRoot: true },
           terminationGracePeriodSeconds: 10,
           containers: [
             {
@@ -122,24 +226,32 @@ export function buildJob(i: BuildJobInput): KubeObject {
               image: i.builderImage,
               imagePullPolicy: 'IfNotPresent',
               command: ['/bin/bash', '-c', BUILD_SCRIPT],
-              env: [{ name: 'TAG', value: i.pushTag }, { name: 'BUILDAH_ISOLATION', value: 'chroot' }, ...(i.proxyEnv ?? [])],
-              resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '8Gi' } },
-              securityContext: restricted,
+              env,
+              resources: {
+                requests: { ...DEFAULT_BUILD_RESOURCES.requests, 'ephemeral-storage': storage.request },
+                limits: { ...DEFAULT_BUILD_RESOURCES.limits, 'ephemeral-storage': storage.limit },
+              },
+              securityContext: {
+                // newuidmap/newgidmap must gain CAP_SETUID/CAP_SETGID from their file capabilities.
+                allowPrivilegeEscalation: true,
+                capabilities: { drop: [...BUILD_DROPPED_CAPABILITIES] },
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+              },
               terminationMessagePath: '/dev/termination-log',
               terminationMessagePolicy: 'FallbackToLogsOnError',
               volumeMounts: [
                 { name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true },
                 { name: 'containerfile', mountPath: CONTAINERFILE_DIR, readOnly: true },
-                { name: 'storage', mountPath: '/var/lib/build' },
-                { name: 'tmp', mountPath: '/tmp' },
+                { name: 'build', mountPath: BUILD_VOLUME_DIR },
               ],
             },
           ],
           volumes: [
-            { name: 'credentials', secret: { secretName: i.jobName, defaultMode: 0o400 } },
-            { name: 'containerfile', configMap: { name: i.jobName } },
-            { name: 'storage', emptyDir: {} },
-            { name: 'tmp', emptyDir: {} },
+            // Readable by the build user (no fsGroup under anyuid); only this container mounts it.
+            { name: 'credentials', secret: { secretName: i.jobName, defaultMode: 0o444 } },
+            { name: 'containerfile', configMap: { name: i.jobName, defaultMode: 0o444 } },
+            { name: 'build', emptyDir: { sizeLimit: storage.limit } },
           ],
         },
       },
@@ -156,7 +268,7 @@ export function buildConfigMap(i: BuildJobInput, job: KubeObject): KubeObject {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: i.jobName, namespace: i.namespace, labels: buildLabels(i), ownerReferences: ownedBy(job) },
-    data: { Containerfile: synthesizeContainerfile(i) },
+    data: { Containerfile: synthesizeContainerfile(i), ...(i.registriesConf !== undefined ? { 'registries.conf': i.registriesConf } : {}) },
   };
 }
 
@@ -168,5 +280,32 @@ export function buildSecret(i: BuildJobInput, job: KubeObject, baseAuth: string,
     type: 'Opaque',
     metadata: { name: i.jobName, namespace: i.namespace, labels: buildLabels(i), ownerReferences: ownedBy(job) },
     data: { 'base.json': Buffer.from(baseAuth).toString('base64'), 'push.json': Buffer.from(pushAuth).toString('base64') },
+  };
+}
+
+/** MCO's image carries buildah and the build user from this release on (MCO `Dockerfile`, release-4.17). */
+export const MCO_BUILDAH_SINCE = { major: 4, minor: 17 } as const;
+/** HyperShift's oldest supported NodePool release (hypershift `support/supportedversion/version.go`). */
+export const OLDEST_NODEPOOL_RELEASE = { major: 4, minor: 14 } as const;
+
+export type BuilderImageChoice = { image: string; source: 'release' | 'own' } | { refused: string };
+
+/**
+ * Which image builds for a NodePool on `releaseVersion` (`4.16.3`, `4.17.0-rc.1`, `5.0.0`): the
+ * release's machine-config-operator image from 4.17 on (it carries buildah and the build user);
+ * before that our own image (builder/Containerfile installs buildah and the same user) when there
+ * is one, else a refusal that says why. Pure.
+ */
+export function builderImageFor(o: { releaseVersion: string; mcoImage: string; ownImage?: string }): BuilderImageChoice {
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$/.exec(o.releaseVersion.trim());
+  if (!m) return { refused: `release version ${JSON.stringify(o.releaseVersion)} is not MAJOR.MINOR[.PATCH]` };
+  const v = { major: Number(m[1]), minor: Number(m[2]) };
+  const atLeast = (w: { major: number; minor: number }) => v.major > w.major || (v.major === w.major && v.minor >= w.minor);
+  const name = `${v.major}.${v.minor}`;
+  if (!atLeast(OLDEST_NODEPOOL_RELEASE)) return { refused: `release ${name} is older than ${OLDEST_NODEPOOL_RELEASE.major}.${OLDEST_NODEPOOL_RELEASE.minor}, the oldest NodePool release HyperShift supports` };
+  if (atLeast(MCO_BUILDAH_SINCE)) return { image: o.mcoImage, source: 'release' };
+  if (o.ownImage) return { image: o.ownImage, source: 'own' };
+  return {
+    refused: `release ${name}'s machine-config-operator image has no buildah (it ships from ${MCO_BUILDAH_SINCE.major}.${MCO_BUILDAH_SINCE.minor} on) and no on-cluster-build image with buildah is configured`,
   };
 }

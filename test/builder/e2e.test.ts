@@ -172,11 +172,11 @@ describe('on-cluster-build controller, end to end', () => {
     expect(JSON.parse(Buffer.from(creds.data['push.json'], 'base64').toString())).toEqual(JSON.parse(dockerConfigJson('quay.io', 'robot', 'push-password')));
     expect(Buffer.from(creds.data['base.json'], 'base64').toString()).toBe(dockerConfigJson(registry.host, registry.user!, registry.password!));
 
-    // Restricted pod security, no API token, bounded run.
+    // The build user under anyuid (test/builder/build-pod.test.ts runs it), no API token, bounded run.
     const pod = a.spec.template.spec;
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(pod.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(pod.containers[0].securityContext).toMatchObject({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsNonRoot: true });
+    expect(pod.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true });
+    expect(pod.containers[0].securityContext).toMatchObject({ allowPrivilegeEscalation: true, readOnlyRootFilesystem: true, runAsNonRoot: true });
     expect(a.spec.activeDeadlineSeconds).toBe(3600);
     expect(a.spec.backoffLimit).toBe(2);
 

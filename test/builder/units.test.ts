@@ -85,24 +85,31 @@ describe('the on-cluster-build CLI as a process', () => {
 });
 
 describe('build Job', () => {
-  it('passes Pod Security "restricted", has no API token, is bounded and idempotently named', () => {
+  it('runs as the build user under anyuid with two capabilities, has no API token, is bounded and idempotently named', () => {
     const job = buildJob(input) as any;
     expect(job.metadata.name).toBe(input.jobName);
     // HyperShift selects ConfigMaps by its NodePool label: build objects never carry it.
     expect(job.metadata.labels['hypershift.openshift.io/nodePool']).toBeUndefined();
     expect(job.metadata.labels['on-cluster-build.pkogen.io/nodepool']).toBe('workers');
     expect(job.spec).toMatchObject({ activeDeadlineSeconds: 1800, backoffLimit: 1 });
+    expect(job.spec.template.metadata.annotations).toEqual({ 'openshift.io/required-scc': 'anyuid' });
     const pod = job.spec.template.spec;
-    expect(pod.hostUsers).toBe(false);
+    // userNamespaces is ignored (docs/design.md "The build pod"): hostUsers: false cannot map the build user's range.
+    expect(pod.hostUsers).toBeUndefined();
+    expect(pod.serviceAccountName).toBe('on-cluster-build-builder');
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(pod.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true });
     const c = pod.containers[0];
-    expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(c.securityContext).toEqual({
+      allowPrivilegeEscalation: true,
+      capabilities: { drop: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETPCAP'] },
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+    });
     expect(c.image).toBe(input.builderImage);
     expect(c.terminationMessagePath).toBe('/dev/termination-log');
     for (const v of pod.volumes) expect(v.hostPath).toBeUndefined();
     expect(buildJob(input)).toEqual(job);
-    expect(buildJob({ ...input, userNamespaces: false }).spec).not.toHaveProperty('template.spec.hostUsers');
   });
 
   it('builds FROM the release base OS as "configs", then the user stages', () => {

@@ -30,9 +30,13 @@ describe('the on-cluster-build package', () => {
       'ClusterRoleBinding/on-cluster-build-controller',
       'CustomResourceDefinition/nodepoolosbuilds.on-cluster-build.pkogen.io',
       'CustomResourceDefinition/nodepoolosconfigs.on-cluster-build.pkogen.io',
+      'Namespace/on-cluster-build-jobs',
       'Namespace/openshift-on-cluster-build',
+      'PriorityClass/on-cluster-build-low',
       'Role/on-cluster-build-controller',
+      'RoleBinding/on-cluster-build-builder-scc-anyuid',
       'RoleBinding/on-cluster-build-controller',
+      'ServiceAccount/on-cluster-build-builder',
       'ServiceAccount/on-cluster-build-controller',
     ]);
     expect(kinds('hosted-webhooks')).toEqual(['ValidatingWebhookConfiguration/on-cluster-build']);

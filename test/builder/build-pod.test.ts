@@ -1,0 +1,410 @@
+/**
+ * Issue 22: a build pod that builds. The Job `buildJob()` makes is run as a kubelet with CRI-O
+ * would run it on OpenShift (test/builder/kubelet.ts), under the SCC the generated package binds
+ * for the build ServiceAccount, with Debian's buildah as the builder image's buildah: on a
+ * synthetic base whose files belong to several users and groups, a COPY-only and a RUN
+ * Containerfile build, push with the push Secret only, and report the pushed manifest's digest;
+ * taking away one privilege the pod declares makes the same build fail.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import {
+  BUILD_CAPABILITIES,
+  BUILD_NAMESPACE,
+  BUILD_PRIORITY_CLASS,
+  BUILD_SCRIPT,
+  BUILD_SERVICE_ACCOUNT,
+  BUILD_USER,
+  buildConfigMap,
+  buildJob,
+  BuildJobInput,
+  builderImageFor,
+  buildSecret,
+  CRIO_DEFAULT_CAPABILITIES,
+  DEFAULT_BUILD_STORAGE,
+  FAILURE_TAIL_BYTES,
+} from '../../builder/controller/build-job.js';
+import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
+import { cleanupRegistry, run, startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
+import { admit, ContainerImage, loadScc, podSecurityViolations, removeWorkDir, requireKubeletEmulation, runPod, Scc, SccRefusal } from './kubelet.js';
+
+// Tests run from the repository root (as test/builder/package.test.ts assumes).
+const ROOT = process.cwd();
+const SCC_DIR = path.join(ROOT, 'test/builder/scc');
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+
+/** The SCC the package lets the build ServiceAccount use: the RoleBinding in package/, then that SCC's YAML. */
+function sccBoundInPackage(): Scc {
+  const dir = path.join(ROOT, 'package/hosted-api');
+  const bindings = readdirSync(dir)
+    .filter((f) => f.endsWith('.RoleBinding.yaml') || f.endsWith('.ClusterRoleBinding.yaml'))
+    .map((f) => parseYaml(readFileSync(path.join(dir, f), 'utf8')))
+    .filter((b) => (b.subjects ?? []).some((s: { kind: string; name: string; namespace?: string }) => s.kind === 'ServiceAccount' && s.name === BUILD_SERVICE_ACCOUNT && s.namespace === BUILD_NAMESPACE));
+  expect(bindings).toHaveLength(1);
+  const [b] = bindings;
+  // Namespaced, so the ServiceAccount may use the SCC in the build namespace only.
+  expect(b).toMatchObject({ kind: 'RoleBinding', metadata: { namespace: BUILD_NAMESPACE }, roleRef: { kind: 'ClusterRole' } });
+  const m = /^system:openshift:scc:([a-z0-9-]+)$/.exec(b.roleRef.name);
+  if (!m) throw new Error(`the build ServiceAccount is bound to ${b.roleRef.name}, not an SCC's ClusterRole`);
+  return loadScc(path.join(SCC_DIR, `${m[1]}.yaml`));
+}
+
+/** What the builder image adds to the emulated root: MCO's image (4.17+) and ours both have these. */
+function builderImage(): ContainerImage {
+  return {
+    user: 0,
+    users: [{ name: BUILD_USER.name, uid: BUILD_USER.uid, gid: BUILD_USER.gid, home: '/home/build' }],
+    groups: [{ name: 'tty', gid: 5 }, { name: BUILD_USER.name, gid: BUILD_USER.gid }],
+    // useradd's default allocation (SUB_UID_MIN 100000, SUB_UID_COUNT 65536).
+    subordinateIds: [{ name: BUILD_USER.name, start: 100000, count: 65536 }],
+    // RHEL's shadow-utils installs both with file capabilities, not setuid root.
+    files: [
+      { path: '/usr/bin/newuidmap', from: '/usr/bin/newuidmap', mode: 0o755, capabilities: 'cap_setuid=ep' },
+      { path: '/usr/bin/newgidmap', from: '/usr/bin/newgidmap', mode: 0o755, capabilities: 'cap_setgid=ep' },
+    ],
+    env: [{ name: 'PATH', value: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }],
+  };
+}
+
+const auth = (reg: TestRegistry) => Buffer.from(`${reg.user}:${reg.password}`).toString('base64');
+/** An auth file whose only key is one repository namespace: it authenticates nothing else. */
+const authFile = (key: string, reg: TestRegistry) => JSON.stringify({ auths: { [key]: { auth: auth(reg) } } });
+
+interface SyntheticFile {
+  path: string;
+  uid: number;
+  gid: number;
+  mode: number;
+  content?: string;
+  dir?: boolean;
+}
+
+/** A base OS with files owned by several users and groups, set-id bits included (RHEL's /usr/bin/write is root:tty 2755). */
+const BASE_FILES: SyntheticFile[] = [
+  { path: 'usr/bin/write', uid: 0, gid: 5, mode: 0o2755, content: 'write' },
+  { path: 'usr/bin/su', uid: 0, gid: 0, mode: 0o4755, content: 'su' },
+  { path: 'home/core', uid: 1000, gid: 1000, mode: 0o700, dir: true },
+  { path: 'home/core/.bashrc', uid: 1000, gid: 1000, mode: 0o644, content: 'core' },
+  { path: 'var/log/journal', uid: 0, gid: 190, mode: 0o2755, dir: true },
+  { path: 'var/lib/chrony', uid: 994, gid: 992, mode: 0o750, dir: true },
+  { path: 'etc/shadow', uid: 0, gid: 0, mode: 0o000, content: 'root:*::0:99999:7:::\n' },
+];
+
+/** The synthetic base runs /bin/sh from busybox with no libc beside it: that busybox must be static (no PT_INTERP). */
+function requireStaticBusybox(file = '/bin/busybox'): string {
+  const elf = readFileSync(file);
+  if (elf.readUInt32BE(0) !== 0x7f454c46 || elf[4] !== 2) throw new Error(`${file} is not a 64-bit ELF executable: apt-get install -y busybox-static`);
+  const phoff = Number(elf.readBigUInt64LE(0x20));
+  const phentsize = elf.readUInt16LE(0x36);
+  const phnum = elf.readUInt16LE(0x38);
+  for (let k = 0; k < phnum; k++) {
+    if (elf.readUInt32LE(phoff + k * phentsize) === 3) throw new Error(`${file} is dynamically linked: the synthetic base image needs busybox-static (apt-get install -y busybox-static)`);
+  }
+  return file;
+}
+
+function ownership(root: string, rel: string): string {
+  const st = lstatSync(path.join(root, rel));
+  return `${st.uid}:${st.gid} ${(st.mode & 0o7777).toString(8).padStart(4, '0')}`;
+}
+
+describe('the build pod, executed as a kubelet would (issue 22)', () => {
+  let reg: TestRegistry;
+  let work: string;
+  let scc: Scc;
+  let baseImage: string;
+  let toolsImage: string;
+  let seq = 0;
+
+  const skopeoCreds = () => ['--creds', `${reg.user}:${reg.password}`, '--tls-verify=false'];
+
+  function pushImage(name: string, files: SyntheticFile[], extra: { busybox?: boolean } = {}): string {
+    const dir = mkdtempSync(path.join(work, 'img-'));
+    const rootfs = path.join(dir, 'rootfs');
+    for (const d of ['bin', 'usr/bin', 'etc', 'home', 'var/log', 'var/lib', 'tmp']) mkdirSync(path.join(rootfs, d), { recursive: true });
+    chmodSync(path.join(rootfs, 'tmp'), 0o1777);
+    if (extra.busybox) {
+      copyFileSync(requireStaticBusybox(), path.join(rootfs, 'bin/busybox'));
+      chmodSync(path.join(rootfs, 'bin/busybox'), 0o755);
+      for (const a of ['sh', 'echo', 'chown', 'ls', 'cat', 'false']) symlinkSync('busybox', path.join(rootfs, 'bin', a));
+    }
+    writeFileSync(path.join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\ncore:x:1000:1000::/home/core:/bin/sh\n');
+    for (const f of files) {
+      const p = path.join(rootfs, f.path);
+      mkdirSync(path.dirname(p), { recursive: true });
+      if (f.dir) mkdirSync(p, { recursive: true });
+      else writeFileSync(p, f.content ?? '');
+    }
+    // Ownership before modes (chown clears set-id bits); deepest first, so a 0700 directory is filled before it closes.
+    for (const f of [...files].sort((a, b) => b.path.length - a.path.length)) {
+      execFileSync('chown', ['-h', `${f.uid}:${f.gid}`, path.join(rootfs, f.path)]);
+      chmodSync(path.join(rootfs, f.path), f.mode);
+    }
+    run('tar', ['--numeric-owner', '--sort=name', '--mtime=@0', '-C', rootfs, '-cf', path.join(dir, 'layer.tar'), '.']);
+    const layout = path.join(dir, 'oci');
+    run('umoci', ['init', '--layout', layout]);
+    run('umoci', ['new', '--image', `${layout}:img`]);
+    run('umoci', ['raw', 'add-layer', '--image', `${layout}:img`, path.join(dir, 'layer.tar')]);
+    run('umoci', ['config', '--image', `${layout}:img`, '--config.env', 'PATH=/usr/bin:/bin']);
+    const ref = `${reg.host}/ocp/${name}`;
+    run('skopeo', ['copy', '--quiet', '--dest-creds', `${reg.user}:${reg.password}`, '--dest-tls-verify=false', `oci:${layout}:img`, `docker://${ref}:1`]);
+    const digest = `sha256:${createHash('sha256').update(Buffer.from(run('skopeo', ['inspect', '--raw', ...skopeoCreds(), `docker://${ref}:1`]))).digest('hex')}`;
+    return `${ref}@${digest}`;
+  }
+
+  beforeAll(async () => {
+    // Fails (never skips) where this machine cannot run rootless buildah the way the pod does.
+    requireKubeletEmulation();
+    work = mkdtempSync(path.join(tmpdir(), 'build-pod-'));
+    scc = sccBoundInPackage();
+    reg = await startRegistry('basic');
+    baseImage = pushImage('rhcos', BASE_FILES, { busybox: true });
+    toolsImage = pushImage('tools', [{ path: 'usr/bin/tool', uid: 0, gid: 0, mode: 0o755, content: 'tool' }]);
+  });
+
+  afterAll(async () => {
+    await cleanupRegistry(reg);
+    if (work) removeWorkDir(work);
+  });
+
+  function input(containerfile: string, over: Partial<BuildJobInput> = {}): BuildJobInput {
+    const n = String(++seq).padStart(2, '0');
+    return {
+      namespace: BUILD_NAMESPACE,
+      jobName: `build-workers-00000000${n}`,
+      buildName: `workers-00000000${n}`,
+      configName: 'workers',
+      nodePool: 'workers',
+      releaseImage: `${reg.host}/ocp/release@sha256:${'a'.repeat(64)}`,
+      baseOSImage: baseImage,
+      builderImage: `${reg.host}/ocp/machine-config-operator@sha256:${'c'.repeat(64)}`,
+      pushTag: `${reg.host}/layered/workers:workers-00000000${n}`,
+      containerfile,
+      activeDeadlineSeconds: 3600,
+      backoffLimit: 0,
+      arch: 'amd64',
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'os-builds', effect: 'NoSchedule' }],
+      registriesConf: `[[registry]]\nlocation = "${reg.host}"\ninsecure = true\n`,
+      ...over,
+    };
+  }
+
+  /** Runs one build: the Job, its ConfigMap and Secret as the controller creates them, optionally edited. */
+  async function build(i: BuildJobInput, edit: (job: any) => void = () => {}, pushAuth = authFile(`${reg.host}/layered`, reg)) {
+    const job = buildJob(i) as any;
+    job.metadata.uid = `uid-${i.jobName}`;
+    edit(job);
+    const cm = buildConfigMap(i, job) as any;
+    const secret = buildSecret(i, job, authFile(`${reg.host}/ocp`, reg), pushAuth) as any;
+    const dir = mkdtempSync(path.join(work, 'pod-'));
+    return runPod({
+      job,
+      configMaps: { [cm.metadata.name]: cm.data },
+      secrets: { [secret.metadata.name]: secret.data },
+      scc,
+      runtimeDefaultCapabilities: CRIO_DEFAULT_CAPABILITIES,
+      image: builderImage(),
+      workDir: dir,
+    });
+  }
+
+  /** The pushed image, pulled and unpacked with its owners (umoci as root). */
+  function unpackPushed(ref: string): string {
+    const dir = mkdtempSync(path.join(work, 'pulled-'));
+    run('skopeo', ['copy', '--quiet', '--src-creds', `${reg.user}:${reg.password}`, '--src-tls-verify=false', `docker://${ref}`, `oci:${dir}/oci:out`]);
+    run('umoci', ['unpack', '--image', `${dir}/oci:out`, `${dir}/bundle`]);
+    return path.join(dir, 'bundle/rootfs');
+  }
+
+  function expectPushed(i: BuildJobInput, message: string): { ref: string; config: any } {
+    expect(message).toMatch(DIGEST_RE);
+    const repo = i.pushTag.replace(/:[^:/]+$/, '');
+    // The digest the controller records is the manifest the registry serves for the tag.
+    const raw = run('skopeo', ['inspect', '--raw', ...skopeoCreds(), `docker://${i.pushTag}`]);
+    expect(`sha256:${createHash('sha256').update(Buffer.from(raw)).digest('hex')}`).toBe(message);
+    const config = JSON.parse(run('skopeo', ['inspect', '--config', ...skopeoCreds(), `docker://${repo}@${message}`]));
+    return { ref: `${repo}@${message}`, config };
+  }
+
+  function expectBaseOwnership(rootfs: string) {
+    for (const f of BASE_FILES) expect(`${f.path} ${ownership(rootfs, f.path)}`).toBe(`${f.path} ${f.uid}:${f.gid} ${f.mode.toString(8).padStart(4, '0')}`);
+  }
+
+  it('the SCC is the one the package binds, and it gives the pod exactly what it declares', () => {
+    const job = buildJob(input('FROM configs AS final\n')) as any;
+    const pod = job.spec.template.spec;
+    expect(scc.metadata.name).toBe('anyuid');
+    expect(pod.serviceAccountName).toBe(BUILD_SERVICE_ACCOUNT);
+    const eff = admit(pod, pod.containers[0], scc, CRIO_DEFAULT_CAPABILITIES, builderImage());
+    expect(eff).toEqual({ scc: 'anyuid', uid: 1000, gid: 1000, groups: [], bounding: [...BUILD_CAPABILITIES], noNewPrivs: false, readOnlyRoot: true });
+  });
+
+  it('a COPY-only Containerfile builds, pushes with the push Secret and reports the pushed digest; the stage after final is not built', async () => {
+    const i = input(['FROM configs AS final', `COPY --from=${toolsImage} /usr/bin/tool /usr/bin/tool`, 'LABEL built-by=copy', '', 'FROM configs AS after-final', 'LABEL stage=after-final', ''].join('\n'));
+    const r = await build(i);
+    expect({ exitCode: r.exitCode, evicted: r.evicted }).toEqual({ exitCode: 0, evicted: undefined });
+    const { ref, config } = expectPushed(i, r.terminationMessage);
+    expect(config.config.Labels).toMatchObject({ 'built-by': 'copy', 'io.openshift.hypershift.nodepool': 'workers', baseOSContainerImage: baseImage });
+    expect(config.config.Labels.stage).toBeUndefined();
+    const rootfs = unpackPushed(ref);
+    expectBaseOwnership(rootfs);
+    expect(ownership(rootfs, 'usr/bin/tool')).toBe('0:0 0755');
+    // Nothing of the build escaped the emptyDir: the pod's log shows buildah's pull of the base.
+    expect(r.logs).toContain('Writing manifest to image destination');
+  });
+
+  it('a Containerfile with RUN builds and pushes; files RUN creates keep the owners RUN gives them', async () => {
+    const i = input(['FROM configs AS final', 'RUN echo built > /etc/built && chown 7:7 /etc/built && chown 994:992 /var/lib/chrony', ''].join('\n'));
+    const r = await build(i);
+    expect({ exitCode: r.exitCode, evicted: r.evicted, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, evicted: undefined, tail: '' });
+    const { ref } = expectPushed(i, r.terminationMessage);
+    const rootfs = unpackPushed(ref);
+    expectBaseOwnership(rootfs);
+    expect(ownership(rootfs, 'etc/built')).toBe('7:7 0644');
+    expect(readFileSync(path.join(rootfs, 'etc/built'), 'utf8')).toBe('built\n');
+  });
+
+  // Each declared privilege, taken away alone, breaks the build.
+  const withoutCapability = (cap: string) => (job: any) => job.spec.template.spec.containers[0].securityContext.capabilities.drop.push(cap);
+  it.each([
+    ['the SETUID capability', withoutCapability('SETUID'), /insufficient UIDs or GIDs|lchown .*invalid argument/],
+    ['the SETGID capability', withoutCapability('SETGID'), /insufficient UIDs or GIDs|lchown .*invalid argument/],
+    ['privilege escalation (no_new_privs)', (job: any) => (job.spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation = false), /insufficient UIDs or GIDs|lchown .*invalid argument/],
+    [
+      'the emptyDir',
+      (job: any) => {
+        const pod = job.spec.template.spec;
+        pod.volumes = pod.volumes.filter((v: any) => !v.emptyDir);
+        pod.containers[0].volumeMounts = pod.containers[0].volumeMounts.filter((m: any) => pod.volumes.some((v: any) => v.name === m.name));
+      },
+      /Read-only file system/,
+    ],
+  ])('without %s the same build fails, and the termination message says why', async (_what, edit, why) => {
+    const i = input(['FROM configs AS final', `COPY --from=${toolsImage} /usr/bin/tool /usr/bin/tool`, ''].join('\n'));
+    const r = await build(i, edit);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.terminationMessage).not.toMatch(DIGEST_RE);
+    expect(r.terminationMessage).toMatch(why);
+  });
+
+  it('pushes with the push Secret only: without credentials for the push repository the push fails', async () => {
+    const i = input('FROM configs AS final\nLABEL x=y\n');
+    // The base pull Secret's credentials are for <registry>/ocp only, so they do not authenticate the push either.
+    const r = await build(i, () => {}, JSON.stringify({ auths: {} }));
+    expect(r.exitCode).not.toBe(0);
+    expect(r.terminationMessage).toMatch(/^build failed \(exit \d+\):\n/);
+    expect(r.terminationMessage).toMatch(/authentication required|unauthorized/i);
+    // The build itself pulled with the base Secret and succeeded; only the push was refused.
+    expect(r.logs).toContain('Successfully tagged');
+  });
+
+  it('a build that outgrows the emptyDir sizeLimit is evicted, as the kubelet would', async () => {
+    const i = input('FROM configs AS final\nLABEL small=limit\n', { storage: { request: '1Mi', limit: '1Mi' } });
+    const r = await build(i);
+    expect(r.evicted).toBe('Usage of EmptyDir volume "build" exceeds the limit "1048576".');
+  });
+
+  it('a failing RUN step: the termination message is the bounded tail of the output, ending with the error', async () => {
+    // A long step, like a dnf install that fails at the end: 300 lines of output, then exit 7.
+    const step = 'i=0; while [ $i -lt 300 ]; do echo progress-line-$i; i=$((i+1)); done; exit 7';
+    const i = input(['FROM configs AS final', `RUN ${step}`, ''].join('\n'));
+    const r = await build(i);
+    expect(r.exitCode).not.toBe(0);
+    const msg = r.terminationMessage;
+    expect(Buffer.byteLength(msg)).toBeLessThanOrEqual(FAILURE_TAIL_BYTES + 64);
+    expect(msg).toMatch(/^build failed \(exit \d+\):\n/);
+    expect(msg.trimEnd().split('\n').pop()).toBe(`Error: building at STEP "RUN ${step}": exit status 7`);
+    expect(msg).toContain('progress-line-299\n');
+    // The log starts with the pull and the step's first lines; the message keeps none of them.
+    expect(r.logs).toMatch(/Trying to pull[\s\S]*progress-line-0\n/);
+    expect(msg).not.toMatch(/Trying to pull|progress-line-0\n/);
+  });
+});
+
+describe('the build Job as the API and admission see it', () => {
+  const input: BuildJobInput = {
+    namespace: API_BUILD_NAMESPACE,
+    jobName: 'build-workers-0123456789',
+    buildName: 'workers-0123456789',
+    configName: 'workers',
+    nodePool: 'workers',
+    releaseImage: 'quay.io/openshift-release-dev/ocp-release@sha256:' + 'a'.repeat(64),
+    baseOSImage: 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + 'b'.repeat(64),
+    builderImage: 'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + 'c'.repeat(64),
+    pushTag: 'quay.io/example/os:workers-0123456789',
+    containerfile: 'FROM configs AS final\nRUN true\n',
+    activeDeadlineSeconds: 1800,
+    backoffLimit: 1,
+    arch: 'arm64',
+    tolerations: [{ key: 'arch', operator: 'Equal', value: 'arm', effect: 'NoSchedule' }],
+  };
+  const anyuid = loadScc(path.join(SCC_DIR, 'anyuid.yaml'));
+  const restrictedV2 = loadScc(path.join(SCC_DIR, 'restricted-v2.yaml'));
+
+  it('schedules on the NodePool architecture with its tolerations, low priority, bounded resources and storage', () => {
+    const pod = (buildJob(input) as any).spec.template.spec;
+    expect(pod.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'arm64' });
+    expect(pod.tolerations).toEqual(input.tolerations);
+    expect(pod.priorityClassName).toBe(BUILD_PRIORITY_CLASS);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.hostUsers).toBeUndefined();
+    const c = pod.containers[0];
+    expect(c.resources).toEqual({
+      requests: { cpu: '500m', memory: '1Gi', 'ephemeral-storage': DEFAULT_BUILD_STORAGE.request },
+      limits: { cpu: '2', memory: '8Gi', 'ephemeral-storage': DEFAULT_BUILD_STORAGE.limit },
+    });
+    expect(pod.volumes.find((v: any) => v.emptyDir)).toEqual({ name: 'build', emptyDir: { sizeLimit: DEFAULT_BUILD_STORAGE.limit } });
+    expect(c.env).toEqual(expect.arrayContaining([{ name: 'TMPDIR', value: '/tmp' }, { name: 'HOME', value: '/tmp/home' }]));
+    expect(BUILD_SCRIPT).toContain('--target final');
+    // No registries.conf unless given.
+    expect(c.env.map((e: any) => e.name)).not.toContain('CONTAINERS_REGISTRIES_CONF');
+    expect((buildConfigMap(input, { metadata: { name: 'j', uid: 'u' } }) as any).data).not.toHaveProperty(['registries.conf']);
+    const withConf = { ...input, registriesConf: '[[registry]]\nlocation = "mirror.example"\n' };
+    expect((buildConfigMap(withConf, { metadata: { name: 'j', uid: 'u' } }) as any).data['registries.conf']).toBe(withConf.registriesConf);
+    expect((buildJob(withConf) as any).spec.template.spec.containers[0].env).toContainEqual({ name: 'CONTAINERS_REGISTRIES_CONF', value: '/var/run/on-cluster-build/containerfile/registries.conf' });
+    expect(buildJob(input)).toEqual(buildJob(input));
+    // No object is shared between two Jobs: editing one leaves the next as it was.
+    const a = buildJob(input) as any;
+    a.spec.template.spec.containers[0].securityContext.capabilities.drop.push('SETUID');
+    expect((buildJob(input) as any).spec.template.spec.containers[0].securityContext.capabilities.drop).not.toContain('SETUID');
+  });
+
+  it('the namespace admits it (Pod Security "baseline"), "restricted" would not', () => {
+    const pod = (buildJob(input) as any).spec.template.spec;
+    const ns = parseYaml(readFileSync(path.join(ROOT, `package/hosted-api/${API_BUILD_NAMESPACE}.Namespace.yaml`), 'utf8'));
+    expect(ns.metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'baseline',
+      'security.openshift.io/scc.podSecurityLabelSync': 'false',
+    });
+    expect(podSecurityViolations(pod, 'baseline')).toEqual([]);
+    expect(podSecurityViolations(pod, 'restricted')).toEqual(['allowPrivilegeEscalation', 'capabilities_restricted', 'seccompProfile_restricted']);
+  });
+
+  it('restricted-v2 refuses it, and anyuid refuses a seccomp profile or an added capability', () => {
+    const pod = (buildJob(input) as any).spec.template.spec;
+    const c = pod.containers[0];
+    expect(() => admit(pod, c, restrictedV2, CRIO_DEFAULT_CAPABILITIES, { user: 0, users: [], groups: [], subordinateIds: [], files: [], env: [] })).toThrow(SccRefusal);
+    expect(() => admit(pod, c, restrictedV2, CRIO_DEFAULT_CAPABILITIES, { user: 0, users: [], groups: [], subordinateIds: [], files: [], env: [] })).toThrow(/runAsUser: Invalid value: 1000[\s\S]*allowPrivilegeEscalation/);
+    const img = { user: 0, users: [], groups: [], subordinateIds: [], files: [], env: [] };
+    expect(() => admit({ ...pod, securityContext: { ...pod.securityContext, seccompProfile: { type: 'RuntimeDefault' } } }, c, anyuid, CRIO_DEFAULT_CAPABILITIES, img)).toThrow(/seccomp may not be set/);
+    const adding = { ...c, securityContext: { ...c.securityContext, capabilities: { drop: ['ALL'], add: ['SETUID', 'SETGID'] } } };
+    expect(() => admit(pod, adding, anyuid, CRIO_DEFAULT_CAPABILITIES, img)).toThrow(/capability may not be added/);
+  });
+
+  it('builderImageFor: the release MCO image from 4.17, ours before, a reason when neither', () => {
+    const mco = 'quay.io/ocp/mco@sha256:' + '1'.repeat(64);
+    const own = 'quay.io/app-sre/on-cluster-build@sha256:' + '2'.repeat(64);
+    expect(builderImageFor({ releaseVersion: '4.17.0', mcoImage: mco, ownImage: own })).toEqual({ image: mco, source: 'release' });
+    expect(builderImageFor({ releaseVersion: '4.18.0-rc.2', mcoImage: mco })).toEqual({ image: mco, source: 'release' });
+    expect(builderImageFor({ releaseVersion: '5.0.1', mcoImage: mco })).toEqual({ image: mco, source: 'release' });
+    expect(builderImageFor({ releaseVersion: '4.16.12', mcoImage: mco, ownImage: own })).toEqual({ image: own, source: 'own' });
+    expect(builderImageFor({ releaseVersion: '4.14.0', mcoImage: mco, ownImage: own })).toEqual({ image: own, source: 'own' });
+    expect(builderImageFor({ releaseVersion: '4.15.3', mcoImage: mco })).toEqual({ refused: "release 4.15's machine-config-operator image has no buildah (it ships from 4.17 on) and no on-cluster-build image with buildah is configured" });
+    expect(builderImageFor({ releaseVersion: '4.13.9', mcoImage: mco, ownImage: own })).toEqual({ refused: 'release 4.13 is older than 4.14, the oldest NodePool release HyperShift supports' });
+    expect(builderImageFor({ releaseVersion: 'latest', mcoImage: mco, ownImage: own })).toEqual({ refused: 'release version "latest" is not MAJOR.MINOR[.PATCH]' });
+  });
+});
