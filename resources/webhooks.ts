@@ -17,7 +17,9 @@ export const SERVING_CERT_SECRET = `${WEBHOOK_SERVER}-serving-cert`;
 const SERVER_PORT = 8443;
 
 /**
- * What the registry guards in the hosted cluster: our own API, the only kinds users give us.
+ * What the registry guards in the hosted cluster: our own API, the only kinds users give us, with
+ * their status subresources (docs/design.md: status is the controller's to write; a rule on
+ * `nodepoolosbuilds` alone does not match `nodepoolosbuilds/status`).
  * Both with `Fail`: an unvalidated config or a forged build record must never be admitted. The
  * hosted-cluster phase that registers them comes after the deploy phase, whose probe needs every
  * webhook replica available.
@@ -29,7 +31,7 @@ export const webhookRegistry: WebhookConfigurationSpec[] = [
       {
         name: `nodepoolosconfigs.${API_GROUP}`,
         path: WEBHOOK_PATHS.nodePoolOSConfigs,
-        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosconfigs'], scope: 'Cluster' }],
+        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosconfigs', 'nodepoolosconfigs/status'], scope: 'Cluster' }],
         failurePolicy: 'Fail',
         sideEffects: 'None',
         timeoutSeconds: 5,
@@ -37,7 +39,7 @@ export const webhookRegistry: WebhookConfigurationSpec[] = [
       {
         name: `nodepoolosbuilds.${API_GROUP}`,
         path: WEBHOOK_PATHS.nodePoolOSBuilds,
-        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosbuilds'], scope: 'Cluster' }],
+        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosbuilds', 'nodepoolosbuilds/status'], scope: 'Cluster' }],
         failurePolicy: 'Fail',
         sideEffects: 'None',
         timeoutSeconds: 5,
