@@ -20,12 +20,14 @@ node_modules/.install-stamp: package.json package-lock.json
 
 deps: node_modules/.install-stamp
 
-# tsc; in dist/src the bundled CRDs' validators precompiled (hack/precompile-crds.mjs) and the table
+# tsc; the on-cluster-build webhook's schema validators precompiled and its entry bundled
+# (hack/precompile-webhook.mjs); in dist/src the bundled CRDs' validators precompiled (hack/precompile-crds.mjs) and the table
 # of built-in kinds as one file (hack/flatten-kinds.mjs: faster library import); then the bundled
 # CLI that bin/pkogen.js prefers (hack/bundle.mjs: faster start-up) and the V8 code caches of its
 # CommonJS validate/build/push bundles (hack/code-cache.mjs, made with $(NODE)).
-dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/precompile-crds.mjs hack/flatten-kinds.mjs hack/bundle.mjs hack/code-cache.mjs bin/pkogen.js bin/package.json
+dist/.build-stamp: node_modules/.install-stamp $(SOURCES) hack/precompile-crds.mjs hack/precompile-webhook.mjs hack/flatten-kinds.mjs hack/bundle.mjs hack/code-cache.mjs bin/pkogen.js bin/package.json
 	npx tsc -p tsconfig.build.json
+	$(NODE) hack/precompile-webhook.mjs
 	$(NODE) hack/precompile-crds.mjs
 	$(NODE) hack/flatten-kinds.mjs
 	$(NODE) hack/bundle.mjs
