@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { API_VERSION, BUILD_KIND, CONFIG_KIND } from '../../builder/api/types.js';
 import { webhookSchemasSource } from '../../builder/webhook/precompile.js';
+import { assertJsRules } from '../../builder/webhook/cel-rules.js';
 import { schemaValidator, type SchemaValidator } from '../../builder/webhook/schemas.js';
 
 const ROOT = process.cwd();
@@ -24,7 +25,8 @@ beforeAll(async () => {
   scratch = mkdtempSync(path.join(ROOT, 'dist', 'webhook-precompiled-test-'));
   // The module imports the source's formats, listtype and cel (jest maps .js to .ts).
   const base = path.relative(scratch, path.join(ROOT, 'src', 'schema')).split(path.sep).join('/');
-  writeFileSync(path.join(scratch, 'schemas.js'), webhookSchemasSource(base));
+  const celRules = path.relative(scratch, path.join(ROOT, 'builder', 'webhook', 'cel-rules.js')).split(path.sep).join('/');
+  writeFileSync(path.join(scratch, 'schemas.js'), webhookSchemasSource(base, celRules));
   precompiled = await import(pathToFileURL(path.join(scratch, 'schemas.js')).href);
 });
 
@@ -61,6 +63,11 @@ describe('precompiled webhook validators', () => {
     const a = run(schemaValidator(kind as never), obj);
     const b = run(precompiled.schemaValidator(kind), obj);
     expect(b).toEqual(a);
+  });
+
+  test('a CEL rule without a JavaScript twin fails the generation, naming it', () => {
+    expect(() => assertJsRules({ properties: { a: { 'x-kubernetes-validations': [{ rule: 'self.size() > 2' }] } } }, 'X')).toThrow('X.properties.a: CEL rule "self.size() > 2" has no JavaScript twin');
+    expect(() => assertJsRules({ 'x-kubernetes-validations': [{ rule: 'self.matches("^[a-z]+$")' }] }, 'X')).toThrow('no JavaScript twin');
   });
 
   test('generation is deterministic', () => {
