@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import * as https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { BUILD_KIND, CONFIG_KIND, WEBHOOK_PATHS } from '../api/types.js';
 import { BadReviewError, decideAdmission, readAdmissionReview, type ServedKind } from './validate.js';
 
@@ -208,6 +209,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const headersTimeout = opts.headersTimeoutMs ?? 5_000;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
     const url = (req.url ?? '/').split('?')[0]!;
     if (url === '/healthz' || url === '/readyz') return send(res, 200, 'ok\n');
     const kind = KIND_BY_PATH[url];
@@ -237,6 +239,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     const meta = (r.object ?? r.oldObject) as { metadata?: { name?: unknown } } | undefined;
     // Bounded: names and uids clipped, at most MAX_LOGGED_FIELDS field paths (each clipped).
     const fields = d.fields.slice(0, MAX_LOGGED_FIELDS).map((f) => clipLog(f, 120));
+    const json = JSON.stringify(d.review);
     log({
       msg: 'admission',
       uid: clipLog(r.uid, 128),
@@ -246,8 +249,10 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       operation: r.operation,
       allowed: d.allowed,
       ...(d.allowed ? {} : { reason: d.reason, fields, ...(d.fields.length > fields.length ? { moreFields: d.fields.length - fields.length } : {}) }),
+      // Headers received to answer ready (body read, parsed, decided): the webhook's own share of the call.
+      ms: Math.round((performance.now() - started) * 100) / 100,
     });
-    send(res, 200, JSON.stringify(d.review), 'application/json');
+    send(res, 200, json, 'application/json');
   };
 
   const server = https.createServer({
