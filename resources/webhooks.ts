@@ -74,7 +74,7 @@ const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
  * limit so the heap collects before the cgroup kills. CPU: ~0.5 ms per admission.
  */
 export const WEBHOOK_RESOURCES = { requests: { cpu: '10m', memory: '80Mi' }, limits: { memory: '160Mi' } };
-const NODE_OPTIONS = '--max-old-space-size=96';
+export const WEBHOOK_NODE_OPTIONS = '--max-old-space-size=96';
 
 export function webhookServer(): PackageObject[] {
   const labels = { app: WEBHOOK_SERVER };
@@ -100,7 +100,7 @@ export function webhookServer(): PackageObject[] {
         args: webhookArgs(),
         ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }],
         volumeMounts: [{ name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true }],
-        env: [{ name: 'NODE_OPTIONS', value: NODE_OPTIONS }],
+        env: [{ name: 'NODE_OPTIONS', value: WEBHOOK_NODE_OPTIONS }],
         resources: WEBHOOK_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 10, periodSeconds: 30 },
         readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 5, periodSeconds: 10 },

@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- webhook` (after `make build`): the on-cluster-build webhook as it runs in its
- * pod (`node bin/on-cluster-build.js webhook`, the bundle hack/precompile-webhook.mjs makes),
+ * pod (`node bin/on-cluster-build.js webhook`, the bundle hack/precompile-webhook.mjs makes, the
+ * Deployment's NODE_OPTIONS),
  * pinned to one core with taskset, driven from this process pinned to the other:
  * - idle RSS (VmRSS from /proc once it serves);
  * - open-loop load at RATE requests/s for SECONDS (a request is sent on schedule whether or not
@@ -22,6 +23,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { WEBHOOK_NODE_OPTIONS } from '../../resources/webhooks.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
@@ -122,7 +124,8 @@ async function startServer(dir: string, pin: string[]): Promise<{ child: ChildPr
   const child = spawn(pin[0] ?? process.execPath, [...pin.slice(1), ...(pin.length ? [process.execPath] : []), path.join(root, 'bin', 'on-cluster-build.js'), 'webhook', '--port=0', `--tls-cert-file=${dir}/tls.crt`, `--tls-private-key-file=${dir}/tls.key`], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: '' },
+    // As in its pod: no extra CA bundle, the Deployment's NODE_OPTIONS.
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: '', NODE_OPTIONS: WEBHOOK_NODE_OPTIONS },
   });
   const port = await new Promise<number>((resolve, reject) => {
     let buf = '';
