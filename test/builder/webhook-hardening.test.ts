@@ -340,3 +340,72 @@ describe('stalled bodies (issue 25, failure 4)', () => {
     expect(reply).toContain('"allowed":true');
   });
 });
+
+// ---- service-ca rotation: the served chain bridges old and new trust -----------------------------
+
+describe('serving certificate rotation as service-ca does it (CA bundle not frozen)', () => {
+  const tmp = tempDir('pkogen-webhook-rotation-');
+  const run = (args: string[]) => execFileSync('openssl', args, { stdio: 'pipe', cwd: tmp.dir });
+  const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  let server: WebhookServer | undefined;
+
+  afterAll(async () => {
+    await server?.close();
+    tmp.cleanup();
+  });
+
+  /** GET /healthz trusting `ca` (PEM, may hold several certificates); resolves to whether TLS verified. */
+  const verifies = (port: number, ca: string) =>
+    new Promise<boolean>((resolve) => {
+      const s = tls.connect({ host: '127.0.0.1', port, ca }, () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+
+  test('old bundle + new chain, new bundle + old certificate, and a hot swap of the files all verify', async () => {
+    const ext = (f: string, text: string) => writeFileSync(path.join(tmp.dir, f), text);
+    ext('ca.ext', 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n');
+    ext('leaf.ext', 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n');
+    // Two CAs with the same subject (service-ca keeps it), and the two bridging intermediates.
+    for (const n of ['ca1', 'ca2']) {
+      run(['req', '-x509', ...EC, '-keyout', `${n}.key`, '-out', `${n}.crt`, '-days', '3', '-subj', '/CN=openshift-service-serving-signer', '-addext', 'subjectKeyIdentifier=hash', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+      run(['req', '-new', '-key', `${n}.key`, '-out', `${n}.csr`, '-subj', '/CN=openshift-service-serving-signer']);
+    }
+    run(['x509', '-req', '-in', 'ca2.csr', '-CA', 'ca1.crt', '-CAkey', 'ca1.key', '-CAcreateserial', '-out', 'ca2-by-ca1.crt', '-days', '3', '-extfile', 'ca.ext']);
+    run(['x509', '-req', '-in', 'ca1.csr', '-CA', 'ca2.crt', '-CAkey', 'ca2.key', '-CAcreateserial', '-out', 'ca1-by-ca2.crt', '-days', '3', '-extfile', 'ca.ext']);
+    for (const n of ['ca1', 'ca2']) {
+      run(['req', '-new', ...EC, '-keyout', `leaf-${n}.key`, '-out', `leaf-${n}.csr`, '-subj', '/CN=on-cluster-build-webhook']);
+      run(['x509', '-req', '-in', `leaf-${n}.csr`, '-CA', `${n}.crt`, '-CAkey', `${n}.key`, '-CAcreateserial', '-out', `leaf-${n}.crt`, '-days', '3', '-extfile', 'leaf.ext']);
+    }
+    const read = (f: string) => readFileSync(path.join(tmp.dir, f), 'utf8');
+    const oldBundle = read('ca1.crt');
+    const newBundle = read('ca2.crt') + read('ca1-by-ca2.crt');
+    // Before rotation: tls.crt = leaf from CA1.
+    const certFile = path.join(tmp.dir, 'tls.crt');
+    const keyFile = path.join(tmp.dir, 'tls.key');
+    writeFileSync(certFile, read('leaf-ca1.crt'));
+    writeFileSync(keyFile, read('leaf-ca1.key'));
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', certFile, keyFile, controllerUsername: CONTROLLER_USERNAME, log: () => {}, certPollMs: 50 });
+    expect(await verifies(server.port, oldBundle)).toBe(true);
+    // The hosted KAS got the new bundle first: the old certificate still verifies.
+    expect(await verifies(server.port, newBundle)).toBe(true);
+    // service-ca rewrites the Secret: leaf from CA2 plus the CA2-by-CA1 intermediate.
+    writeFileSync(`${keyFile}.new`, read('leaf-ca2.key'));
+    writeFileSync(`${certFile}.new`, read('leaf-ca2.crt') + read('ca2-by-ca1.crt'));
+    const { renameSync } = await import('node:fs');
+    renameSync(`${keyFile}.new`, keyFile);
+    renameSync(`${certFile}.new`, certFile);
+    // Bounded wait for the reload (polled every 50 ms): the new chain verifies against the new bundle...
+    let swapped = false;
+    for (let i = 0; i < 200 && !swapped; i++) {
+      swapped = await verifies(server.port, read('ca2.crt'));
+      if (!swapped) await sleep(25);
+    }
+    expect(swapped).toBe(true);
+    // ...and, through the intermediate, against the old bundle the hosted KAS may still hold.
+    expect(await verifies(server.port, oldBundle)).toBe(true);
+    expect(await verifies(server.port, newBundle)).toBe(true);
+  });
+});
