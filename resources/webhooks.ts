@@ -67,8 +67,8 @@ export const AVAILABILITY_POLICY_KEY = 'webhookAvailabilityPolicy';
 const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
 
 /**
- * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts): idle ~48 MiB, ~65-70 MiB after
- * thousands of admissions at 500/s, ~75 MiB peak with 100 stalled 3 MiB bodies. Request = the
+ * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts): idle ~48 MiB, 66-70 MiB after
+ * 10,000 admissions at 500/s, 73-78 MiB peak with 100 stalled 3 MiB bodies (four runs). Request = the
  * loaded RSS rounded up (80Mi); limit = that plus the worst the server lets in at once (the
  * 12 MiB in-flight budget, parsed: ~4x) with headroom (160Mi). V8's old space is capped below the
  * limit so the heap collects before the cgroup kills. CPU: ~0.5 ms per admission.
