@@ -55,9 +55,11 @@ pkogen/dist/.build-stamp: node_modules/.install-stamp $(PKOGEN_SOURCES) $(PKOGEN
 	cd pkogen && $(NODE) hack/code-cache.mjs bin/pkogen.js ../$(PACKAGE_DIR)
 	@touch $@
 
-# on-cluster-build (resources/, builder/) against pkogen's built declarations.
-dist/.build-stamp: pkogen/dist/.build-stamp $(SOURCES)
+# on-cluster-build (resources/, builder/) against pkogen's built declarations; then the webhook's
+# schema validators precompiled and its entry bundled (hack/precompile-webhook.mjs).
+dist/.build-stamp: pkogen/dist/.build-stamp $(SOURCES) hack/precompile-webhook.mjs
 	npx tsc -b tsconfig.build.json
+	$(NODE) hack/precompile-webhook.mjs
 	@touch $@
 
 build: dist/.build-stamp
@@ -108,8 +110,10 @@ unit: build tools
 ## test: type-check, drift-check, install missing Debian tools, run every test suite (fuzz corpus replay included)
 test: typecheck verify unit
 
+## bench: pkogen's benchmarks (pkogen/docs/benchmarks.md), then ours: webhook, release resolution (docs/benchmarks.md)
 bench: build
 	cd pkogen && npm run --silent bench
+	npm run --silent bench
 
 ## fuzz: every parser with 10,000 fixed-seed inputs (FUZZ_ARGS="--count N --target NAME"); findings go to test/fuzz/corpus/
 fuzz: build

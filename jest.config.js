@@ -5,6 +5,7 @@ export default {
   // resources/ and builder/ import pkogen by package name: tests run it from source.
   moduleNameMapper: {
     '^pkogen$': '<rootDir>/pkogen/src/index.ts',
+    '^pkogen/schema/runtime$': '<rootDir>/pkogen/src/public/schema-runtime.ts',
     '^pkogen/(model|hypershift|pko|oci|rollout|kube|yaml|schema)$': '<rootDir>/pkogen/src/public/$1.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

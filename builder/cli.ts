@@ -14,6 +14,7 @@ import { Reconciler } from './controller/reconciler.js';
 import { runController } from './controller/run.js';
 import { runTokenMinter } from './token-minter.js';
 import { wiring } from './wiring.js';
+import { runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
 
 export const VERSION = '0.1.0';
 import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME } from './api/types.js';
@@ -39,12 +40,7 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
 ];
 
-export const WEBHOOK_FLAGS: FlagSpec[] = [
-  { name: 'port', type: 'int', default: 8443, description: 'HTTPS port' },
-  { name: 'tls-cert-file', type: 'string', required: true, description: 'serving certificate (PEM), re-read when it changes' },
-  { name: 'tls-private-key-file', type: 'string', required: true, description: 'serving key (PEM), re-read when it changes' },
-  { name: 'controller-username', type: 'string', default: CONTROLLER_USERNAME, description: 'the only user allowed to write NodePoolOSBuilds' },
-];
+export { WEBHOOK_FLAGS };
 
 export const MINTER_FLAGS: FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', required: true, description: "the hosted cluster's admin kubeconfig, used only for TokenRequest" },
@@ -57,7 +53,7 @@ export const MINTER_FLAGS: FlagSpec[] = [
 
 const COMMANDS: Record<string, { flags: FlagSpec[]; summary: string }> = {
   controller: { flags: CONTROLLER_FLAGS, summary: 'build OS images for the NodePools of one hosted cluster (runs in its HCP namespace)' },
-  webhook: { flags: WEBHOOK_FLAGS, summary: "validate NodePoolOSConfigs and NodePoolOSBuilds for the hosted cluster's kube-apiserver" },
+  webhook: { flags: WEBHOOK_FLAGS, summary: WEBHOOK_SUMMARY },
   'token-minter': { flags: MINTER_FLAGS, summary: "keep a token of the controller's hosted-cluster ServiceAccount fresh on disk" },
 };
 
@@ -189,18 +185,9 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
   }
 }
 
+/** bin/on-cluster-build.js runs the webhook from builder/webhook/main.ts directly; this path is the same code. */
 async function webhook(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
-  const w = wiring({ cacheSize: 1 });
-  const server = await w.startWebhook({
-    port: Number(flags.port),
-    certFile: String(flags['tls-cert-file']),
-    keyFile: String(flags['tls-private-key-file']),
-    controllerUsername: String(flags['controller-username']),
-    log: (line: object) => log('admission', line as Record<string, unknown>),
-  });
-  log('serving', { port: server.port });
-  await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-  await server.close();
+  await runWebhook(flags, log, signal);
 }
 
 async function waitForFile(file: string, seconds: number, signal: AbortSignal, log: Log): Promise<void> {

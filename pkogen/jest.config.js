@@ -4,6 +4,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   // '^pkogen$': code written against the public API (kickstart output, consumer modules) runs from source.
   moduleNameMapper: { '^pkogen$': '<rootDir>/src/index.ts',
+    '^pkogen/schema/runtime$': '<rootDir>/src/public/schema-runtime.ts',
     '^pkogen/(model|hypershift|pko|oci|rollout|kube|yaml|schema)$': '<rootDir>/src/public/$1.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],

@@ -35,6 +35,12 @@ export const configSchema: JSONSchemaProps = {
       maximum: 20,
       default: 3,
     },
+    webhookAvailabilityPolicy: {
+      type: 'string',
+      description: "The hosted control plane's availability policy (HostedControlPlane spec.controllerAvailabilityPolicy), which PKO's template context does not show: SingleReplica runs one webhook replica (PodDisruptionBudget minAvailable 1), HighlyAvailable two on different nodes, preferably in different zones (maxUnavailable 1), as HyperShift's own control-plane components.",
+      enum: ['HighlyAvailable', 'SingleReplica'],
+      default: 'HighlyAvailable',
+    },
     buildUserNamespaces: {
       type: 'boolean',
       description: 'Run build pods in a user namespace (hostUsers: false), which rootless RUN steps need on runtimes that forbid nested namespaces otherwise; requires Kubernetes user namespace support on the management cluster.',
@@ -57,6 +63,7 @@ export const testCases: PackageManifestTestCaseTemplate[] = [
         buildActiveDeadlineSeconds: 7200,
         buildHistoryLimit: 5,
         buildUserNamespaces: true,
+        webhookAvailabilityPolicy: 'SingleReplica',
       },
       environment: {
         kubernetes: { version: 'v1.31.4' },

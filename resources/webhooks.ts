@@ -4,7 +4,7 @@
  * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
  * builder/api/types.ts).
  */
-import { hcpWebhookConfiguration, hypershift, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from 'pkogen';
+import { hcpWebhookConfiguration, hypershift, RawEntry, RawValue, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from 'pkogen';
 
 const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;
 // The API's constants only: builder/controller and builder/webhook load the Kubernetes client and
@@ -17,7 +17,9 @@ export const SERVING_CERT_SECRET = `${WEBHOOK_SERVER}-serving-cert`;
 const SERVER_PORT = 8443;
 
 /**
- * What the registry guards in the hosted cluster: our own API, the only kinds users give us.
+ * What the registry guards in the hosted cluster: our own API, the only kinds users give us, with
+ * their status subresources (docs/design.md: status is the controller's to write; a rule on
+ * `nodepoolosbuilds` alone does not match `nodepoolosbuilds/status`).
  * Both with `Fail`: an unvalidated config or a forged build record must never be admitted. The
  * hosted-cluster phase that registers them comes after the deploy phase, whose probe needs every
  * webhook replica available.
@@ -29,7 +31,7 @@ export const webhookRegistry: WebhookConfigurationSpec[] = [
       {
         name: `nodepoolosconfigs.${API_GROUP}`,
         path: WEBHOOK_PATHS.nodePoolOSConfigs,
-        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosconfigs'], scope: 'Cluster' }],
+        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosconfigs', 'nodepoolosconfigs/status'], scope: 'Cluster' }],
         failurePolicy: 'Fail',
         sideEffects: 'None',
         timeoutSeconds: 5,
@@ -37,7 +39,7 @@ export const webhookRegistry: WebhookConfigurationSpec[] = [
       {
         name: `nodepoolosbuilds.${API_GROUP}`,
         path: WEBHOOK_PATHS.nodePoolOSBuilds,
-        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosbuilds'], scope: 'Cluster' }],
+        rules: [{ apiGroups: [API_GROUP], apiVersions: [API_VERSION], operations: ['CREATE', 'UPDATE'], resources: ['nodepoolosbuilds', 'nodepoolosbuilds/status'], scope: 'Cluster' }],
         failurePolicy: 'Fail',
         sideEffects: 'None',
         timeoutSeconds: 5,
@@ -55,16 +57,37 @@ export function webhookArgs(): string[] {
   return ['webhook', `--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key'];
 }
 
+/**
+ * The package config key that carries the hosted control plane's availability policy
+ * (HostedControlPlane `spec.controllerAvailabilityPolicy`). PKO's template context does not show
+ * the HostedControlPlane (only the HostedCluster's metadata, its namespace and nodeSelector), so
+ * the rollout sets it; the default is HyperShift's own default, HighlyAvailable.
+ */
+export const AVAILABILITY_POLICY_KEY = 'webhookAvailabilityPolicy';
+const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
+
+/**
+ * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts): idle ~48 MiB, 66-70 MiB after
+ * 10,000 admissions at 500/s, 73-78 MiB peak with 100 stalled 3 MiB bodies (four runs). Request = the
+ * loaded RSS rounded up (80Mi); limit = that plus the worst the server lets in at once (the
+ * 12 MiB in-flight budget, parsed: ~4x) with headroom (160Mi). V8's old space is capped below the
+ * limit so the heap collects before the cgroup kills. CPU: ~0.5 ms per admission.
+ */
+export const WEBHOOK_RESOURCES = { requests: { cpu: '10m', memory: '80Mi' }, limits: { memory: '160Mi' } };
+export const WEBHOOK_NODE_OPTIONS = '--max-old-space-size=96';
+
 export function webhookServer(): PackageObject[] {
   const labels = { app: WEBHOOK_SERVER };
   const deployment = hcpDeployment({
     name: WEBHOOK_SERVER,
-    // Two replicas in different zones: a Fail-policy webhook must survive a node or a zone.
-    replicas: 2,
-    spreadOverZones: true,
-    // With one replica per zone there may be no zone left for a surge pod.
-    maxSurge: 0,
-    maxUnavailable: 1,
+    // As HyperShift's control-plane components (support/controlplane-component/defaults.go
+    // DefaultReplicas): SingleReplica → 1, HighlyAvailable → 2.
+    replicas: new RawValue(() => ` {{ if ${SINGLE} }}1{{ else }}2{{ end }}`) as unknown as number,
+    // Zone spread is set below (preferred, not required).
+    spreadOverZones: false,
+    // A surge pod can always be placed (the zone rule is preferred), so a rollout never drops a replica.
+    maxSurge: 1,
+    maxUnavailable: 0,
     serviceAccountName: WEBHOOK_SERVER,
     // It reads nothing from any API server: no token, no management KAS access, no kubeconfig.
     automountServiceAccountToken: false,
@@ -77,13 +100,23 @@ export function webhookServer(): PackageObject[] {
         args: webhookArgs(),
         ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }],
         volumeMounts: [{ name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true }],
-        resources: { requests: { cpu: '10m', memory: '50Mi' }, limits: { memory: '256Mi' } },
+        env: [{ name: 'NODE_OPTIONS', value: WEBHOOK_NODE_OPTIONS }],
+        resources: WEBHOOK_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 10, periodSeconds: 30 },
         readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 5, periodSeconds: 10 },
       },
     ],
     volumes: [{ name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } }],
   });
+  // HyperShift's spread for HA components (defaults.go setMultizoneSpread): replicas on different
+  // nodes (required) and, here, in different zones *preferred*: HyperShift requires zones except on
+  // OpenStack and KubeVirt, a platform the package cannot see; preferred never leaves a replica
+  // Pending on a single-zone management cluster, and spreads wherever zones exist.
+  const pod = ((deployment.spec as Record<string, unknown>).template as Record<string, Record<string, Record<string, unknown>>>).spec!;
+  pod.affinity!.podAntiAffinity = {
+    preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: labels }, topologyKey: 'topology.kubernetes.io/zone' } }],
+    requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: labels }, topologyKey: 'kubernetes.io/hostname' }],
+  };
   return [
     {
       phase: 'rbac',
@@ -120,7 +153,13 @@ export function webhookServer(): PackageObject[] {
         apiVersion: 'policy/v1',
         kind: 'PodDisruptionBudget',
         metadata: { name: WEBHOOK_SERVER, labels },
-        spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+        // As HyperShift's AdaptPodDisruptionBudget (controlplane-component/common.go): SingleReplica →
+        // minAvailable 1, HighlyAvailable → maxUnavailable 1; unhealthy pods may always be evicted.
+        spec: {
+          budget: new RawEntry(() => [`{{- if ${SINGLE} }}`, 'minAvailable: 1', '{{- else }}', 'maxUnavailable: 1', '{{- end }}']),
+          selector: { matchLabels: labels },
+          unhealthyPodEvictionPolicy: 'AlwaysAllow',
+        },
       },
     },
   ];

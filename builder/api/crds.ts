@@ -110,8 +110,8 @@ const objectReference = (description: string, namespaced: boolean): Json =>
   );
 
 const TYPE_META = {
-  apiVersion: str('versioned schema of this representation of an object'),
-  kind: str('REST resource this object represents'),
+  apiVersion: str('versioned schema of this representation of an object', { maxLength: LIMITS.name }),
+  kind: str('REST resource this object represents', { maxLength: 63 }),
   metadata: { type: 'object' as const },
 };
 

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { BUILD_KIND, CONFIG_KIND, WEBHOOK_PATHS } from '../api/types.js';
 import { BadReviewError, decideAdmission, readAdmissionReview, type ServedKind } from './validate.js';
 
@@ -18,6 +20,17 @@ const KIND_BY_PATH: Record<string, ServedKind> = {
 
 /** The API server sends at most ~3 MiB of object (etcd's 1.5 MiB twice, for old and new). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/**
+ * Request bytes buffered at once across all requests: four largest-possible reviews. Everything
+ * past it is refused with 429 before it is read, so N stalled bodies cost at most this much.
+ */
+export const MAX_BYTES_IN_FLIGHT = 12 * 1024 * 1024;
+/** A body must arrive within this (the API server gives our webhooks 5 s per call). */
+export const BODY_TIMEOUT_MS = 10_000;
+/** Connections served at once; the kube-apiserver keeps a few alive per replica. */
+export const MAX_CONNECTIONS = 256;
+/** Field paths named in one log line at most. */
+const MAX_LOGGED_FIELDS = 10;
 
 export interface WebhookServerOptions {
   port: number;
@@ -29,10 +42,37 @@ export interface WebhookServerOptions {
   log?: (line: object) => void;
   /** How often the certificate files are checked for rotation (default 10 s). */
   certPollMs?: number;
+  /** Largest request body (default MAX_BODY_BYTES); larger is 413. */
+  maxBodyBytes?: number;
+  /** Request bytes buffered across all requests at once (default MAX_BYTES_IN_FLIGHT); past it, 429. */
+  maxBytesInFlight?: number;
+  /** A body not complete this long after its headers is dropped with 408 (default BODY_TIMEOUT_MS). */
+  bodyTimeoutMs?: number;
+  /** Headers must arrive within this (default 5 s); also the request timeout's check interval. */
+  headersTimeoutMs?: number;
+  /** Extra push-target rule (validate.ts RuleOptions.pushTarget; TODO(integration): builder/push-target.ts). */
+  pushTarget?: (spec: string) => string | undefined;
+}
+
+/** What the server holds and has refused, for tests and the bench (never object content). */
+export interface WebhookStats {
+  /** Request body bytes reserved now (declared lengths, or chunks received without one). */
+  bytesInFlight: number;
+  /** The most ever reserved at once. */
+  peakBytesInFlight: number;
+  /** Requests refused because the in-flight budget was spent (429). */
+  refusedBusy: number;
+  /** Requests refused for a body over the per-request cap (413). */
+  refusedTooLarge: number;
+  /** Bodies dropped because they did not arrive in time (408). */
+  timedOut: number;
+  /** Admission decisions made. */
+  decisions: number;
 }
 
 export interface WebhookServer {
   port: number;
+  stats(): WebhookStats;
   close(): Promise<void>;
 }
 
@@ -54,37 +94,105 @@ function send(res: ServerResponse, status: number, body: string, type = 'text/pl
   res.end(body);
 }
 
-/** Reads the body up to MAX_BODY_BYTES; undefined when it was too large (413 already sent). */
-function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const tooLarge = (): void => {
-      res.setHeader('connection', 'close');
-      send(res, 413, `request body exceeds ${MAX_BODY_BYTES} bytes (3 MiB)\n`);
-      req.resume(); // drain without keeping anything
-      resolve(undefined);
-    };
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return tooLarge();
+/** The request-body budget shared by every request of one server. */
+class BodyBudget {
+  inFlight = 0;
+  peak = 0;
+  constructor(readonly max: number) {}
+  take(n: number): boolean {
+    if (this.inFlight + n > this.max) return false;
+    this.inFlight += n;
+    if (this.inFlight > this.peak) this.peak = this.inFlight;
+    return true;
+  }
+  give(n: number): void {
+    this.inFlight -= n;
+  }
+}
+
+/** Ends a refused request: the answer, then the connection, so no unread body is kept. */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+  for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
+  res.setHeader('connection', 'close');
+  send(res, status, body);
+  res.once('finish', () => req.socket.destroy());
+  // A client that stops reading must not hold the socket either.
+  setTimeout(() => req.socket.destroy(), 1000).unref();
+}
+
+interface BodyLimits {
+  maxBody: number;
+  budget: BodyBudget;
+  timeoutMs: number;
+  stats: WebhookStats;
+}
+
+/**
+ * Reads the body within the per-request cap, the server-wide in-flight budget and the body
+ * deadline; undefined when it was refused (the answer is already sent). A declared length is
+ * reserved before a byte is read; a chunked body reserves as it arrives.
+ */
+function readBody(req: IncomingMessage, res: ServerResponse, l: BodyLimits): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    let reserved = 0;
+    let done = false;
     const chunks: Buffer[] = [];
+    const finish = (v: Buffer | undefined): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      l.budget.give(reserved);
+      reserved = 0;
+      chunks.length = 0;
+      req.removeListener('data', onData);
+      resolve(v);
+    };
+    const tooLarge = (): void => {
+      l.stats.refusedTooLarge++;
+      refuse(req, res, 413, `request body exceeds ${l.maxBody} bytes${l.maxBody % 2 ** 20 === 0 ? ` (${l.maxBody / 2 ** 20} MiB)` : ''}\n`);
+      finish(undefined);
+    };
+    const busy = (): void => {
+      l.stats.refusedBusy++;
+      refuse(req, res, 429, 'too many request bytes in flight; retry\n', { 'retry-after': '1' });
+      finish(undefined);
+    };
+    const timer = setTimeout(() => {
+      l.stats.timedOut++;
+      refuse(req, res, 408, `request body not received within ${l.timeoutMs} ms\n`);
+      finish(undefined);
+    }, l.timeoutMs);
+    const declaredHeader = req.headers['content-length'];
+    const declared = declaredHeader === undefined ? undefined : Number(declaredHeader);
+    if (declared !== undefined && Number.isFinite(declared)) {
+      if (declared > l.maxBody) return tooLarge();
+      if (!l.budget.take(declared)) return busy();
+      reserved = declared;
+    }
     let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      if (over) return;
+    const onData = (c: Buffer): void => {
+      if (done) return;
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        over = true;
-        chunks.length = 0;
-        tooLarge();
-        return;
+      if (size > l.maxBody) return tooLarge();
+      if (size > reserved) {
+        // Chunked (or longer than declared, which the parser refuses anyway): reserve as it comes.
+        if (!l.budget.take(size - reserved)) return busy();
+        reserved = size;
       }
       chunks.push(c);
+    };
+    req.on('data', onData);
+    req.once('end', () => {
+      if (!done) finish(Buffer.concat(chunks));
     });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks));
+    req.once('error', () => finish(undefined));
+    req.once('close', () => {
+      if (!done && !req.complete) finish(undefined);
     });
-    req.on('error', reject);
   });
 }
+
+const clipLog = (v: unknown, n: number): string => (typeof v === 'string' ? (v.length > n ? `${v.slice(0, n)}...` : v) : '');
 
 export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
   const log = opts.log ?? ((line: object) => process.stdout.write(JSON.stringify(line) + '\n'));
@@ -95,7 +203,13 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     throw new Error(`cannot read the serving certificate (${opts.certFile}, ${opts.keyFile}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 
+  const stats: WebhookStats = { bytesInFlight: 0, peakBytesInFlight: 0, refusedBusy: 0, refusedTooLarge: 0, timedOut: 0, decisions: 0 };
+  const budget = new BodyBudget(opts.maxBytesInFlight ?? MAX_BYTES_IN_FLIGHT);
+  const limits: BodyLimits = { maxBody: opts.maxBodyBytes ?? MAX_BODY_BYTES, budget, timeoutMs: opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS, stats };
+  const headersTimeout = opts.headersTimeoutMs ?? 5_000;
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
     const url = (req.url ?? '/').split('?')[0]!;
     if (url === '/healthz' || url === '/readyz') return send(res, 200, 'ok\n');
     const kind = KIND_BY_PATH[url];
@@ -104,7 +218,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       res.setHeader('allow', 'POST');
       return send(res, 405, 'a webhook takes POST with an AdmissionReview\n');
     }
-    const body = await readBody(req, res);
+    const body = await readBody(req, res, limits);
     if (body === undefined) return;
     let parsed: unknown;
     try {
@@ -119,32 +233,51 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       if (e instanceof BadReviewError) return send(res, 400, `${e.message}\n`);
       throw e;
     }
-    const d = decideAdmission(review, { controllerUsername: opts.controllerUsername });
+    const d = decideAdmission(review, { controllerUsername: opts.controllerUsername, pushTarget: opts.pushTarget });
+    stats.decisions++;
     const r = review.request;
     const meta = (r.object ?? r.oldObject) as { metadata?: { name?: unknown } } | undefined;
+    // Bounded: names and uids clipped, at most MAX_LOGGED_FIELDS field paths (each clipped).
+    const fields = d.fields.slice(0, MAX_LOGGED_FIELDS).map((f) => clipLog(f, 120));
+    const json = JSON.stringify(d.review);
     log({
       msg: 'admission',
-      uid: r.uid,
+      uid: clipLog(r.uid, 128),
       kind,
-      name: typeof r.name === 'string' && r.name ? r.name : typeof meta?.metadata?.name === 'string' ? meta.metadata.name : '',
+      name: clipLog(typeof r.name === 'string' && r.name ? r.name : meta?.metadata?.name, 253),
+      ...(r.subResource ? { subResource: clipLog(r.subResource, 32) } : {}),
       operation: r.operation,
       allowed: d.allowed,
-      ...(d.allowed ? {} : { reason: d.reason, fields: d.fields }),
+      ...(d.allowed ? {} : { reason: d.reason, fields, ...(d.fields.length > fields.length ? { moreFields: d.fields.length - fields.length } : {}) }),
+      // Headers received to answer ready (body read, parsed, decided): the webhook's own share of the call.
+      ms: Math.round((performance.now() - started) * 100) / 100,
     });
-    send(res, 200, JSON.stringify(d.review), 'application/json');
+    send(res, 200, json, 'application/json');
   };
 
-  const server = https.createServer({ cert: current.cert, key: current.key, minVersion: 'TLSv1.2' }, (req, res) => {
+  const server = https.createServer({
+    cert: current.cert,
+    key: current.key,
+    minVersion: 'TLSv1.2',
+    // A TLS handshake must finish as fast as headers must arrive (Node's default is 120 s).
+    handshakeTimeout: headersTimeout,
+    // Node checks headersTimeout/requestTimeout on this interval (default 30 s): check as often as the shorter one.
+    connectionsCheckingInterval: Math.max(100, Math.min(headersTimeout, limits.timeoutMs) / 2),
+  } as https.ServerOptions, (req, res) => {
     handle(req, res).catch((e: Error) => {
       // A bug, not bad input: say so without echoing the request.
       log({ msg: 'internal error', error: e.name, path: (req.url ?? '').slice(0, 100) });
       send(res, 500, 'internal error\n');
     });
   });
-  // Bounded time per request; the API server's own webhook timeout is at most 30 s.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  // Bounded time per request: headers, then the whole request (the body deadline above is the
+  // tighter, per-request one); idle keep-alive connections close after 5 s.
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = headersTimeout + limits.timeoutMs;
   server.keepAliveTimeout = 5_000;
+  server.maxConnections = MAX_CONNECTIONS;
+  // A connection that sends nothing at all (no TLS handshake) is dropped too.
+  server.on('connection', (socket: Socket) => socket.setTimeout(headersTimeout + limits.timeoutMs, () => socket.destroy()));
   server.on('tlsClientError', () => {
     /* a client that fails the handshake is its own problem; the server keeps serving */
   });
@@ -189,6 +322,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const port = typeof address === 'object' && address ? address.port : opts.port;
   return {
     port,
+    stats: () => ({ ...stats, bytesInFlight: budget.inFlight, peakBytesInFlight: budget.peak }),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(timer);

@@ -4,17 +4,16 @@
  * not run the CRDs' CEL rules still refuses bad input) and adds what a CRD cannot express: who may
  * write builds, and comparisons with the old object.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import { crdFromObject, crdVersionToJsonSchema } from 'pkogen/schema';
-import { addCelKeyword, addListMapKeyword } from 'pkogen/schema';
-import { renderAjvErrors } from 'pkogen/schema';
-import { addKubernetesFormats, isDns1123Subdomain } from 'pkogen/schema';
-import { objectMetaSchema } from 'pkogen/schema';
-import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../api/crds.js';
+import { isDns1123Subdomain, renderAjvErrors } from 'pkogen/schema/runtime';
 import {
   API_VERSION, BUILD_KIND, BUILD_NAME_HASH_LENGTH, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, DEFAULT_CONTAINERFILE_ARCH,
   FINAL_STAGE, FINAL_STAGE_RE, GROUP, LIMITS, PUSH_SPEC_RE, VERSION,
 } from '../api/types.js';
+import { containerfileIssues } from './containerfile.js';
+import { sizeIssues, WORK } from './bounds.js';
+import { schemaValidator } from './schemas.js';
+
+export { workCounters, resetWorkCounters, MAX_OBJECT_NODES } from './bounds.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
@@ -52,8 +51,24 @@ export interface AdmissionReview {
 }
 
 export interface ValidateOptions {
-  /** The only user allowed to create or update NodePoolOSBuilds (the controller's ServiceAccount). */
+  /**
+   * The only user allowed to create or update NodePoolOSBuilds, and to write the status
+   * subresource of either kind (the controller's ServiceAccount in the hosted cluster).
+   */
   controllerUsername: string;
+  /** Extra rules for a push target (renderedImagePushSpec); see RuleOptions. */
+  pushTarget?: RuleOptions['pushTarget'];
+}
+
+/** Options of the object rules shared by the webhook and the controller (configProblems). */
+export interface RuleOptions {
+  /**
+   * Why a push target (renderedImagePushSpec) may not be used, or undefined when it may.
+   * TODO(integration, issue 25): wire builder/push-target.ts's pure push-target check here (the
+   * network-guard change adds it); the webhook (server.ts) and the controller (wiring.ts
+   * configProblems) both pass it through this one seam. Until then only the syntax is checked.
+   */
+  pushTarget?: (spec: string) => string | undefined;
 }
 
 /** The kinds this webhook serves, by plural (the last segment of its URL path). */
@@ -95,6 +110,8 @@ interface Issue {
 
 /** Shown in one status message; the rest are counted (a message the user reads, not a dump). */
 const MAX_ISSUES_SHOWN = 10;
+/** Kept per object (the controller's problem list, the log's field list come from these). */
+const MAX_ISSUES_KEPT = 20;
 
 /** An admission decision with the issues behind it (the server logs their paths, never values). */
 export interface Decision {
@@ -116,32 +133,14 @@ function respond(uid: string, issues: Issue[], reason: 'Forbidden' | 'Invalid'):
     review: { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid, allowed: false, status: { code, reason, message: lines.join('; ') } } },
     allowed: false,
     reason,
-    fields: [...new Set(issues.map((i) => i.path))],
+    fields: [...new Set(issues.slice(0, MAX_ISSUES_KEPT).map((i) => i.path))],
   };
 }
 
 // ---- the CRDs' own rules ------------------------------------------------------------------------
 
-let schemaValidators: Map<ServedKind, ValidateFunction> | undefined;
-
-/** One ajv per process, compiled from the CRD objects this repository ships (one source of truth). */
-function schemaValidator(kind: ServedKind): ValidateFunction {
-  if (!schemaValidators) {
-    const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, logger: false, verbose: true });
-    addKubernetesFormats(ajv);
-    addListMapKeyword(ajv);
-    addCelKeyword(ajv);
-    ajv.addSchema(objectMetaSchema('any'));
-    schemaValidators = new Map();
-    for (const obj of [nodePoolOSConfigCRD(), nodePoolOSBuildCRD()]) {
-      const crd = crdFromObject(obj, 'builder/api/crds.ts')!;
-      const v = crd.versions.find((x) => x.name === VERSION)!;
-      const { schema } = crdVersionToJsonSchema(crd, VERSION, v.schema, `webhook:${crd.kind}`, 'any');
-      schemaValidators.set(crd.kind as ServedKind, ajv.compile(schema));
-    }
-  }
-  return schemaValidators.get(kind)!;
-}
+/** ajv errors rendered at most (allErrors: the object is within its size bounds, so they are few). */
+const MAX_SCHEMA_ERRORS = 100;
 
 /**
  * The object as the CRD schema sees it. metadata is reduced to the name: the API server has
@@ -151,8 +150,9 @@ function schemaIssues(kind: ServedKind, obj: Record<string, unknown>): Issue[] {
   const meta = isObj(obj.metadata) ? obj.metadata : {};
   const view = { ...obj, metadata: typeof meta.name === 'string' ? { name: meta.name } : {} };
   const validate = schemaValidator(kind);
+  WORK.schemaRuns++;
   if (validate(view)) return [];
-  return renderAjvErrors(validate.errors ?? [], view).map(({ path, message }) => ({ path, message }));
+  return renderAjvErrors((validate.errors ?? []).slice(0, MAX_SCHEMA_ERRORS), view).map(({ path, message }) => ({ path, message }));
 }
 
 // ---- rules a CRD cannot express (or cannot explain well) -----------------------------------------
@@ -189,7 +189,7 @@ function pushSpecIssue(path: string, v: unknown, out: Issue[]): void {
   out.push({ path, message: `${why}; got ${JSON.stringify(clip(spec))}` });
 }
 
-function configIssues(obj: Record<string, unknown>): Issue[] {
+function configIssues(obj: Record<string, unknown>, opts: RuleOptions = {}): Issue[] {
   const out: Issue[] = [];
   const spec = obj.spec;
   if (!isObj(spec)) return out;
@@ -201,11 +201,19 @@ function configIssues(obj: Record<string, unknown>): Issue[] {
   secretNameIssues(spec, 'baseImagePullSecret', out);
   secretNameIssues(spec, 'renderedImagePushSecret', out);
   pushSpecIssue('spec.renderedImagePushSpec', spec.renderedImagePushSpec, out);
+  const target = str(spec.renderedImagePushSpec);
+  if (opts.pushTarget && target && PUSH_SPEC_RE.test(target)) {
+    const why = opts.pushTarget(target);
+    if (why) out.push({ path: 'spec.renderedImagePushSpec', message: why });
+  }
   const files = spec.containerFile;
+  // The size check ran first: at most LIMITS.containerFileItems items reach this loop.
   if (Array.isArray(files)) {
     const firstIndexByArch = new Map<string, number>();
-    files.forEach((f, i) => {
-      if (!isObj(f)) return;
+    for (let i = 0; i < files.length && i < LIMITS.containerFileItems; i++) {
+      const f = files[i];
+      WORK.containerFileItems++;
+      if (!isObj(f)) continue;
       // The API server defaults a missing arch to NoArch before the webhook runs; older clients may not.
       const arch = str(f.containerfileArch) ?? DEFAULT_CONTAINERFILE_ARCH;
       const first = firstIndexByArch.get(arch);
@@ -213,10 +221,15 @@ function configIssues(obj: Record<string, unknown>): Issue[] {
         out.push({ path: `spec.containerFile[${i}].containerfileArch`, message: `duplicate architecture ${JSON.stringify(arch)}: spec.containerFile[${first}] already has it; give one Containerfile per architecture` });
       } else firstIndexByArch.set(arch, i);
       const content = str(f.content);
-      if (content !== undefined && content !== '' && content.length <= LIMITS.containerFileContent && !FINAL_STAGE_RE.test(content)) {
+      if (content === undefined || content === '' || content.length > LIMITS.containerFileContent) continue;
+      if (!FINAL_STAGE_RE.test(content)) {
         out.push({ path: `spec.containerFile[${i}].content`, message: `must contain the line "${FINAL_STAGE}" (the stage the build ships, on top of the rendered configs)` });
+        continue;
       }
-    });
+      for (const p of containerfileIssues(content)) {
+        out.push({ path: `spec.containerFile[${i}].content`, message: p.line ? `line ${p.line}: ${p.message}` : p.message });
+      }
+    }
   }
   return out;
 }
@@ -279,20 +292,56 @@ function transitionIssues(kind: ServedKind, obj: Record<string, unknown>, old: R
   return out;
 }
 
-/** Issues from our own checks first; schema issues on a path already explained are dropped. */
+/** The path and each of its ancestors (`a.b[0].c` → a, a.b, a.b[0], a.b[0].c): O(length). */
+function selfAndAncestors(path: string): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < path.length; i++) if (path[i] === '.' || path[i] === '[') out.push(path.slice(0, i));
+  out.push(path);
+  return out;
+}
+
+/**
+ * Issues from our own checks first; a schema issue on a path already explained (or under one) is
+ * dropped. Linear: one set of explained paths, each schema issue checked against its own
+ * ancestors (the path's depth), not against every explained path.
+ */
 function merge(own: Issue[], schema: Issue[]): Issue[] {
   const explained = new Set(own.map((i) => i.path));
-  return [...own, ...schema.filter((i) => !explained.has(i.path) && ![...explained].some((p) => i.path.startsWith(`${p}.`) || i.path.startsWith(`${p}[`)))];
+  return [...own, ...schema.filter((i) => !selfAndAncestors(i.path).some((p) => explained.has(p)))];
 }
 
 /**
  * The CREATE rules for a NodePoolOSConfig as `path: message` lines. The controller applies them
  * too, so an object admitted while the webhook was not registered yet is still refused.
  */
-export function configProblems(obj: unknown): string[] {
+export function configProblems(obj: unknown, opts: RuleOptions = {}): string[] {
   if (!isObj(obj)) return [`must be a ${CONFIG_KIND} object`];
-  return merge(configIssues(obj), schemaIssues(CONFIG_KIND, obj)).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+  return limitIssues(objectIssues(CONFIG_KIND, undefined, obj, opts)).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
 }
+
+/** At most MAX_ISSUES_KEPT issues, the rest counted in a last one (a message, not a dump). */
+function limitIssues(issues: Issue[]): Issue[] {
+  if (issues.length <= MAX_ISSUES_KEPT) return issues;
+  return [...issues.slice(0, MAX_ISSUES_KEPT), { path: '', message: `and ${issues.length - MAX_ISSUES_KEPT} more` }];
+}
+
+/**
+ * Every rule for one object, bounded: the size check first; an object over its bounds is refused
+ * with the size issues alone (no rule, no schema validation runs on it).
+ */
+function objectIssues(kind: ServedKind, req: AdmissionRequest | undefined, obj: Record<string, unknown>, opts: RuleOptions): Issue[] {
+  const size = sizeIssues(kind, obj);
+  if (size.length) return size;
+  const own = kind === CONFIG_KIND ? configIssues(obj, opts) : buildIssues(req!, obj);
+  if (req?.operation === 'UPDATE' && isObj(req.oldObject)) {
+    // The old object is bounded too before it is compared (a stored object may predate the bounds).
+    if (sizeIssues(kind, req.oldObject).length === 0) own.push(...transitionIssues(kind, obj, req.oldObject));
+  }
+  return merge(own, schemaIssues(kind, obj));
+}
+
+/** Subresources whose writes are the controller's only (docs/design.md: status is the controller's). */
+export const CONTROLLER_ONLY_SUBRESOURCES: readonly string[] = ['status'];
 
 /** Decides one AdmissionReview (already checked by readAdmissionReview). */
 export function decideAdmission(review: AdmissionReview & { request: AdmissionRequest }, opts: ValidateOptions): Decision {
@@ -300,14 +349,18 @@ export function decideAdmission(review: AdmissionReview & { request: AdmissionRe
   const kind = req.kind.kind as ServedKind;
   // Deleting is not validated: removing a config stops its builds; removing a build lets it be redone.
   if (req.operation === 'DELETE' || req.operation === 'CONNECT') return respond(req.uid, [], 'Invalid');
-  if (kind === BUILD_KIND && req.userInfo?.username !== opts.controllerUsername) {
-    return respond(req.uid, [{ path: '', message: `${BUILD_KIND} objects are written by the on-cluster-build controller only (${opts.controllerUsername}); create or edit a ${CONFIG_KIND} instead` }], 'Forbidden');
+  const sub = typeof req.subResource === 'string' ? req.subResource : '';
+  const isController = req.userInfo?.username === opts.controllerUsername;
+  if (kind === BUILD_KIND && !isController) {
+    return respond(req.uid, [{ path: sub ? sub : '', message: `${BUILD_KIND} objects are written by the on-cluster-build controller only (${opts.controllerUsername}); create or edit a ${CONFIG_KIND} instead` }], 'Forbidden');
+  }
+  if (sub !== '' && !isController) {
+    const which = CONTROLLER_ONLY_SUBRESOURCES.includes(sub) ? sub : `${sub} (unknown subresource)`;
+    return respond(req.uid, [{ path: sub, message: `the ${which} of a ${kind} is written by the on-cluster-build controller only (${opts.controllerUsername}); edit the spec instead` }], 'Forbidden');
   }
   const obj = req.object;
   if (!isObj(obj)) return respond(req.uid, [{ path: '', message: `request.object: must be a ${kind} object` }], 'Invalid');
-  const own = kind === CONFIG_KIND ? configIssues(obj) : buildIssues(req, obj);
-  if (req.operation === 'UPDATE' && isObj(req.oldObject)) own.push(...transitionIssues(kind, obj, req.oldObject));
-  return respond(req.uid, merge(own, schemaIssues(kind, obj)), 'Invalid');
+  return respond(req.uid, objectIssues(kind, req, obj, { pushTarget: opts.pushTarget }), 'Invalid');
 }
 
 /**

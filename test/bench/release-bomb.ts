@@ -3,13 +3,18 @@
  * a release whose only layer is about 1 MiB of gzip that decompresses to 1 GiB (one tar entry of
  * zeros, no image-references). Prints the outcome and the process's peak RSS.
  *
- *   npx tsc -p tsconfig.build.json && node dist/test/bench/release-bomb.js [module]
+ *   make build && node dist/test/bench/release-bomb.js [module]
+ *
+ * `npm run bench -- release-bomb` runs it in a child process (peak RSS is per process) and
+ * reports it as a section of docs/benchmarks.md.
  *
  * `module` (default ../../builder/release.js) is the release module to measure: any module
  * exporting a ReleaseResolver with `resolve(pullspec)`; run each in its own process.
  */
+import { execFileSync } from 'node:child_process';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { Blob, Image } from 'pkogen/oci';
 import { MediaType } from 'pkogen/oci';
@@ -81,4 +86,19 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ module: mod, layerBytes: layerBytes.length, outcome, ms: Math.round(ms), rssBefore: MiB(rssBefore), rssPeakSampled: MiB(peak), maxRSS: MiB(process.resourceUsage().maxRSS * 1024) }, null, 1));
 }
 
-void main();
+/** The section for docs/benchmarks.md: this file run in its own process against builder/release.js. */
+export async function bench(): Promise<string> {
+  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url)], { encoding: 'utf8', timeout: 300_000 });
+  const r = JSON.parse(out) as Record<string, unknown>;
+  return [
+    '## Release resolution against a gzip bomb (issue 25)',
+    '',
+    'Command: `make build && npm run bench -- release-bomb` (test/bench/release-bomb.ts: a 127.0.0.1 registry serves a release whose one layer is ~1 MiB of gzip that inflates to 1 GiB).',
+    '',
+    '| layer bytes | outcome | time | RSS before | peak RSS (sampled) | max RSS |',
+    '|---|---|---|---|---|---|',
+    `| ${r.layerBytes} | ${String(r.outcome).replace(/\|/g, '\\|')} | ${r.ms} ms | ${r.rssBefore} | ${r.rssPeakSampled} | ${r.maxRSS} |`,
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) void main();

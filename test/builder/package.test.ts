@@ -64,11 +64,21 @@ describe('the package deploys our controller', () => {
     expect(probes).toContain('.status.availableReplicas');
   });
 
-  it('spreads the Fail-policy webhook over zones (required) and gives it no API access', async () => {
-    const { objects } = await rendered('hcp-typical');
-    const wh = objects.find((o) => o.obj.kind === 'Deployment' && o.obj.metadata.name === 'on-cluster-build-webhook')!.obj;
-    expect(wh.spec.replicas).toBe(2);
-    expect(wh.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('topology.kubernetes.io/zone');
+  it('sizes the webhook by the availability policy, spreads it over nodes (required) and zones (preferred), and gives it no API access', async () => {
+    // hcp-typical: SingleReplica; proxy-required-only: the default, HighlyAvailable.
+    const single = (await rendered('hcp-typical')).objects;
+    const ha = (await rendered('proxy-required-only')).objects;
+    const find = (objs: typeof single, kind: string) => objs.find((o) => o.obj.kind === kind && o.obj.metadata.name === 'on-cluster-build-webhook')!.obj;
+    expect(find(single, 'Deployment').spec.replicas).toBe(1);
+    expect(find(single, 'PodDisruptionBudget').spec).toMatchObject({ minAvailable: 1 });
+    expect(find(ha, 'Deployment').spec.replicas).toBe(2);
+    expect(find(ha, 'PodDisruptionBudget').spec).toMatchObject({ maxUnavailable: 1 });
+    const objects = single;
+    const wh = find(ha, 'Deployment');
+    const anti = wh.spec.template.spec.affinity.podAntiAffinity;
+    expect(anti.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('topology.kubernetes.io/zone');
+    expect(anti.requiredDuringSchedulingIgnoredDuringExecution.map((t: any) => t.topologyKey)).toEqual(['kubernetes.io/hostname']);
+    expect(wh.spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
     expect(wh.spec.template.spec.automountServiceAccountToken).toBe(false);
     expect(wh.spec.template.metadata.labels['hypershift.openshift.io/need-management-kas-access']).toBeUndefined();
     expect(JSON.stringify(wh.spec.template.spec.volumes)).not.toContain('service-network-admin-kubeconfig');
@@ -89,7 +99,8 @@ describe('the package deploys our controller', () => {
     const hooks = vwcs.flatMap((o) => o.obj.webhooks);
     expect(hooks.length).toBe(2);
     for (const h of hooks) {
-      for (const r of h.rules) for (const res of r.resources) for (const g of r.apiGroups) expect(hostedKinds.has(`${g}/${res}`)).toBe(true);
+      // A kind and its status subresource (`nodepoolosbuilds/status`).
+      for (const r of h.rules) for (const res of r.resources) for (const g of r.apiGroups) expect(hostedKinds.has(`${g}/${res.split('/')[0]}`)).toBe(true);
       expect(Object.values(WEBHOOK_PATHS)).toContain(new URL(h.clientConfig.url).pathname);
       expect(h.failurePolicy).toBe('Fail');
     }

@@ -4,3 +4,4 @@ export { addCelKeyword, addListMapKeyword } from '../schema/kube-keywords.js';
 export { renderAjvErrors } from '../schema/errors.js';
 export { addKubernetesFormats, isDns1123Subdomain } from '../schema/formats.js';
 export { objectMetaSchema } from '../schema/objectmeta.js';
+export { newAjv } from '../schema/ajv-setup.js';

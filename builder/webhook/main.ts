@@ -1,0 +1,68 @@
+/**
+ * `on-cluster-build webhook`, as its own entry: bin/on-cluster-build.js imports this module (not
+ * builder/cli.ts) for the webhook command, so the webhook process loads only what it runs — the
+ * flag parser, the server, the rules and the precompiled schema validators — and never
+ * @kubernetes/client-node, the controller or ajv's compiler (docs/benchmarks.md "Webhook").
+ * builder/cli.ts takes WEBHOOK_FLAGS and runWebhook from here too, so `--help` and the package's
+ * args test see the same flags.
+ */
+import { CONTROLLER_USERNAME } from '../api/types.js';
+import { FlagError, flagsHelp, parseFlags, type FlagSpec, type FlagValues } from '../flags.js';
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT, startWebhookServer } from './server.js';
+
+export const WEBHOOK_SUMMARY = "validate NodePoolOSConfigs and NodePoolOSBuilds for the hosted cluster's kube-apiserver";
+
+export const WEBHOOK_FLAGS: FlagSpec[] = [
+  { name: 'port', type: 'int', default: 8443, description: 'HTTPS port' },
+  { name: 'tls-cert-file', type: 'string', required: true, description: 'serving certificate (PEM), re-read when it changes' },
+  { name: 'tls-private-key-file', type: 'string', required: true, description: 'serving key (PEM), re-read when it changes' },
+  { name: 'controller-username', type: 'string', default: CONTROLLER_USERNAME, description: 'the only user allowed to write NodePoolOSBuilds and the status of either kind' },
+  { name: 'max-body-bytes', type: 'int', default: MAX_BODY_BYTES, description: 'largest AdmissionReview body accepted (larger: 413)' },
+  { name: 'max-bytes-in-flight', type: 'int', default: MAX_BYTES_IN_FLIGHT, description: 'request body bytes buffered across all requests at once (past it: 429)' },
+  { name: 'body-timeout-ms', type: 'int', default: BODY_TIMEOUT_MS, description: 'a request body must arrive within this many milliseconds of its headers (else 408)' },
+];
+
+type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+/** Serves until `signal` aborts. */
+export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
+  const server = await startWebhookServer({
+    port: Number(flags.port),
+    certFile: String(flags['tls-cert-file']),
+    keyFile: String(flags['tls-private-key-file']),
+    controllerUsername: String(flags['controller-username']),
+    maxBodyBytes: Number(flags['max-body-bytes']),
+    maxBytesInFlight: Number(flags['max-bytes-in-flight']),
+    bodyTimeoutMs: Number(flags['body-timeout-ms']),
+    // TODO(integration, issue 25): pushTarget: the pure check of builder/push-target.ts.
+    log: (line: object) => log('admission', line as Record<string, unknown>),
+  });
+  log('serving', { port: server.port });
+  if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  await server.close();
+}
+
+/** `on-cluster-build webhook ARGS`: exit code 0 stopped, 1 failed, 2 usage error (as builder/cli.ts). */
+export async function webhookMain(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`usage: on-cluster-build webhook [flags]\n\n${WEBHOOK_SUMMARY}\n\nflags:\n${flagsHelp(WEBHOOK_FLAGS)}\n`);
+    return 0;
+  }
+  let flags: FlagValues;
+  try {
+    flags = parseFlags('on-cluster-build webhook', WEBHOOK_FLAGS, args, process.env);
+  } catch (e) {
+    process.stderr.write(`${(e as FlagError).message}\n`);
+    return 2;
+  }
+  const log: Log = (msg, fields = {}) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'webhook', msg, ...fields })}\n`);
+  const ctrl = new AbortController();
+  for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => ctrl.abort());
+  try {
+    await runWebhook(flags, log, ctrl.signal);
+    return 0;
+  } catch (e) {
+    log('exiting', { error: (e as Error).message });
+    return 1;
+  }
+}
