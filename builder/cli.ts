@@ -160,6 +160,7 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
       hosted,
       namespace,
       resolveRelease: w.resolveRelease,
+      verifyImage: w.verifyImage,
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
       pullSecretName: String(flags['pull-secret-name']),

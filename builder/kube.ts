@@ -156,4 +156,11 @@ export const RESOURCES = {
   jobs: { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
   serviceAccountTokens: { group: '', version: 'v1', kind: 'TokenRequest', plural: 'serviceaccounts', namespaced: true },
+  // Hosted cluster: where builds may run.
+  nodes: { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false },
+  // Management cluster, HCP namespace: what HyperShift and Cluster API say about each NodePool.
+  machineDeployments: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'MachineDeployment', plural: 'machinedeployments', namespaced: true },
+  machineSets: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'MachineSet', plural: 'machinesets', namespaced: true },
+  machines: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Machine', plural: 'machines', namespaced: true },
+  hostedControlPlanes: { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true },
 } satisfies Record<string, Resource>;

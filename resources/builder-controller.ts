@@ -11,8 +11,8 @@ import { hypershift, type KubeObject, type PackageObject, type YamlValue } from 
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
 // builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
 // generating the package does not need.
-import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
-import { HOSTED_RULES, HOSTED_NAMESPACE_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
+import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
+import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
 
 export const CONTROLLER = 'on-cluster-build-controller';
 export const HOSTED_NAMESPACE = CONTROLLER_SERVICE_ACCOUNT.namespace;
@@ -69,8 +69,23 @@ export function hostedApi(): PackageObject[] {
     { phase: 'hosted-api', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa.name, namespace: sa.namespace, labels }, automountServiceAccountToken: false } },
     { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: CONTROLLER, labels }, rules: rules(HOSTED_RULES) } },
     { phase: 'hosted-api', object: binding('ClusterRoleBinding', sa.namespace) },
-    { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, namespace: sa.namespace, labels }, rules: rules(HOSTED_NAMESPACE_RULES) } },
-    { phase: 'hosted-api', object: binding('RoleBinding', sa.namespace, sa.namespace) },
+    // Where tenant builds run: in the hosted cluster's data plane, never in the HCP namespace.
+    // (The build-pod change adds this namespace's ServiceAccount and SCC binding; at merge,
+    // keep one Namespace object: the generation check refuses a duplicate.)
+    {
+      phase: 'hosted-api',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: BUILD_NAMESPACE, labels: { 'openshift.io/cluster-monitoring': 'false' } },
+      },
+    },
+    // One Role per hosted namespace the controller touches: the push Secrets, the builds, the
+    // hosted cluster's pull secret (by name).
+    ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([namespace, rs]): PackageObject[] => [
+      { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, namespace, labels }, rules: rules(rs) } },
+      { phase: 'hosted-api', object: binding('RoleBinding', sa.namespace, namespace) },
+    ]),
   ];
 }
 

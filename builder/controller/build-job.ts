@@ -46,6 +46,12 @@ export interface BuildJobInput {
   userNamespaces: boolean;
   /** HTTP(S)_PROXY / NO_PROXY for registry access. */
   proxyEnv?: { name: string; value: string }[];
+  /** The NodePool's CPU architecture: the pod runs on a node of it. */
+  arch?: string;
+  /** Tolerations for the NodePool's taints. */
+  tolerations?: { key?: string; operator: string; value?: string; effect?: string }[];
+  /** containers-registries.conf for the HCP's image mirrors (the ConfigMap's `registries.conf`). */
+  registriesConf?: string;
 }
 
 /** The Containerfile a build runs: the release's base OS as `configs`, then the user's stages. */
@@ -116,6 +122,8 @@ export function buildJob(i: BuildJobInput): KubeObject {
           ...(i.userNamespaces ? { hostUsers: false } : {}),
           securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
           terminationGracePeriodSeconds: 10,
+          ...(i.arch ? { nodeSelector: { 'kubernetes.io/arch': i.arch } } : {}),
+          ...(i.tolerations?.length ? { tolerations: i.tolerations } : {}),
           containers: [
             {
               name: 'build',
@@ -156,7 +164,7 @@ export function buildConfigMap(i: BuildJobInput, job: KubeObject): KubeObject {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: i.jobName, namespace: i.namespace, labels: buildLabels(i), ownerReferences: ownedBy(job) },
-    data: { Containerfile: synthesizeContainerfile(i) },
+    data: { Containerfile: synthesizeContainerfile(i), ...(i.registriesConf ? { 'registries.conf': i.registriesConf } : {}) },
   };
 }
 
