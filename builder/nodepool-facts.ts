@@ -26,7 +26,7 @@ export const KNOWN_ARCHES = ['amd64', 'arm64', 'ppc64le', 's390x'] as const;
 
 type Obj = KubeObject & { spec?: any; status?: any };
 
-const annotationsOf = (o: Obj): Record<string, string> => (o.metadata.annotations ?? {}) as Record<string, string>;
+const annotationsOf = (o: { metadata: { annotations?: Record<string, string> } }): Record<string, string> => (o.metadata.annotations ?? {}) as Record<string, string>;
 const templateAnnotationsOf = (o: Obj): Record<string, string> => (o.spec?.template?.metadata?.annotations ?? {}) as Record<string, string>;
 
 /** Objects of the NodePool `<namespace>/<name>` (by their own or their template's nodePool annotation). */
@@ -140,4 +140,42 @@ export function readyNodesOfArch(nodes: readonly Obj[], arch: string): string[] 
     .filter((n) => n.metadata.labels?.[ARCH_LABEL] === arch && !n.spec?.unschedulable && (n.status?.conditions ?? []).some((c: any) => c?.type === 'Ready' && c?.status === 'True'))
     .map((n) => n.metadata.name!)
     .sort();
+}
+
+export const CURRENT_CONFIG_VERSION_ANNOTATION = 'hypershift.openshift.io/nodePoolCurrentConfigVersion';
+
+export interface NodesOnImage {
+  /** Machines of the NodePool (Cluster API, management side). */
+  total: number;
+  /** Of those, the ones whose config (by its hash) carries `image`. */
+  onImage: number;
+}
+
+/**
+ * How many of a NodePool's machines run `image`, from management-side state only. HyperShift
+ * names a config's token and user-data Secrets with the same hash (`token-<np>-<hash>`,
+ * `user-data-<np>-<hash>`). Replace: a Machine boots from `spec.bootstrap.dataSecretName`, so its
+ * config is that hash's. InPlace: HCCO sets the MachineSet's `nodePoolCurrentConfigVersion` to the
+ * target hash once every node of it is updated, so its Machines are on that hash's config.
+ * `imageByHash` maps `<nodepool>/<hash>` to the image our MachineConfig in that config names.
+ */
+export function nodesOnImage(nodePool: string, nodePoolKey: string, image: string, capi: { machineSets: readonly Obj[]; machines: readonly Obj[] }, imageByHash: ReadonlyMap<string, string>): NodesOnImage {
+  const machines = ofNodePool(capi.machines, nodePoolKey);
+  const setVersion = new Map<string, string>();
+  for (const s of ofNodePool(capi.machineSets, nodePoolKey)) {
+    const v = annotationsOf(s)[CURRENT_CONFIG_VERSION_ANNOTATION];
+    if (v) setVersion.set(s.metadata.name!, v);
+  }
+  const prefix = `user-data-${nodePool}-`;
+  let onImage = 0;
+  for (const m of machines) {
+    const hashes: string[] = [];
+    const ds = m.spec?.bootstrap?.dataSecretName;
+    if (typeof ds === 'string' && ds.startsWith(prefix)) hashes.push(ds.slice(prefix.length));
+    const owner = (m.metadata.ownerReferences ?? []).find((r) => r.kind === 'MachineSet');
+    const v = owner ? setVersion.get(owner.name) : undefined;
+    if (v) hashes.push(v);
+    if (hashes.some((h) => imageByHash.get(`${nodePool}/${h}`) === image)) onImage++;
+  }
+  return { total: machines.length, onImage };
 }

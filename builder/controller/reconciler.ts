@@ -28,9 +28,10 @@ import {
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
-import { handoffConfigMap, handoffName, HANDOFF_PREFIX } from './handoff.js';
+import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX } from './handoff.js';
+import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
 import { WorkQueue } from './queue.js';
-import { baseOSTagForStream, nodePoolArch, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
+import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
 import { pushTargetCoveredByPullSecret } from '../push-target.js';
 
 import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, VERSION } from '../api/types.js';
@@ -142,6 +143,10 @@ export interface Observed {
   handoffs: Map<string, { name: string; image?: string; build?: string; config?: string }>;
   /** Build Jobs in the hosted build namespace, trimmed. */
   jobs: Obj[];
+  /** `<nodepool>/<config hash>` → the image our MachineConfig in that config names (from token Secrets). */
+  imageByHash: Map<string, string>;
+  /** Hosted Nodes labelled with each NodePool (tenant-writable: shown, never decided on). */
+  hostedNodesByPool: Map<string, number>;
 }
 
 const TERMINAL = ['Succeeded', 'Failed', 'Interrupted'];
@@ -190,6 +195,23 @@ export class Reconciler {
       inputs.set(k, 'error' in v ? { error: v.error } : { nodePoolName: v.nodePoolName, nodePoolNamespace: v.nodePoolNamespace, secretName: v.secretName, releaseImage: v.releaseImage, ...(v.osStream ? { osStream: v.osStream } : {}) });
     }
     const hcp = hcps.items[0] as Obj | undefined;
+    const imageByHash = new Map<string, string>();
+    for (const sec of secrets.items) {
+      if (!isTokenSecret(sec)) continue;
+      try {
+        const t = parseTokenSecret(sec);
+        const prefix = `token-${t.nodePoolName}-`;
+        const image = t.secretName.startsWith(prefix) ? handedOffImage(t.config) : undefined;
+        if (image) imageByHash.set(`${t.nodePoolName}/${t.secretName.slice(prefix.length)}`, image);
+      } catch {
+        // a malformed token Secret is reported by nodePoolInputs when it is the current one
+      }
+    }
+    const hostedNodesByPool = new Map<string, number>();
+    for (const n of nodes.items) {
+      const np = n.metadata.labels?.['hypershift.openshift.io/nodePool'];
+      if (np) hostedNodesByPool.set(np, (hostedNodesByPool.get(np) ?? 0) + 1);
+    }
     const handoffs = new Map<string, { name: string; image?: string; build?: string; config?: string }>();
     for (const cm of cms.items as Obj[]) {
       if (!cm.metadata.name!.startsWith(HANDOFF_PREFIX)) continue;
@@ -216,6 +238,8 @@ export class Reconciler {
       nodes: (nodes.items as Obj[]).map(trimNode),
       handoffs,
       jobs: (jobs.items as Obj[]).map(trimJob),
+      imageByHash,
+      hostedNodesByPool,
     };
     // A config that is gone no longer needs its verification memory.
     for (const k of this.verified.keys()) if (!this.observed.configs.has(k)) this.verified.delete(k);
@@ -338,7 +362,7 @@ export class Reconciler {
     if (handoff?.build === buildName && handoff.image) {
       if (obs.nodeTuningDisabled) return this.setConfigStatus(cfg, { degraded: handoffUnavailable(), build: ref });
       await this.pruneHistory(name, buildName, jobName, obs);
-      return this.setConfigStatus(cfg, { available: handoff.image, build: ref });
+      return this.setConfigStatus(cfg, { available: handoff.image, build: ref, nodes: this.nodes(nodePool, npKey, handoff.image, obs) });
     }
 
     const mine = obs.jobs.filter((j) => j.metadata.labels?.[CONFIG_LABEL] === name);
@@ -407,6 +431,16 @@ export class Reconciler {
     }
     this.verified.set(config, { build: j.buildName, pullSpec });
     return s;
+  }
+
+  /** The NodesUpdated condition: machines on the image / machines, from management-side state. */
+  private nodes(nodePool: string, npKey: string, image: string, obs: Observed): [Condition['status'], string, string] {
+    const n = nodesOnImage(nodePool, npKey, image, obs.capi, obs.imageByHash);
+    const shown = obs.hostedNodesByPool.get(nodePool);
+    const also = shown === undefined ? '' : ` (the hosted cluster lists ${shown} Node${shown === 1 ? '' : 's'} labelled with this NodePool)`;
+    if (n.total === 0) return ['False', 'NoMachines', `NodePool ${nodePool} has no machines${also}`];
+    const msg = `${n.onImage}/${n.total} machines of NodePool ${nodePool} run ${image}${also}`;
+    return n.onImage === n.total ? ['True', 'AllNodesUpdated', msg] : ['False', 'RollingOut', msg];
   }
 
   private observedBuildRef(cfg: Obj) {
@@ -525,7 +559,7 @@ export class Reconciler {
       // Fail closed: with NodeTuning disabled HyperShift ignores the hand-off ConfigMap.
       if (obs.nodeTuningDisabled) return this.setConfigStatus(cfg, { degraded: handoffUnavailable(), build: ref });
       await this.handOff(j, pullSpec);
-      return this.setConfigStatus(cfg, { available: pullSpec, build: ref });
+      return this.setConfigStatus(cfg, { available: pullSpec, build: ref, nodes: this.nodes(j.nodePool, `${nodePoolNamespaceOf(obs, j.nodePool)}/${j.nodePool}`, pullSpec, obs) });
     }
     if (s.phase === 'Building') return this.setConfigStatus(cfg, { building: `building ${j.buildName} for NodePool ${j.nodePool} (${j.arch}) in the hosted cluster`, build: ref });
     return this.setConfigStatus(cfg, { degraded: [s.reason, s.message], build: ref });
@@ -557,6 +591,8 @@ export class Reconciler {
       waiting?: [string, string];
       pending?: [string, string];
       build?: { group: string; resource: string; name: string };
+      /** NodesUpdated: status, reason, message. */
+      nodes?: [Condition['status'], string, string];
     },
   ): Promise<void> {
     const now = this.now().toISOString();
@@ -568,6 +604,7 @@ export class Reconciler {
       cond(prev, 'Building', s.building ? 'True' : 'False', buildingReason, s.building ?? s.pending?.[1] ?? '', now, gen),
       cond(prev, 'Degraded', s.degraded ? 'True' : 'False', s.degraded ? s.degraded[0] : 'AsExpected', s.degraded ? tail(s.degraded[1], MAX_MESSAGE) : '', now, gen),
       cond(prev, 'WaitingForCapacity', s.waiting ? 'True' : 'False', s.waiting ? s.waiting[0] : 'CapacityAvailable', s.waiting?.[1] ?? '', now, gen),
+      cond(prev, 'NodesUpdated', s.nodes?.[0] ?? 'False', s.nodes?.[1] ?? 'NoImage', s.nodes?.[2] ?? '', now, gen),
     ];
     const status: Record<string, unknown> = { ...(cfg.status ?? {}), conditions: conds, observedGeneration: gen };
     if (s.available) status.currentImagePullSpec = s.available;
@@ -615,6 +652,11 @@ function sameOutcome(build: Obj, recorded: BuildState, observed: BuildState, j: 
   return build.status?.digestedImagePushSpec === `${repositoryOf(j.pushTag)}@${observed.digest}`;
 }
 
+function nodePoolNamespaceOf(obs: Observed, nodePool: string): string {
+  const i = obs.inputs.get(nodePool);
+  return i && !('error' in i) ? i.nodePoolNamespace : '';
+}
+
 function handoffUnavailable(): [string, string] {
   return [
     'HandoffUnavailable',
@@ -629,12 +671,14 @@ function jobFinished(j: Obj): boolean {
 /** Only what decisions read of a Cluster API object. */
 function trimCapi(o: Obj): Obj {
   const pick = (a: Record<string, string> | undefined) =>
-    Object.fromEntries(Object.entries(a ?? {}).filter(([k]) => k === 'hypershift.openshift.io/nodePool' || k === 'hypershift.openshift.io/nodePoolTaints' || k === 'capacity.cluster-autoscaler.kubernetes.io/labels'));
+    Object.fromEntries(Object.entries(a ?? {}).filter(([k]) => k === 'hypershift.openshift.io/nodePool' || k === 'hypershift.openshift.io/nodePoolTaints' || k === 'capacity.cluster-autoscaler.kubernetes.io/labels' || k === CURRENT_CONFIG_VERSION_ANNOTATION));
   const arch = o.status?.nodeInfo?.architecture;
   const tmpl = o.spec?.template?.metadata?.annotations;
+  const ds = o.spec?.bootstrap?.dataSecretName;
+  const owner = (o.metadata.ownerReferences ?? []).find((r) => r.kind === 'MachineSet');
   return {
-    metadata: { name: o.metadata.name, annotations: pick(o.metadata.annotations as Record<string, string>) },
-    ...(tmpl ? { spec: { template: { metadata: { annotations: pick(tmpl) } } } } : {}),
+    metadata: { name: o.metadata.name, annotations: pick(o.metadata.annotations as Record<string, string>), ...(owner ? { ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid }] } : {}) },
+    ...(tmpl || typeof ds === 'string' ? { spec: { ...(tmpl ? { template: { metadata: { annotations: pick(tmpl) } } } : {}), ...(typeof ds === 'string' ? { bootstrap: { dataSecretName: ds } } : {}) } } : {}),
     ...(typeof arch === 'string' ? { status: { nodeInfo: { architecture: arch } } } : {}),
   };
 }

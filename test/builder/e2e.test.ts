@@ -327,6 +327,25 @@ describe('on-cluster-build controller, end to end', () => {
     expect(condition(config('workers-arm'), 'Available')).toMatchObject({ status: 'True' });
   });
 
+  it('says how many of the NodePool\'s machines run the image, from management-side state', async () => {
+    // The machine still boots from the config before the hand-off.
+    expect(condition(config('workers-arm'), 'NodesUpdated')).toMatchObject({ status: 'False', reason: 'RollingOut' });
+    expect(condition(config('workers-arm'), 'NodesUpdated').message).toMatch(/^0\/1 machines of NodePool workers-arm run /);
+    // A tenant labelling Nodes changes nothing but the count shown.
+    hosted.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'fake', labels: { 'hypershift.openshift.io/nodePool': 'workers-arm' } }, spec: {}, status: {} });
+    // Replace: CAPI rolls the MachineDeployment to the new user-data Secret (same hash as the new token Secret).
+    const m = mgmt.store.get({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: 'banana-workers-arm-x1', namespace: NS })!;
+    mgmt.store.put({ ...m, metadata: { ...m.metadata, name: 'banana-workers-arm-x2', uid: undefined, resourceVersion: undefined }, spec: { bootstrap: { dataSecretName: 'user-data-workers-arm-9f9f9f9f' } } });
+    await reconciler().reconcileAll();
+    const c = condition(config('workers-arm'), 'NodesUpdated');
+    expect(c).toMatchObject({ status: 'False', reason: 'RollingOut' });
+    expect(c.message).toMatch(/^1\/2 machines of NodePool workers-arm run .*\(the hosted cluster lists 1 Node labelled with this NodePool\)$/);
+    mgmt.store.delete({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: 'banana-workers-arm-x1', namespace: NS }, { force: true });
+    await reconciler().reconcileAll();
+    expect(condition(config('workers-arm'), 'NodesUpdated')).toMatchObject({ status: 'True', reason: 'AllNodesUpdated' });
+    hosted.store.delete({ apiVersion: 'v1', kind: 'Node', name: 'fake' }, { force: true });
+  });
+
   it('fails closed when the hand-off cannot take effect (NodeTuning disabled)', async () => {
     const hcp = mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', name: 'banana', namespace: NS })!;
     mgmt.store.put({ ...hcp, spec: { ...hcp.spec, capabilities: { disabled: ['NodeTuning'] } } });
