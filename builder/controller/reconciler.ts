@@ -391,6 +391,8 @@ export class Reconciler {
         await this.setConfigStatus(cfg, { pending: ['RebuildRateLimited', `the last build of this config started less than ${minGap / 1000}s ago; the next one starts in ${Math.ceil((minGap - since) / 1000)}s`] });
         return { requeueAfterMs: minGap - since };
       }
+      // Claim the slot before the first await: concurrent workers share this observation.
+      obs.jobs.push(trimJob({ metadata: { name: jobName, creationTimestamp: this.now().toISOString(), labels: { [CONFIG_LABEL]: name } } }));
     }
 
     let build = await this.ensureBuildRecord(cfg, jobInput);

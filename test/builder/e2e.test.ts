@@ -486,6 +486,20 @@ describe('on-cluster-build controller, end to end', () => {
     expect(condition(config('workers-arm'), 'Building')).toMatchObject({ status: 'False', reason: 'RebuildRateLimited' });
   });
 
+  it('caps the builds running at once in one hosted cluster', async () => {
+    await reconciler().reconcileAll(); // settle: the rebuild asked for above starts, superseding the one before
+    const running = jobs().filter((j) => !(j.status?.conditions ?? []).length).length;
+    nodePool('workers-e', { release: RELEASE_50, arch: 'amd64' });
+    nodePool('workers-f', { release: RELEASE_50, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-e'));
+    hosted.store.put(nodePoolOSConfig('workers-f'));
+    await reconciler({ maxConcurrentBuilds: running + 1 }).reconcileAll();
+    expect(jobsFor('workers-e').length + jobsFor('workers-f').length).toBe(1);
+    const waiting = jobsFor('workers-e').length ? 'workers-f' : 'workers-e';
+    expect(condition(config(waiting), 'Building')).toMatchObject({ status: 'False', reason: 'WaitingForBuildSlot' });
+    for (const n of ['workers-e', 'workers-f']) hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: n }, { force: true });
+  });
+
   it('cleans up when a config is deleted: the NodePool goes back to its release image', async () => {
     hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: 'workers-arm' }, { force: true });
     await reconciler().reconcileAll();
