@@ -79,7 +79,11 @@ export class Kube {
   }
 
   /** Lists every page (`limit`/`continue`), so large namespaces never come back truncated. */
-  async list(r: Resource, opts: { namespace?: string; labelSelector?: string; pageSize?: number } = {}): Promise<ListResult> {
+  /**
+   * `keep` sees each item as its page arrives and returns what to retain (or undefined to drop
+   * it), so a large list never holds more than one page of full objects.
+   */
+  async list(r: Resource, opts: { namespace?: string; labelSelector?: string; pageSize?: number; keep?: (o: KubeObject) => KubeObject | undefined } = {}): Promise<ListResult> {
     const items: KubeObject[] = [];
     let cont: string | undefined;
     let resourceVersion = '';
@@ -92,7 +96,11 @@ export class Kube {
         items?: KubeObject[];
         metadata?: { continue?: string; resourceVersion?: string };
       };
-      for (const it of res.items ?? []) items.push({ apiVersion: apiVersionOf(r), kind: r.kind, ...it });
+      for (const it of res.items ?? []) {
+        const o: KubeObject = { apiVersion: apiVersionOf(r), kind: r.kind, ...it };
+        const kept = opts.keep ? opts.keep(o) : o;
+        if (kept) items.push(kept);
+      }
       resourceVersion = res.metadata?.resourceVersion ?? resourceVersion;
       cont = res.metadata?.continue || undefined;
       if (!cont) break;

@@ -179,13 +179,14 @@ export class Reconciler {
     const ns = this.o.namespace;
     const [configs, secrets, mds, mss, machines, hcps, cms, nodes, jobs] = await Promise.all([
       h.list(NPOSC),
-      m.list(RESOURCES.secrets, { namespace: ns }),
-      m.list(RESOURCES.machineDeployments, { namespace: ns }),
-      m.list(RESOURCES.machineSets, { namespace: ns }),
-      m.list(RESOURCES.machines, { namespace: ns }),
+      // Only token Secrets and the pull secret are kept past their page; no other Secret's data.
+      m.list(RESOURCES.secrets, { namespace: ns, keep: (o) => (o.metadata.name === this.o.pullSecretName || isTokenSecret(o) ? o : undefined) }),
+      m.list(RESOURCES.machineDeployments, { namespace: ns, keep: trimCapi }),
+      m.list(RESOURCES.machineSets, { namespace: ns, keep: trimCapi }),
+      m.list(RESOURCES.machines, { namespace: ns, keep: trimCapi }),
       m.list(RESOURCES.hostedControlPlanes, { namespace: ns }),
       m.list(RESOURCES.configMaps, { namespace: ns, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}` }),
-      h.list(RESOURCES.nodes),
+      h.list(RESOURCES.nodes, { keep: trimNode }),
       h.list(RESOURCES.jobs, { namespace: this.buildNamespace, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}` }),
     ]);
     const pull = secrets.items.find((s) => s.metadata.name === this.o.pullSecretName);

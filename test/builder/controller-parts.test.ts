@@ -238,7 +238,15 @@ describe('what an observation retains', () => {
       nodes.push({ metadata: { name: `n-${i}`, labels: { 'kubernetes.io/arch': 'amd64' }, annotations: { big } }, status: { images: [{ names: [big] }], conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
     }
     const lists: Record<string, KubeObject[]> = { secrets, nodepoolosconfigs: configs, machines, nodes };
-    const kube = { list: async (r: { plural: string }) => ({ items: lists[r.plural] ?? [], resourceVersion: '1' }) } as unknown as Kube;
+    let seen = 0;
+    const kept: KubeObject[] = [];
+    const kube = {
+      list: async (r: { plural: string }, o?: { keep?: (x: KubeObject) => KubeObject | undefined }) => {
+        const items = (lists[r.plural] ?? []).map((x) => (seen++, o?.keep ? o.keep(x) : x)).filter((x): x is KubeObject => !!x);
+        if (r.plural === 'machines' || r.plural === 'nodes') kept.push(...items);
+        return { items, resourceVersion: '1' };
+      },
+    } as unknown as Kube;
     const w = wiring({ cacheSize: 1 });
     const r = new Reconciler({
       management: kube,
@@ -263,5 +271,8 @@ describe('what an observation retains', () => {
     // Each object was ≥ 200 kB; what is kept is a few hundred bytes per NodePool.
     expect(bytes).toBeLessThan(N * 1000);
     expect(JSON.stringify([...observed!.inputs.values()])).not.toContain('xxxxxxxx');
+    // Machines and Nodes are trimmed as their page arrives, not after the whole list.
+    expect(seen).toBeGreaterThan(3 * N);
+    expect(JSON.stringify(kept)).not.toContain('xxxxxxxx');
   });
 });
