@@ -2,10 +2,12 @@
  * Our on-cluster-build controller, one per hosted-control-plane namespace (docs/design.md):
  *
  * - management side (HCP namespace): its ServiceAccount, a Role with exactly the calls the
- *   controller makes (`builder/rbac.ts`), and its Deployment: the controller plus a token-minter
- *   sidecar, the only container that sees the hosted cluster's admin kubeconfig;
+ *   controller makes (`builder/rbac.ts`; read-mostly: no build runs there), and its
+ *   Deployment: the controller plus a token-minter sidecar, the only container that sees the
+ *   hosted cluster's admin kubeconfig;
  * - hosted side (hosted-cluster phase): the user-facing CRDs, the namespace users keep their
- *   push Secrets in, and the controller's own ServiceAccount with read-mostly RBAC.
+ *   push Secrets in, the namespace builds run in, and the controller's own ServiceAccount with
+ *   one Role per namespace it touches (`builder/rbac.ts`).
  */
 import { hypershift, type KubeObject, type PackageObject, type YamlValue } from '../src/index.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
@@ -115,7 +117,7 @@ export function controllerDeployment(): PackageObject {
     // The gate means a ready pod: no old pod is removed before the new one is available.
     maxUnavailable: 0,
     serviceAccountName: CONTROLLER,
-    // Its token reaches the management API (Jobs, Secrets, Lease in this namespace).
+    // Its token reaches the management API (token Secrets, Cluster API objects, the hand-off, the Lease).
     automountServiceAccountToken: true,
     managementKasAccess: true,
     containers: [

@@ -52,6 +52,7 @@ describe('on-cluster-build controller, end to end', () => {
   const resolves: (ResolveOptions & { release: string })[] = [];
   const verifies: VerifyImageInput[] = [];
   let hang: string | undefined;
+  const logs: string[] = [];
 
   const options = (over: Partial<ReconcilerOptions> = {}): ReconcilerOptions => {
     const w = wiring({ cacheSize: 4 });
@@ -81,6 +82,7 @@ describe('on-cluster-build controller, end to end', () => {
       historyLimit: 2,
       userNamespaces: false,
       minRebuildIntervalSeconds: 0,
+      log: (msg, fields) => logs.push(JSON.stringify({ msg, ...fields })),
       ...over,
     };
   };
@@ -521,8 +523,9 @@ describe('on-cluster-build controller, end to end', () => {
     expect(mgmt.audit.filter((e) => e.user === MGMT_USER && e.namespace !== NS && !e.nonResourcePath)).toEqual([]);
   });
 
-  it('never puts a credential in a status or a record', () => {
-    const everything = JSON.stringify([...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSConfig'), ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild')]);
+  it('never puts a credential in a status, a record or a log line', () => {
+    expect(logs.some((l) => l.includes('build job created'))).toBe(true);
+    const everything = JSON.stringify([...logs, ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSConfig'), ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild')]);
     for (const secret of ['push-password', 'hosted-pull-password', 'hcp-password', 'nodes-password', b64('robot:push-password'), b64('nodes:nodes-password')]) expect(everything).not.toContain(secret);
   });
 });
