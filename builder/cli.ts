@@ -14,7 +14,7 @@ import { Reconciler } from './controller/reconciler.js';
 import { runController } from './controller/run.js';
 import { runTokenMinter } from './token-minter.js';
 import { wiring } from './wiring.js';
-import { runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
+import { allowList, runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
 
 export const VERSION = '0.1.0';
 import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME } from './api/types.js';
@@ -37,6 +37,7 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'build-user-namespaces', type: 'bool', default: false, description: 'run build pods with hostUsers: false (user namespaces; needed for RUN steps where the runtime blocks nested namespaces)' },
   { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full reconciles without events' },
   { name: 'release-cache-size', type: 'int', default: 16, description: 'release payloads whose image references are kept in memory' },
+  { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) the controller may reach on the management network although they are internal (a mirror registry)' },
   { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
 ];
 
@@ -150,12 +151,13 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
     const kubeconfigPath = String(flags['hosted-kubeconfig']);
     await waitForFile(kubeconfigPath, Number(flags['hosted-kubeconfig-wait']), signal, log);
     const hosted = Kube.load(kubeconfigPath);
-    const w = wiring({ cacheSize: Number(flags['release-cache-size']) });
+    const w = wiring({ cacheSize: Number(flags['release-cache-size']), registryAllow: allowList(flags['registry-allow']) });
     const reconciler = new Reconciler({
       management,
       hosted,
       namespace,
       resolveRelease: w.resolveRelease,
+      verifyImage: w.verifyImage,
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
       pullSecretName: String(flags['pull-secret-name']),

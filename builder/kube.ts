@@ -79,7 +79,11 @@ export class Kube {
   }
 
   /** Lists every page (`limit`/`continue`), so large namespaces never come back truncated. */
-  async list(r: Resource, opts: { namespace?: string; labelSelector?: string; pageSize?: number } = {}): Promise<ListResult> {
+  /**
+   * `keep` sees each item as its page arrives and returns what to retain (or undefined to drop
+   * it), so a large list never holds more than one page of full objects.
+   */
+  async list(r: Resource, opts: { namespace?: string; labelSelector?: string; pageSize?: number; keep?: (o: KubeObject) => KubeObject | undefined } = {}): Promise<ListResult> {
     const items: KubeObject[] = [];
     let cont: string | undefined;
     let resourceVersion = '';
@@ -92,7 +96,11 @@ export class Kube {
         items?: KubeObject[];
         metadata?: { continue?: string; resourceVersion?: string };
       };
-      for (const it of res.items ?? []) items.push({ apiVersion: apiVersionOf(r), kind: r.kind, ...it });
+      for (const it of res.items ?? []) {
+        const o: KubeObject = { apiVersion: apiVersionOf(r), kind: r.kind, ...it };
+        const kept = opts.keep ? opts.keep(o) : o;
+        if (kept) items.push(kept);
+      }
       resourceVersion = res.metadata?.resourceVersion ?? resourceVersion;
       cont = res.metadata?.continue || undefined;
       if (!cont) break;
@@ -156,4 +164,11 @@ export const RESOURCES = {
   jobs: { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
   serviceAccountTokens: { group: '', version: 'v1', kind: 'TokenRequest', plural: 'serviceaccounts', namespaced: true },
+  // Hosted cluster: where builds may run.
+  nodes: { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false },
+  // Management cluster, HCP namespace: what HyperShift and Cluster API say about each NodePool.
+  machineDeployments: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'MachineDeployment', plural: 'machinedeployments', namespaced: true },
+  machineSets: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'MachineSet', plural: 'machinesets', namespaced: true },
+  machines: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'Machine', plural: 'machines', namespaced: true },
+  hostedControlPlanes: { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true },
 } satisfies Record<string, Resource>;

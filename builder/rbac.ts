@@ -2,8 +2,12 @@
  * Exactly the calls the controller makes, per side. The package's Roles are generated from these
  * tables, and the end-to-end test records every request the controller sends to the API test
  * servers and checks that each one is granted here and each grant here is used.
+ *
+ * Nothing of a tenant build is on the management side: the controller only reads there (token
+ * Secrets, Cluster API objects, the HostedControlPlane) and writes its hand-off ConfigMap and its
+ * Lease. Builds are created in the hosted cluster's data plane, in `BUILD_NAMESPACE`.
  */
-import { GROUP as API_GROUP } from './api/types.js';
+import { BUILD_NAMESPACE, GROUP as API_GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET } from './api/types.js';
 
 export interface PolicyRule {
   apiGroups: readonly string[];
@@ -16,25 +20,46 @@ export const LEASE_NAME = 'on-cluster-build-controller';
 
 /** Management cluster, the HCP namespace only (a Role). */
 export const MANAGEMENT_RULES: readonly PolicyRule[] = [
-  // Token Secrets and the pull secret are read from lists; build credentials are created.
-  { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch', 'create'] },
-  // Build Containerfiles and the hand-off ConfigMaps.
+  // Token Secrets (`token-<nodepool>-<config hash>`: names cannot be known in advance, so no
+  // resourceNames) and the pull secret. Read only; only the fields needed are kept.
+  { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch'] },
+  // The hand-off ConfigMaps.
   { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update', 'delete'] },
-  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-  // Termination messages carry the pushed digest.
-  { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
-  { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+  // Architecture and taints of each NodePool (HyperShift and Cluster API write these).
+  { apiGroups: ['cluster.x-k8s.io'], resources: ['machinedeployments', 'machinesets'], verbs: ['list'] },
+  { apiGroups: ['cluster.x-k8s.io'], resources: ['machines'], verbs: ['list', 'watch'] },
+  // Registry mirrors and capabilities.
+  { apiGroups: ['hypershift.openshift.io'], resources: ['hostedcontrolplanes'], verbs: ['list'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
 ];
 
-/** Hosted cluster, cluster-wide (a ClusterRole): the user-facing API and its status. */
+/** Hosted cluster, cluster-wide (a ClusterRole): the user-facing API and its status; where builds may run. */
 export const HOSTED_RULES: readonly PolicyRule[] = [
   { apiGroups: [API_GROUP], resources: ['nodepoolosconfigs'], verbs: ['list', 'watch'] },
   { apiGroups: [API_GROUP], resources: ['nodepoolosconfigs/status'], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: ['nodepoolosbuilds'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
   { apiGroups: [API_GROUP], resources: ['nodepoolosbuilds/status'], verbs: ['update'] },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
 ];
 
 /** Hosted cluster, the namespace users keep registry Secrets in (a Role there). */
 export const HOSTED_NAMESPACE_RULES: readonly PolicyRule[] = [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }];
+
+/** Hosted cluster, the build namespace (a Role there): each build's Job, ConfigMap and Secret. */
+export const HOSTED_BUILD_RULES: readonly PolicyRule[] = [
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+  { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['create'] },
+  // Termination messages carry the pushed digest (checked in the registry before any use).
+  { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+];
+
+/** Hosted cluster, `openshift-config`: the hosted cluster's own pull secret, by name only. */
+export const HOSTED_PULL_SECRET_RULES: readonly PolicyRule[] = [{ apiGroups: [''], resources: ['secrets'], resourceNames: [HOSTED_PULL_SECRET.name], verbs: ['get'] }];
+
+/** Every hosted-cluster Role by namespace (for the package and the tests). */
+export const HOSTED_NAMESPACED_RULES: Readonly<Record<string, readonly PolicyRule[]>> = {
+  [HOSTED_NAMESPACE]: HOSTED_NAMESPACE_RULES,
+  [BUILD_NAMESPACE]: HOSTED_BUILD_RULES,
+  [HOSTED_PULL_SECRET.namespace]: HOSTED_PULL_SECRET_RULES,
+};

@@ -1,13 +1,23 @@
 /**
- * The controller's collaborators, assembled once: release lookup (cached by digest), NodePool
- * inputs from token Secrets, and the webhook's validation rules reused by the controller, so an
- * object admitted before the webhook was registered is still refused.
+ * The controller's collaborators, assembled once: release lookup (cached by digest), the registry
+ * check of built images, NodePool inputs from token Secrets, and the webhook's validation rules
+ * reused by the controller, so an object admitted before the webhook was registered is still
+ * refused.
+ *
+ * Seams (ReconcilerOptions): `resolveRelease(releaseImage, {arch, stream, pullSecret})` and
+ * `verifyImage({pushRef, arch, baseImageRef, credentials})`. The release resolver of this branch
+ * takes the arch as a third argument and the base OS tag per resolver, so each OS stream gets its
+ * own resolver here; `verifyImage` uses the resolver's `verifyBuiltImage` when it has one and
+ * otherwise refuses every image (fail closed: no hand-off without a registry check).
  */
 import { UserError } from 'pkogen/model';
 import type { KubeObject } from './kube.js';
-import type { NodePoolInputs, ReleaseImages } from './controller/reconciler.js';
+import type { NodePoolInputs, ReleaseImages, ResolveOptions, VerifyImageInput, VerifyImageResult } from './controller/reconciler.js';
+import { dockerConfigCredentials } from './dockerconfig.js';
+import { verifyBuiltImage } from './image-check.js';
 import { NetGuard } from './net-guard.js';
-import { ReleaseResolver, type ResolveOptions } from './release.js';
+import { pushTargetProblem } from './push-target.js';
+import { ReleaseResolver } from './release.js';
 import { currentNodePoolInputs } from './token-secret.js';
 import { configProblems } from './webhook/validate.js';
 import { startWebhookServer } from './webhook/server.js';
@@ -15,17 +25,29 @@ import { startWebhookServer } from './webhook/server.js';
 export const describeError = (e: unknown): string => (e instanceof UserError ? e.describe() : (e as Error).message);
 
 export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow?: string[] }) {
-  // Release fetches run on the management network: internal destinations only when allow-listed.
+  // What runs on the management network reaches internal destinations only when allow-listed.
   const guard = new NetGuard({ allow: o.registryAllow ?? [] });
   const resolver = new ReleaseResolver({ cacheSize: o.cacheSize, insecure: o.insecure, connectPolicy: guard });
   return {
     guard,
-    async resolveRelease(releaseImage: string, pullSecret: string | undefined, target?: ResolveOptions): Promise<ReleaseImages> {
+    async resolveRelease(releaseImage: string, opts: ResolveOptions): Promise<ReleaseImages> {
       try {
-        return await resolver.resolve(releaseImage, pullSecret, target);
+        return await resolver.resolve(releaseImage, opts.pullSecret, { arch: opts.arch, ...(opts.stream ? { osStream: opts.stream } : {}) });
       } catch (e) {
         throw new Error(describeError(e));
       }
+    },
+    async verifyImage(i: VerifyImageInput): Promise<VerifyImageResult> {
+      const r = await verifyBuiltImage({
+        pushRef: i.pushRef,
+        arch: i.arch,
+        baseImageRef: i.baseImageRef,
+        credentials: dockerConfigCredentials(i.credentials, { file: 'push secret', path: '.dockerconfigjson' }),
+        ...(i.baseCredentials !== undefined ? { baseCredentials: dockerConfigCredentials(i.baseCredentials, { file: 'pull secret', path: '.dockerconfigjson' }) } : {}),
+        insecure: o.insecure,
+        connectPolicy: guard,
+      });
+      return r.ok ? { ok: true } : { ok: false, reason: `${r.reason}: ${r.message}` };
     },
     /** Keyed by NodePool name: a hosted cluster's NodePools share one namespace on the management cluster. */
     nodePoolInputs(secrets: KubeObject[]): Map<string, NodePoolInputs | { error: string }> {
@@ -33,12 +55,19 @@ export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow
       const out = new Map<string, NodePoolInputs | { error: string }>();
       for (const p of r.problems) if (p.nodePool) out.set(p.nodePool.slice(p.nodePool.indexOf('/') + 1), { error: p.message });
       for (const [key, t] of r.nodePools) {
-        out.set(key.slice(key.indexOf('/') + 1), { nodePoolName: t.nodePoolName, secretName: t.secretName, releaseImage: t.releaseImage, config: t.config });
+        out.set(key.slice(key.indexOf('/') + 1), {
+          nodePoolName: t.nodePoolName,
+          nodePoolNamespace: t.nodePoolNamespace,
+          secretName: t.secretName,
+          releaseImage: t.releaseImage,
+          ...(t.osStream ? { osStream: t.osStream.trim() } : {}),
+        });
       }
       return out;
     },
+    /** The webhook's rules, push target included (the same guard's allow-list). */
     validateConfig(config: KubeObject): string[] {
-      return configProblems(config);
+      return configProblems(config, { pushTarget: (spec) => pushTargetProblem(spec, { allow: guard }) });
     },
     startWebhook: startWebhookServer,
   };

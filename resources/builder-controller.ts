@@ -2,17 +2,19 @@
  * Our on-cluster-build controller, one per hosted-control-plane namespace (docs/design.md):
  *
  * - management side (HCP namespace): its ServiceAccount, a Role with exactly the calls the
- *   controller makes (`builder/rbac.ts`), and its Deployment: the controller plus a token-minter
- *   sidecar, the only container that sees the hosted cluster's admin kubeconfig;
+ *   controller makes (`builder/rbac.ts`; read-mostly: no build runs there), and its
+ *   Deployment: the controller plus a token-minter sidecar, the only container that sees the
+ *   hosted cluster's admin kubeconfig;
  * - hosted side (hosted-cluster phase): the user-facing CRDs, the namespace users keep their
- *   push Secrets in, and the controller's own ServiceAccount with read-mostly RBAC.
+ *   push Secrets in, the namespace builds run in, and the controller's own ServiceAccount with
+ *   one Role per namespace it touches (`builder/rbac.ts`).
  */
 import { hypershift, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
 // builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
 // generating the package does not need.
-import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
-import { HOSTED_RULES, HOSTED_NAMESPACE_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
+import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
+import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
 
 export const CONTROLLER = 'on-cluster-build-controller';
 export const HOSTED_NAMESPACE = CONTROLLER_SERVICE_ACCOUNT.namespace;
@@ -69,8 +71,14 @@ export function hostedApi(): PackageObject[] {
     { phase: 'hosted-api', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa.name, namespace: sa.namespace, labels }, automountServiceAccountToken: false } },
     { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: CONTROLLER, labels }, rules: rules(HOSTED_RULES) } },
     { phase: 'hosted-api', object: binding('ClusterRoleBinding', sa.namespace) },
-    { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, namespace: sa.namespace, labels }, rules: rules(HOSTED_NAMESPACE_RULES) } },
-    { phase: 'hosted-api', object: binding('RoleBinding', sa.namespace, sa.namespace) },
+    // Where tenant builds run (the hosted cluster's data plane, never the HCP namespace): its
+    // Namespace, build ServiceAccount and SCC binding are resources/build-namespace.ts.
+    // One Role per hosted namespace the controller touches: the push Secrets, the builds, the
+    // hosted cluster's pull secret (by name).
+    ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([namespace, rs]): PackageObject[] => [
+      { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, namespace, labels }, rules: rules(rs) } },
+      { phase: 'hosted-api', object: binding('RoleBinding', sa.namespace, namespace) },
+    ]),
   ];
 }
 
@@ -100,7 +108,7 @@ export function controllerDeployment(): PackageObject {
     // The gate means a ready pod: no old pod is removed before the new one is available.
     maxUnavailable: 0,
     serviceAccountName: CONTROLLER,
-    // Its token reaches the management API (Jobs, Secrets, Lease in this namespace).
+    // Its token reaches the management API (token Secrets, Cluster API objects, the hand-off, the Lease).
     automountServiceAccountToken: true,
     managementKasAccess: true,
     containers: [

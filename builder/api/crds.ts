@@ -10,7 +10,7 @@
 import {
   BUILD_CONDITION_TYPES, BUILD_KIND, BUILD_PLURAL, BUILD_SHORT_NAME, BUILD_SINGULAR, CATEGORY,
   CONFIG_KIND, CONFIG_PLURAL, CONFIG_SHORT_NAME, CONFIG_SINGULAR, CONTAINERFILE_ARCHES, DEFAULT_CONTAINERFILE_ARCH,
-  DIGESTED_PULL_SPEC_RE, DNS1123_SUBDOMAIN_RE, FINAL_STAGE_RE, GROUP, HOSTED_NAMESPACE, IMAGE_BUILDER_TYPES, IMAGE_REF_RE, LIMITS,
+  BUILD_NAMESPACE, DIGESTED_PULL_SPEC_RE, DNS1123_SUBDOMAIN_RE, FINAL_STAGE_RE, GROUP, HOSTED_NAMESPACE, IMAGE_BUILDER_TYPES, IMAGE_REF_RE, LIMITS,
   NODE_POOL_NAME_MAX, PUSH_SPEC_RE, VERSION,
 } from './types.js';
 
@@ -160,7 +160,7 @@ export function nodePoolOSConfigCRD(): Json {
         ['imageBuilderType'],
       ),
       baseImagePullSecret: secretRef(
-        'Secret used to pull the base OS image; when unset, the hosted control plane\'s pull-secret on the management cluster is used',
+        `Secret in the hosted cluster's namespace ${HOSTED_NAMESPACE} used to pull the base OS image; when unset, the hosted cluster's own pull secret (openshift-config/pull-secret) is used`,
       ),
       renderedImagePushSecret: secretRef(
         `a kubernetes.io/dockerconfigjson Secret in the hosted cluster's namespace ${HOSTED_NAMESPACE} used to push the built image`,
@@ -247,11 +247,11 @@ export function nodePoolOSBuildCRD(): Json {
       {
         imageBuilderType: str('the build backend', { enum: [...IMAGE_BUILDER_TYPES] }),
         job: obj(
-          'the build Job in the hosted control plane namespace on the management cluster',
+          `the build Job, in the hosted cluster's namespace ${BUILD_NAMESPACE}`,
           {
             group: str('API group of the Job', { enum: ['batch'] }),
             resource: str('resource of the Job', { enum: ['jobs'] }),
-            namespace: dnsName('the hosted control plane namespace', 63),
+            namespace: dnsName('namespace of the Job in the hosted cluster', 63),
             name: dnsName('name of the Job', 63),
           },
           ['group', 'resource', 'namespace', 'name'],
@@ -265,7 +265,7 @@ export function nodePoolOSBuildCRD(): Json {
     digestedImagePushSpec: digestedPullSpec('the pushed image, by digest'),
     relatedObjects: {
       type: 'array',
-      description: 'objects the build created or used (ConfigMaps, Secrets) on the management cluster',
+      description: `objects the build created or used (ConfigMaps, Secrets) in the hosted cluster's namespace ${BUILD_NAMESPACE}`,
       maxItems: LIMITS.relatedObjects,
       'x-kubernetes-list-type': 'atomic',
       items: objectReference('an object the build created or used', true),

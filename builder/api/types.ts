@@ -30,6 +30,12 @@ export const CATEGORY = 'on-cluster-build';
 /** Namespace in the hosted cluster that holds the push Secrets users create. */
 export const HOSTED_NAMESPACE = 'openshift-on-cluster-build';
 
+/** Namespace in the hosted cluster where tenant builds run (Job, its ConfigMap and Secret). */
+export const BUILD_NAMESPACE = 'on-cluster-build-jobs';
+
+/** The hosted cluster's own copy of its pull secret (HCCO syncs the HCP's `pull-secret` here). */
+export const HOSTED_PULL_SECRET = { namespace: 'openshift-config', name: 'pull-secret' } as const;
+
 /** Default identity of the controller in the hosted cluster (its own ServiceAccount there). */
 export const CONTROLLER_SERVICE_ACCOUNT = 'on-cluster-build-controller';
 export const CONTROLLER_USERNAME = `system:serviceaccount:${HOSTED_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;
@@ -187,4 +193,3 @@ export const IMAGE_REF_RE = new RegExp(`^${HOST}(/[a-zA-Z0-9_.-]+)+(:${TAG})?(@s
  */
 export const FINAL_STAGE_RE = /(^|\n)[ \t]*[Ff][Rr][Oo][Mm][ \t]+configs[ \t]+[Aa][Ss][ \t]+final[ \t]*(\r?\n|$)/;
 
-export const BUILD_NAMESPACE = 'on-cluster-build-jobs';

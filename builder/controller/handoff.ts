@@ -64,6 +64,21 @@ export function configWithoutHandoff(config: string): string {
   return docs.filter((d) => !isOurMachineConfig(d)).sort().join('\n---\n');
 }
 
+/** The osImageURL our own MachineConfig carries in a NodePool config, if it is there. */
+export function handedOffImage(config: string): string | undefined {
+  for (const d of config.split(/^---[ \t]*$/m)) {
+    if (!d.includes(OS_IMAGE_MACHINE_CONFIG)) continue;
+    let obj: any;
+    try {
+      obj = parseYaml11(d.trim(), 'NodePool config');
+    } catch {
+      continue;
+    }
+    if (obj?.kind === 'MachineConfig' && obj?.metadata?.name === OS_IMAGE_MACHINE_CONFIG && typeof obj?.spec?.osImageURL === 'string') return obj.spec.osImageURL;
+  }
+  return undefined;
+}
+
 function isOurMachineConfig(doc: string): boolean {
   let obj: unknown;
   try {

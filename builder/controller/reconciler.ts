@@ -1,13 +1,20 @@
 /**
- * The reconcile: for each NodePoolOSConfig in the hosted cluster, from what is observed now
- * (the NodePool's token Secret and release, the user's Containerfile and push Secret, the build
- * Job), to what should exist (a NodePoolOSBuild record, a build Job, the hand-off ConfigMap) and
- * the status that says so. Level-triggered and idempotent: names derive from a hash of the inputs,
- * so a retry or a restarted controller finds the Job it created instead of making a second one.
+ * The reconcile: for each NodePoolOSConfig in the hosted cluster, from what is observed now (the
+ * NodePool's token Secret, its Cluster API objects and the HostedControlPlane on the management
+ * side; the user's Containerfile and Secrets, the nodes and the build Job on the hosted side) to
+ * what should exist (a NodePoolOSBuild record, a build Job in the hosted cluster, the hand-off
+ * ConfigMap) and the status that says so. Level-triggered and idempotent: names derive from a hash
+ * of the inputs, so a retry or a restarted controller finds the Job it created.
  *
- * Two clients, one per side: `management` (in-cluster, confined to `namespace`, the HCP namespace)
- * for everything executed; `hosted` (the controller's own ServiceAccount in the hosted cluster)
- * for the user-facing API and its status.
+ * Trust (docs/design.md "Threat model"): everything in the hosted cluster — the build Job, its
+ * pods' termination messages, the NodePoolOSBuild records and their status, Nodes — is writable
+ * by the tenant. Those objects decide only what happens to the tenant's own build; the one
+ * management-side write (the hand-off) happens only for a digest `verifyImage` checked in the
+ * registry, and the decisions that matter on the management side read management-side state.
+ *
+ * Two clients, one per side: `management` (in-cluster, confined to `namespace`, the HCP
+ * namespace), read-mostly; `hosted` (the controller's own ServiceAccount in the hosted cluster)
+ * for the user-facing API, its status and the builds in `buildNamespace`.
  */
 import { createHash } from 'node:crypto';
 import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
@@ -16,21 +23,26 @@ import {
   buildJob,
   BuildJobInput,
   buildSecret,
-  BUILD_LABEL,
   CONFIG_LABEL,
   JOB_NAME_LABEL,
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
-import { configWithoutHandoff, handoffConfigMap, HANDOFF_PREFIX } from './handoff.js';
+import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX } from './handoff.js';
+import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
+import { WorkQueue } from './queue.js';
+import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
+import { pushTargetCoveredByPullSecret } from '../push-target.js';
 
-import { BUILD_KIND, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, HOSTED_NAMESPACE, VERSION } from '../api/types.js';
+import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, VERSION } from '../api/types.js';
 import { nodePoolOSBuild } from '../api/generated/on-cluster-build.pkogen.io_v1alpha1.js';
 
 export { GROUP as API_GROUP, VERSION as API_VERSION, HOSTED_NAMESPACE };
 const API_GROUP = GROUP;
 const API_VERSION = VERSION;
 export const REBUILD_ANNOTATION = `${GROUP}/rebuild`;
+/** On the hand-off ConfigMap: the build whose verified image it carries. */
+export const HANDOFF_BUILD_ANNOTATION = `${GROUP}/nodepoolosbuild`;
 
 export const NPOSC: Resource = { group: GROUP, version: VERSION, kind: CONFIG_KIND, plural: CONFIG_PLURAL, namespaced: false };
 export const NPOSB: Resource = { group: GROUP, version: VERSION, kind: BUILD_KIND, plural: BUILD_PLURAL, namespaced: false };
@@ -41,11 +53,38 @@ export interface ReleaseImages {
   machineConfigOperatorImage: string;
 }
 
+/** What a release resolve needs to know about the NodePool (the release engineer's `resolve(releaseImage, {arch, stream, pullSecret})`). */
+export interface ResolveOptions {
+  arch: string;
+  /** The token Secret's `os-stream` (`rhel-9`, `rhel-10`), when it has one. */
+  stream?: string;
+  /** `.dockerconfigjson` of the HCP's pull secret (management side). */
+  pullSecret?: string;
+}
+
+/** The registry check of a built image before any hand-off (the release engineer's `verifyBuiltImage`). */
+export interface VerifyImageInput {
+  /** `repo@sha256:…` as the build reported it. */
+  pushRef: string;
+  arch: string;
+  /** The base the image must descend from. */
+  baseImageRef: string;
+  /** `.dockerconfigjson` to read the pushed image with (the push Secret). */
+  credentials?: string;
+  /** `.dockerconfigjson` to read the base image with (the HCP's pull secret, management side). */
+  baseCredentials?: string;
+}
+export type VerifyImageResult = { ok: true } | { ok: false; reason: string };
+
 export interface NodePoolInputs {
   nodePoolName: string;
+  /** The NodePool's namespace on the management cluster (from the token Secret's annotation). */
+  nodePoolNamespace: string;
   secretName: string;
   releaseImage: string;
-  config: string;
+  /** The NodePool's machine config. Not a build input: it never enters the image (see hash). */
+  config?: string;
+  osStream?: string;
 }
 
 export interface Condition {
@@ -62,7 +101,10 @@ export interface ReconcilerOptions {
   hosted: Kube;
   /** The HCP namespace (POD_NAMESPACE). */
   namespace: string;
-  resolveRelease: (releaseImage: string, pullSecret: string | undefined) => Promise<ReleaseImages>;
+  /** Hosted-cluster namespace builds run in (default `BUILD_NAMESPACE`). */
+  buildNamespace?: string;
+  resolveRelease: (releaseImage: string, o: ResolveOptions) => Promise<ReleaseImages>;
+  verifyImage: (i: VerifyImageInput) => Promise<VerifyImageResult>;
   nodePoolInputs: (secrets: KubeObject[]) => Map<string, NodePoolInputs | { error: string }>;
   /** The webhook's own rules, so a config admitted while the webhook was not yet registered is still refused. */
   validateConfig: (config: KubeObject) => string[];
@@ -73,60 +115,188 @@ export interface ReconcilerOptions {
   historyLimit: number;
   userNamespaces: boolean;
   proxyEnv?: { name: string; value: string }[];
+  /** Builds running at once per hosted cluster (default 3). */
+  maxConcurrentBuilds?: number;
+  /** Least time between two builds of one config (default 60 s): a tenant flipping inputs cannot start builds in a loop. */
+  minRebuildIntervalSeconds?: number;
+  /** Configs reconciled at once (default 4). */
+  workers?: number;
   now?: () => Date;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
-type Obj = KubeObject & { spec?: Record<string, any>; status?: Record<string, any> };
+type Obj = KubeObject & { spec?: Record<string, any>; status?: Record<string, any>; data?: Record<string, string> };
+
+/**
+ * Everything a pass needs, observed once and trimmed to the fields the decisions read: the
+ * retained size grows with the number of configs and NodePools, never with Secret data or
+ * object sizes (a token Secret's data, a Node's images, a Machine's spec are not kept).
+ */
+export interface Observed {
+  configs: Map<string, Obj>;
+  inputs: Map<string, NodePoolInputs | { error: string }>;
+  /** The HCP's pull secret text (management side, trusted). */
+  pullSecret?: string;
+  capi: { machineDeployments: Obj[]; machineSets: Obj[]; machines: Obj[] };
+  imageContentSources?: unknown;
+  nodeTuningDisabled: boolean;
+  nodes: Obj[];
+  /** Hand-off ConfigMaps by NodePool: the image and the build it came from. */
+  handoffs: Map<string, { name: string; image?: string; build?: string; config?: string }>;
+  /** Build Jobs in the hosted build namespace, trimmed. */
+  jobs: Obj[];
+  /** `<nodepool>/<config hash>` → the image our MachineConfig in that config names (from token Secrets). */
+  imageByHash: Map<string, string>;
+  /** Hosted Nodes labelled with each NodePool (tenant-writable: shown, never decided on). */
+  hostedNodesByPool: Map<string, number>;
+}
 
 const TERMINAL = ['Succeeded', 'Failed', 'Interrupted'];
 const MAX_MESSAGE = 1024;
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 
 export class Reconciler {
   private readonly now: () => Date;
   private readonly log: (msg: string, fields?: Record<string, unknown>) => void;
+  private readonly buildNamespace: string;
+  /** Per config: the build whose digest passed verification (bounded by the number of configs). */
+  private readonly verified = new Map<string, { build: string; pullSpec: string }>();
+  private observed?: Observed;
 
   constructor(private readonly o: ReconcilerOptions) {
     this.now = o.now ?? (() => new Date());
     this.log = o.log ?? (() => {});
+    this.buildNamespace = o.buildNamespace ?? BUILD_NAMESPACE;
   }
 
-  /** Reconciles every config, then removes what belongs to configs that are gone. */
-  async reconcileAll(): Promise<void> {
-    const configs = (await this.o.hosted.list(NPOSC)).items as Obj[];
-    const secrets = (await this.o.management.list(RESOURCES.secrets, { namespace: this.o.namespace })).items;
-    const inputs = this.o.nodePoolInputs(secrets);
-    for (const c of configs) {
+  /** What is retained between passes (for tests of bounded memory). */
+  retained(): { observed?: Observed; verified: number } {
+    return { observed: this.observed, verified: this.verified.size };
+  }
+
+  /** Lists both sides once and keeps only what decisions read. */
+  async observe(): Promise<Observed> {
+    const m = this.o.management;
+    const h = this.o.hosted;
+    const ns = this.o.namespace;
+    const [configs, secrets, mds, mss, machines, hcps, cms, nodes, jobs] = await Promise.all([
+      h.list(NPOSC),
+      // Only token Secrets and the pull secret are kept past their page; no other Secret's data.
+      m.list(RESOURCES.secrets, { namespace: ns, keep: (o) => (o.metadata.name === this.o.pullSecretName || isTokenSecret(o) ? o : undefined) }),
+      m.list(RESOURCES.machineDeployments, { namespace: ns, keep: trimCapi }),
+      m.list(RESOURCES.machineSets, { namespace: ns, keep: trimCapi }),
+      m.list(RESOURCES.machines, { namespace: ns, keep: trimCapi }),
+      m.list(RESOURCES.hostedControlPlanes, { namespace: ns }),
+      m.list(RESOURCES.configMaps, { namespace: ns, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}` }),
+      h.list(RESOURCES.nodes, { keep: trimNode }),
+      h.list(RESOURCES.jobs, { namespace: this.buildNamespace, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}` }),
+    ]);
+    const pull = secrets.items.find((s) => s.metadata.name === this.o.pullSecretName);
+    const inputs = new Map<string, NodePoolInputs | { error: string }>();
+    for (const [k, v] of this.o.nodePoolInputs(secrets.items)) {
+      // The config text is not a build input (it never enters the image): not kept.
+      inputs.set(k, 'error' in v ? { error: v.error } : { nodePoolName: v.nodePoolName, nodePoolNamespace: v.nodePoolNamespace, secretName: v.secretName, releaseImage: v.releaseImage, ...(v.osStream ? { osStream: v.osStream } : {}) });
+    }
+    const hcp = hcps.items[0] as Obj | undefined;
+    const imageByHash = new Map<string, string>();
+    for (const sec of secrets.items) {
+      if (!isTokenSecret(sec)) continue;
       try {
-        await this.reconcileConfig(c, secrets, inputs);
-      } catch (e) {
-        this.log('reconcile failed', { nodePoolOSConfig: c.metadata.name, error: (e as Error).message });
+        const t = parseTokenSecret(sec);
+        const prefix = `token-${t.nodePoolName}-`;
+        const image = t.secretName.startsWith(prefix) ? handedOffImage(t.config) : undefined;
+        if (image) imageByHash.set(`${t.nodePoolName}/${t.secretName.slice(prefix.length)}`, image);
+      } catch {
+        // a malformed token Secret is reported by nodePoolInputs when it is the current one
       }
     }
-    await this.removeOrphans(new Set(configs.map((c) => c.metadata.name!)));
+    const hostedNodesByPool = new Map<string, number>();
+    for (const n of nodes.items) {
+      const np = n.metadata.labels?.['hypershift.openshift.io/nodePool'];
+      if (np) hostedNodesByPool.set(np, (hostedNodesByPool.get(np) ?? 0) + 1);
+    }
+    const handoffs = new Map<string, { name: string; image?: string; build?: string; config?: string }>();
+    for (const cm of cms.items as Obj[]) {
+      if (!cm.metadata.name!.startsWith(HANDOFF_PREFIX)) continue;
+      const np = cm.metadata.name!.slice(HANDOFF_PREFIX.length);
+      let image: string | undefined;
+      try {
+        image = JSON.parse(cm.data?.config ?? '{}')?.spec?.osImageURL;
+      } catch {
+        image = undefined;
+      }
+      handoffs.set(np, { name: cm.metadata.name!, image, build: cm.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION], config: cm.metadata.labels?.[CONFIG_LABEL] });
+    }
+    this.observed = {
+      configs: new Map((configs.items as Obj[]).map((c) => [c.metadata.name!, c])),
+      inputs,
+      ...(pull ? { pullSecret: dockerConfigJson(pull) } : {}),
+      capi: {
+        machineDeployments: (mds.items as Obj[]).map(trimCapi),
+        machineSets: (mss.items as Obj[]).map(trimCapi),
+        machines: (machines.items as Obj[]).map(trimCapi),
+      },
+      imageContentSources: hcp?.spec?.imageContentSources,
+      nodeTuningDisabled: nodeTuningDisabled(hcp),
+      nodes: (nodes.items as Obj[]).map(trimNode),
+      handoffs,
+      jobs: (jobs.items as Obj[]).map(trimJob),
+      imageByHash,
+      hostedNodesByPool,
+    };
+    // A config that is gone no longer needs its verification memory.
+    for (const k of this.verified.keys()) if (!this.observed.configs.has(k)) this.verified.delete(k);
+    return this.observed;
   }
 
-  async reconcileConfig(cfg: Obj, secrets: KubeObject[], inputsByPool: Map<string, NodePoolInputs | { error: string }>): Promise<void> {
+  /** Observes, removes what belongs to configs that are gone, then reconciles every config (bounded concurrency). */
+  async reconcileAll(): Promise<void> {
+    const obs = await this.observe();
+    await this.removeOrphans(obs);
+    const q = new WorkQueue({
+      concurrency: this.o.workers ?? 4,
+      process: async (k) => {
+        await this.reconcileKey(k);
+      },
+      onError: (k, e) => this.log('reconcile failed', { nodePoolOSConfig: k, error: (e as Error).message }),
+    });
+    for (const k of [...obs.configs.keys()].sort()) q.add(k);
+    await q.idle();
+    q.stop();
+  }
+
+  /** Reconciles one config from the last observation; says when to look again. */
+  async reconcileKey(name: string): Promise<{ requeueAfterMs?: number }> {
+    const obs = this.observed ?? (await this.observe());
+    const cfg = obs.configs.get(name);
+    if (!cfg) return {};
+    return (await this.reconcileConfig(cfg, obs)) ?? {};
+  }
+
+  async reconcileConfig(cfg: Obj, obs: Observed): Promise<{ requeueAfterMs?: number } | void> {
     const name = cfg.metadata.name!;
     if (cfg.metadata.deletionTimestamp) return;
     const problems = this.o.validateConfig(cfg);
     if (problems.length) return this.setConfigStatus(cfg, { degraded: ['InvalidSpec', problems.join('; ')] });
 
     const nodePool: string = cfg.spec!.nodePool.name;
-    const inputs = inputsByPool.get(nodePool);
+    const inputs = obs.inputs.get(nodePool);
     if (!inputs) {
       return this.setConfigStatus(cfg, { degraded: ['NodePoolNotFound', `no token Secret for NodePool "${nodePool}" in namespace ${this.o.namespace}: is it a NodePool of this hosted cluster?`] });
     }
     if ('error' in inputs) return this.setConfigStatus(cfg, { degraded: ['NodePoolInputsInvalid', inputs.error] });
+    const npKey = `${inputs.nodePoolNamespace}/${nodePool}`;
 
-    const pullSecret = secrets.find((s) => s.metadata.name === this.o.pullSecretName);
-    const pullAuth = pullSecret ? dockerConfigJson(pullSecret) : undefined;
-    let release: ReleaseImages;
-    try {
-      release = await this.o.resolveRelease(inputs.releaseImage, pullAuth);
-    } catch (e) {
-      return this.setConfigStatus(cfg, { degraded: ['ReleaseResolutionFailed', (e as Error).message] });
-    }
+    const stream = baseOSTagForStream(inputs.osStream);
+    if ('error' in stream) return this.setConfigStatus(cfg, { degraded: ['OSStreamUnknown', stream.error] });
+    const archFact = nodePoolArch(npKey, obs.capi);
+    if (archFact.arch === undefined) return this.setConfigStatus(cfg, { degraded: ['ArchitectureUnknown', `cannot tell the CPU architecture of NodePool ${nodePool}: ${(archFact as { reason: string }).reason}`] });
+    const arch = archFact.arch;
+
+    // New machines pull the image at first boot with the HostedCluster's pull secret only.
+    const pushSpec: string = cfg.spec!.renderedImagePushSpec;
+    const coverage = pushTargetCoveredByPullSecret(pushSpec, obs.pullSecret, `the HostedCluster pull secret (Secret ${this.o.namespace}/${this.o.pullSecretName})`);
+    if (!coverage.covered) return this.setConfigStatus(cfg, { degraded: ['PushTargetNotPullableByNodes', coverage.reason] });
 
     const pushSecretName: string = cfg.spec!.renderedImagePushSecret.name;
     const pushSecret = await this.o.hosted.get(RESOURCES.secrets, pushSecretName, HOSTED_NAMESPACE);
@@ -136,31 +306,41 @@ export class Reconciler {
         degraded: ['PushSecretNotFound', `Secret ${HOSTED_NAMESPACE}/${pushSecretName} (a kubernetes.io/dockerconfigjson Secret) is missing or has no .dockerconfigjson in the hosted cluster`],
       });
     }
-    let baseAuth = pullAuth ?? '{"auths":{}}';
+    // Base image credentials: the hosted cluster's own pull secret (or the user's), never a copy of a management-side Secret.
     const baseSecretName: string | undefined = cfg.spec!.baseImagePullSecret?.name;
-    if (baseSecretName) {
-      const s = await this.o.hosted.get(RESOURCES.secrets, baseSecretName, HOSTED_NAMESPACE);
-      const a = s ? dockerConfigJson(s) : undefined;
-      if (!a) return this.setConfigStatus(cfg, { degraded: ['BaseImagePullSecretNotFound', `Secret ${HOSTED_NAMESPACE}/${baseSecretName} is missing or has no .dockerconfigjson in the hosted cluster`] });
-      baseAuth = a;
+    const baseRef = baseSecretName ? { namespace: HOSTED_NAMESPACE, name: baseSecretName } : HOSTED_PULL_SECRET;
+    const baseSecret = await this.o.hosted.get(RESOURCES.secrets, baseRef.name, baseRef.namespace);
+    const baseAuth = baseSecret ? dockerConfigJson(baseSecret) : undefined;
+    if (!baseAuth) return this.setConfigStatus(cfg, { degraded: ['BaseImagePullSecretNotFound', `Secret ${baseRef.namespace}/${baseRef.name} is missing or has no .dockerconfigjson in the hosted cluster`] });
+
+    let release: ReleaseImages;
+    try {
+      release = await this.o.resolveRelease(inputs.releaseImage, { arch, ...(inputs.osStream ? { stream: inputs.osStream } : {}), ...(obs.pullSecret !== undefined ? { pullSecret: obs.pullSecret } : {}) });
+    } catch (e) {
+      return this.setConfigStatus(cfg, { degraded: ['ReleaseResolutionFailed', (e as Error).message] });
     }
 
-    const containerfile = pickContainerfile(cfg);
-    const pushRepo = repositoryOf(cfg.spec!.renderedImagePushSpec);
+    const containerfile = pickContainerfile(cfg, arch);
+    const pushRepo = repositoryOf(pushSpec);
+    const mirrors = registriesConf(obs.imageContentSources);
+    // Only what enters the image (or decides where it goes): the NodePool's machine config does
+    // not (the `configs` stage is the release's base OS), so a config change never rebuilds.
     const hash = inputsHash({
       releaseDigest: release.releaseDigest,
       baseOSImage: release.baseOSImage,
       builderImage: release.machineConfigOperatorImage,
-      config: configWithoutHandoff(inputs.config),
+      arch,
       containerfile,
       pushRepo,
       baseSecretName: baseSecretName ?? '',
+      registriesConf: mirrors ?? '',
       rebuild: cfg.metadata.annotations?.[REBUILD_ANNOTATION] ?? '',
     });
     const buildName = `${name.slice(0, 242)}-${hash}`;
     const jobName = `build-${name.slice(0, 46).replace(/[.-]+$/, '')}-${hash}`;
+    const tolerations: Toleration[] = nodePoolTolerations(npKey, obs.capi);
     const jobInput: BuildJobInput = {
-      namespace: this.o.namespace,
+      namespace: this.buildNamespace,
       jobName,
       buildName,
       configName: name,
@@ -174,17 +354,106 @@ export class Reconciler {
       backoffLimit: this.o.backoffLimit,
       userNamespaces: this.o.userNamespaces,
       proxyEnv: this.o.proxyEnv,
+      arch,
+      tolerations,
+      ...(mirrors ? { registriesConf: mirrors } : {}),
     };
+    const ref = { group: API_GROUP, resource: 'nodepoolosbuilds', name: buildName };
 
-    const build = await this.ensureBuildRecord(cfg, jobInput);
-    const state = terminalState(build) ?? (await this.driveJob(jobInput, baseAuth, pushAuth));
-    const updated = await this.setBuildStatus(build, jobInput, state);
-    await this.finish(cfg, updated, jobInput, state);
-    await this.pruneHistory(name, buildName, jobName);
+    // Already handed off (management-side record of a verified image): nothing to build.
+    const handoff = obs.handoffs.get(nodePool);
+    if (handoff?.build === buildName && handoff.image) {
+      if (obs.nodeTuningDisabled) return this.setConfigStatus(cfg, { degraded: handoffUnavailable(), build: ref });
+      await this.pruneHistory(name, buildName, jobName, obs);
+      return this.setConfigStatus(cfg, { available: handoff.image, build: ref, nodes: this.nodes(nodePool, npKey, handoff.image, obs) });
+    }
+
+    const mine = obs.jobs.filter((j) => j.metadata.labels?.[CONFIG_LABEL] === name);
+    const existing = mine.find((j) => j.metadata.name === jobName);
+    if (!existing) {
+      // Capacity: a build needs a Ready node of the NodePool's architecture; we never scale up.
+      const nodes = readyNodesOfArch(obs.nodes, arch);
+      if (!nodes.length) {
+        return this.setConfigStatus(cfg, {
+          waiting: ['NoReadyNodeOfArchitecture', `no Ready, schedulable node of architecture ${arch} in the hosted cluster to run the build of NodePool ${nodePool} on; it starts when one is Ready`],
+          build: this.observedBuildRef(cfg),
+        });
+      }
+      // One build per hosted cluster at a time beyond the cap.
+      const running = obs.jobs.filter((j) => !jobFinished(j) && j.metadata.labels?.[CONFIG_LABEL] !== name).length;
+      const cap = this.o.maxConcurrentBuilds ?? 3;
+      if (running >= cap) {
+        await this.setConfigStatus(cfg, { pending: ['WaitingForBuildSlot', `${running} builds are running in this hosted cluster (at most ${cap} at once); this one starts when one ends`] });
+        return { requeueAfterMs: 30_000 };
+      }
+      // Rebuilds are rate-limited per config.
+      const last = mine.map((j) => Date.parse(String(j.metadata.creationTimestamp ?? ''))).filter((t) => !Number.isNaN(t)).sort((a, b) => b - a)[0];
+      const minGap = (this.o.minRebuildIntervalSeconds ?? 60) * 1000;
+      const since = last === undefined ? Infinity : this.now().getTime() - last;
+      if (since < minGap) {
+        await this.setConfigStatus(cfg, { pending: ['RebuildRateLimited', `the last build of this config started less than ${minGap / 1000}s ago; the next one starts in ${Math.ceil((minGap - since) / 1000)}s`] });
+        return { requeueAfterMs: minGap - since };
+      }
+      // Claim the slot before the first await: concurrent workers share this observation.
+      obs.jobs.push(trimJob({ metadata: { name: jobName, creationTimestamp: this.now().toISOString(), labels: { [CONFIG_LABEL]: name } } }));
+    }
+
+    let build = await this.ensureBuildRecord(cfg, jobInput);
+    // One active build per config: a Job of superseded inputs stops.
+    for (const j of mine) if (j.metadata.name !== jobName && !jobFinished(j)) {
+      await this.o.hosted.delete(RESOURCES.jobs, j.metadata.name!, this.buildNamespace);
+      this.log('superseded build job deleted', { job: j.metadata.name, nodePoolOSConfig: name });
+    }
+    let state = await this.driveJob(jobInput, baseAuth, pushAuth);
+    if (state.phase === 'Succeeded') state = await this.verify(name, jobInput, state, pushAuth, obs.pullSecret);
+    // A record that says more than was observed and verified (the tenant can write it, and the
+    // CRD freezes a finished record) is replaced, so it never shows a forged result.
+    const recorded = terminalState(build);
+    if (recorded && !sameOutcome(build, recorded, state, jobInput)) {
+      this.log('build record replaced: it disagreed with the observed build', { nodePoolOSBuild: buildName, recorded: recorded.phase, observed: state.phase });
+      await this.o.hosted.delete(NPOSB, buildName);
+      build = await this.ensureBuildRecord(cfg, jobInput, true);
+    }
+    await this.setBuildStatus(build, jobInput, state);
+    await this.finish(cfg, jobInput, state, obs);
+    await this.pruneHistory(name, buildName, jobName, obs);
   }
 
-  private async ensureBuildRecord(cfg: Obj, j: BuildJobInput): Promise<Obj> {
-    const existing = await this.o.hosted.get<Obj>(NPOSB, j.buildName);
+  /** The tenant-reported digest, checked in the registry; only a verified one is ever handed off. */
+  private async verify(config: string, j: BuildJobInput, s: BuildState, pushAuth: string, pullSecret: string | undefined): Promise<BuildState> {
+    const pullSpec = `${repositoryOf(j.pushTag)}@${s.digest}`;
+    const known = this.verified.get(config);
+    if (known && known.build === j.buildName && known.pullSpec === pullSpec) return s;
+    let r: VerifyImageResult;
+    try {
+      r = await this.o.verifyImage({ pushRef: pullSpec, arch: j.arch!, baseImageRef: j.baseOSImage, credentials: pushAuth, ...(pullSecret !== undefined ? { baseCredentials: pullSecret } : {}) });
+    } catch (e) {
+      r = { ok: false, reason: (e as Error).message };
+    }
+    if (!r.ok) {
+      this.log('built image failed verification', { nodePoolOSBuild: j.buildName, reason: r.reason });
+      return { phase: 'Failed', reason: 'ImageVerificationFailed', message: tail(`the image the build reported (${pullSpec}) failed verification in the registry: ${r.reason}`, MAX_MESSAGE), start: s.start, end: s.end };
+    }
+    this.verified.set(config, { build: j.buildName, pullSpec });
+    return s;
+  }
+
+  /** The NodesUpdated condition: machines on the image / machines, from management-side state. */
+  private nodes(nodePool: string, npKey: string, image: string, obs: Observed): [Condition['status'], string, string] {
+    const n = nodesOnImage(nodePool, npKey, image, obs.capi, obs.imageByHash);
+    const shown = obs.hostedNodesByPool.get(nodePool);
+    const also = shown === undefined ? '' : ` (the hosted cluster lists ${shown} Node${shown === 1 ? '' : 's'} labelled with this NodePool)`;
+    if (n.total === 0) return ['False', 'NoMachines', `NodePool ${nodePool} has no machines${also}`];
+    const msg = `${n.onImage}/${n.total} machines of NodePool ${nodePool} run ${image}${also}`;
+    return n.onImage === n.total ? ['True', 'AllNodesUpdated', msg] : ['False', 'RollingOut', msg];
+  }
+
+  private observedBuildRef(cfg: Obj) {
+    return cfg.status?.nodePoolOSBuild;
+  }
+
+  private async ensureBuildRecord(cfg: Obj, j: BuildJobInput, fresh = false): Promise<Obj> {
+    const existing = fresh ? undefined : await this.o.hosted.get<Obj>(NPOSB, j.buildName);
     if (existing) return existing;
     // Typed from the CRD itself (`pkogen import`): a misspelt field here is a compile error.
     const record = nodePoolOSBuild({
@@ -212,23 +481,22 @@ export class Reconciler {
     }
   }
 
-  /** Creates the Job (once: its name is the inputs' hash) and its inputs, then reads how it is doing. */
+  /** Creates the Job in the hosted build namespace (once: its name is the inputs' hash) and its inputs, then reads how it is doing. */
   private async driveJob(j: BuildJobInput, baseAuth: string, pushAuth: string): Promise<BuildState> {
-    const m = this.o.management;
-    let job = await m.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace);
+    const h = this.o.hosted;
+    let job = await h.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace);
     if (!job) {
       try {
-        job = await m.create(RESOURCES.jobs, buildJob(j));
-        this.log('build job created', { job: j.jobName, nodePool: j.nodePool, baseOSImage: j.baseOSImage });
-        await this.event(job, 'Normal', 'BuildStarted', `Building the OS image for NodePool ${j.nodePool} from ${j.baseOSImage}`);
+        job = await h.create(RESOURCES.jobs, buildJob(j));
+        this.log('build job created', { job: j.jobName, nodePool: j.nodePool, arch: j.arch, baseOSImage: j.baseOSImage });
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
-        job = (await m.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace))!;
+        job = (await h.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace))!;
       }
+      // The pod waits for these volumes; creating them after the Job lets them be owned by it.
+      await createIfMissing(h, RESOURCES.configMaps, buildConfigMap(j, job));
+      await createIfMissing(h, RESOURCES.secrets, buildSecret(j, job, baseAuth, pushAuth));
     }
-    // The pod waits for these volumes; creating them after the Job lets them be owned by it.
-    await createIfMissing(m, RESOURCES.configMaps, buildConfigMap(j, job));
-    await createIfMissing(m, RESOURCES.secrets, buildSecret(j, job, baseAuth, pushAuth));
     return this.jobState(job, j);
   }
 
@@ -237,30 +505,32 @@ export class Reconciler {
     const complete = conds.find((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True');
     const failed = conds.find((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True');
     const start = job.status?.startTime as string | undefined;
-    const pods = (await this.o.management.list(RESOURCES.pods, { namespace: j.namespace, labelSelector: `${JOB_NAME_LABEL}=${j.jobName}` })).items as Obj[];
+    if (!complete && !failed) return { phase: 'Building', reason: 'JobRunning', message: `job ${j.namespace}/${j.jobName} is running in the hosted cluster`, start };
+    const pods = (await this.o.hosted.list(RESOURCES.pods, { namespace: j.namespace, labelSelector: `${JOB_NAME_LABEL}=${j.jobName}` })).items as Obj[];
     const messages = pods
       .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
       .flatMap((p) => ((p.status?.containerStatuses ?? []) as any[]).map((cs) => cs?.state?.terminated).filter(Boolean));
     if (complete) {
-      const digest = messages.map((t) => String(t.message ?? '').trim()).find((msg) => /^sha256:[0-9a-f]{64}$/.test(msg));
+      const digest = messages.map((t) => String(t.message ?? '').trim()).find((msg) => DIGEST_RE.test(msg));
       if (!digest) return { phase: 'Failed', reason: 'NoDigest', message: `job ${j.jobName} completed but no pod reported an image digest in its termination message`, start, end: complete.lastTransitionTime ?? job.status?.completionTime };
       return { phase: 'Succeeded', reason: 'BuildSucceeded', message: `pushed ${repositoryOf(j.pushTag)}@${digest}`, start, end: job.status?.completionTime ?? complete.lastTransitionTime, digest };
     }
-    if (failed) {
-      const last = messages.find((t) => t.exitCode !== 0 && t.message);
-      const detail = last ? `; last pod: ${truncate(String(last.message).trim(), 512)}` : '';
-      return { phase: 'Failed', reason: failed.reason || 'JobFailed', message: truncate(`job ${j.jobName} failed: ${failed.message ?? failed.reason ?? 'failed'}${detail}`, MAX_MESSAGE), start, end: failed.lastTransitionTime ?? this.now().toISOString() };
-    }
-    return { phase: 'Building', reason: 'JobRunning', message: `job ${j.namespace}/${j.jobName} is running`, start };
+    const last = messages.find((t) => t.exitCode !== 0 && t.message);
+    const head = `job ${j.jobName} failed: ${failed!.message ?? failed!.reason ?? 'failed'}`;
+    // The end of a build log says what went wrong; its start is pull progress.
+    const detail = last ? `; last pod: ${tail(String(last.message).trim(), MAX_MESSAGE - Math.min(head.length, 256) - 13)}` : '';
+    return { phase: 'Failed', reason: failed!.reason || 'JobFailed', message: `${head.slice(0, 256)}${detail}`, start, end: failed!.lastTransitionTime ?? this.now().toISOString() };
   }
 
   private async setBuildStatus(build: Obj, j: BuildJobInput, s: BuildState): Promise<Obj> {
-    if (terminalState(build)) return build; // upstream's rule: a finished build's status never changes
+    // A finished record never changes (upstream's rule, and the CRD's). Its status is output
+    // only: nothing here is decided from it, since the tenant can write it.
+    if (terminalState(build)) return build;
     const now = this.now().toISOString();
     const prev: Condition[] = build.status?.conditions ?? [];
     const is = (t: string) => (s.phase === t ? 'True' : 'False');
     const conds: Condition[] = [
-      cond(prev, 'Prepared', 'True', 'JobCreated', `job ${j.namespace}/${j.jobName}`, now),
+      cond(prev, 'Prepared', 'True', 'JobCreated', `job ${j.namespace}/${j.jobName} in the hosted cluster`, now),
       cond(prev, 'Building', is('Building'), s.phase === 'Building' ? s.reason : 'NotBuilding', s.phase === 'Building' ? s.message : '', now),
       cond(prev, 'Succeeded', is('Succeeded'), s.phase === 'Succeeded' ? s.reason : 'NotSucceeded', s.phase === 'Succeeded' ? s.message : '', now),
       cond(prev, 'Failed', is('Failed'), s.phase === 'Failed' ? s.reason : 'NotFailed', s.phase === 'Failed' ? s.message : '', now),
@@ -276,54 +546,70 @@ export class Reconciler {
     };
     if (s.start) status.buildStart = s.start;
     if (s.end && s.phase !== 'Building') status.buildEnd = laterThan(s.end, s.start);
-    if (s.digest) status.digestedImagePushSpec = `${repositoryOf(j.pushTag)}@${s.digest}`;
+    if (s.digest && s.phase === 'Succeeded') status.digestedImagePushSpec = `${repositoryOf(j.pushTag)}@${s.digest}`;
     if (sameStatus(build.status, status)) return build;
-    if (s.phase !== 'Building') {
-      this.log(`build ${s.phase.toLowerCase()}`, { nodePoolOSBuild: j.buildName, reason: s.reason });
-      const job = await this.o.management.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace);
-      if (job) await this.event(job, s.phase === 'Succeeded' ? 'Normal' : 'Warning', s.phase === 'Succeeded' ? 'BuildSucceeded' : 'BuildFailed', s.message);
+    if (s.phase !== 'Building') this.log(`build ${s.phase.toLowerCase()}`, { nodePoolOSBuild: j.buildName, reason: s.reason });
+    try {
+      return await this.o.hosted.updateStatus(NPOSB, { ...build, status });
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+      return build;
     }
-    return this.o.hosted.updateStatus(NPOSB, { ...build, status });
   }
 
-  private async finish(cfg: Obj, build: Obj, j: BuildJobInput, s: BuildState): Promise<void> {
+  private async finish(cfg: Obj, j: BuildJobInput, s: BuildState, obs: Observed): Promise<void> {
     const ref = { group: API_GROUP, resource: 'nodepoolosbuilds', name: j.buildName };
-    const st = terminalState(build) ?? s;
-    const pullSpec: string | undefined = build.status?.digestedImagePushSpec;
-    if (st.phase === 'Succeeded' && pullSpec) {
+    if (s.phase === 'Succeeded' && s.digest) {
+      const pullSpec = `${repositoryOf(j.pushTag)}@${s.digest}`;
+      // Fail closed: with NodeTuning disabled HyperShift ignores the hand-off ConfigMap.
+      if (obs.nodeTuningDisabled) return this.setConfigStatus(cfg, { degraded: handoffUnavailable(), build: ref });
       await this.handOff(j, pullSpec);
-      return this.setConfigStatus(cfg, { available: pullSpec, build: ref });
+      return this.setConfigStatus(cfg, { available: pullSpec, build: ref, nodes: this.nodes(j.nodePool, `${nodePoolNamespaceOf(obs, j.nodePool)}/${j.nodePool}`, pullSpec, obs) });
     }
-    if (st.phase === 'Building') return this.setConfigStatus(cfg, { building: `building ${j.buildName} for NodePool ${j.nodePool}`, build: ref });
-    return this.setConfigStatus(cfg, { degraded: [st.reason === 'BuildSucceeded' ? 'BuildFailed' : st.reason, st.message], build: ref });
+    if (s.phase === 'Building') return this.setConfigStatus(cfg, { building: `building ${j.buildName} for NodePool ${j.nodePool} (${j.arch}) in the hosted cluster`, build: ref });
+    return this.setConfigStatus(cfg, { degraded: [s.reason, s.message], build: ref });
   }
 
   /** Creates or updates the ConfigMap HyperShift reads into the NodePool's machine config. */
   private async handOff(j: BuildJobInput, pullSpec: string): Promise<void> {
-    const want = handoffConfigMap(j.namespace, j.nodePool, j.configName, pullSpec);
+    const want = handoffConfigMap(this.o.namespace, j.nodePool, j.configName, pullSpec);
+    want.metadata.annotations = { ...(want.metadata.annotations ?? {}), [HANDOFF_BUILD_ANNOTATION]: j.buildName };
     const m = this.o.management;
-    const have = await m.get<Obj>(RESOURCES.configMaps, want.metadata.name!, j.namespace);
+    const have = await m.get<Obj>(RESOURCES.configMaps, want.metadata.name!, this.o.namespace);
     if (!have) {
       await createIfMissing(m, RESOURCES.configMaps, want);
       this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });
       return;
     }
-    if (JSON.stringify(have.data) === JSON.stringify(want.data) && JSON.stringify(have.metadata.labels) === JSON.stringify(want.metadata.labels)) return;
-    await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels: want.metadata.labels }, data: want.data });
+    const same = JSON.stringify(have.data) === JSON.stringify((want as Obj).data) && JSON.stringify(have.metadata.labels) === JSON.stringify(want.metadata.labels) && have.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION] === j.buildName;
+    if (same) return;
+    await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels: want.metadata.labels, annotations: { ...(have.metadata.annotations ?? {}), ...want.metadata.annotations } }, data: (want as Obj).data });
     this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });
   }
 
   private async setConfigStatus(
     cfg: Obj,
-    s: { degraded?: [string, string]; building?: string; available?: string; build?: { group: string; resource: string; name: string } },
+    s: {
+      degraded?: [string, string];
+      building?: string;
+      available?: string;
+      waiting?: [string, string];
+      pending?: [string, string];
+      build?: { group: string; resource: string; name: string };
+      /** NodesUpdated: status, reason, message. */
+      nodes?: [Condition['status'], string, string];
+    },
   ): Promise<void> {
     const now = this.now().toISOString();
     const prev: Condition[] = cfg.status?.conditions ?? [];
     const gen = cfg.metadata.generation;
+    const buildingReason = s.building ? 'BuildRunning' : s.pending ? s.pending[0] : 'NotBuilding';
     const conds = [
       cond(prev, 'Available', s.available ? 'True' : 'False', s.available ? 'ImageBuilt' : 'NoImage', s.available ? `the NodePool is given ${s.available}` : '', now, gen),
-      cond(prev, 'Building', s.building ? 'True' : 'False', s.building ? 'BuildRunning' : 'NotBuilding', s.building ?? '', now, gen),
-      cond(prev, 'Degraded', s.degraded ? 'True' : 'False', s.degraded ? s.degraded[0] : 'AsExpected', s.degraded ? truncate(s.degraded[1], MAX_MESSAGE) : '', now, gen),
+      cond(prev, 'Building', s.building ? 'True' : 'False', buildingReason, s.building ?? s.pending?.[1] ?? '', now, gen),
+      cond(prev, 'Degraded', s.degraded ? 'True' : 'False', s.degraded ? s.degraded[0] : 'AsExpected', s.degraded ? tail(s.degraded[1], MAX_MESSAGE) : '', now, gen),
+      cond(prev, 'WaitingForCapacity', s.waiting ? 'True' : 'False', s.waiting ? s.waiting[0] : 'CapacityAvailable', s.waiting?.[1] ?? '', now, gen),
+      cond(prev, 'NodesUpdated', s.nodes?.[0] ?? 'False', s.nodes?.[1] ?? 'NoImage', s.nodes?.[2] ?? '', now, gen),
     ];
     const status: Record<string, unknown> = { ...(cfg.status ?? {}), conditions: conds, observedGeneration: gen };
     if (s.available) status.currentImagePullSpec = s.available;
@@ -331,59 +617,91 @@ export class Reconciler {
     if (sameStatus(cfg.status, status)) return;
     if (s.degraded) this.log('nodepoolosconfig degraded', { nodePoolOSConfig: cfg.metadata.name, reason: s.degraded[0] });
     try {
-      await this.o.hosted.updateStatus(NPOSC, { ...cfg, status });
+      const updated = await this.o.hosted.updateStatus(NPOSC, { ...cfg, status });
+      this.observed?.configs.set(cfg.metadata.name!, updated as Obj);
     } catch (e) {
       if (!isConflict(e)) throw e; // a newer object is on its way: the next pass writes its status
     }
   }
 
   /** Keeps the newest `historyLimit` builds (Jobs and records) per config; the current one always. */
-  private async pruneHistory(config: string, currentBuild: string, currentJob: string): Promise<void> {
-    const sel = `${CONFIG_LABEL}=${config}`;
-    const jobs = (await this.o.management.list(RESOURCES.jobs, { namespace: this.o.namespace, labelSelector: sel })).items;
-    for (const old of beyondLimit(jobs, this.o.historyLimit, currentJob)) await this.o.management.delete(RESOURCES.jobs, old, this.o.namespace);
-    const builds = (await this.o.hosted.list(NPOSB, { labelSelector: sel })).items;
+  private async pruneHistory(config: string, currentBuild: string, currentJob: string, obs: Observed): Promise<void> {
+    const jobs = obs.jobs.filter((j) => j.metadata.labels?.[CONFIG_LABEL] === config);
+    for (const old of beyondLimit(jobs, this.o.historyLimit, currentJob)) await this.o.hosted.delete(RESOURCES.jobs, old, this.buildNamespace);
+    const builds = (await this.o.hosted.list(NPOSB, { labelSelector: `${CONFIG_LABEL}=${config}` })).items;
     for (const old of beyondLimit(builds, this.o.historyLimit, currentBuild)) await this.o.hosted.delete(NPOSB, old);
   }
 
   /** A deleted config takes its Jobs and its hand-off with it: the NodePool returns to the release's OS image. */
-  private async removeOrphans(configs: Set<string>): Promise<void> {
+  async removeOrphans(obs: Observed): Promise<void> {
     const m = this.o.management;
-    const mine = `${MANAGED_BY}=${MANAGED_BY_VALUE}`;
-    for (const cm of (await m.list(RESOURCES.configMaps, { namespace: this.o.namespace, labelSelector: mine })).items) {
-      const owner = cm.metadata.labels?.[CONFIG_LABEL];
-      if (cm.metadata.name!.startsWith(HANDOFF_PREFIX) && owner && !configs.has(owner)) {
-        await m.delete(RESOURCES.configMaps, cm.metadata.name!, this.o.namespace);
-        this.log('hand-off removed', { configMap: cm.metadata.name, nodePoolOSConfig: owner });
+    for (const [np, h] of obs.handoffs) {
+      const owner = h.config;
+      if (owner && !obs.configs.has(owner)) {
+        await m.delete(RESOURCES.configMaps, h.name, this.o.namespace);
+        obs.handoffs.delete(np);
+        this.log('hand-off removed', { configMap: h.name, nodePoolOSConfig: owner });
       }
     }
-    for (const job of (await m.list(RESOURCES.jobs, { namespace: this.o.namespace, labelSelector: mine })).items) {
+    for (const job of obs.jobs) {
       const owner = job.metadata.labels?.[CONFIG_LABEL];
-      if (owner && !configs.has(owner)) await m.delete(RESOURCES.jobs, job.metadata.name!, this.o.namespace);
+      if (owner && !obs.configs.has(owner)) await this.o.hosted.delete(RESOURCES.jobs, job.metadata.name!, this.buildNamespace);
     }
   }
+}
 
-  private async event(job: Obj, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
-    const now = this.now().toISOString();
-    try {
-      await this.o.management.create(RESOURCES.events, {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { generateName: `${job.metadata.name}.`, namespace: this.o.namespace },
-        involvedObject: { apiVersion: 'batch/v1', kind: 'Job', name: job.metadata.name, namespace: this.o.namespace, uid: job.metadata.uid },
-        type,
-        reason,
-        message: truncate(message, MAX_MESSAGE),
-        source: { component: 'on-cluster-build' },
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-        reportingComponent: 'on-cluster-build',
-      });
-    } catch (e) {
-      this.log('event not recorded', { reason, error: (e as Error).message });
-    }
-  }
+/** Whether a finished record says what was observed (phase, and for success the verified image). */
+function sameOutcome(build: Obj, recorded: BuildState, observed: BuildState, j: BuildJobInput): boolean {
+  if (recorded.phase !== observed.phase) return false;
+  if (observed.phase !== 'Succeeded') return true;
+  return build.status?.digestedImagePushSpec === `${repositoryOf(j.pushTag)}@${observed.digest}`;
+}
+
+function nodePoolNamespaceOf(obs: Observed, nodePool: string): string {
+  const i = obs.inputs.get(nodePool);
+  return i && !('error' in i) ? i.nodePoolNamespace : '';
+}
+
+function handoffUnavailable(): [string, string] {
+  return [
+    'HandoffUnavailable',
+    'the NodeTuning capability is disabled on this hosted cluster (HostedControlPlane spec.capabilities.disabled), and HyperShift reads the hand-off only while it is enabled; the image is built but no node will run it',
+  ];
+}
+
+function jobFinished(j: Obj): boolean {
+  return ((j.status?.conditions ?? []) as { type: string; status: string }[]).some((c) => ['Complete', 'Failed', 'SuccessCriteriaMet', 'FailureTarget'].includes(c.type) && c.status === 'True');
+}
+
+/** Only what decisions read of a Cluster API object. */
+function trimCapi(o: Obj): Obj {
+  const pick = (a: Record<string, string> | undefined) =>
+    Object.fromEntries(Object.entries(a ?? {}).filter(([k]) => k === 'hypershift.openshift.io/nodePool' || k === 'hypershift.openshift.io/nodePoolTaints' || k === 'capacity.cluster-autoscaler.kubernetes.io/labels' || k === CURRENT_CONFIG_VERSION_ANNOTATION));
+  const arch = o.status?.nodeInfo?.architecture;
+  const tmpl = o.spec?.template?.metadata?.annotations;
+  const ds = o.spec?.bootstrap?.dataSecretName;
+  const owner = (o.metadata.ownerReferences ?? []).find((r) => r.kind === 'MachineSet');
+  return {
+    metadata: { name: o.metadata.name, annotations: pick(o.metadata.annotations as Record<string, string>), ...(owner ? { ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid }] } : {}) },
+    ...(tmpl || typeof ds === 'string' ? { spec: { ...(tmpl ? { template: { metadata: { annotations: pick(tmpl) } } } : {}), ...(typeof ds === 'string' ? { bootstrap: { dataSecretName: ds } } : {}) } } : {}),
+    ...(typeof arch === 'string' ? { status: { nodeInfo: { architecture: arch } } } : {}),
+  };
+}
+
+function trimNode(n: Obj): Obj {
+  const ready = ((n.status?.conditions ?? []) as { type: string; status: string }[]).find((c) => c.type === 'Ready');
+  return {
+    metadata: { name: n.metadata.name, labels: Object.fromEntries(Object.entries(n.metadata.labels ?? {}).filter(([k]) => k === 'kubernetes.io/arch' || k === 'hypershift.openshift.io/nodePool')) },
+    spec: n.spec?.unschedulable ? { unschedulable: true } : {},
+    status: { conditions: ready ? [{ type: 'Ready', status: ready.status }] : [] },
+  };
+}
+
+function trimJob(j: Obj): Obj {
+  return {
+    metadata: { name: j.metadata.name, creationTimestamp: j.metadata.creationTimestamp, labels: { [CONFIG_LABEL]: j.metadata.labels?.[CONFIG_LABEL] ?? '' } },
+    status: { conditions: ((j.status?.conditions ?? []) as { type: string; status: string }[]).map((c) => ({ type: c.type, status: c.status })) },
+  };
 }
 
 interface BuildState {
@@ -438,10 +756,12 @@ export function dockerConfigJson(secret: KubeObject): string | undefined {
   return legacy ? `{"auths":${legacy}}` : undefined;
 }
 
-/** NoArch content, else the first: HyperShift NodePools of one hosted cluster share an arch per NodePool. */
-function pickContainerfile(cfg: Obj): string {
+const CONTAINERFILE_ARCH: Record<string, string> = { amd64: 'AMD64', arm64: 'ARM64', ppc64le: 'PPC64LE', s390x: 'S390X' };
+
+/** The Containerfile for the NodePool's architecture, else the NoArch one (MachineOSConfig's rule). */
+export function pickContainerfile(cfg: Obj, arch: string): string {
   const files: { containerfileArch?: string; content: string }[] = cfg.spec?.containerFile ?? [];
-  const f = files.find((x) => (x.containerfileArch ?? 'NoArch') === 'NoArch') ?? files[0];
+  const f = files.find((x) => x.containerfileArch === CONTAINERFILE_ARCH[arch]) ?? files.find((x) => (x.containerfileArch ?? 'NoArch') === 'NoArch');
   return f?.content ?? 'FROM configs AS final\n';
 }
 
@@ -459,8 +779,15 @@ export function inputsHash(inputs: Record<string, string>): string {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 10);
 }
 
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+/**
+ * The last `n` characters of `s`, starting at a line when one starts in the last `n` (a build log
+ * ends with what went wrong), marked with a leading "…".
+ */
+export function tail(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const cut = s.slice(s.length - (n - 1));
+  const nl = cut.indexOf('\n');
+  return `…${nl >= 0 && nl < cut.length - 1 ? cut.slice(nl + 1) : cut}`;
 }
 
 /** Upstream's rule: buildEnd after buildStart. */

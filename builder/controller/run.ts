@@ -1,23 +1,33 @@
 /**
- * The controller's loop: while leading, watch what can change a build (configs and build records
- * in the hosted cluster; token Secrets, Jobs and their pods in the HCP namespace) and run a full,
- * level-triggered reconcile after each burst of events, and at least every resync period. Watches
- * reconnect with a bounded backoff; a failed reconcile is retried with a bounded backoff.
+ * The controller's loop, controller-runtime's shape: watches on what can change a build (configs,
+ * build records, Nodes and build Jobs and pods in the hosted cluster; token Secrets and Machines
+ * in the HCP namespace) mark the observation stale; after each burst of events (and at least
+ * every resync period) the controller observes both sides once, trimmed to what decisions read,
+ * and queues every config. A work queue reconciles configs: one worker per key at a time, at most
+ * `workers` at once, a failed key retried with its own backoff, so one NodePool whose release
+ * never resolves holds one worker and never delays another. Watches reconnect with a bounded
+ * backoff.
  */
 import type { Kube, Resource } from '../kube.js';
 import { RESOURCES } from '../kube.js';
+import { BUILD_NAMESPACE } from '../api/types.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from './build-job.js';
 import { abortableSleep } from './leader.js';
+import { Clock, realClock, WorkQueue } from './queue.js';
 import { NPOSB, NPOSC, Reconciler } from './reconciler.js';
 
 export interface RunOptions {
   management: Kube;
   hosted: Kube;
   namespace: string;
+  buildNamespace?: string;
   reconciler: Reconciler;
   resyncSeconds: number;
-  /** Quiet time after an event before reconciling, so a burst costs one pass. */
+  /** Quiet time after an event before observing, so a burst costs one pass. */
   debounceMs?: number;
+  /** Configs reconciled at once (default 4). */
+  workers?: number;
+  clock?: Clock;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -30,14 +40,23 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
     wake?.();
   };
   const managed = `${MANAGED_BY}=${MANAGED_BY_VALUE}`;
+  const buildNs = o.buildNamespace ?? BUILD_NAMESPACE;
   const watches: [Kube, Resource, string | undefined, string | undefined][] = [
     [o.hosted, NPOSC, undefined, undefined],
     [o.hosted, NPOSB, undefined, managed],
+    [o.hosted, RESOURCES.nodes, undefined, undefined],
+    [o.hosted, RESOURCES.jobs, buildNs, managed],
+    [o.hosted, RESOURCES.pods, buildNs, managed],
     [o.management, RESOURCES.secrets, o.namespace, undefined],
-    [o.management, RESOURCES.jobs, o.namespace, managed],
-    [o.management, RESOURCES.pods, o.namespace, managed],
+    [o.management, RESOURCES.machines, o.namespace, undefined],
   ];
   const loops = watches.map(([kube, r, ns, sel]) => watchLoop(kube, r, ns, sel, poke, signal, log));
+  const queue = new WorkQueue({
+    concurrency: o.workers ?? 4,
+    clock: o.clock ?? realClock,
+    process: (key) => o.reconciler.reconcileKey(key),
+    onError: (key, e, attempt) => log('reconcile failed', { nodePoolOSConfig: key, error: (e as Error).message, attempt }),
+  });
 
   let failures = 0;
   while (!signal.aborted) {
@@ -45,12 +64,14 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
       await abortableSleep(o.debounceMs ?? 200, signal);
       dirty = false;
       try {
-        await o.reconciler.reconcileAll();
+        const obs = await o.reconciler.observe();
+        await o.reconciler.removeOrphans(obs);
+        for (const k of [...obs.configs.keys()].sort()) queue.add(k);
         failures = 0;
       } catch (e) {
         failures++;
         dirty = true;
-        log('reconcile pass failed', { error: (e as Error).message, attempt: failures });
+        log('observe failed', { error: (e as Error).message, attempt: failures });
         await abortableSleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
         continue;
       }
@@ -71,6 +92,7 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
     });
     wake = undefined;
   }
+  queue.stop();
   await Promise.all(loops);
 }
 

@@ -8,6 +8,7 @@
  */
 import { CONTROLLER_USERNAME } from '../api/types.js';
 import { FlagError, flagsHelp, parseFlags, type FlagSpec, type FlagValues } from '../flags.js';
+import { pushTargetProblem } from '../push-target.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT, startWebhookServer } from './server.js';
 
 export const WEBHOOK_SUMMARY = "validate NodePoolOSConfigs and NodePoolOSBuilds for the hosted cluster's kube-apiserver";
@@ -20,7 +21,11 @@ export const WEBHOOK_FLAGS: FlagSpec[] = [
   { name: 'max-body-bytes', type: 'int', default: MAX_BODY_BYTES, description: 'largest AdmissionReview body accepted (larger: 413)' },
   { name: 'max-bytes-in-flight', type: 'int', default: MAX_BYTES_IN_FLIGHT, description: 'request body bytes buffered across all requests at once (past it: 429)' },
   { name: 'body-timeout-ms', type: 'int', default: BODY_TIMEOUT_MS, description: 'a request body must arrive within this many milliseconds of its headers (else 408)' },
+  { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) a push target may name although they are internal (a mirror registry)' },
 ];
+
+/** `--registry-allow`: the provider's allow-list of internal registries (the controller takes the same flag). */
+export const allowList = (v: unknown): string[] => String(v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -34,7 +39,7 @@ export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSigna
     maxBodyBytes: Number(flags['max-body-bytes']),
     maxBytesInFlight: Number(flags['max-bytes-in-flight']),
     bodyTimeoutMs: Number(flags['body-timeout-ms']),
-    // TODO(integration, issue 25): pushTarget: the pure check of builder/push-target.ts.
+    pushTarget: ((allow) => (spec: string) => pushTargetProblem(spec, { allow }))(allowList(flags['registry-allow'])),
     log: (line: object) => log('admission', line as Record<string, unknown>),
   });
   log('serving', { port: server.port });

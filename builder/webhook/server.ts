@@ -50,7 +50,7 @@ export interface WebhookServerOptions {
   bodyTimeoutMs?: number;
   /** Headers must arrive within this (default 5 s); also the request timeout's check interval. */
   headersTimeoutMs?: number;
-  /** Extra push-target rule (validate.ts RuleOptions.pushTarget; TODO(integration): builder/push-target.ts). */
+  /** The push-target rule (validate.ts RuleOptions.pushTarget): builder/push-target.ts's pushTargetProblem with the provider's allow-list. */
   pushTarget?: (spec: string) => string | undefined;
 }
 

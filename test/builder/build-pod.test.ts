@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import {
   BUILD_CAPABILITIES,
   BUILD_NAMESPACE,
@@ -42,7 +42,7 @@ function sccBoundInPackage(): Scc {
   const dir = path.join(ROOT, 'package/hosted-api');
   const bindings = readdirSync(dir)
     .filter((f) => f.endsWith('.RoleBinding.yaml') || f.endsWith('.ClusterRoleBinding.yaml'))
-    .map((f) => parseYaml(readFileSync(path.join(dir, f), 'utf8')))
+    .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()))
     .filter((b) => (b.subjects ?? []).some((s: { kind: string; name: string; namespace?: string }) => s.kind === 'ServiceAccount' && s.name === BUILD_SERVICE_ACCOUNT && s.namespace === BUILD_NAMESPACE));
   expect(bindings).toHaveLength(1);
   const [b] = bindings;

@@ -1,61 +1,79 @@
 /**
  * End to end on this machine: the project's API test server plays the management cluster (HCP
- * namespace `clusters-banana`) and the hosted cluster; Debian's docker-registry serves two
- * synthetic release payloads behind basic auth. A user's NodePoolOSConfig in the hosted API
- * becomes a build Job in the management API with that NodePool's own release images; the test
- * plays the Job controller (completes or fails the Job, writes the pod's termination message)
- * and checks the build record, the config status, the hand-off to HyperShift, idempotence across
- * a controller restart, and that every request the controller made is granted by the package's
- * Roles and every grant is used.
+ * namespace `clusters-banana`: token Secrets, Cluster API objects, the HostedControlPlane) and
+ * the hosted cluster (our API, Nodes, the build namespace). The release resolver and the registry
+ * check of built images are in-memory fakes keyed the way the real ones are (release, arch, OS
+ * stream; pushed digest, arch, base). A user's NodePoolOSConfig becomes a build Job in the
+ * hosted cluster's data plane with that NodePool's own base image; the test plays the Job
+ * controller and kubelet (and a hostile tenant) and checks the build record, the config status,
+ * the hand-off to HyperShift, idempotence, and that every request the controller made is granted
+ * by the package's Roles and every grant is used.
  */
-import { parseReference } from '../../pkogen/src/oci/reference.js';
-import { RegistryClient } from '../../pkogen/src/oci/registry-client.js';
-import { startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
+import { createHash } from 'node:crypto';
 import { ApiTestServer, AuditEntry, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube } from '../../builder/kube.js';
-import { REBUILD_ANNOTATION, Reconciler } from '../../builder/controller/reconciler.js';
+import { REBUILD_ANNOTATION, Reconciler, ReconcilerOptions, ResolveOptions, VerifyImageInput } from '../../builder/controller/reconciler.js';
 import { runController } from '../../builder/controller/run.js';
+import { WorkQueue } from '../../builder/controller/queue.js';
 import { LeaderElector } from '../../builder/controller/leader.js';
 import { wiring } from '../../builder/wiring.js';
-import { HOSTED_NAMESPACE_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, PolicyRule } from '../../builder/rbac.js';
+import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, PolicyRule } from '../../builder/rbac.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
 import { HANDOFF_PREFIX, OS_IMAGE_MACHINE_CONFIG } from '../../builder/controller/handoff.js';
-import { b64, dockerConfigJson, imageReferences, pullSecret, releaseImage, tokenSecret } from './fixtures.js';
+import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
 
 const NS = 'clusters-banana';
 const HOSTED_NS = 'openshift-on-cluster-build';
+const BUILD_NS = 'on-cluster-build-jobs';
 const MGMT_USER = `system:serviceaccount:${NS}:on-cluster-build-controller`;
-const USER_MC = `apiVersion: machineconfiguration.openshift.io/v1
-kind: MachineConfig
-metadata:
-  labels:
-    machineconfiguration.openshift.io/role: worker
-  name: 99-worker-ssh
-spec:
-  config:
-    ignition:
-      version: 3.2.0
-`;
+const USER_MC = 'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-worker-ssh\n';
 const CONTAINERFILE = 'FROM configs AS final\nRUN echo layered > /etc/layered\n';
 const DIGEST = (c: string) => 'sha256:' + c.repeat(64);
+const sha = (s: string) => 'sha256:' + createHash('sha256').update(s).digest('hex');
+const PUSH_HOST = 'quay.example.com';
+const RELEASE_419 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('b')}`;
+const RELEASE_50 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('c')}`;
+const HOSTED_PULL = dockerConfigJson('quay.io', 'hosted-pull', 'hosted-pull-password');
+const HCP_PULL = JSON.stringify({ auths: { 'quay.io': { auth: b64('hcp:hcp-password') }, [PUSH_HOST]: { auth: b64('nodes:nodes-password') } } });
 
 const withNamespace = (rules: readonly PolicyRule[], ns: string) => rules.map((r) => ({ ...r, apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], resourceNames: r.resourceNames ? [...r.resourceNames] : undefined, namespaces: [ns] }));
 const cluster = (rules: readonly PolicyRule[]) => rules.map((r) => ({ ...r, apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], resourceNames: r.resourceNames ? [...r.resourceNames] : undefined }));
 
+/** The fake release payloads: one base OS per release, arch and stream, as a real multi-arch payload has. */
+const baseFor = (release: string, arch: string, stream?: string) => `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${sha(`${release} ${arch} ${stream ?? 'rhel-9'} base`)}`;
+const mcoFor = (release: string, arch: string) => `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${sha(`${release} ${arch} mco`)}`;
+
 describe('on-cluster-build controller, end to end', () => {
-  let registry: TestRegistry;
   let mgmt: ApiTestServer;
   let hosted: ApiTestServer;
-  const releases: Record<string, { ref: string; base: string; mco: string }> = {};
+  /** What the registry holds: pushed image → its arch and base (what verifyBuiltImage reads). */
+  const registry = new Map<string, { arch: string; base: string }>();
+  const resolves: (ResolveOptions & { release: string })[] = [];
+  const verifies: VerifyImageInput[] = [];
+  let hang: string | undefined;
+  const logs: string[] = [];
 
-  const reconciler = () => {
-    const w = wiring({ cacheSize: 4, registryAllow: [registry.host] });
-    return new Reconciler({
+  const options = (over: Partial<ReconcilerOptions> = {}): ReconcilerOptions => {
+    const w = wiring({ cacheSize: 4 });
+    return {
       management: new Kube(mgmt.kubeConfig(MGMT_USER)),
       hosted: new Kube(hosted.kubeConfig(CONTROLLER_USERNAME)),
       namespace: NS,
-      resolveRelease: w.resolveRelease,
+      resolveRelease: async (release, o) => {
+        resolves.push({ release, ...o });
+        if (release === hang) return new Promise(() => {}); // a registry that never answers
+        if (release !== RELEASE_419 && release !== RELEASE_50) throw new Error(`release ${release}: manifest unknown`);
+        return { releaseDigest: release.split('@')[1], baseOSImage: baseFor(release, o.arch, o.stream), machineConfigOperatorImage: mcoFor(release, o.arch) };
+      },
+      verifyImage: async (i) => {
+        verifies.push(i);
+        const r = registry.get(i.pushRef);
+        if (!r) return { ok: false, reason: `${i.pushRef}: manifest unknown` };
+        if (r.arch !== i.arch) return { ok: false, reason: `${i.pushRef} is for ${r.arch}, not ${i.arch}` };
+        if (r.base !== i.baseImageRef) return { ok: false, reason: `${i.pushRef} does not descend from ${i.baseImageRef}` };
+        return { ok: true };
+      },
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
       pullSecretName: 'pull-secret',
@@ -63,13 +81,19 @@ describe('on-cluster-build controller, end to end', () => {
       backoffLimit: 2,
       historyLimit: 2,
       userNamespaces: false,
-    });
+      minRebuildIntervalSeconds: 0,
+      log: (msg, fields) => logs.push(JSON.stringify({ msg, ...fields })),
+      ...over,
+    };
   };
-  const jobs = () => mgmt.store.list('batch/v1', 'Job', NS);
+  const reconciler = (over: Partial<ReconcilerOptions> = {}) => new Reconciler(options(over));
+  const jobs = () => hosted.store.list('batch/v1', 'Job', BUILD_NS);
   const build = (name: string) => hosted.store.get({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSBuild', name });
   const config = (name: string) => hosted.store.get({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name })!;
   const condition = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
-  const jobFor = (nodePool: string) => jobs().find((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === nodePool)!;
+  const jobsFor = (nodePool: string) => jobs().filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === nodePool);
+  const jobFor = (nodePool: string) => jobsFor(nodePool).find((j) => !(j.status?.conditions ?? []).length) ?? jobsFor(nodePool)[0];
+  const handoff = (np: string) => mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}${np}`, namespace: NS });
 
   const nodePoolOSConfig = (name: string, extra: Record<string, unknown> = {}) => ({
     apiVersion: 'on-cluster-build.pkogen.io/v1alpha1',
@@ -79,42 +103,74 @@ describe('on-cluster-build controller, end to end', () => {
       nodePool: { name },
       imageBuilder: { imageBuilderType: 'Job' },
       renderedImagePushSecret: { name: 'push-creds' },
-      renderedImagePushSpec: `${registry.host}/layered/${name}:latest`,
+      renderedImagePushSpec: `${PUSH_HOST}/layered/${name}:latest`,
       containerFile: [{ containerfileArch: 'NoArch', content: CONTAINERFILE }],
       ...extra,
     },
   });
 
+  /** A NodePool as the HCP namespace shows it: token Secret, MachineDeployment, Machines. */
+  function nodePool(name: string, o: { release: string; arch?: string; archFrom?: 'autoscaler' | 'machine'; stream?: string; taints?: object[]; hash?: string }) {
+    const key = `clusters/${name}`;
+    const secret = tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: name, hash: o.hash ?? '1a2b3c4d', release: o.release, config: USER_MC, created: '2026-11-23T09:00:00Z' });
+    if (o.stream) (secret.data as Record<string, string>)['os-stream'] = b64(o.stream);
+    mgmt.store.put(secret);
+    mgmt.store.put({
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'MachineDeployment',
+      metadata: {
+        name: `banana-${name}`,
+        namespace: NS,
+        annotations: { 'hypershift.openshift.io/nodePool': key, ...(o.arch && o.archFrom !== 'machine' ? { 'capacity.cluster-autoscaler.kubernetes.io/labels': `kubernetes.io/arch=${o.arch},team=a` } : {}) },
+      },
+      spec: { template: { metadata: { annotations: { 'hypershift.openshift.io/nodePool': key } } } },
+    });
+    mgmt.store.put({
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Machine',
+      metadata: { name: `banana-${name}-x1`, namespace: NS, annotations: { 'hypershift.openshift.io/nodePool': key, 'hypershift.openshift.io/nodePoolTaints': JSON.stringify(o.taints ?? []) } },
+      spec: { bootstrap: { dataSecretName: `user-data-${name}-1a2b3c4d` } },
+      status: o.archFrom === 'machine' ? { nodeInfo: { architecture: o.arch, osImage: 'Red Hat Enterprise Linux CoreOS' } } : {},
+    });
+  }
+
+  function node(name: string, arch: string, ready = true) {
+    hosted.store.put({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels: { 'kubernetes.io/arch': arch, 'kubernetes.io/hostname': name } },
+      spec: {},
+      status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }], images: [{ names: ['x'], sizeBytes: 1 }] },
+    });
+  }
+
   /** What the Job controller and kubelet would write once the build pod ends. */
   function finishJob(jobName: string, outcome: { digest?: string; failed?: { reason: string; message: string; log: string } }) {
-    const job = mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: NS })!;
+    const job = hosted.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: BUILD_NS })!;
     const t0 = '2026-11-23T10:00:00Z';
     const t1 = '2026-11-23T10:07:00Z';
     const terminated = outcome.digest ? { exitCode: 0, reason: 'Completed', message: outcome.digest } : { exitCode: 1, reason: 'Error', message: outcome.failed!.log };
-    mgmt.store.put({
+    hosted.store.put({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: `${jobName}-x7k2p`, namespace: NS, labels: { ...job.spec.template.metadata.labels, 'batch.kubernetes.io/job-name': jobName }, creationTimestamp: t0 },
+      metadata: { name: `${jobName}-x7k2p`, namespace: BUILD_NS, labels: { ...job.spec.template.metadata.labels, 'batch.kubernetes.io/job-name': jobName }, creationTimestamp: t0 },
       spec: job.spec.template.spec,
       status: { phase: outcome.digest ? 'Succeeded' : 'Failed', containerStatuses: [{ name: 'build', state: { terminated } }] },
     });
     const conditions = outcome.digest
       ? [{ type: 'Complete', status: 'True', lastTransitionTime: t1 }]
       : [{ type: 'Failed', status: 'True', reason: outcome.failed!.reason, message: outcome.failed!.message, lastTransitionTime: t1 }];
-    mgmt.store.put({ ...job, status: { startTime: t0, ...(outcome.digest ? { completionTime: t1, succeeded: 1 } : { failed: 3 }), conditions } });
+    hosted.store.put({ ...job, status: { startTime: t0, ...(outcome.digest ? { completionTime: t1, succeeded: 1 } : { failed: 3 }), conditions } });
+  }
+
+  /** The image a build of `nodePool` would push, present in the registry with the right arch and base. */
+  function pushed(nodePoolName: string, digest: string, arch: string, base: string): string {
+    const ref = `${PUSH_HOST}/layered/${nodePoolName}@${digest}`;
+    registry.set(ref, { arch, base });
+    return ref;
   }
 
   beforeAll(async () => {
-    registry = await startRegistry('basic');
-    const client = new RegistryClient({ credentials: async () => ({ username: registry.user!, password: registry.password! }) });
-    for (const [v, c] of [['4.19.7', 'b'], ['4.20.2', 'c']] as const) {
-      const base = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST(c)}`;
-      const mco = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST(c === 'b' ? 'd' : 'e')}`;
-      const image = releaseImage({ version: v, refs: imageReferences(v, { 'rhel-coreos': base, 'machine-config-operator': mco, cli: `quay.io/x/cli@${DIGEST('f')}` }) });
-      const { digest } = await client.push(image, [parseReference(`${registry.host}/ocp/release:${v}-x86_64`)]);
-      releases[v] = { ref: `${registry.host}/ocp/release@${digest}`, base, mco };
-    }
-
     mgmt = await startApiServer({
       identities: [
         { name: MGMT_USER, token: 'mgmt-controller-token', rules: withNamespace(MANAGEMENT_RULES, NS) },
@@ -123,69 +179,88 @@ describe('on-cluster-build controller, end to end', () => {
     });
     hosted = await startApiServer({
       identities: [
-        { name: CONTROLLER_USERNAME, token: 'hosted-controller-token', rules: [...cluster(HOSTED_RULES), ...withNamespace(HOSTED_NAMESPACE_RULES, HOSTED_NS)] },
+        { name: CONTROLLER_USERNAME, token: 'hosted-controller-token', rules: [...cluster(HOSTED_RULES), ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([ns, rs]) => withNamespace(rs, ns))] },
         { name: 'system:admin', token: 'hosted-admin-token' },
       ],
     });
     hosted.registerCRD(nodePoolOSConfigCRD());
     hosted.registerCRD(nodePoolOSBuildCRD());
+    hosted.registerType({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, status: true });
+    for (const kind of ['MachineDeployment', 'MachineSet', 'Machine']) mgmt.registerType({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind, plural: `${kind.toLowerCase()}s`, namespaced: true, status: true });
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
 
     mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    mgmt.store.put(pullSecret(NS, 'pull-secret', dockerConfigJson(registry.host, registry.user!, registry.password!)));
-    mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-a', hash: '1a2b3c4d', release: releases['4.19.7'].ref, config: USER_MC, created: '2026-11-23T09:00:00Z' }));
-    mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-b', hash: '5e6f7a8b', release: releases['4.20.2'].ref, config: '', created: '2026-11-23T09:00:00Z' }));
-    // An expiring token Secret of an older config: never used.
+    mgmt.store.put(pullSecret(NS, 'pull-secret', HCP_PULL));
     mgmt.store.put({
-      ...tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-a', hash: '00000000', release: releases['4.20.2'].ref, config: '', created: '2026-11-22T09:00:00Z' }),
+      apiVersion: 'hypershift.openshift.io/v1beta1',
+      kind: 'HostedControlPlane',
+      metadata: { name: 'banana', namespace: NS },
+      spec: { releaseImage: RELEASE_419, imageContentSources: [{ source: 'quay.io/openshift-release-dev/ocp-v4.0-art-dev', mirrors: ['mirror.example.com/ocp/art-dev'] }] },
     });
-    const expiring = mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: 'token-workers-a-00000000', namespace: NS })!;
-    expiring.metadata!.annotations['hypershift.openshift.io/ignition-token-expiration-timestamp'] = '2026-11-23T10:00:00Z';
-    mgmt.store.put(expiring);
+    nodePool('workers-a', { release: RELEASE_419, arch: 'amd64', taints: [{ key: 'dedicated', value: 'build', effect: 'NoSchedule' }] });
+    nodePool('workers-arm', { release: RELEASE_419, arch: 'arm64', archFrom: 'machine' });
+    nodePool('workers-rhel10', { release: RELEASE_50, arch: 'amd64', stream: 'rhel-10' });
+    nodePool('workers-s390', { release: RELEASE_50, arch: 's390x', archFrom: 'machine' });
 
-    hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: HOSTED_NS } });
-    hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson('quay.io', 'robot', 'push-password')));
-    hosted.store.put(nodePoolOSConfig('workers-a'));
-    hosted.store.put(nodePoolOSConfig('workers-b'));
+    for (const ns of [HOSTED_NS, BUILD_NS, 'openshift-config']) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    hosted.store.put(pullSecret('openshift-config', 'pull-secret', HOSTED_PULL));
+    hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
+    node('ip-10-0-1-1', 'amd64');
+    node('ip-10-0-1-2', 'arm64');
+    node('ip-10-0-1-3', 's390x', false); // not Ready: no capacity
+    for (const np of ['workers-a', 'workers-arm', 'workers-rhel10', 'workers-s390']) hosted.store.put(nodePoolOSConfig(np));
   }, 60_000);
 
   afterAll(async () => {
     await mgmt?.stop();
     await hosted?.stop();
-    await registry?.stop();
   });
 
-  it('starts one build Job per NodePool, each from its own release', async () => {
+  it('runs each build in the hosted cluster, from its own NodePool\'s base image, and nothing of it in the HCP namespace', async () => {
     await reconciler().reconcileAll();
-    expect(jobs()).toHaveLength(2);
-    const a = jobFor('workers-a');
-    const b = jobFor('workers-b');
-    expect(a.spec.template.spec.containers[0].image).toBe(releases['4.19.7'].mco);
-    expect(b.spec.template.spec.containers[0].image).toBe(releases['4.20.2'].mco);
-    const cfA = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: a.metadata!.name, namespace: NS })!;
-    const cfB = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: b.metadata!.name, namespace: NS })!;
-    expect(cfA.data.Containerfile).toContain(`FROM ${releases['4.19.7'].base} AS configs`);
-    expect(cfB.data.Containerfile).toContain(`FROM ${releases['4.20.2'].base} AS configs`);
-    expect(cfA.data.Containerfile).toContain(CONTAINERFILE.trim());
-    // Owned by the Job, so they go when it goes.
-    expect(cfA.metadata!.ownerReferences[0]).toMatchObject({ kind: 'Job', name: a.metadata!.name, uid: a.metadata!.uid });
-    const creds = mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: a.metadata!.name, namespace: NS })!;
-    expect(JSON.parse(Buffer.from(creds.data['push.json'], 'base64').toString())).toEqual(JSON.parse(dockerConfigJson('quay.io', 'robot', 'push-password')));
-    expect(Buffer.from(creds.data['base.json'], 'base64').toString()).toBe(dockerConfigJson(registry.host, registry.user!, registry.password!));
+    expect(jobs().map((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool']).sort()).toEqual(['workers-a', 'workers-arm', 'workers-rhel10']);
+    // Nothing of a tenant build on the management side.
+    expect(mgmt.store.list('batch/v1', 'Job', NS)).toEqual([]);
+    expect(mgmt.store.list('v1', 'Pod', NS)).toEqual([]);
+    expect(mgmt.store.list('v1', 'ConfigMap', NS)).toEqual([]);
+    expect(mgmt.store.list('v1', 'Secret', NS).map((s) => s.metadata!.name).sort()).toEqual(['pull-secret', 'token-workers-a-1a2b3c4d', 'token-workers-arm-1a2b3c4d', 'token-workers-rhel10-1a2b3c4d', 'token-workers-s390-1a2b3c4d']);
 
-    // The build user under anyuid (test/builder/build-pod.test.ts runs it), no API token, bounded run.
-    const pod = a.spec.template.spec;
-    expect(pod.automountServiceAccountToken).toBe(false);
-    expect(pod.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true });
-    expect(pod.containers[0].securityContext).toMatchObject({ allowPrivilegeEscalation: true, readOnlyRootFilesystem: true, runAsNonRoot: true });
-    expect(a.spec.activeDeadlineSeconds).toBe(3600);
-    expect(a.spec.backoffLimit).toBe(2);
+    const cf = (np: string) => hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: jobFor(np).metadata!.name, namespace: BUILD_NS })!;
+    expect(cf('workers-a').data.Containerfile).toContain(`FROM ${baseFor(RELEASE_419, 'amd64')} AS configs`);
+    expect(cf('workers-arm').data.Containerfile).toContain(`FROM ${baseFor(RELEASE_419, 'arm64')} AS configs`);
+    expect(cf('workers-rhel10').data.Containerfile).toContain(`FROM ${baseFor(RELEASE_50, 'amd64', 'rhel-10')} AS configs`);
+    expect(resolves).toEqual(expect.arrayContaining([
+      expect.objectContaining({ release: RELEASE_419, arch: 'arm64' }),
+      expect.objectContaining({ release: RELEASE_50, arch: 'amd64', stream: 'rhel-10' }),
+    ]));
+    // Resolved with the HCP's pull secret on the management side; the build pulls with the hosted cluster's own.
+    expect(resolves.every((r) => r.pullSecret === HCP_PULL)).toBe(true);
+    const creds = hosted.store.get({ apiVersion: 'v1', kind: 'Secret', name: jobFor('workers-a').metadata!.name, namespace: BUILD_NS })!;
+    expect(Buffer.from(creds.data['base.json'], 'base64').toString()).toBe(HOSTED_PULL);
+    expect(JSON.parse(Buffer.from(creds.data['push.json'], 'base64').toString())).toEqual(JSON.parse(dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
+    expect(Buffer.from(creds.data['base.json'], 'base64').toString()).not.toContain(b64('hcp:hcp-password'));
+    // Mirrors from the HostedControlPlane.
+    expect(cf('workers-a').data['registries.conf']).toContain('location = "mirror.example.com/ocp/art-dev"');
+    expect(cf('workers-a').data['registries.conf']).toContain('location = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"');
 
-    const recA = build(a.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
-    expect(recA.spec).toMatchObject({ nodePool: { name: 'workers-a' }, releaseImage: releases['4.19.7'].ref, baseOSImage: releases['4.19.7'].base });
-    expect(condition(recA, 'Prepared').status).toBe('True');
-    expect(condition(recA, 'Building').status).toBe('True');
-    expect(recA.status.builder.job).toEqual({ group: 'batch', resource: 'jobs', namespace: NS, name: a.metadata!.name });
+    // Placement: a node of the NodePool's architecture, tolerating the NodePool's taints.
+    const a = jobFor('workers-a').spec.template.spec;
+    expect(a.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' });
+    expect(a.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'build', effect: 'NoSchedule' }]);
+    expect(jobFor('workers-arm').spec.template.spec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'arm64' });
+    expect(jobFor('workers-arm').spec.template.spec.containers[0].image).toBe(mcoFor(RELEASE_419, 'arm64'));
+
+    const recA = build(jobFor('workers-a').metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
+    expect(recA.spec).toMatchObject({ nodePool: { name: 'workers-a' }, releaseImage: RELEASE_419, baseOSImage: baseFor(RELEASE_419, 'amd64') });
+    expect(recA.status.builder.job).toEqual({ group: 'batch', resource: 'jobs', namespace: BUILD_NS, name: jobFor('workers-a').metadata!.name });
     expect(condition(config('workers-a'), 'Building')).toMatchObject({ status: 'True' });
+  });
+
+  it('a NodePool with no Ready node of its architecture waits for capacity, with no Job', async () => {
+    const c = config('workers-s390');
+    expect(condition(c, 'WaitingForCapacity')).toMatchObject({ status: 'True', reason: 'NoReadyNodeOfArchitecture' });
+    expect(condition(c, 'WaitingForCapacity').message).toContain('s390x');
+    expect(jobsFor('workers-s390')).toEqual([]);
   });
 
   it('creates no second Job after a restart or a retry', async () => {
@@ -195,55 +270,120 @@ describe('on-cluster-build controller, end to end', () => {
     expect(jobs().map((j) => j.metadata!.uid).sort()).toEqual(before);
   });
 
-  it('records a successful build and hands the image to the NodePool', async () => {
-    const a = jobFor('workers-a');
-    finishJob(a.metadata!.name, { digest: DIGEST('9') });
+  it('never hands off on the tenant\'s word: a forged Succeeded record while the Job runs', async () => {
+    const name = jobFor('workers-a').metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'];
+    const rec = build(name)!;
+    const forged = `${PUSH_HOST}/evil/rootkit@${DIGEST('6')}`;
+    registry.set(forged, { arch: 'amd64', base: baseFor(RELEASE_419, 'amd64') });
+    // The tenant writes nodepoolosbuilds/status as cluster admin (bypassing our webhook).
+    hosted.store.put({ ...rec, status: { ...rec.status, digestedImagePushSpec: forged, conditions: [{ type: 'Succeeded', status: 'True', reason: 'BuildSucceeded', message: 'trust me', lastTransitionTime: '2026-11-23T10:01:00Z' }] } });
     await reconciler().reconcileAll();
-    const rec = build(a.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
-    const pushed = `${registry.host}/layered/workers-a@${DIGEST('9')}`;
-    expect(condition(rec, 'Succeeded')).toMatchObject({ status: 'True' });
-    expect(condition(rec, 'Building')).toMatchObject({ status: 'False' });
-    expect(rec.status.digestedImagePushSpec).toBe(pushed);
-    expect(rec.status.buildStart).toBe('2026-11-23T10:00:00Z');
-    expect(rec.status.buildEnd).toBe('2026-11-23T10:07:00Z');
-    const cfg = config('workers-a');
-    expect(cfg.status.currentImagePullSpec).toBe(pushed);
-    expect(condition(cfg, 'Available')).toMatchObject({ status: 'True' });
-    const handoff = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}workers-a`, namespace: NS })!;
-    expect(handoff.metadata!.labels).toMatchObject({ 'hypershift.openshift.io/nto-generated-machine-config': 'true', 'hypershift.openshift.io/nodePool': 'workers-a' });
-    const mc = JSON.parse(handoff.data.config);
-    expect(mc).toMatchObject({ kind: 'MachineConfig', metadata: { name: OS_IMAGE_MACHINE_CONFIG }, spec: { osImageURL: pushed } });
+    expect(handoff('workers-a')).toBeUndefined();
+    expect(config('workers-a').status.currentImagePullSpec).toBeUndefined();
+    expect(condition(config('workers-a'), 'Available')).toMatchObject({ status: 'False' });
+    // The forged record is replaced by one that says what the controller observed.
+    const now = build(name)!;
+    expect(now.metadata!.uid).not.toBe(rec.metadata!.uid);
+    expect(condition(now, 'Building')).toMatchObject({ status: 'True' });
+    expect(now.status.digestedImagePushSpec).toBeUndefined();
   });
 
-  it('does not rebuild when HyperShift rolls the NodePool out with our own MachineConfig', async () => {
-    const handoff = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}workers-a`, namespace: NS })!;
-    // The NodePool controller re-encodes our MachineConfig and appends it to the NodePool's config.
-    const ours = `apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  labels:\n    machineconfiguration.openshift.io/role: worker\n  name: ${OS_IMAGE_MACHINE_CONFIG}\nspec:\n  osImageURL: ${JSON.parse(handoff.data.config).spec.osImageURL}\n`;
-    const old = mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: 'token-workers-a-1a2b3c4d', namespace: NS })!;
+  it('hands off a verified image once the Job completes', async () => {
+    const j = jobFor('workers-arm');
+    const image = pushed('workers-arm', DIGEST('9'), 'arm64', baseFor(RELEASE_419, 'arm64'));
+    finishJob(j.metadata!.name, { digest: DIGEST('9') });
+    await reconciler().reconcileAll();
+    expect(verifies).toContainEqual({ pushRef: image, arch: 'arm64', baseImageRef: baseFor(RELEASE_419, 'arm64'), credentials: dockerConfigJson(PUSH_HOST, 'robot', 'push-password'), baseCredentials: HCP_PULL });
+    const rec = build(j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
+    expect(condition(rec, 'Succeeded')).toMatchObject({ status: 'True' });
+    expect(rec.status.digestedImagePushSpec).toBe(image);
+    expect(config('workers-arm').status.currentImagePullSpec).toBe(image);
+    expect(condition(config('workers-arm'), 'Available')).toMatchObject({ status: 'True' });
+    const cm = handoff('workers-arm')!;
+    expect(cm.metadata!.labels).toMatchObject({ 'hypershift.openshift.io/nto-generated-machine-config': 'true', 'hypershift.openshift.io/nodePool': 'workers-arm' });
+    expect(JSON.parse(cm.data.config)).toMatchObject({ kind: 'MachineConfig', metadata: { name: OS_IMAGE_MACHINE_CONFIG }, spec: { osImageURL: image } });
+  });
+
+  it('a tenant-edited termination message whose digest fails verification: Failed, no hand-off', async () => {
+    const j = jobFor('workers-rhel10');
+    // Nothing at this digest in the registry (or an image of another base): verification fails.
+    finishJob(j.metadata!.name, { digest: DIGEST('5') });
+    await reconciler().reconcileAll();
+    const rec = build(j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
+    expect(condition(rec, 'Failed')).toMatchObject({ status: 'True', reason: 'ImageVerificationFailed' });
+    expect(condition(rec, 'Failed').message).toContain('manifest unknown');
+    expect(rec.status.digestedImagePushSpec).toBeUndefined();
+    expect(condition(config('workers-rhel10'), 'Degraded')).toMatchObject({ status: 'True', reason: 'ImageVerificationFailed' });
+    expect(handoff('workers-rhel10')).toBeUndefined();
+  });
+
+  it('does not rebuild when the NodePool config changes (it never enters the image)', async () => {
+    const old = mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: 'token-workers-arm-1a2b3c4d', namespace: NS })!;
     old.metadata!.annotations['hypershift.openshift.io/ignition-token-expiration-timestamp'] = '2026-11-23T11:00:00Z';
     mgmt.store.put(old);
-    mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-a', hash: '9f9f9f9f', release: releases['4.19.7'].ref, config: [ours, USER_MC].join('\n---\n'), created: '2026-11-23T10:10:00Z' }));
+    const ours = `apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: ${OS_IMAGE_MACHINE_CONFIG}\nspec:\n  osImageURL: ${config('workers-arm').status.currentImagePullSpec}\n`;
+    mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-arm', hash: '9f9f9f9f', release: RELEASE_419, config: [ours, USER_MC.replace('ssh', 'chrony')].join('\n---\n'), created: '2026-11-23T10:10:00Z' }));
     const before = jobs().length;
     await reconciler().reconcileAll();
     expect(jobs()).toHaveLength(before);
-    expect(condition(config('workers-a'), 'Available')).toMatchObject({ status: 'True' });
+    expect(condition(config('workers-arm'), 'Available')).toMatchObject({ status: 'True' });
   });
 
-  it("reports a failed build with the Job's reason and the pod's last words", async () => {
-    const b = jobFor('workers-b');
-    finishJob(b.metadata!.name, { failed: { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', log: 'error: RUN echo layered: exit status 1' } });
+  it('says how many of the NodePool\'s machines run the image, from management-side state', async () => {
+    // The machine still boots from the config before the hand-off.
+    expect(condition(config('workers-arm'), 'NodesUpdated')).toMatchObject({ status: 'False', reason: 'RollingOut' });
+    expect(condition(config('workers-arm'), 'NodesUpdated').message).toMatch(/^0\/1 machines of NodePool workers-arm run /);
+    // A tenant labelling Nodes changes nothing but the count shown.
+    hosted.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'fake', labels: { 'hypershift.openshift.io/nodePool': 'workers-arm' } }, spec: {}, status: {} });
+    // Replace: CAPI rolls the MachineDeployment to the new user-data Secret (same hash as the new token Secret).
+    const m = mgmt.store.get({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: 'banana-workers-arm-x1', namespace: NS })!;
+    mgmt.store.put({ ...m, metadata: { ...m.metadata, name: 'banana-workers-arm-x2', uid: undefined, resourceVersion: undefined }, spec: { bootstrap: { dataSecretName: 'user-data-workers-arm-9f9f9f9f' } } });
     await reconciler().reconcileAll();
-    const rec = build(b.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
-    expect(condition(rec, 'Failed')).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded' });
-    expect(condition(rec, 'Failed').message).toContain('Job has reached the specified backoff limit');
-    expect(condition(rec, 'Failed').message).toContain('exit status 1');
-    const cfg = config('workers-b');
-    expect(condition(cfg, 'Degraded')).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded' });
-    expect(cfg.status.currentImagePullSpec).toBeUndefined();
-    // A failed build is final: no new Job until its inputs change.
+    const c = condition(config('workers-arm'), 'NodesUpdated');
+    expect(c).toMatchObject({ status: 'False', reason: 'RollingOut' });
+    expect(c.message).toMatch(/^1\/2 machines of NodePool workers-arm run .*\(the hosted cluster lists 1 Node labelled with this NodePool\)$/);
+    mgmt.store.delete({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: 'banana-workers-arm-x1', namespace: NS }, { force: true });
+    await reconciler().reconcileAll();
+    expect(condition(config('workers-arm'), 'NodesUpdated')).toMatchObject({ status: 'True', reason: 'AllNodesUpdated' });
+    hosted.store.delete({ apiVersion: 'v1', kind: 'Node', name: 'fake' }, { force: true });
+  });
+
+  it('fails closed when the hand-off cannot take effect (NodeTuning disabled)', async () => {
+    const hcp = mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', name: 'banana', namespace: NS })!;
+    mgmt.store.put({ ...hcp, spec: { ...hcp.spec, capabilities: { disabled: ['NodeTuning'] } } });
+    await reconciler().reconcileAll();
+    expect(condition(config('workers-arm'), 'Degraded')).toMatchObject({ status: 'True', reason: 'HandoffUnavailable' });
+    expect(condition(config('workers-arm'), 'Available')).toMatchObject({ status: 'False' });
+    mgmt.store.put(hcp);
+    await reconciler().reconcileAll();
+    expect(condition(config('workers-arm'), 'Available')).toMatchObject({ status: 'True' });
+  });
+
+  it("reports a failed build with the Job's reason and the end of the pod's log", async () => {
+    const j = jobFor('workers-a');
+    const log = `${'Copying blob sha256:abc done\n'.repeat(200)}STEP 2/2: RUN echo layered\nerror: RUN echo layered: exit status 1`;
+    finishJob(j.metadata!.name, { failed: { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', log } });
+    await reconciler().reconcileAll();
+    const rec = build(j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
+    const failed = condition(rec, 'Failed');
+    expect(failed).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded' });
+    expect(failed.message).toContain('Job has reached the specified backoff limit');
+    expect(failed.message).toMatch(/STEP 2\/2: RUN echo layered\nerror: RUN echo layered: exit status 1$/);
+    expect(failed.message.length).toBeLessThanOrEqual(1024);
+    expect(condition(config('workers-a'), 'Degraded')).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded' });
     const count = jobs().length;
     await reconciler().reconcileAll();
     expect(jobs()).toHaveLength(count);
+  });
+
+  it('refuses a push target the nodes cannot pull at first boot', async () => {
+    hosted.store.put(nodePoolOSConfig('workers-a', { renderedImagePushSpec: 'registry.private.example.com/os/workers-a:latest' }));
+    await reconciler().reconcileAll();
+    const c = condition(config('workers-a'), 'Degraded');
+    expect(c).toMatchObject({ status: 'True', reason: 'PushTargetNotPullableByNodes' });
+    expect(c.message).toContain('registry.private.example.com');
+    expect(c.message).not.toContain('password');
+    hosted.store.put(nodePoolOSConfig('workers-a'));
   });
 
   it('refuses a config the webhook would refuse, naming the field', async () => {
@@ -262,6 +402,33 @@ describe('on-cluster-build controller, end to end', () => {
     hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: 'workers-z' }, { force: true });
   });
 
+  it("one NodePool's release that never resolves does not delay another's build", async () => {
+    nodePool('workers-hang', { release: `quay.io/openshift-release-dev/ocp-release@${DIGEST('d')}`, arch: 'amd64' });
+    nodePool('workers-quick', { release: RELEASE_50, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-hang'));
+    hosted.store.put(nodePoolOSConfig('workers-quick'));
+    hang = `quay.io/openshift-release-dev/ocp-release@${DIGEST('d')}`;
+    const r = reconciler();
+    await r.observe();
+    // The hung key is queued first, with room for two workers.
+    const q = new WorkQueue({ concurrency: 2, process: (k) => r.reconcileKey(k) });
+    try {
+      q.add('workers-hang');
+      q.add('workers-quick');
+      for (let i = 0; i < 400 && !(jobsFor('workers-quick').length && q.size().processing === 1); i++) await new Promise((res) => setTimeout(res, 10));
+      expect(jobsFor('workers-quick')).toHaveLength(1);
+      expect(jobsFor('workers-hang')).toEqual([]);
+      expect(q.size().processing).toBe(1); // only the hung one is still held
+      expect(condition(config('workers-quick'), 'Building')).toMatchObject({ status: 'True' });
+    } finally {
+      q.stop();
+      hang = undefined;
+      for (const n of ['workers-hang', 'workers-quick']) hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: n }, { force: true });
+    }
+    await reconciler().reconcileAll();
+    expect(jobsFor('workers-quick')).toEqual([]);
+  });
+
   it('runs leader-elected on watches: a new config becomes a Job without being asked', async () => {
     const stop = new AbortController();
     const management = new Kube(mgmt.kubeConfig(MGMT_USER));
@@ -270,14 +437,12 @@ describe('on-cluster-build controller, end to end', () => {
       runController({ management, hosted: new Kube(hosted.kubeConfig(CONTROLLER_USERNAME)), namespace: NS, reconciler: reconciler(), resyncSeconds: 3600, debounceMs: 50 }, signal),
     );
     try {
-      mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-d', hash: 'dddddddd', release: releases['4.20.2'].ref, config: '', created: '2026-11-23T09:00:00Z' }));
+      nodePool('workers-d', { release: RELEASE_50, arch: 'amd64' });
       hosted.store.put(nodePoolOSConfig('workers-d'));
-      const deadline = Date.now() + 20_000;
-      while (!jobs().some((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-d') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(jobFor('workers-d')).toBeDefined();
+      for (let i = 0; i < 400 && !jobsFor('workers-d').length; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(jobsFor('workers-d')).toHaveLength(1);
       const lease = mgmt.store.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: LEASE_NAME, namespace: NS })!;
       expect(lease.spec.holderIdentity).toBe('test-pod_1');
-      // Let the leader renew at least once.
       await new Promise((r) => setTimeout(r, 1500));
     } finally {
       stop.abort();
@@ -285,50 +450,82 @@ describe('on-cluster-build controller, end to end', () => {
     }
   }, 40_000);
 
-  it('rebuilds on request, moves the NodePool to the new image and keeps a bounded history', async () => {
+  it('rebuilds on request, supersedes the running build, moves the NodePool to the new image and keeps a bounded history', async () => {
     const images: string[] = [];
     for (const [i, c] of [['1', '7'], ['2', '8']] as const) {
-      const cfg = config('workers-a');
+      const cfg = config('workers-arm');
       hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: i } } });
       await reconciler().reconcileAll();
-      const running = jobs().filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-a' && !(j.status?.conditions ?? []).length);
+      const running = jobsFor('workers-arm').filter((j) => !(j.status?.conditions ?? []).length);
       expect(running).toHaveLength(1);
+      images.push(pushed('workers-arm', DIGEST(c), 'arm64', baseFor(RELEASE_419, 'arm64')));
       finishJob(running[0].metadata!.name, { digest: DIGEST(c) });
       await reconciler().reconcileAll();
-      images.push(`${registry.host}/layered/workers-a@${DIGEST(c)}`);
-      const handoff = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}workers-a`, namespace: NS })!;
-      expect(JSON.parse(handoff.data.config).spec.osImageURL).toBe(images[images.length - 1]);
-      expect(config('workers-a').status.currentImagePullSpec).toBe(images[images.length - 1]);
+      expect(JSON.parse(handoff('workers-arm')!.data.config).spec.osImageURL).toBe(images[images.length - 1]);
+      expect(config('workers-arm').status.currentImagePullSpec).toBe(images[images.length - 1]);
     }
-    // historyLimit 2: the first build of workers-a is gone on both sides.
-    expect(jobs().filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-a')).toHaveLength(2);
-    expect(hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild').filter((b) => b.spec.nodePool.name === 'workers-a')).toHaveLength(2);
+    expect(jobsFor('workers-arm')).toHaveLength(2);
+    expect(hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild').filter((b) => b.spec.nodePool.name === 'workers-arm')).toHaveLength(2);
+    // A rebuild requested while one runs: the superseded Job is deleted, one build runs.
+    for (const i of ['3', '4']) {
+      const cfg = config('workers-arm');
+      hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: i } } });
+      await reconciler().reconcileAll();
+    }
+    expect(jobsFor('workers-arm').filter((j) => !(j.status?.conditions ?? []).length)).toHaveLength(1);
+  });
+
+  it('rate-limits rebuilds of one config', async () => {
+    const last = Math.max(...jobsFor('workers-arm').map((j) => Date.parse(j.metadata!.creationTimestamp)));
+    const cfg = config('workers-arm');
+    hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: '5' } } });
+    const before = jobsFor('workers-arm').map((j) => j.metadata!.name).sort();
+    const r = reconciler({ minRebuildIntervalSeconds: 600, now: () => new Date(last + 10_000) });
+    await r.observe();
+    const res = await r.reconcileKey('workers-arm');
+    expect(res.requeueAfterMs).toBe(590_000);
+    expect(jobsFor('workers-arm').map((j) => j.metadata!.name).sort()).toEqual(before);
+    expect(condition(config('workers-arm'), 'Building')).toMatchObject({ status: 'False', reason: 'RebuildRateLimited' });
+  });
+
+  it('caps the builds running at once in one hosted cluster', async () => {
+    await reconciler().reconcileAll(); // settle: the rebuild asked for above starts, superseding the one before
+    const running = jobs().filter((j) => !(j.status?.conditions ?? []).length).length;
+    nodePool('workers-e', { release: RELEASE_50, arch: 'amd64' });
+    nodePool('workers-f', { release: RELEASE_50, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-e'));
+    hosted.store.put(nodePoolOSConfig('workers-f'));
+    await reconciler({ maxConcurrentBuilds: running + 1 }).reconcileAll();
+    expect(jobsFor('workers-e').length + jobsFor('workers-f').length).toBe(1);
+    const waiting = jobsFor('workers-e').length ? 'workers-f' : 'workers-e';
+    expect(condition(config(waiting), 'Building')).toMatchObject({ status: 'False', reason: 'WaitingForBuildSlot' });
+    for (const n of ['workers-e', 'workers-f']) hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: n }, { force: true });
   });
 
   it('cleans up when a config is deleted: the NodePool goes back to its release image', async () => {
-    hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: 'workers-a' }, { force: true });
+    hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: 'workers-arm' }, { force: true });
     await reconciler().reconcileAll();
-    expect(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}workers-a`, namespace: NS })).toBeUndefined();
-    expect(jobs().some((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-a')).toBe(false);
+    expect(handoff('workers-arm')).toBeUndefined();
+    expect(jobsFor('workers-arm')).toEqual([]);
   });
 
   it("uses exactly the package's RBAC on each cluster", () => {
-    const key = (e: { verb: string; apiGroup: string; resource: string; subresource?: string }) => `${e.verb} ${e.apiGroup}/${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
-    const used = (audit: AuditEntry[], user: string) => new Set(audit.filter((e) => e.user === user && !e.nonResourcePath).map(key));
-    const granted = (rules: readonly PolicyRule[]) =>
-      new Set(rules.flatMap((r) => r.verbs.flatMap((v) => r.apiGroups.flatMap((g) => r.resources.map((res) => key({ verb: v, apiGroup: g, resource: res.split('/')[0], subresource: res.split('/')[1] }))))));
+    const key = (e: { verb: string; apiGroup: string; resource: string; subresource?: string; namespace?: string }) => `${e.verb} ${e.apiGroup}/${e.resource}${e.subresource ? `/${e.subresource}` : ''}${e.namespace ? ` in ${e.namespace}` : ''}`;
+    const used = (audit: AuditEntry[], user: string) => new Set(audit.filter((e) => e.user === user && !e.nonResourcePath).map((e) => key({ ...e, namespace: e.namespace || undefined })));
+    const granted = (rules: readonly PolicyRule[], namespace?: string) =>
+      rules.flatMap((r) => r.verbs.flatMap((v) => r.apiGroups.flatMap((g) => r.resources.map((res) => key({ verb: v, apiGroup: g, resource: res.split('/')[0], subresource: res.split('/')[1], namespace })))));
     const denied = (audit: AuditEntry[], user: string) => audit.filter((e) => e.user === user && e.code === 403);
     expect(denied(mgmt.audit, MGMT_USER)).toEqual([]);
     expect(denied(hosted.audit, CONTROLLER_USERNAME)).toEqual([]);
-    expect([...used(mgmt.audit, MGMT_USER)].sort()).toEqual([...granted(MANAGEMENT_RULES)].sort());
-    expect([...used(hosted.audit, CONTROLLER_USERNAME)].sort()).toEqual([...granted([...HOSTED_RULES, ...HOSTED_NAMESPACE_RULES])].sort());
-    // Namespaced calls stay in the HCP namespace.
+    expect([...used(mgmt.audit, MGMT_USER)].sort()).toEqual([...new Set(granted(MANAGEMENT_RULES, NS))].sort());
+    const hostedGranted = [...granted(HOSTED_RULES), ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([ns, rs]) => granted(rs, ns))];
+    expect([...used(hosted.audit, CONTROLLER_USERNAME)].sort()).toEqual([...new Set(hostedGranted)].sort());
     expect(mgmt.audit.filter((e) => e.user === MGMT_USER && e.namespace !== NS && !e.nonResourcePath)).toEqual([]);
   });
 
-  it('never puts a credential in a status or a record', () => {
-    const everything = JSON.stringify([...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSConfig'), ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild')]);
-    for (const secret of ['push-password', registry.password!, b64(`robot:push-password`)]) expect(everything).not.toContain(secret);
+  it('never puts a credential in a status, a record or a log line', () => {
+    expect(logs.some((l) => l.includes('build job created'))).toBe(true);
+    const everything = JSON.stringify([...logs, ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSConfig'), ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild')]);
+    for (const secret of ['push-password', 'hosted-pull-password', 'hcp-password', 'nodes-password', b64('robot:push-password'), b64('nodes:nodes-password')]) expect(everything).not.toContain(secret);
   });
 });
-

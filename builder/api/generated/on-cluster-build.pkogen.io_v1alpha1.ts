@@ -50,7 +50,7 @@ export function nodePoolOSBuild(o: Omit<NodePoolOSBuild, 'apiVersion' | 'kind'>)
   return { apiVersion: "on-cluster-build.pkogen.io/v1alpha1", kind: "NodePoolOSBuild", ...o };
 }
 
-/** Secret used to pull the base OS image; when unset, the hosted control plane's pull-secret on the management cluster is used */
+/** Secret in the hosted cluster's namespace openshift-on-cluster-build used to pull the base OS image; when unset, the hosted cluster's own pull secret (openshift-config/pull-secret) is used */
 export type NodePoolOSConfigSpecBaseImagePullSecret = {
   /** name of the Secret (a DNS-1123 subdomain, at most 253 characters) */
   name: string;
@@ -79,7 +79,7 @@ export type NodePoolOSConfigSpecRenderedImagePushSecret = {
 };
 /** what to build for one NodePool and where to push it */
 export type NodePoolOSConfigSpec = {
-  /** Secret used to pull the base OS image; when unset, the hosted control plane's pull-secret on the management cluster is used */
+  /** Secret in the hosted cluster's namespace openshift-on-cluster-build used to pull the base OS image; when unset, the hosted cluster's own pull secret (openshift-config/pull-secret) is used */
   baseImagePullSecret?: NodePoolOSConfigSpecBaseImagePullSecret;
   /** custom Containerfiles, at most one per architecture (4 in all); each must define the stage "FROM configs AS final" */
   containerFile?: Array<NodePoolOSConfigSpecContainerFileItem>;
