@@ -24,7 +24,7 @@ describe('the on-cluster-build package', () => {
     const def = definition();
     expect(def.phases.map((p) => p.name)).toEqual(['hosted-api', 'rbac', 'deploy', 'hosted-webhooks']);
     expect(def.phases.map((p) => p.class)).toEqual(['hosted-cluster', undefined, undefined, 'hosted-cluster']);
-    const kinds = (phase: string) => def.objects.filter((o) => o.phase === phase).map((o) => `${o.object.kind}/${o.object.metadata.name}`).sort();
+    const kinds = (phase: string) => def.objects.filter((o) => o.phase === phase).map((o) => `${o.object.kind}/${o.object.metadata.name}${o.object.metadata.namespace ? ` @${o.object.metadata.namespace}` : ''}`).sort();
     expect(kinds('hosted-api')).toEqual([
       'ClusterRole/on-cluster-build-controller',
       'ClusterRoleBinding/on-cluster-build-controller',
@@ -33,11 +33,16 @@ describe('the on-cluster-build package', () => {
       'Namespace/on-cluster-build-jobs',
       'Namespace/openshift-on-cluster-build',
       'PriorityClass/on-cluster-build-low',
-      'Role/on-cluster-build-controller',
-      'RoleBinding/on-cluster-build-builder-scc-anyuid',
-      'RoleBinding/on-cluster-build-controller',
-      'ServiceAccount/on-cluster-build-builder',
-      'ServiceAccount/on-cluster-build-controller',
+      // One Role per hosted namespace the controller touches: the builds, the hosted pull secret (by name), the push Secrets.
+      'Role/on-cluster-build-controller @on-cluster-build-jobs',
+      'Role/on-cluster-build-controller @openshift-config',
+      'Role/on-cluster-build-controller @openshift-on-cluster-build',
+      'RoleBinding/on-cluster-build-builder-scc-anyuid @on-cluster-build-jobs',
+      'RoleBinding/on-cluster-build-controller @on-cluster-build-jobs',
+      'RoleBinding/on-cluster-build-controller @openshift-config',
+      'RoleBinding/on-cluster-build-controller @openshift-on-cluster-build',
+      'ServiceAccount/on-cluster-build-builder @on-cluster-build-jobs',
+      'ServiceAccount/on-cluster-build-controller @openshift-on-cluster-build',
     ]);
     expect(kinds('hosted-webhooks')).toEqual(['ValidatingWebhookConfiguration/on-cluster-build']);
   });
@@ -56,9 +61,15 @@ describe('the on-cluster-build package', () => {
       for (const v of ['escalate', 'bind', 'impersonate']) expect(r.verbs).not.toContain(v);
     }
     const covered = new Set(rules.flatMap((r) => r.resources));
-    for (const res of ['jobs', 'pods', 'configmaps', 'secrets', 'leases', 'events']) expect(covered.has(res)).toBe(true);
-    // Pods are only read (their termination message carries the digest): no exec, no create.
-    expect(rules.filter((r) => r.resources.includes('pods')).flatMap((r) => r.verbs).sort()).toEqual(['list', 'watch']);
+    // On the management side the controller reads NodePool facts and writes only the hand-off and its Lease:
+    // no Job, Pod or anything of a tenant build runs in the HCP namespace (issue 22).
+    for (const res of ['secrets', 'configmaps', 'leases', 'machines', 'hostedcontrolplanes']) expect(covered.has(res)).toBe(true);
+    for (const res of ['jobs', 'pods']) expect(covered.has(res)).toBe(false);
+    // Secrets are only read there (token Secrets and the pull secret), never written.
+    expect(rules.filter((r) => r.resources.includes('secrets')).flatMap((r) => r.verbs).sort()).toEqual(['list', 'watch']);
+    // In the hosted build namespace, Pods are only read (their termination message carries the digest): no exec, no create.
+    const hostedBuilds = def.objects.find((o) => o.object.kind === 'Role' && o.object.metadata.namespace === 'on-cluster-build-jobs')!.object.rules as { resources: string[]; verbs: string[] }[];
+    expect(hostedBuilds.filter((r) => r.resources.includes('pods')).flatMap((r) => r.verbs).sort()).toEqual(['list', 'watch']);
   });
 
   it('static files are valid YAML with the phase annotation', async () => {
