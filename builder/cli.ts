@@ -34,7 +34,8 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'build-active-deadline-seconds', type: 'int', default: 3600, description: 'activeDeadlineSeconds of build Jobs' },
   { name: 'build-backoff-limit', type: 'int', default: 2, description: 'backoffLimit of build Jobs' },
   { name: 'build-history-limit', type: 'int', default: 3, description: 'builds (Jobs and NodePoolOSBuilds) kept per NodePoolOSConfig' },
-  { name: 'build-user-namespaces', type: 'bool', default: false, description: 'run build pods with hostUsers: false (user namespaces; needed for RUN steps where the runtime blocks nested namespaces)' },
+  { name: 'build-user-namespaces', type: 'bool', default: false, description: 'deprecated, ignored: the build pod maps its build user\'s ID range itself (docs/design.md, "The build pod")' },
+  { name: 'own-builder-image', type: 'string', default: '', description: 'this image (it carries buildah): the builder for NodePools whose release\'s machine-config-operator image has none (before 4.17); empty: such NodePools are refused with NoBuilderImage' },
   { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full reconciles without events' },
   { name: 'release-cache-size', type: 'int', default: 16, description: 'release payloads whose image references are kept in memory' },
   { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) the controller may reach on the management network although they are internal (a mirror registry)' },
@@ -165,6 +166,7 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
       backoffLimit: Number(flags['build-backoff-limit']),
       historyLimit: Number(flags['build-history-limit']),
       userNamespaces: flags['build-user-namespaces'] === true,
+      ...(flags['own-builder-image'] ? { ownBuilderImage: String(flags['own-builder-image']) } : {}),
       proxyEnv: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].filter((k) => process.env[k]).map((k) => ({ name: k, value: process.env[k]! })),
       log,
     });

@@ -92,6 +92,7 @@ export function controllerArgs(): string[] {
     '--build-active-deadline-seconds={{ .config.buildActiveDeadlineSeconds }}',
     '--build-history-limit={{ .config.buildHistoryLimit }}',
     '--build-user-namespaces={{ .config.buildUserNamespaces }}',
+    '--own-builder-image={{ .config.image }}',
     `--health-port=${HEALTH_PORT}`,
   ];
 }

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
 import {
   buildConfigMap,
+  builderImageFor,
   buildJob,
   BuildJobInput,
   buildSecret,
@@ -51,6 +52,8 @@ export interface ReleaseImages {
   releaseDigest: string;
   baseOSImage: string;
   machineConfigOperatorImage: string;
+  /** The release's version (`image-references` metadata.name): decides which image carries buildah. */
+  version?: string;
 }
 
 /** What a release resolve needs to know about the NodePool (the release engineer's `resolve(releaseImage, {arch, stream, pullSecret})`). */
@@ -114,6 +117,8 @@ export interface ReconcilerOptions {
   backoffLimit: number;
   historyLimit: number;
   userNamespaces: boolean;
+  /** Our own image (builder/Containerfile carries buildah): the builder for NodePools whose release's MCO image has none (before 4.17). */
+  ownBuilderImage?: string;
   proxyEnv?: { name: string; value: string }[];
   /** Builds running at once per hosted cluster (default 3). */
   maxConcurrentBuilds?: number;
@@ -320,6 +325,9 @@ export class Reconciler {
       return this.setConfigStatus(cfg, { degraded: ['ReleaseResolutionFailed', (e as Error).message] });
     }
 
+    // buildah: in the release's machine-config-operator image from 4.17; before, in ours, or a refusal.
+    const builder = builderImageFor({ releaseVersion: release.version ?? '', mcoImage: release.machineConfigOperatorImage, ...(this.o.ownBuilderImage ? { ownImage: this.o.ownBuilderImage } : {}) });
+    if ('refused' in builder) return this.setConfigStatus(cfg, { degraded: ['NoBuilderImage', builder.refused] });
     const containerfile = pickContainerfile(cfg, arch);
     const pushRepo = repositoryOf(pushSpec);
     const mirrors = registriesConf(obs.imageContentSources);
@@ -328,7 +336,7 @@ export class Reconciler {
     const hash = inputsHash({
       releaseDigest: release.releaseDigest,
       baseOSImage: release.baseOSImage,
-      builderImage: release.machineConfigOperatorImage,
+      builderImage: builder.image,
       arch,
       containerfile,
       pushRepo,
@@ -347,7 +355,7 @@ export class Reconciler {
       nodePool,
       releaseImage: inputs.releaseImage,
       baseOSImage: release.baseOSImage,
-      builderImage: release.machineConfigOperatorImage,
+      builderImage: builder.image,
       pushTag: `${pushRepo}:${buildName.slice(0, 128)}`,
       containerfile,
       activeDeadlineSeconds: this.o.activeDeadlineSeconds,

@@ -34,6 +34,8 @@ const sha = (s: string) => 'sha256:' + createHash('sha256').update(s).digest('he
 const PUSH_HOST = 'quay.example.com';
 const RELEASE_419 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('b')}`;
 const RELEASE_50 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('c')}`;
+const RELEASE_416 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('d')}`;
+const VERSION: Record<string, string> = { [RELEASE_419]: '4.19.0', [RELEASE_50]: '5.0.0', [RELEASE_416]: '4.16.3' };
 const HOSTED_PULL = dockerConfigJson('quay.io', 'hosted-pull', 'hosted-pull-password');
 const HCP_PULL = JSON.stringify({ auths: { 'quay.io': { auth: b64('hcp:hcp-password') }, [PUSH_HOST]: { auth: b64('nodes:nodes-password') } } });
 
@@ -63,8 +65,8 @@ describe('on-cluster-build controller, end to end', () => {
       resolveRelease: async (release, o) => {
         resolves.push({ release, ...o });
         if (release === hang) return new Promise(() => {}); // a registry that never answers
-        if (release !== RELEASE_419 && release !== RELEASE_50) throw new Error(`release ${release}: manifest unknown`);
-        return { releaseDigest: release.split('@')[1], baseOSImage: baseFor(release, o.arch, o.stream), machineConfigOperatorImage: mcoFor(release, o.arch) };
+        if (!VERSION[release]) throw new Error(`release ${release}: manifest unknown`);
+        return { releaseDigest: release.split('@')[1], baseOSImage: baseFor(release, o.arch, o.stream), machineConfigOperatorImage: mcoFor(release, o.arch), version: VERSION[release] };
       },
       verifyImage: async (i) => {
         verifies.push(i);
@@ -527,5 +529,17 @@ describe('on-cluster-build controller, end to end', () => {
     expect(logs.some((l) => l.includes('build job created'))).toBe(true);
     const everything = JSON.stringify([...logs, ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSConfig'), ...hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild')]);
     for (const secret of ['push-password', 'hosted-pull-password', 'hcp-password', 'nodes-password', b64('robot:push-password'), b64('nodes:nodes-password')]) expect(everything).not.toContain(secret);
+  });
+
+  it("builds a NodePool before 4.17 with our own image (its release's machine-config-operator image has no buildah), or says why not", async () => {
+    nodePool('workers-416', { release: RELEASE_416, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-416'));
+    await reconciler().reconcileAll();
+    expect(jobs().filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === 'workers-416')).toEqual([]);
+    const degraded = (config('workers-416').status.conditions ?? []).find((c: any) => c.reason === 'NoBuilderImage');
+    expect(degraded?.message).toMatch(/release 4\.16's machine-config-operator image has no buildah/);
+    const OWN = `quay.io/app-sre/on-cluster-build@${DIGEST('e')}`;
+    await reconciler({ ownBuilderImage: OWN, maxConcurrentBuilds: 10 }).reconcileAll();
+    expect(jobFor('workers-416').spec.template.spec.containers[0].image).toBe(OWN);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The HyperShift control-plane idioms every package that runs a workload in a hosted-control-plane
- * (HCP) namespace copies by hand today (shared/docs/hypershift-packages-in-the-field.md §1.3, §8.10;
- * on-cluster-builds.md §5.1–5.3, §7.2). Template expressions are PKO `.gotmpl` text.
+ * (HCP) namespace copies by hand today (placement, HCP affinity, management KAS access, the hosted
+ * kubeconfig, proxy variables, restricted security; pkogen's docs/library.md names each idiom's
+ * HyperShift source). Template expressions are PKO `.gotmpl` text.
  */
 import { RawEntry, YamlValue } from '../yaml/emit.js';
 import type { KubeObject } from './package.js';

@@ -1,5 +1,5 @@
 /**
- * PKO's package image format (shared/docs/pko-reference.md §1.2, §11): package files → a
+ * PKO's package image format (what `kubectl package build` writes: files under /package/): package files → a
  * deterministic image, and the bounded layer reader. Reading an image back into package files,
  * with PKO's importer rules, is src/pko/package-image.ts.
  */

@@ -1,7 +1,7 @@
 /**
  * Package Operator's data types (manifests.package-operator.run/v1alpha1), as TypeScript, and
- * PKO's one error type. Field names and JSON keys follow apis/manifests/v1alpha1 exactly
- * (shared/docs/pko-reference.md §2.1, §3, §9).
+ * PKO's one error type. Field names and JSON keys follow package-operator's
+ * apis/manifests/v1alpha1 exactly.
  */
 import type { FileMap } from '../core/filemap.js';
 
