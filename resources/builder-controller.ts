@@ -22,6 +22,9 @@ const TOKEN_DIR = '/var/run/hosted-token';
 const ADMIN_KUBECONFIG_DIR = '/etc/hosted-admin-kubeconfig';
 const HEALTH_PORT = 8081;
 
+/** NODE_OPTIONS of the controller container (test/bench/controller.ts runs it with these). */
+export const CONTROLLER_NODE_OPTIONS = '';
+
 /** The image of the controller and the webhook server: ours, by digest, from the package config. */
 export const IMAGE = '{{ .config.image }}';
 
