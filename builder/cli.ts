@@ -144,14 +144,14 @@ export async function main(argv: string[]): Promise<number> {
 
 async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
   const namespace = String(flags.namespace);
-  const management = Kube.load(String(flags['management-kubeconfig']) || undefined);
+  const management = await Kube.load(String(flags['management-kubeconfig']) || undefined);
   // Up before the wait below, so liveness holds while the sidecar mints the first token.
   const health = await healthServer(Number(flags['health-port']));
   try {
     // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping.
     const kubeconfigPath = String(flags['hosted-kubeconfig']);
     await waitForFile(kubeconfigPath, Number(flags['hosted-kubeconfig-wait']), signal, log);
-    const hosted = Kube.load(kubeconfigPath);
+    const hosted = await Kube.load(kubeconfigPath);
     const w = wiring({ cacheSize: Number(flags['release-cache-size']), registryAllow: allowList(flags['registry-allow']) });
     const reconciler = new Reconciler({
       management,

@@ -42,6 +42,8 @@ const CONFIGS_B = Number(process.env.CONTROLLER_BENCH_CONFIGS_B ?? 1000);
 /** Longest wait for any one step (the machine is shared; a step that does not finish fails the bench). */
 const STEP_TIMEOUT_MS = Number(process.env.CONTROLLER_BENCH_STEP_TIMEOUT_S ?? 900) * 1000;
 const SETTLE_MS = 5000;
+/** The Deployment's NODE_OPTIONS unless CONTROLLER_BENCH_NODE_OPTIONS is set (to try another heap cap). */
+const NODE_OPTIONS = process.env.CONTROLLER_BENCH_NODE_OPTIONS ?? CONTROLLER_NODE_OPTIONS;
 
 const NS = 'clusters-banana';
 const MGMT_USER = `system:serviceaccount:${NS}:on-cluster-build-controller`;
@@ -251,7 +253,7 @@ export async function bench(): Promise<string> {
     child = spawn(pinned ? 'taskset' : process.execPath, [...(pinned ? ['-c', '0', process.execPath] : []), path.join(root, 'bin', 'on-cluster-build.js'), ...argv], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, POD_NAMESPACE: NS, NODE_EXTRA_CA_CERTS: '', NODE_OPTIONS: CONTROLLER_NODE_OPTIONS },
+      env: { ...process.env, POD_NAMESPACE: NS, NODE_EXTRA_CA_CERTS: '', NODE_OPTIONS: NODE_OPTIONS },
     });
     const c = child;
     let tailBuf = '';
@@ -313,7 +315,7 @@ export async function bench(): Promise<string> {
       '',
       'Command: `make build && npm run bench -- controller` (test/bench/controller.ts; prints the section,',
       'does not rewrite this file when run alone). The controller runs as in its pod, the Deployment\'s',
-      `args with the package config's defaults and its NODE_OPTIONS (\`${CONTROLLER_NODE_OPTIONS || '(none)'}\`), pinned to core 0:`,
+      `args with the package config's defaults and NODE_OPTIONS \`${NODE_OPTIONS || '(none)'}\`${NODE_OPTIONS === CONTROLLER_NODE_OPTIONS ? " (the Deployment's)" : ' (CONTROLLER_BENCH_NODE_OPTIONS)'}, pinned to core 0:`,
       `\`${cmd}\`, POD_NAMESPACE=${NS};`,
       'the two API test servers (management, hosted) and docker-registry (two release payloads) run in',
       'the bench process / beside it on core 1, all on 127.0.0.1. RSS is VmRSS (VmHWM: peak) from /proc.',
