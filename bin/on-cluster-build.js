@@ -10,9 +10,15 @@ const webhookEntry = () =>
     if (e && e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes('webhook.bundle.mjs')) return import('../dist/builder/webhook/main.js');
     throw e;
   });
+// The controller and token-minter: the one-file bundle of builder/cli.ts (same script), or the tsc output.
+const cliEntry = () =>
+  import('../dist/builder/cli.bundle.mjs').catch((e) => {
+    if (e && e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes('cli.bundle.mjs')) return import('../dist/builder/cli.js');
+    throw e;
+  });
 (args[0] === 'webhook'
   ? webhookEntry().then(({ webhookMain }) => webhookMain(args.slice(1)))
-  : import('../dist/builder/cli.js').then(({ main }) => main(args))
+  : cliEntry().then(({ main }) => main(args))
 ).then(
   (code) => {
     process.exitCode = code;

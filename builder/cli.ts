@@ -23,6 +23,7 @@ export { CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME };
 
 export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: 'HCP namespace the controller runs and builds in' },
+  { name: 'management-kubeconfig', type: 'string', default: '', description: "kubeconfig for the management cluster; empty: the pod's in-cluster ServiceAccount (the Deployment leaves it empty; benches and local runs set it)" },
   { name: 'hosted-kubeconfig', type: 'string', required: true, description: "kubeconfig of the controller's own ServiceAccount in the hosted cluster (written by token-minter)" },
   { name: 'hosted-kubeconfig-wait', type: 'int', default: 300, description: 'seconds to wait for the hosted kubeconfig to appear (the token-minter sidecar writes it) before failing' },
   { name: 'pull-secret-name', type: 'string', default: 'pull-secret', description: 'Secret in the HCP namespace used to read release payloads and pull base images' },
@@ -144,14 +145,14 @@ export async function main(argv: string[]): Promise<number> {
 
 async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
   const namespace = String(flags.namespace);
-  const management = Kube.load();
+  const management = await Kube.load(String(flags['management-kubeconfig']) || undefined);
   // Up before the wait below, so liveness holds while the sidecar mints the first token.
   const health = await healthServer(Number(flags['health-port']));
   try {
     // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping.
     const kubeconfigPath = String(flags['hosted-kubeconfig']);
     await waitForFile(kubeconfigPath, Number(flags['hosted-kubeconfig-wait']), signal, log);
-    const hosted = Kube.load(kubeconfigPath);
+    const hosted = await Kube.load(kubeconfigPath);
     const w = wiring({ cacheSize: Number(flags['release-cache-size']), registryAllow: allowList(flags['registry-allow']) });
     const reconciler = new Reconciler({
       management,

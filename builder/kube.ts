@@ -1,10 +1,14 @@
 /**
- * The one small interface the controller has to a Kubernetes API, on @kubernetes/client-node:
- * `KubeConfig` resolves the server, TLS and credentials (in-cluster token file with refresh,
- * kubeconfig files, exec plugins), `Watch` streams events. Requests are plain REST so that the
- * status subresource and paging work the same for built-in kinds and our CRDs.
+ * The one small interface the controller has to a Kubernetes API. `builder/kubeconfig.ts`
+ * resolves the server, TLS and credentials for the forms our pods use (in-cluster token file with
+ * refresh, kubeconfig files with tokens, token files or client certificates); anything else (exec
+ * plugins, OIDC, proxies) loads @kubernetes/client-node's `KubeConfig`, only then (it costs
+ * ~80 MiB of RSS). Requests are plain REST so that the status subresource and paging work the same
+ * for built-in kinds and our CRDs; watches are a streamed GET with `watch=true`.
  */
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { inClusterConfig, loadLightKubeConfig, type KubeConfigLike } from './kubeconfig.js';
 import type { ObjectMeta as ApiObjectMeta } from './api/types.js';
 // One home for kinds and their REST paths: the library's client (src/kube) reads; this one, the
 // controller's, also writes (create, update, status, delete) and watches with client-node's Watch.
@@ -46,21 +50,24 @@ export interface ListResult {
 const MAX_RESPONSE_BYTES = 64 << 20;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-export class Kube {
-  private readonly watcher: Watch;
+/** Like client-node's Watch: a watch that receives nothing (not even a bookmark) for this long is ended. */
+const WATCH_IDLE_TIMEOUT_MS = 30_000;
 
+export class Kube {
   constructor(
-    readonly config: KubeConfig,
+    readonly config: KubeConfigLike,
     private readonly userAgent = 'on-cluster-build',
-  ) {
-    this.watcher = new Watch(config);
-  }
+  ) {}
 
   /** Kubeconfig from a file (the hosted cluster) or, without one, the pod's in-cluster identity. */
-  static load(kubeconfigPath?: string): Kube {
+  static async load(kubeconfigPath?: string): Promise<Kube> {
+    if (!kubeconfigPath) return new Kube(inClusterConfig());
+    const light = loadLightKubeConfig(kubeconfigPath);
+    if (light) return new Kube(light);
+    // Exec plugins, other auth-providers, proxies: client-node's KubeConfig, loaded only for them.
+    const { KubeConfig } = await import('@kubernetes/client-node');
     const kc = new KubeConfig();
-    if (kubeconfigPath) kc.loadFromFile(kubeconfigPath);
-    else kc.loadFromCluster();
+    kc.loadFromFile(kubeconfigPath);
     return new Kube(kc);
   }
 
@@ -140,13 +147,63 @@ export class Kube {
     onEvent: (e: WatchEvent) => void,
     done: (err: unknown) => void,
   ): Promise<{ stop(): void }> {
-    const ctrl = await this.watcher.watch(
-      this.path(r, opts.namespace),
-      { allowWatchBookmarks: true, resourceVersion: opts.resourceVersion, labelSelector: opts.labelSelector, timeoutSeconds: 300 },
-      (type: string, object: KubeObject) => onEvent({ type: type as WatchEvent['type'], object }),
-      done,
-    );
-    return { stop: () => ctrl.abort() };
+    const cluster = this.config.getCurrentCluster();
+    if (!cluster) throw new KubeApiError('kubeconfig has no current context or cluster', 0, 'BadConfig');
+    const q = new URLSearchParams({ watch: 'true', allowWatchBookmarks: 'true', timeoutSeconds: '300' });
+    if (opts.resourceVersion) q.set('resourceVersion', opts.resourceVersion);
+    if (opts.labelSelector) q.set('labelSelector', opts.labelSelector);
+    const url = new URL(`${cluster.server.replace(/\/$/, '')}${this.path(r, opts.namespace)}?${q}`);
+    const ro: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': this.userAgent } };
+    await this.config.applyToHTTPSOptions(ro);
+    let ended = false;
+    let timer: NodeJS.Timeout | undefined;
+    const end = (err: unknown) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      req.destroy();
+      done(err);
+    };
+    const idle = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => end(new Error(`watch ${url.pathname}: nothing received for ${WATCH_IDLE_TIMEOUT_MS / 1000} s`)), WATCH_IDLE_TIMEOUT_MS);
+      timer.unref();
+    };
+    const req = (url.protocol === 'http:' ? http : https).request(url, ro, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        const e = new KubeApiError(`watch ${url.pathname}: HTTP ${res.statusCode} ${http.STATUS_CODES[res.statusCode ?? 0] ?? ''}`.trim(), res.statusCode ?? 0, 'WatchFailed');
+        return end(e);
+      }
+      idle();
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        idle();
+        buf += chunk;
+        if (buf.length > MAX_RESPONSE_BYTES) return end(new KubeApiError(`watch ${url.pathname}: one event larger than ${MAX_RESPONSE_BYTES} bytes`, 0, 'TooLarge'));
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (!line.trim()) continue;
+          let ev: { type?: string; object?: KubeObject };
+          try {
+            ev = JSON.parse(line) as typeof ev;
+          } catch {
+            continue; // as client-node: a line that is not JSON is skipped
+          }
+          if (ev.type && ev.object) onEvent({ type: ev.type as WatchEvent['type'], object: ev.object });
+        }
+      });
+      res.on('error', end);
+      res.on('close', () => end(null));
+      res.on('end', () => end(null));
+    });
+    req.on('error', end);
+    idle();
+    req.end();
+    return { stop: () => end(null) };
   }
 
   /** A raw call, for subresources such as serviceaccounts/token. */

@@ -67,7 +67,7 @@ export async function mintOnce(admin: Kube, o: MinterOptions): Promise<{ expires
 
 export async function runTokenMinter(o: MinterOptions, signal: AbortSignal): Promise<void> {
   const log = o.log ?? (() => {});
-  const admin = Kube.load(o.adminKubeconfig);
+  const admin = await Kube.load(o.adminKubeconfig);
   let attempt = 0;
   while (!signal.aborted) {
     try {

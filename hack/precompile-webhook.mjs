@@ -10,6 +10,8 @@
  * bin/on-cluster-build.js runs for `webhook`: one module instead of ~20 ES and CommonJS modules
  * (Node's per-module loading costs ~10 MiB of RSS here; docs/benchmarks.md "Webhook"). Only
  * @bufbuild/cel stays outside: cel.js loads it on the first CEL rule, with require().
+ * Then bundles builder/cli.js (controller, token-minter) into builder/cli.bundle.mjs the same way,
+ * which bin/on-cluster-build.js runs for the other commands.
  *
  * Usage: node hack/precompile-webhook.mjs [TREE] (default dist: the compiled tree holding
  * builder/). The file is replaced by rename, so a failed run leaves the previous one.
@@ -47,6 +49,23 @@ try {
     banner: { js: "import { createRequire as __webhookCreateRequire } from 'node:module'; const require = __webhookCreateRequire(import.meta.url);" },
   });
   renameSync(`${out}.tmp-${process.pid}`, out);
+  // The controller and token-minter (builder/cli.js) the same way: one module saves ~10 MiB of the
+  // controller's RSS (docs/benchmarks.md "Controller footprint"). @kubernetes/client-node stays
+  // outside: builder/kube.ts imports it only for kubeconfigs our own loader does not handle.
+  const cli = path.join(tree, 'builder', 'cli.bundle.mjs');
+  await build({
+    entryPoints: [path.join(tree, 'builder', 'cli.js')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    outfile: `${cli}.tmp-${process.pid}`,
+    legalComments: 'none',
+    logLevel: 'warning',
+    external: ['@kubernetes/client-node'],
+    banner: { js: "import { createRequire as __cliCreateRequire } from 'node:module'; const require = __cliCreateRequire(import.meta.url);" },
+  });
+  renameSync(`${cli}.tmp-${process.pid}`, cli);
 } catch (e) {
   process.stderr.write(`hack/precompile-webhook.mjs: ${tree}: ${e.message}\n`);
   process.exit(1);

@@ -22,6 +22,19 @@ const TOKEN_DIR = '/var/run/hosted-token';
 const ADMIN_KUBECONFIG_DIR = '/etc/hosted-admin-kubeconfig';
 const HEALTH_PORT = 8081;
 
+/**
+ * Memory of the controller container, from docs/benchmarks.md "Controller footprint"
+ * (test/bench/controller.ts, the real process with these NODE_OPTIONS): ~80 MiB idle, ~105 MiB
+ * with 100 NodePools each with a NodePoolOSConfig, ~155 MiB with 1,000. V8's live old space stays
+ * ~20 MiB at 1,000; without a cap its young generation grows to 128 MiB of semi-spaces and RSS
+ * to ~310 MiB, so the semi-space is capped at 8 MB. Request = the 100-NodePool RSS rounded up
+ * (128Mi); limit = the 1,000-NodePool peak plus one list page at the 64 MiB response cap, parsed
+ * (~2x), with headroom (320Mi); old space capped at 192 MB so the heap collects before the cgroup
+ * kills.
+ */
+export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=8 --max-old-space-size=192';
+export const CONTROLLER_RESOURCES = { requests: { cpu: '20m', memory: '128Mi' }, limits: { memory: '320Mi' } };
+
 /** The image of the controller and the webhook server: ours, by digest, from the package config. */
 export const IMAGE = '{{ .config.image }}';
 
@@ -118,10 +131,13 @@ export function controllerDeployment(): PackageObject {
         image: IMAGE,
         command: ['/usr/local/bin/on-cluster-build'],
         args: controllerArgs(),
-        env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+        env: [
+          { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+          { name: 'NODE_OPTIONS', value: CONTROLLER_NODE_OPTIONS },
+        ],
         ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
         volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }],
-        resources: { requests: { cpu: '20m', memory: '80Mi' }, limits: { memory: '512Mi' } },
+        resources: CONTROLLER_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 10, periodSeconds: 30 },
         readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 10 },
       },
