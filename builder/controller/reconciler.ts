@@ -29,7 +29,7 @@ import {
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
-import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX } from './handoff.js';
+import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION } from './handoff.js';
 import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
 import { WorkQueue } from './queue.js';
 import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
@@ -594,7 +594,7 @@ export class Reconciler {
   /** Creates or updates the ConfigMap HyperShift reads into the NodePool's machine config. */
   private async handOff(j: BuildJobInput, pullSpec: string): Promise<void> {
     const want = handoffConfigMap(this.o.namespace, j.nodePool, j.configName, pullSpec);
-    want.metadata.annotations = { ...(want.metadata.annotations ?? {}), [HANDOFF_BUILD_ANNOTATION]: j.buildName };
+    want.metadata.annotations = { ...(want.metadata.annotations ?? {}), [HANDOFF_BUILD_ANNOTATION]: j.buildName, [HANDOFF_RELEASE_ANNOTATION]: j.releaseImage };
     const m = this.o.management;
     const have = await m.get<Obj>(RESOURCES.configMaps, want.metadata.name!, this.o.namespace);
     if (!have) {
@@ -602,7 +602,7 @@ export class Reconciler {
       this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });
       return;
     }
-    const same = JSON.stringify(have.data) === JSON.stringify((want as Obj).data) && JSON.stringify(have.metadata.labels) === JSON.stringify(want.metadata.labels) && have.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION] === j.buildName;
+    const same = JSON.stringify(have.data) === JSON.stringify((want as Obj).data) && JSON.stringify(have.metadata.labels) === JSON.stringify(want.metadata.labels) && have.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION] === j.buildName && have.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] === j.releaseImage;
     if (same) return;
     await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels: want.metadata.labels, annotations: { ...(have.metadata.annotations ?? {}), ...want.metadata.annotations } }, data: (want as Obj).data });
     this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });

@@ -25,12 +25,12 @@
 import { createHash } from 'node:crypto';
 import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
 import { GROUP } from '../api/types.js';
-import { handoffConfigMap, handoffName } from '../controller/handoff.js';
+import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap, handoffName } from '../controller/handoff.js';
 
 export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true };
 
-/** On the hand-off ConfigMap: the NodePool release (`spec.release.image`) its image was built for. */
-export const HANDOFF_RELEASE_ANNOTATION = `${GROUP}/release-image`;
+/** On the hand-off ConfigMap: the NodePool release (`spec.release.image`) its image was built for (the per-HCP controller writes it too). */
+export { HANDOFF_RELEASE_ANNOTATION };
 /** On the NodePool: we set pausedUntil, holding it for this release. Absent: any pause is not ours. */
 export const PAUSED_FOR_ANNOTATION = `${GROUP}/gate-paused-for`;
 /** On the NodePool: when our hold began (RFC3339, from the injected clock). */

@@ -303,6 +303,8 @@ describe('on-cluster-build controller, end to end', () => {
     expect(condition(config('workers-arm'), 'Available')).toMatchObject({ status: 'True' });
     const cm = handoff('workers-arm')!;
     expect(cm.metadata!.labels).toMatchObject({ 'hypershift.openshift.io/nto-generated-machine-config': 'true', 'hypershift.openshift.io/nodePool': 'workers-arm' });
+    // The release it was built for, which the fleet component's upgrade gate compares with the NodePool's.
+    expect(cm.metadata!.annotations).toMatchObject({ 'on-cluster-build.pkogen.io/release-image': RELEASE_419 });
     expect(JSON.parse(cm.data.config)).toMatchObject({ kind: 'MachineConfig', metadata: { name: OS_IMAGE_MACHINE_CONFIG }, spec: { osImageURL: image } });
   });
 
