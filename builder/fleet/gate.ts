@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto';
 import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
 import { GROUP } from '../api/types.js';
 import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap, handoffName } from '../controller/handoff.js';
+import { CONFIG_LABEL } from '../controller/build-job.js';
 
 export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true };
 
@@ -72,8 +73,6 @@ export interface GateOptions {
   /** The longest we hold one NodePool for one release. */
   maxHoldSeconds: number;
   now?: () => Date;
-  /** Written on the hand-off's `on-cluster-build.pkogen.io/nodepoolosconfig` label. */
-  configName?: string;
 }
 
 export type GateStep =
@@ -167,9 +166,15 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const state = await o.imageFor(key);
   if ('image' in state) {
     return step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off rewritten`, async () => {
-      const want = handoffConfigMap(o.hcpNamespace, o.nodePoolName, o.configName ?? o.nodePoolName, state.image);
+      const want = handoffConfigMap(o.hcpNamespace, o.nodePoolName, '', state.image);
       want.metadata.annotations = { ...(cm.metadata.annotations ?? {}), [HANDOFF_RELEASE_ANNOTATION]: key.releaseImage };
-      want.metadata.labels = { ...(cm.metadata.labels ?? {}), ...want.metadata.labels };
+      // The NodePoolOSConfig label is the per-HCP controller's (it deletes a hand-off whose config is
+      // gone): kept as it is, never added by the gate.
+      const labels: Record<string, string> = { ...(cm.metadata.labels ?? {}), ...want.metadata.labels };
+      const own = cm.metadata.labels?.[CONFIG_LABEL];
+      if (own === undefined) delete labels[CONFIG_LABEL];
+      else labels[CONFIG_LABEL] = own;
+      want.metadata.labels = labels;
       want.metadata.resourceVersion = cm.metadata.resourceVersion;
       await m.update(RESOURCES.configMaps, want);
     });

@@ -144,6 +144,7 @@ describe('fleet upgrade gate', () => {
     expect(n.spec.pausedUntil).toBeUndefined();
     expect(Object.keys(n.metadata.annotations ?? {}).filter((k) => k.startsWith('on-cluster-build'))).toEqual([]);
     expect(cm()!.metadata.annotations![HANDOFF_RELEASE_ANNOTATION]).toBe(R2);
+    expect(cm()!.metadata.labels).toEqual(handoffConfigMap(HCP_NS, 'workers', 'workers', imageOf(R1)).metadata.labels); // the per-HCP controller's config label kept
     // Only the rights the fleet component is given, all used as granted, none refused.
     const mine = mgmt.audit.filter((e) => e.user === FLEET_USER && e.resource);
     expect(mine.filter((e) => (e.code ?? 0) >= 400)).toEqual([]);
@@ -236,6 +237,17 @@ describe('fleet upgrade gate', () => {
     expect(await did(o)).toEqual(['Paused', 'Waiting']);
     expect(np().spec.replicas).toBe(5);
     expect(mgmt.audit.filter((e) => e.user === FLEET_USER && e.code === 409).length).toBe(1);
+  });
+
+  it("hands off without adding the per-HCP controller's NodePoolOSConfig label (a provider-only hand-off is not a tenant's)", async () => {
+    const h = cm()!;
+    delete h.metadata.labels!['on-cluster-build.pkogen.io/nodepoolosconfig'];
+    mgmt.store.put(h);
+    await bump(R2, true);
+    images.set(R2, { image: imageOf(R2) });
+    expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+    expect(cm()!.metadata.labels!['on-cluster-build.pkogen.io/nodepoolosconfig']).toBeUndefined();
+    expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R2));
   });
 
   it('leaves alone a NodePool that has no hand-off, and lifts a hold of its own if the hand-off goes', async () => {
