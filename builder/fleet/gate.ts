@@ -23,6 +23,7 @@
  *   release rolls with the old image, and again when the image lands.
  */
 import { createHash } from 'node:crypto';
+import { KubeApiError } from 'pkogen/kube';
 import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
 import { GROUP } from '../api/types.js';
 import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap, handoffName } from '../controller/handoff.js';
@@ -133,7 +134,13 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const m = o.management;
   const np = await m.get<NodePool>(NODEPOOLS, o.nodePoolName, o.nodePoolNamespace);
   if (!np) return { done: true, state: 'NotGated', message: 'NodePool not found' };
-  const cm = await m.get<KubeObject & { data?: Record<string, string> }>(RESOURCES.configMaps, handoffName(o.nodePoolName), o.hcpNamespace);
+  let cm: (KubeObject & { data?: Record<string, string> }) | undefined;
+  try {
+    cm = await m.get(RESOURCES.configMaps, handoffName(o.nodePoolName), o.hcpNamespace);
+  } catch (e) {
+    // No Role for us there: our per-HCP package is not installed for this HostedCluster.
+    if (!(e instanceof KubeApiError && e.code === 403)) throw e;
+  }
   const ann = np.metadata.annotations ?? {};
   const ours = ann[PAUSED_FOR_ANNOTATION] !== undefined;
   const pausedUntil = np.spec?.pausedUntil;
