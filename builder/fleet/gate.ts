@@ -202,7 +202,8 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     const heldFor = Number.isFinite(since) ? (now.getTime() - since) / 1000 : Infinity;
     if (heldFor >= o.maxHoldSeconds) {
       // The cause first: a long reason is cut at its end.
-      const msg = truncate(`UpgradeGateTimedOut: held ${Math.round(heldFor)}s (max ${o.maxHoldSeconds}s), ${why}; released: the new release rolls out with the image built for ${handedFor ?? 'no release'}, and again when its own image lands`);
+      const held = Number.isFinite(heldFor) ? `held ${Math.round(heldFor)}s` : `held since an unreadable ${HELD_SINCE_ANNOTATION}`;
+      const msg = truncate(`UpgradeGateTimedOut: ${held} (max ${o.maxHoldSeconds}s), ${why}; released: the new release rolls out with the image built for ${handedFor ?? 'no release'}, and again when its own image lands`);
       return step('TimedOut', msg, () => lift({ [RELEASED_FOR_ANNOTATION]: key.releaseImage, [REASON_ANNOTATION]: msg }));
     }
     if (ann[REASON_ANNOTATION] !== why) return step('Paused', why, () => patchNp({ annotations: { [REASON_ANNOTATION]: why } }));

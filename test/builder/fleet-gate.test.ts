@@ -213,6 +213,13 @@ describe('fleet upgrade gate', () => {
     expect(np().spec.pausedUntil).toBe('true');
   });
 
+  it('a hold whose start cannot be read is released at once, saying so', async () => {
+    await bump(R2, true);
+    await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { metadata: { annotations: { [HELD_SINCE_ANNOTATION]: 'yesterday' } } });
+    expect(await did()).toEqual(['TimedOut', 'Released']);
+    expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/^UpgradeGateTimedOut: held since an unreadable on-cluster-build\.pkogen\.io\/gate-held-since \(max 3600s\), waiting for/);
+  });
+
   it('a human who lifts our hold overrides the gate for that release', async () => {
     await bump(R2, true);
     await did();
