@@ -11,6 +11,7 @@
  * after `failureRetrySeconds`. Finished entries beyond `maxEntries` are dropped oldest first;
  * running and queued ones never are.
  */
+import { createHash } from 'node:crypto';
 import type { ImageKey, ImageState } from './gate.js';
 
 export interface BuildKey {
@@ -22,8 +23,14 @@ export interface BuildKey {
 }
 
 export interface BuildRegistryOptions {
-  /** Builds the provider layer for a key and answers the pushed, verified image (`repo@sha256:…`). */
+  /** Builds the provider layer for a key and answers the pushed, verified image (`repo@sha256:…`); pushes it under `buildTag(key)` too. */
   build: (key: BuildKey) => Promise<{ image: string }>;
+  /**
+   * The image already built for a key, if the registry has it (`buildTag(key)` resolved to a
+   * digest and verified): asked before building, so a restarted fleet component, which has lost
+   * this registry's memory, does not rebuild what exists.
+   */
+  lookup?: (key: BuildKey) => Promise<{ image: string } | undefined>;
   maxConcurrent?: number;
   failureRetrySeconds?: number;
   maxEntries?: number;
@@ -42,6 +49,11 @@ const MAX_REASON = 512;
 
 export function buildKeyId(k: BuildKey): string {
   return [k.releaseDigest, k.arch, k.stream ?? '', k.layerDigest, k.builderImageDigest].join(' ');
+}
+
+/** The tag a key's image is pushed under besides its digest: the same key, the same tag, on any restart. */
+export function buildTag(k: BuildKey): string {
+  return `ocb-${createHash('sha256').update(buildKeyId(k)).digest('hex').slice(0, 40)}`;
 }
 
 export function validateBuildKey(k: BuildKey): string | undefined {
@@ -120,12 +132,15 @@ export class BuildRegistry {
       entry.e = { state: 'running', seq: entry.e.seq, since: this.now() };
       this.running++;
       const seq = entry.e.seq;
-      let p: Promise<{ image: string }>;
-      try {
-        p = this.o.build(entry.key);
-      } catch (err) {
-        p = Promise.reject(err);
-      }
+      const build = (): Promise<{ image: string }> => {
+        try {
+          return this.o.build(entry.key);
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      };
+      const lookup = this.o.lookup;
+      const p = lookup ? (async () => (await lookup(entry.key)) ?? (await build()))() : build();
       p.then(
         (r) => this.finish(id, seq, DIGEST_IMAGE_RE.test(r?.image ?? '') ? { state: 'done', seq, image: r.image } : { state: 'failed', seq, reason: `the build answered ${JSON.stringify(r?.image)}, not an image by digest`, at: this.now() }),
         (err) => this.finish(id, seq, { state: 'failed', seq, reason: String(err instanceof Error ? err.message : err).slice(0, MAX_REASON), at: this.now() }),

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject } from '../../builder/kube.js';
-import { BuildKey, BuildRegistry, imageForFromRegistry } from '../../builder/fleet/build-registry.js';
+import { BuildKey, BuildRegistry, buildTag, imageForFromRegistry } from '../../builder/fleet/build-registry.js';
 import { admitNodePoolUpdate, HANDOFF_RELEASE_ANNOTATION, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { handedOffImage, handoffConfigMap, handoffName } from '../../builder/controller/handoff.js';
@@ -73,6 +73,30 @@ describe('provider-layer build registry', () => {
     await new Promise((res) => setImmediate(res));
     expect(b.calls).toHaveLength(3);
     expect(r.stats()).toEqual({ queued: 0, running: 1, done: 1, failed: 0 });
+  });
+
+  it('after a restart, finds the image the registry already has for a key instead of rebuilding it', async () => {
+    const b = fakeBuilder();
+    const tags = new Map([[buildTag(KEY), `quay.example.com/provider/rhcos@${D('9')}`]]);
+    const lookups: string[] = [];
+    const lookup = async (k: BuildKey) => {
+      lookups.push(buildTag(k));
+      const image = tags.get(buildTag(k));
+      return image ? { image } : undefined;
+    };
+    const r = new BuildRegistry({ build: b.build, lookup });
+    expect(r.ensure(KEY)).toEqual({ pending: expect.stringMatching(/^building since /) });
+    await r.idle();
+    expect(r.ensure(KEY)).toEqual({ image: `quay.example.com/provider/rhcos@${D('9')}` });
+    expect(b.calls).toEqual([]);
+    // A key the registry does not have is built.
+    r.ensure({ ...KEY, arch: 'arm64' });
+    await new Promise((res) => setImmediate(res));
+    expect(b.calls).toHaveLength(1);
+    expect(lookups).toHaveLength(2);
+    // Tags are a function of the whole key.
+    expect(buildTag(KEY)).toMatch(/^ocb-[0-9a-f]{40}$/);
+    expect(new Set([KEY, { ...KEY, arch: 'arm64' }, { ...KEY, stream: 'rhel-10' }, { ...KEY, builderImageDigest: D('c') }, { ...KEY, layerDigest: D('c') }, { ...KEY, releaseDigest: D('c') }].map(buildTag)).size).toBe(6);
   });
 
   it('keeps at most maxEntries finished entries, never dropping a running one', async () => {
