@@ -14,6 +14,7 @@ import { Reconciler } from './controller/reconciler.js';
 import { runController } from './controller/run.js';
 import { runTokenMinter } from './token-minter.js';
 import { wiring } from './wiring.js';
+import { parseTenantLayer } from './layers.js';
 import { allowList, runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
 
 export const VERSION = '0.1.0';
@@ -41,6 +42,7 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'release-cache-size', type: 'int', default: 16, description: 'release payloads whose image references are kept in memory' },
   { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) the controller may reach on the management network although they are internal (a mirror registry)' },
   { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
+  { name: 'tenant-layer', type: 'string', default: 'Enabled', description: "Enabled or Disabled: the provider's switch for the tenant OS layer of this hosted cluster (Disabled: NodePoolOSConfigs are not built, their status says why)" },
 ];
 
 export { WEBHOOK_FLAGS };
@@ -162,6 +164,7 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
       verifyImage: w.verifyImage,
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
+      tenantLayer: parseTenantLayer(flags['tenant-layer']),
       pullSecretName: String(flags['pull-secret-name']),
       activeDeadlineSeconds: Number(flags['build-active-deadline-seconds']),
       backoffLimit: Number(flags['build-backoff-limit']),

@@ -19,6 +19,8 @@ export const NTO_GENERATED_LABEL = 'hypershift.openshift.io/nto-generated-machin
 /** The MachineConfig name; `99-` so it sorts last among worker configs, as user overrides do. */
 export const OS_IMAGE_MACHINE_CONFIG = '99-on-cluster-build-os-image';
 export const HANDOFF_PREFIX = 'on-cluster-build-os-image-';
+/** On the hand-off: the NodePool release (`spec.release.image`) its image was built for (the fleet gate compares it). */
+export const HANDOFF_RELEASE_ANNOTATION = `${LABEL_PREFIX}/release-image`;
 
 export const handoffName = (nodePool: string) => `${HANDOFF_PREFIX}${nodePool}`.slice(0, 253);
 

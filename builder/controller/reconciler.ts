@@ -29,11 +29,12 @@ import {
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
-import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX } from './handoff.js';
+import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION } from './handoff.js';
 import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
 import { WorkQueue } from './queue.js';
 import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
 import { pushTargetCoveredByPullSecret } from '../push-target.js';
+import { TENANT_LAYER_DISABLED_MESSAGE, type TenantLayer } from '../layers.js';
 
 import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, VERSION } from '../api/types.js';
 import { nodePoolOSBuild } from '../api/generated/on-cluster-build.pkogen.io_v1alpha1.js';
@@ -111,6 +112,14 @@ export interface ReconcilerOptions {
   nodePoolInputs: (secrets: KubeObject[]) => Map<string, NodePoolInputs | { error: string }>;
   /** The webhook's own rules, so a config admitted while the webhook was not yet registered is still refused. */
   validateConfig: (config: KubeObject) => string[];
+  /** The provider's switch (`--tenant-layer`, builder/layers.ts); Disabled: every config is Degraded TenantLayerDisabled, nothing is built. */
+  tenantLayer?: TenantLayer;
+  /**
+   * The provider-layered image for a NodePool's (release, arch, stream), when the fleet component
+   * built one (issue 27): tenant builds are FROM it instead of the release's base OS, and the
+   * registry check requires the built image to descend from it. Undefined: no provider layer.
+   */
+  providerImage?: (i: { nodePool: string; releaseImage: string; releaseDigest: string; arch: string; stream?: string }) => string | undefined;
   /** Name of the HCP's pull secret (HyperShift: `pull-secret`, key `.dockerconfigjson`). */
   pullSecretName: string;
   activeDeadlineSeconds: number;
@@ -281,6 +290,7 @@ export class Reconciler {
   async reconcileConfig(cfg: Obj, obs: Observed): Promise<{ requeueAfterMs?: number } | void> {
     const name = cfg.metadata.name!;
     if (cfg.metadata.deletionTimestamp) return;
+    if (this.o.tenantLayer === 'Disabled') return this.setConfigStatus(cfg, { degraded: ['TenantLayerDisabled', TENANT_LAYER_DISABLED_MESSAGE] });
     const problems = this.o.validateConfig(cfg);
     if (problems.length) return this.setConfigStatus(cfg, { degraded: ['InvalidSpec', problems.join('; ')] });
 
@@ -328,6 +338,9 @@ export class Reconciler {
     // buildah: in the release's machine-config-operator image from 4.17; before, in ours, or a refusal.
     const builder = builderImageFor({ releaseVersion: release.version ?? '', mcoImage: release.machineConfigOperatorImage, ...(this.o.ownBuilderImage ? { ownImage: this.o.ownBuilderImage } : {}) });
     if ('refused' in builder) return this.setConfigStatus(cfg, { degraded: ['NoBuilderImage', builder.refused] });
+    // Layers compose: with a provider layer, the tenant's image is built FROM it, and verified to descend from it.
+    const providerImage = this.o.providerImage?.({ nodePool, releaseImage: inputs.releaseImage, releaseDigest: release.releaseDigest, arch, ...(inputs.osStream ? { stream: inputs.osStream } : {}) });
+    if (providerImage !== undefined) release = { ...release, baseOSImage: providerImage };
     const containerfile = pickContainerfile(cfg, arch);
     const pushRepo = repositoryOf(pushSpec);
     const mirrors = registriesConf(obs.imageContentSources);
@@ -581,7 +594,7 @@ export class Reconciler {
   /** Creates or updates the ConfigMap HyperShift reads into the NodePool's machine config. */
   private async handOff(j: BuildJobInput, pullSpec: string): Promise<void> {
     const want = handoffConfigMap(this.o.namespace, j.nodePool, j.configName, pullSpec);
-    want.metadata.annotations = { ...(want.metadata.annotations ?? {}), [HANDOFF_BUILD_ANNOTATION]: j.buildName };
+    want.metadata.annotations = { ...(want.metadata.annotations ?? {}), [HANDOFF_BUILD_ANNOTATION]: j.buildName, [HANDOFF_RELEASE_ANNOTATION]: j.releaseImage };
     const m = this.o.management;
     const have = await m.get<Obj>(RESOURCES.configMaps, want.metadata.name!, this.o.namespace);
     if (!have) {
@@ -589,7 +602,7 @@ export class Reconciler {
       this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });
       return;
     }
-    const same = JSON.stringify(have.data) === JSON.stringify((want as Obj).data) && JSON.stringify(have.metadata.labels) === JSON.stringify(want.metadata.labels) && have.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION] === j.buildName;
+    const same = JSON.stringify(have.data) === JSON.stringify((want as Obj).data) && JSON.stringify(have.metadata.labels) === JSON.stringify(want.metadata.labels) && have.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION] === j.buildName && have.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] === j.releaseImage;
     if (same) return;
     await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels: want.metadata.labels, annotations: { ...(have.metadata.annotations ?? {}), ...want.metadata.annotations } }, data: (want as Obj).data });
     this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });

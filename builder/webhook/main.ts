@@ -9,6 +9,7 @@
 import { CONTROLLER_USERNAME } from '../api/types.js';
 import { FlagError, flagsHelp, parseFlags, type FlagSpec, type FlagValues } from '../flags.js';
 import { pushTargetProblem } from '../push-target.js';
+import { parseTenantLayer } from '../layers.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT, startWebhookServer } from './server.js';
 
 export const WEBHOOK_SUMMARY = "validate NodePoolOSConfigs and NodePoolOSBuilds for the hosted cluster's kube-apiserver";
@@ -22,6 +23,7 @@ export const WEBHOOK_FLAGS: FlagSpec[] = [
   { name: 'max-bytes-in-flight', type: 'int', default: MAX_BYTES_IN_FLIGHT, description: 'request body bytes buffered across all requests at once (past it: 429)' },
   { name: 'body-timeout-ms', type: 'int', default: BODY_TIMEOUT_MS, description: 'a request body must arrive within this many milliseconds of its headers (else 408)' },
   { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) a push target may name although they are internal (a mirror registry)' },
+  { name: 'tenant-layer', type: 'string', default: 'Enabled', description: "Enabled or Disabled: the provider's switch for the tenant OS layer of this hosted cluster (Disabled: NodePoolOSConfigs are refused)" },
 ];
 
 /** `--registry-allow`: the provider's allow-list of internal registries (the controller takes the same flag). */
@@ -40,6 +42,7 @@ export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSigna
     maxBytesInFlight: Number(flags['max-bytes-in-flight']),
     bodyTimeoutMs: Number(flags['body-timeout-ms']),
     pushTarget: ((allow) => (spec: string) => pushTargetProblem(spec, { allow }))(allowList(flags['registry-allow'])),
+    tenantLayerDisabled: parseTenantLayer(flags['tenant-layer']) === 'Disabled',
     log: (line: object) => log('admission', line as Record<string, unknown>),
   });
   log('serving', { port: server.port });

@@ -52,6 +52,8 @@ export interface WebhookServerOptions {
   headersTimeoutMs?: number;
   /** The push-target rule (validate.ts RuleOptions.pushTarget): builder/push-target.ts's pushTargetProblem with the provider's allow-list. */
   pushTarget?: (spec: string) => string | undefined;
+  /** `--tenant-layer=Disabled`: NodePoolOSConfigs are refused (builder/layers.ts). */
+  tenantLayerDisabled?: boolean;
 }
 
 /** What the server holds and has refused, for tests and the bench (never object content). */
@@ -233,7 +235,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       if (e instanceof BadReviewError) return send(res, 400, `${e.message}\n`);
       throw e;
     }
-    const d = decideAdmission(review, { controllerUsername: opts.controllerUsername, pushTarget: opts.pushTarget });
+    const d = decideAdmission(review, { controllerUsername: opts.controllerUsername, pushTarget: opts.pushTarget, tenantLayerDisabled: opts.tenantLayerDisabled === true });
     stats.decisions++;
     const r = review.request;
     const meta = (r.object ?? r.oldObject) as { metadata?: { name?: unknown } } | undefined;

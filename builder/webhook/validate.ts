@@ -10,6 +10,7 @@ import {
   FINAL_STAGE, FINAL_STAGE_RE, GROUP, LIMITS, PUSH_SPEC_RE, VERSION,
 } from '../api/types.js';
 import { containerfileIssues } from './containerfile.js';
+import { TENANT_LAYER_DISABLED_MESSAGE } from '../layers.js';
 import { sizeIssues, WORK } from './bounds.js';
 import { schemaValidator } from './schemas.js';
 
@@ -58,6 +59,8 @@ export interface ValidateOptions {
   controllerUsername: string;
   /** Extra rules for a push target (renderedImagePushSpec); see RuleOptions. */
   pushTarget?: RuleOptions['pushTarget'];
+  /** The provider turned the tenant layer off (`--tenant-layer=Disabled`): configs are refused (builder/layers.ts). */
+  tenantLayerDisabled?: boolean;
 }
 
 /** Options of the object rules shared by the webhook and the controller (configProblems). */
@@ -360,6 +363,10 @@ export function decideAdmission(review: AdmissionReview & { request: AdmissionRe
   }
   const obj = req.object;
   if (!isObj(obj)) return respond(req.uid, [{ path: '', message: `request.object: must be a ${kind} object` }], 'Invalid');
+  // Tenant layer off: no new config, no spec change. Metadata-only updates (finalizers, labels) pass, so a config can still be cleaned up.
+  if (opts.tenantLayerDisabled && kind === CONFIG_KIND && (req.operation === 'CREATE' || (req.operation === 'UPDATE' && (!isObj(req.oldObject) || JSON.stringify(req.oldObject.spec) !== JSON.stringify(obj.spec))))) {
+    return respond(req.uid, [{ path: '', message: TENANT_LAYER_DISABLED_MESSAGE }], 'Forbidden');
+  }
   return respond(req.uid, objectIssues(kind, req, obj, { pushTarget: opts.pushTarget }), 'Invalid');
 }
 

@@ -303,6 +303,8 @@ describe('on-cluster-build controller, end to end', () => {
     expect(condition(config('workers-arm'), 'Available')).toMatchObject({ status: 'True' });
     const cm = handoff('workers-arm')!;
     expect(cm.metadata!.labels).toMatchObject({ 'hypershift.openshift.io/nto-generated-machine-config': 'true', 'hypershift.openshift.io/nodePool': 'workers-arm' });
+    // The release it was built for, which the fleet component's upgrade gate compares with the NodePool's.
+    expect(cm.metadata!.annotations).toMatchObject({ 'on-cluster-build.pkogen.io/release-image': RELEASE_419 });
     expect(JSON.parse(cm.data.config)).toMatchObject({ kind: 'MachineConfig', metadata: { name: OS_IMAGE_MACHINE_CONFIG }, spec: { osImageURL: image } });
   });
 
@@ -541,5 +543,50 @@ describe('on-cluster-build controller, end to end', () => {
     const OWN = `quay.io/app-sre/on-cluster-build@${DIGEST('e')}`;
     await reconciler({ ownBuilderImage: OWN, maxConcurrentBuilds: 10 }).reconcileAll();
     expect(jobFor('workers-416').spec.template.spec.containers[0].image).toBe(OWN);
+  });
+
+  it('builds a tenant layer FROM the provider-layered image when there is one, and hands off only an image that descends from it', async () => {
+    const provider = (release: string, arch: string) => `quay.example.com/provider/rhcos@${sha(`provider ${release} ${arch}`)}`;
+    const providerImage = (i: { nodePool: string; releaseDigest: string; arch: string }) => (i.nodePool === 'workers-layered' ? provider(i.releaseDigest, i.arch) : undefined);
+    const r = () => reconciler({ providerImage, maxConcurrentBuilds: 20 });
+    nodePool('workers-layered', { release: RELEASE_50, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-layered'));
+    await r().reconcileAll();
+    const want = provider(DIGEST('c'), 'amd64');
+    const j1 = jobFor('workers-layered');
+    const cf = hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: j1.metadata!.name, namespace: BUILD_NS })!;
+    expect(cf.data.Containerfile).toContain(`FROM ${want} AS configs`);
+    expect(build(j1.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!.spec.baseOSImage).toBe(want);
+    // An image built on the release's plain base OS (skipping the provider layer) is refused.
+    pushed('workers-layered', DIGEST('3'), 'amd64', baseFor(RELEASE_50, 'amd64'));
+    finishJob(j1.metadata!.name, { digest: DIGEST('3') });
+    await r().reconcileAll();
+    expect(verifies.filter((v) => v.pushRef === `${PUSH_HOST}/layered/workers-layered@${DIGEST('3')}`).map((v) => v.baseImageRef)).toEqual([want]);
+    expect(condition(config('workers-layered'), 'Degraded')).toMatchObject({ status: 'True', reason: 'ImageVerificationFailed' });
+    expect(handoff('workers-layered')).toBeUndefined();
+    // Rebuilt, and this time it descends from the provider's image: handed off.
+    const cfg = config('workers-layered');
+    hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: '1' } } });
+    await r().reconcileAll();
+    const j2 = jobFor('workers-layered');
+    expect(j2.metadata!.name).not.toBe(j1.metadata!.name);
+    const image = pushed('workers-layered', DIGEST('4'), 'amd64', want);
+    finishJob(j2.metadata!.name, { digest: DIGEST('4') });
+    await r().reconcileAll();
+    expect(JSON.parse(handoff('workers-layered')!.data.config).spec.osImageURL).toBe(image);
+    // Without a provider image for it, a NodePool builds on the release's base as before.
+    expect(providerImage({ nodePool: 'workers-a', releaseDigest: DIGEST('b'), arch: 'amd64' })).toBeUndefined();
+  });
+
+  it('with the tenant layer off, refuses every NodePoolOSConfig with a clear message and builds nothing', async () => {
+    nodePool('workers-off', { release: RELEASE_50, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-off'));
+    const before = jobs().length;
+    await reconciler({ tenantLayer: 'Disabled', maxConcurrentBuilds: 20 }).reconcileAll();
+    expect(jobs()).toHaveLength(before);
+    expect(jobsFor('workers-off')).toEqual([]);
+    const c = condition(config('workers-off'), 'Degraded');
+    expect(c).toMatchObject({ status: 'True', reason: 'TenantLayerDisabled' });
+    expect(c.message).toMatch(/^the provider has turned the tenant OS layer off for this hosted cluster \(HostedCluster annotation on-cluster-build\.pkogen\.io\/tenant-layer: Disabled\): NodePoolOSConfigs are not accepted or built here/);
   });
 });

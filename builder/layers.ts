@@ -1,0 +1,36 @@
+/**
+ * How the two layers compose (issue 27; docs/design.md "The fleet component"): the provider's
+ * layer is built by the fleet component once per (release, arch, stream, layer, builder image);
+ * a tenant's layer is built by the per-HCP controller FROM the provider-layered image, so the
+ * image a NodePool runs descends from both. The provider can turn the tenant layer off for a
+ * HostedCluster: then the per-HCP controller and its webhook refuse NodePoolOSConfigs.
+ *
+ * The provider's switch is an annotation on the HostedCluster (management side, not writable
+ * from the hosted cluster); the fleet component carries it into the per-HCP package's config,
+ * which renders it as `--tenant-layer` on the controller and the webhook.
+ */
+import { CONFIG_KIND, GROUP } from './api/types.js';
+
+export const TENANT_LAYER_ANNOTATION = `${GROUP}/tenant-layer`;
+export const TENANT_LAYER_VALUES = ['Enabled', 'Disabled'] as const;
+export type TenantLayer = (typeof TENANT_LAYER_VALUES)[number];
+
+/** The flag's value, checked (the flag parser has no enums). */
+export function parseTenantLayer(v: unknown): TenantLayer {
+  const s = String(v ?? 'Enabled');
+  if ((TENANT_LAYER_VALUES as readonly string[]).includes(s)) return s as TenantLayer;
+  throw new Error(`--tenant-layer takes ${TENANT_LAYER_VALUES.join(' or ')}, got ${JSON.stringify(s)}`);
+}
+
+/** The HostedCluster's setting: absent means Enabled; anything else is refused, not guessed. */
+export function tenantLayerOf(hostedCluster: { metadata?: { annotations?: Record<string, string> } }): { layer: TenantLayer } | { error: string } {
+  const v = hostedCluster.metadata?.annotations?.[TENANT_LAYER_ANNOTATION];
+  if (v === undefined) return { layer: 'Enabled' };
+  if ((TENANT_LAYER_VALUES as readonly string[]).includes(v)) return { layer: v as TenantLayer };
+  return { error: `annotation ${TENANT_LAYER_ANNOTATION} is ${JSON.stringify(v)}; it takes ${TENANT_LAYER_VALUES.join(' or ')}` };
+}
+
+/** The one message a tenant sees, from the webhook and in the controller's status alike. */
+export const TENANT_LAYER_DISABLED_MESSAGE =
+  `the provider has turned the tenant OS layer off for this hosted cluster (HostedCluster annotation ${TENANT_LAYER_ANNOTATION}: Disabled): ` +
+  `${CONFIG_KIND}s are not accepted or built here; NodePools run the provider's OS image. Ask the provider to enable the tenant layer`;

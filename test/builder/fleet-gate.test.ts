@@ -1,0 +1,293 @@
+/**
+ * The fleet component's upgrade gate (issue 27) on the API test server, management API only.
+ * HyperShift's NodePool controller is modelled by what it reacts to: its config hash is a function
+ * of the NodePool's release and our hand-off ConfigMap's data (nodepool/config.go Hash(): the
+ * release version and mcoRawConfig, which carries the hand-off), and it reconciles only while
+ * the NodePool is not paused (support/util/pausereconcile.go). After every write anyone makes to
+ * the management API (the test is the only other writer, and runs in sequence with the gate), the
+ * test records that hash if the NodePool is not paused: every state the NodePool controller could
+ * ever see.
+ */
+import { createHash } from 'node:crypto';
+import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import { Kube, KubeObject } from '../../builder/kube.js';
+import {
+  admitNodePoolUpdate,
+  GATED_LABEL,
+  GateOptions,
+  HANDOFF_RELEASE_ANNOTATION,
+  HELD_SINCE_ANNOTATION,
+  ImageKey,
+  ImageState,
+  isPaused,
+  NODEPOOLS,
+  PAUSED_FOR_ANNOTATION,
+  REASON_ANNOTATION,
+  RELEASED_FOR_ANNOTATION,
+  settleGate,
+} from '../../builder/fleet/gate.js';
+import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { handoffConfigMap, handoffName, handedOffImage } from '../../builder/controller/handoff.js';
+
+const HC_NS = 'clusters';
+const HCP_NS = 'clusters-banana';
+const FLEET_USER = 'system:serviceaccount:on-cluster-build:fleet';
+const DIGEST = (c: string) => 'sha256:' + c.repeat(64);
+const R1 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('1')}`;
+const R2 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('2')}`;
+const R3 = `quay.io/openshift-release-dev/ocp-release@${DIGEST('3')}`;
+const imageOf = (release: string) => `quay.example.com/provider/rhcos@sha256:${createHash('sha256').update(`layered ${release}`).digest('hex')}`;
+const BUILT_FROM = new Map([R1, R2, R3].map((r) => [imageOf(r), r]));
+const rules = (rs: readonly { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[] }[], namespaces?: string[]) =>
+  rs.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], ...(namespaces ? { namespaces } : {}) }));
+
+describe('fleet upgrade gate', () => {
+  let mgmt: ApiTestServer;
+  let clock: Date;
+  const now = () => clock;
+  const advance = (s: number) => (clock = new Date(clock.getTime() + s * 1000));
+  /** What the registry holds, by release: the seam a real fleet component answers from its build registry. */
+  let images: Map<string, ImageState>;
+  /** Every (release, hand-off) hash the NodePool controller could have seen, in order. */
+  let seen: string[];
+  const hashes = new Map<string, { release: string; image?: string }>();
+
+  const np = (name = 'workers') => mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name, namespace: HC_NS }) as KubeObject & { spec: any };
+  const cm = (name = 'workers') => mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName(name), namespace: HCP_NS }) as (KubeObject & { data: Record<string, string> }) | undefined;
+  /** The NodePool controller's view: a hash when it would reconcile, nothing while paused. */
+  const observe = () => {
+    const n = np();
+    if (isPaused(n.spec.pausedUntil, clock)) return;
+    const config = cm()?.data?.config ?? '';
+    const h = createHash('sha256').update(`${n.spec.release.image}\n${config}`).digest('hex').slice(0, 12);
+    hashes.set(h, { release: n.spec.release.image, image: handedOffImage(config) });
+    if (seen[seen.length - 1] !== h) seen.push(h);
+  };
+  const hashOf = (release: string, image: string) => [...hashes].find(([, v]) => v.release === release && v.image === image)?.[0];
+
+  /** A Kube whose every write is followed by the NodePool controller's look. */
+  class Observed extends Kube {
+    override async request(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+      const r = await super.request(method, path, body, contentType);
+      if (method !== 'GET') observe();
+      return r;
+    }
+  }
+  let fleet: Kube;
+  let admin: Kube;
+
+  const gate = (over: Partial<GateOptions> = {}): GateOptions => ({
+    management: fleet,
+    nodePoolNamespace: HC_NS,
+    nodePoolName: 'workers',
+    hcpNamespace: HCP_NS,
+    layer: 'provider-layer@sha256:' + 'a'.repeat(64),
+    imageFor: (k: ImageKey) => images.get(k.releaseImage) ?? { pending: 'build queued' },
+    maxHoldSeconds: 3600,
+    now,
+    ...over,
+  });
+  const did = async (o: GateOptions = gate()) => (await settleGate(o)).steps.map((s) => ('did' in s ? s.did : s.state));
+
+  /** A release change as a user or the service makes it; through the admission mutation when `admitted`. */
+  async function bump(release: string, admitted: boolean) {
+    const old = np();
+    const next = { ...old, spec: { ...old.spec, release: { image: release } } };
+    const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...(admitted ? admitNodePoolUpdate(old, next, clock) : [])];
+    await admin.request('PATCH', admin.path(NODEPOOLS, HC_NS, 'workers'), ops, 'application/json-patch+json');
+  }
+
+  beforeEach(async () => {
+    clock = new Date('2026-11-25T00:00:00Z');
+    images = new Map([[R1, { image: imageOf(R1) }]]);
+    seen = [];
+    hashes.clear();
+    mgmt = await startApiServer({
+      identities: [
+        { name: FLEET_USER, token: 'fleet-token', rules: [...rules(FLEET_CLUSTER_RULES), ...rules(HANDOFF_RULES, [HCP_NS])] },
+        { name: 'system:admin', token: 'admin-token' },
+      ],
+    });
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
+    for (const name of [HC_NS, HCP_NS]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: 'workers', namespace: HC_NS }, spec: { clusterName: 'banana', arch: 'amd64', release: { image: R1 }, replicas: 3 } });
+    const h = handoffConfigMap(HCP_NS, 'workers', 'workers', imageOf(R1));
+    h.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
+    mgmt.store.put(h);
+    fleet = new Observed(mgmt.kubeConfig(FLEET_USER));
+    admin = new Observed(mgmt.kubeConfig('system:admin'));
+    observe();
+    expect(await did()).toEqual(['Labelled', 'Consistent']);
+  });
+  afterEach(async () => {
+    await mgmt.stop();
+  });
+
+  it('a release bump under the gate is one change of (release, hand-off), to an image built from the new release', async () => {
+    await bump(R2, true);
+    expect(np().spec.pausedUntil).toBe('true');
+    expect(await did()).toEqual(['Paused', 'Waiting']); // the reason annotation is written
+    expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/^waiting for the image for \(release .*2{64}, amd64, layer provider-layer@sha256:a+\): build queued$/);
+    advance(600);
+    expect(await did()).toEqual(['Waiting']); // idempotent: nothing written
+    images.set(R2, { image: imageOf(R2) });
+    expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+    expect(await did()).toEqual(['Consistent']);
+
+    const before = hashOf(R1, imageOf(R1));
+    const after = hashOf(R2, imageOf(R2));
+    expect(before).toBeDefined();
+    expect(after).toBeDefined();
+    expect(seen).toEqual([before, after]);
+    expect(BUILT_FROM.get(hashes.get(after!)!.image!)).toBe(R2);
+    const n = np();
+    expect(n.spec.pausedUntil).toBeUndefined();
+    expect(Object.keys(n.metadata.annotations ?? {}).filter((k) => k.startsWith('on-cluster-build'))).toEqual([]);
+    expect(cm()!.metadata.annotations![HANDOFF_RELEASE_ANNOTATION]).toBe(R2);
+    expect(cm()!.metadata.labels).toEqual(handoffConfigMap(HCP_NS, 'workers', 'workers', imageOf(R1)).metadata.labels); // the per-HCP controller's config label kept
+    // Only the rights the fleet component is given, all used as granted, none refused.
+    const mine = mgmt.audit.filter((e) => e.user === FLEET_USER && e.resource);
+    expect(mine.filter((e) => (e.code ?? 0) >= 400)).toEqual([]);
+    expect([...new Set(mine.map((e) => `${e.verb} ${e.resource}`))].sort()).toEqual(['get configmaps', 'get nodepools', 'patch nodepools', 'update configmaps']);
+  });
+
+  it('without the admission mutation the gate reacts after the change: the NodePool controller can see the new release with the old image', async () => {
+    await bump(R2, false);
+    images.set(R2, { image: imageOf(R2) });
+    await did();
+    expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, imageOf(R1)), hashOf(R2, imageOf(R2))]);
+  });
+
+  it('a release that changes again while held: the hold follows it, one change to the newest', async () => {
+    await bump(R2, true);
+    await did();
+    await bump(R3, true); // already paused (ours): the mutation leaves it; the gate moves its hold
+    expect(await did()).toEqual(['Paused', 'Waiting']);
+    expect(np().metadata.annotations![PAUSED_FOR_ANNOTATION]).toBe(R3);
+    images.set(R2, { image: imageOf(R2) });
+    expect(await did()).toEqual(['Waiting']);
+    images.set(R3, { image: imageOf(R3) });
+    expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+    expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R3, imageOf(R3))]);
+  });
+
+  it('never unpauses a NodePool a human paused; hands off and leaves the pause', async () => {
+    await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { pausedUntil: 'true' } });
+    await bump(R2, true); // paused already: the mutation adds nothing
+    expect(np().metadata.annotations?.[PAUSED_FOR_ANNOTATION]).toBeUndefined();
+    expect(await did()).toEqual(['HeldByOther']);
+    images.set(R2, { image: imageOf(R2) });
+    expect(await did()).toEqual(['HandedOff', 'Consistent']);
+    expect(np().spec.pausedUntil).toBe('true');
+    // A human's time-bounded pause is not ours either.
+    await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { pausedUntil: '2026-11-26T00:00:00Z' } });
+    await bump(R3, true);
+    expect(await did()).toEqual(['HeldByOther']);
+    images.set(R3, { image: imageOf(R3) });
+    expect(await did()).toEqual(['HandedOff', 'Consistent']);
+    expect(np().spec.pausedUntil).toBe('2026-11-26T00:00:00Z');
+    expect(seen).toEqual([hashOf(R1, imageOf(R1))]); // never reconciled while paused
+  });
+
+  it('a hold is bounded: released loudly at the maximum, not held again for that release, handed off when the image lands', async () => {
+    await bump(R2, true);
+    images.set(R2, { failed: 'provider layer: RUN dnf install agent: exit status 1' });
+    expect(await did()).toEqual(['Paused', 'Waiting']);
+    advance(3599);
+    expect(await did()).toEqual(['Waiting']);
+    expect(np().spec.pausedUntil).toBe('true');
+    advance(1);
+    expect(await did()).toEqual(['TimedOut', 'Released']);
+    const n = np();
+    expect(n.spec.pausedUntil).toBeUndefined();
+    expect(n.metadata.annotations![RELEASED_FOR_ANNOTATION]).toBe(R2);
+    expect(n.metadata.annotations![HELD_SINCE_ANNOTATION]).toBeUndefined();
+    expect(n.metadata.annotations![REASON_ANNOTATION]).toMatch(/^UpgradeGateTimedOut: held 3600s \(max 3600s\), the image for \(release .*2{64}, amd64, layer .*\) failed: provider layer: RUN dnf install agent: exit status 1; released: the new release rolls out with the image built for .*1{64}, and again when its own image lands$/);
+    expect(await did()).toEqual(['Released']);
+    images.set(R2, { image: imageOf(R2) });
+    expect(await did()).toEqual(['HandedOff', 'Consistent']);
+    // The price of the bound, as the reason says: two rollouts.
+    expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, imageOf(R1)), hashOf(R2, imageOf(R2))]);
+    // The next release is gated again.
+    await bump(R3, true);
+    expect(np().spec.pausedUntil).toBe('true');
+  });
+
+  it('a hold whose start cannot be read is released at once, saying so', async () => {
+    await bump(R2, true);
+    await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { metadata: { annotations: { [HELD_SINCE_ANNOTATION]: 'yesterday' } } });
+    expect(await did()).toEqual(['TimedOut', 'Released']);
+    expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/^UpgradeGateTimedOut: held since an unreadable on-cluster-build\.pkogen\.io\/gate-held-since \(max 3600s\), waiting for/);
+  });
+
+  it('a human who lifts our hold overrides the gate for that release', async () => {
+    await bump(R2, true);
+    await did();
+    await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { pausedUntil: null } });
+    expect(await did()).toEqual(['Overridden', 'Released']);
+    expect(np().spec.pausedUntil).toBeUndefined();
+    expect(np().metadata.annotations![PAUSED_FOR_ANNOTATION]).toBeUndefined();
+  });
+
+  it('a concurrent edit between the gate reading and writing the NodePool is kept (the write is conditional)', async () => {
+    await bump(R2, true);
+    let raced = false;
+    const o = gate({
+      imageFor: async () => {
+        if (!raced) {
+          raced = true; // a human edits the NodePool while the gate decides
+          await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { replicas: 5 } });
+        }
+        return { pending: 'build running' };
+      },
+    });
+    expect(await did(o)).toEqual(['Paused', 'Waiting']);
+    expect(np().spec.replicas).toBe(5);
+    expect(mgmt.audit.filter((e) => e.user === FLEET_USER && e.code === 409).length).toBe(1);
+  });
+
+  it("hands off without adding the per-HCP controller's NodePoolOSConfig label (a provider-only hand-off is not a tenant's)", async () => {
+    const h = cm()!;
+    delete h.metadata.labels!['on-cluster-build.pkogen.io/nodepoolosconfig'];
+    mgmt.store.put(h);
+    await bump(R2, true);
+    images.set(R2, { image: imageOf(R2) });
+    expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+    expect(cm()!.metadata.labels!['on-cluster-build.pkogen.io/nodepoolosconfig']).toBeUndefined();
+    expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R2));
+  });
+
+  it('leaves alone a NodePool that has no hand-off, and lifts a hold of its own if the hand-off goes', async () => {
+    await bump(R2, true);
+    await did();
+    mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName('workers'), namespace: HCP_NS });
+    expect(await did()).toEqual(['Forgot', 'NotGated']);
+    expect(np().spec.pausedUntil).toBeUndefined();
+    expect(await did(gate({ nodePoolName: 'absent' }))).toEqual(['NotGated']);
+  });
+
+  it("isPaused is upstream's ProcessPausedUntilField", () => {
+    const t = new Date('2026-11-25T00:00:00Z');
+    expect(isPaused(undefined, t)).toBe(false);
+    for (const v of ['true', 'True', 'TRUE', 't', 'T', '1']) expect(isPaused(v, t)).toBe(true);
+    for (const v of ['false', 'False', 'FALSE', 'f', 'F', '0', 'yes', '', '2026-11-25 01:00:00']) expect(isPaused(v, t)).toBe(false);
+    expect(isPaused('2026-11-25T00:00:01Z', t)).toBe(true);
+    expect(isPaused('2026-11-25T01:00:00+02:00', t)).toBe(false); // 2026-11-24T23:00Z: past
+    expect(isPaused('2026-11-25T00:00:00Z', t)).toBe(false); // now.Before(t) is false at t
+  });
+
+  it('the admission mutation holds only gated NodePools whose release changes and that nobody paused', () => {
+    const base = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: 'w', namespace: HC_NS, labels: { [GATED_LABEL]: 'true' } }, spec: { release: { image: R1 } } };
+    const to = (o: any) => ({ ...base, ...o, spec: { ...base.spec, ...o.spec }, metadata: { ...base.metadata, ...o.metadata } });
+    expect(admitNodePoolUpdate(base, to({ spec: { release: { image: R2 } } }), clock).map((p) => p.path)).toEqual([
+      '/metadata/annotations',
+      '/metadata/annotations/on-cluster-build.pkogen.io~1gate-paused-for',
+      '/metadata/annotations/on-cluster-build.pkogen.io~1gate-held-since',
+      '/spec/pausedUntil',
+    ]);
+    expect(admitNodePoolUpdate(base, to({ spec: { replicas: 4 } }), clock)).toEqual([]);
+    expect(admitNodePoolUpdate(base, to({ metadata: { labels: {} }, spec: { release: { image: R2 } } }), clock)).toEqual([]);
+    expect(admitNodePoolUpdate(base, to({ spec: { release: { image: R2 }, pausedUntil: 'false' } }), clock)).toEqual([]);
+    expect(admitNodePoolUpdate(base, to({ metadata: { annotations: { [RELEASED_FOR_ANNOTATION]: R2 } }, spec: { release: { image: R2 } } }), clock)).toEqual([]);
+  });
+});
