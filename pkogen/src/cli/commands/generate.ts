@@ -1,3 +1,4 @@
+import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UserError } from '../../core/errors.js';
@@ -12,8 +13,9 @@ const HELP = `Usage: pkogen generate MODULE [--root DIR] [-o text|json|github|ju
 Runs a bundle module (a compiled JavaScript module whose default export returns every generated
 artifact), runs the generation checks, and writes the outputs under --root (default: the current
 directory). Each generated directory is replaced atomically; if any check fails, nothing is written.
-Concurrent generate/verify runs on the same --root take turns through the lock file
-ROOT/.pkogen.lock (a lock left by a process that no longer runs is taken over).
+A package directory's manifest.lock.yaml (written by pkogen update) is kept when the bundle
+does not generate one. Concurrent generate/verify runs on the same --root take turns through the
+lock file ROOT/.pkogen.lock (a lock left by a process that no longer runs is taken over).
 
 Options:
   --root DIR           where the outputs go (default: the current directory)
@@ -39,6 +41,16 @@ export async function loadBundle(modulePath: string, cwd: string): Promise<Gener
     if (e instanceof UserError) throw e;
     throw new UserError(`bundle failed: ${(e as Error).message}`, { file: modulePath });
   }
+}
+
+/**
+ * manifest.lock.yaml is written by `pkogen update` (a registry lookup), not by the bundle: in a
+ * generated package directory (one with a manifest.yaml) that the bundle gives no lock file,
+ * the one on disk is kept by generate and not reported by verify.
+ */
+export const KEPT_LOCK = 'manifest.lock.yaml';
+export function keepsLock(fm: ReadonlyMap<string, Uint8Array>): boolean {
+  return fm.has('manifest.yaml') && !fm.has(KEPT_LOCK);
 }
 
 /** The generation checks failed: an error among the bundle's findings. */
@@ -74,7 +86,17 @@ export const command: Command = {
     await withDirLock(
       root,
       async () => {
-        for (const [dir, fm] of Object.entries(out.directories)) await writeFileMapAtomic(path.join(root, dir), fm);
+        for (const [dir, fm] of Object.entries(out.directories)) {
+          let files = fm;
+          if (keepsLock(fm)) {
+            try {
+              files = new Map([...fm, [KEPT_LOCK, new Uint8Array(await fsp.readFile(path.join(root, dir, KEPT_LOCK)))]]);
+            } catch {
+              // no lock file yet
+            }
+          }
+          await writeFileMapAtomic(path.join(root, dir), files);
+        }
         for (const [file, bytes] of Object.entries(out.files)) await writeFileAtomic(path.join(root, file), bytes);
       },
       { purpose: 'generate or verify' },

@@ -2,7 +2,9 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap, writeFileAtomic, writeFileMapAtomic } from '../../core/fs.js';
-import { checkInitOptions, InitOptionError, type InitOptions, isExecutable, NAME_RE, renderScaffold } from '../../scaffold/init.js';
+import { rfc3339 } from '../../pko/lockfile.js';
+import { pkogenOrigin } from '../../scaffold/dependency.js';
+import { checkInitOptions, InitOptionError, type InitOptions, isExecutable, LOCK_PATH, NAME_RE, placeholderImage, renderScaffold } from '../../scaffold/init.js';
 import { parseCommandArgs } from '../args.js';
 import type { CliIO, Command } from '../io.js';
 import { pkogenRoot, pkogenVersion } from '../package-root.js';
@@ -25,8 +27,12 @@ Options:
   --classic            an ordinary package (no HyperShift)
   --scope SCOPE        Namespaced (default; required for HyperShift) or Cluster
   --image-in WHERE     config: the image is a config value (default); images: spec.images
-  --image REF          the example workload's image (default: quay.io/example/NAME:latest)
-  --pkogen SPEC        package.json's dependency on pkogen (default: ^VERSION of this pkogen)
+  --image REF          the example workload's image (default: a digest-pinned placeholder,
+                       quay.io/example/NAME@sha256:0…0); with --image-in images and a digest,
+                       package/manifest.lock.yaml is written too, else run pkogen update package
+  --pkogen SPEC        package.json's dependency on pkogen (default: the pkogen running this:
+                       ^VERSION when installed from a registry, file:TARBALL when installed from
+                       a tarball, file:DIR when run from a checkout)
   --force              write into a non-empty DIR (replacing files of the same name)
 `;
 
@@ -75,8 +81,10 @@ export const command: Command = {
     const hypershift = values.hypershift ? true : values.classic ? false : (await ask(io, 'HyperShift package (hcp namespace + hosted-cluster phase)? yes/no', 'yes', (v) => /^(y|yes|n|no)$/i.test(v))).toLowerCase().startsWith('y');
     const scope = flag(values.scope, ['Namespaced', 'Cluster'] as const, '--scope') ?? (hypershift ? 'Namespaced' : ((await ask(io, 'Scope: Namespaced or Cluster', 'Namespaced', (v) => v === 'Namespaced' || v === 'Cluster')) as 'Namespaced' | 'Cluster'));
     const imageIn = flag(values['image-in'], ['config', 'images'] as const, '--image-in') ?? ((await ask(io, 'Image in the package config or in spec.images? config/images', 'config', (v) => v === 'config' || v === 'images')) as 'config' | 'images');
-    const image = (values.image as string | undefined) ?? (await ask(io, 'Image of the example workload', `quay.io/example/${name}:latest`, (v) => v.length > 0));
-    const opts: InitOptions = { name, scope, hypershift, imageIn, image, pkogenSpec: (values.pkogen as string | undefined) ?? `^${pkogenVersion()}` };
+    const image = (values.image as string | undefined) ?? (await ask(io, 'Image of the example workload', placeholderImage(name), (v) => v.length > 0));
+    const pkogenSpec = (values.pkogen as string | undefined) ?? pkogenOrigin(pkogenRoot(), pkogenVersion()).spec;
+    if (pkogenSpec === '') throw new UsageError('init: --pkogen must not be empty');
+    const opts: InitOptions = { name, scope, hypershift, imageIn, image, pkogenSpec, lockTimestamp: rfc3339(new Date()) };
     try {
       checkInitOptions(opts);
     } catch (e) {
@@ -101,7 +109,8 @@ export const command: Command = {
       await writeFileMapAtomic(dir, files);
       for (const p of files.keys()) if (isExecutable(p)) await fsp.chmod(path.join(dir, p), 0o755);
     }
-    io.stdout(`created ${files.size} files in ${dirShown}/ for package ${name} (${hypershift ? 'HyperShift' : 'classic'}, ${scope}, image in ${imageIn === 'config' ? 'config' : 'spec.images'})\nnext: cd ${dirShown} && npm install && make package && make test\n`);
+    const lockNote = imageIn === 'images' && !files.has(LOCK_PATH) ? `; then pkogen update package (resolves ${image}'s digest into package/${'manifest.lock.yaml'})` : '';
+    io.stdout(`created ${files.size} files in ${dirShown}/ for package ${name} (${hypershift ? 'HyperShift' : 'classic'}, ${scope}, image in ${imageIn === 'config' ? 'config' : 'spec.images'}; pkogen ${pkogenSpec})\nnext: cd ${dirShown} && npm install && make package && make test${lockNote}\n`);
     return 0;
   },
 };
