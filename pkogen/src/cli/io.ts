@@ -46,11 +46,24 @@ export const processIO: CliIO = {
   },
 };
 
+/** The terminal's input ended (Ctrl+D) before an answer. */
+export class PromptEnded extends Error {
+  constructor() {
+    super('input ended before an answer');
+    this.name = 'PromptEnded';
+  }
+}
+
 async function askOnTerminal(question: string): Promise<string> {
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    return (await rl.question(question)).trim();
+    return await new Promise<string>((resolve, reject) => {
+      // Ctrl+D closes the interface; a pending question would otherwise never settle (or reject
+      // with an AbortError, depending on the Node version).
+      rl.once('close', () => reject(new PromptEnded()));
+      rl.question(question).then((a) => resolve(a.trim()), () => reject(new PromptEnded()));
+    });
   } finally {
     rl.close();
   }

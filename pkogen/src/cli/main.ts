@@ -1,6 +1,7 @@
 import { UsageError, UserError } from '../core/errors.js';
 import { CliIO, Command, processIO } from './io.js';
 import { pkogenVersion } from './package-root.js';
+import { didYouMean } from './suggest.js';
 
 /**
  * Every command, in help order. Each lives in `commands/<file>.ts` and is loaded only when run,
@@ -66,7 +67,8 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    io.stderr(`pkogen: unknown command ${JSON.stringify(name)}; run 'pkogen --help'\n`);
+    const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+    io.stderr(`pkogen: unknown command ${JSON.stringify(name)}${hint ? `; did you mean '${hint}'?` : ''} (run 'pkogen --help')\n`);
     return 2;
   }
   try {

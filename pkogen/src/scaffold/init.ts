@@ -32,11 +32,12 @@ export function placeholderImage(name: string): string {
 export const LOCK_PATH = 'package/manifest.lock.yaml';
 
 export const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const NAME_RULE = "a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 53 characters";
 
 export class InitOptionError extends Error {}
 
 export function checkInitOptions(o: InitOptions): void {
-  if (!NAME_RE.test(o.name) || o.name.length > 53) throw new InitOptionError(`name must be a DNS label of at most 53 characters, got ${JSON.stringify(o.name)}`);
+  if (!NAME_RE.test(o.name) || o.name.length > 53) throw new InitOptionError(`name must be ${NAME_RULE}, got ${JSON.stringify(o.name)}`);
   if (o.hypershift && o.scope !== 'Namespaced') throw new InitOptionError('a HyperShift package lives in the HCP namespace: its scope must be Namespaced');
   if (!/^[^\s'"\\{}]+$/.test(o.image)) throw new InitOptionError(`image must be an image reference without quotes, braces or spaces, got ${JSON.stringify(o.image)}`);
 }

@@ -126,6 +126,24 @@ describe('pkogen init', () => {
     expect(readFileSync(path.join(tmp.dir, 'asked', 'resources', 'resources.ts'), 'utf8')).toContain(`images: [{ name: 'main', image: 'quay.io/example/tty-pkg@sha256:${'0'.repeat(64)}' }]`);
   });
 
+  it('refuses a DIR whose name is not a package name instead of renaming it (no terminal)', async () => {
+    const dir = path.join(tmp.dir, 'Bad_Name');
+    const r = await runCli(['init', dir]);
+    expect(r).toEqual({ code: 2, stdout: '', stderr: `pkogen: init: the package name would be DIR's name "Bad_Name", which is not a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 53 characters; pass --name NAME\n` });
+    expect(() => statSync(dir)).toThrow();
+    expect((await runCli(['init', dir, '--name', 'bad-name', '--pkogen', '^0.1.0'])).code).toBe(0);
+  });
+
+  it('Ctrl+D at a prompt is a usage error naming the question, and nothing is written', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    const { PromptEnded } = await import('../../src/cli/io.js');
+    let err = '';
+    const dir = path.join(tmp.dir, 'eof');
+    const code = await main(['init', dir], { stdout: () => undefined, stderr: (t) => void (err += t), env: {}, cwd: ROOT, prompt: async () => { throw new PromptEnded(); } });
+    expect({ code, err }).toEqual({ code: 2, err: 'pkogen: init: input ended before an answer to "Package name" (nothing was written)\n' });
+    expect(() => statSync(dir)).toThrow();
+  });
+
   it('usage errors exit 2', async () => {
     expect((await runCli(['init', path.join(tmp.dir, 'x1'), '--name', 'Bad_Name'])).code).toBe(2);
     expect((await runCli(['init', path.join(tmp.dir, 'x2'), '--hypershift', '--scope', 'Cluster'])).stderr).toMatch(/scope must be Namespaced/);

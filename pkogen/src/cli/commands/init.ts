@@ -4,9 +4,9 @@ import { UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap, writeFileAtomic, writeFileMapAtomic } from '../../core/fs.js';
 import { rfc3339 } from '../../pko/lockfile.js';
 import { pkogenOrigin } from '../../scaffold/dependency.js';
-import { checkInitOptions, InitOptionError, type InitOptions, isExecutable, LOCK_PATH, NAME_RE, placeholderImage, renderScaffold } from '../../scaffold/init.js';
+import { checkInitOptions, InitOptionError, type InitOptions, isExecutable, LOCK_PATH, NAME_RE, NAME_RULE, placeholderImage, renderScaffold } from '../../scaffold/init.js';
 import { parseCommandArgs } from '../args.js';
-import type { CliIO, Command } from '../io.js';
+import { type CliIO, type Command, PromptEnded } from '../io.js';
 import { pkogenRoot, pkogenVersion } from '../package-root.js';
 import { checkOutputDir } from '../sources.js';
 
@@ -21,7 +21,8 @@ and a README. Then: npm install && make package && make test.
 Values not given as flags are asked for when a terminal is attached; otherwise defaults apply.
 
 Options:
-  --name NAME          package name, a DNS label (default: DIR's name)
+  --name NAME          package name, a DNS label (default: DIR's name; without a terminal, init
+                       refuses a DIR whose name is not one instead of renaming it)
   --hypershift         a package in each hosted control plane namespace, with a hosted-cluster
                        phase and the rollout Template (default)
   --classic            an ordinary package (no HyperShift)
@@ -39,7 +40,14 @@ Options:
 async function ask(io: CliIO, question: string, fallback: string, accept: (v: string) => boolean): Promise<string> {
   if (!io.prompt) return fallback;
   for (let i = 0; i < 3; i++) {
-    const v = (await io.prompt(`${question} [${fallback}]: `)) || fallback;
+    let answer: string;
+    try {
+      answer = await io.prompt(`${question} [${fallback}]: `);
+    } catch (e) {
+      if (e instanceof PromptEnded) throw new UsageError(`init: input ended before an answer to "${question}" (nothing was written)`);
+      throw e;
+    }
+    const v = answer || fallback;
     if (accept(v)) return v;
     io.stderr(`  not valid: ${JSON.stringify(v)}\n`);
   }
@@ -76,7 +84,12 @@ export const command: Command = {
       if (!allowed.includes(v as T)) throw new UsageError(`init: ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
       return v as T;
     };
-    const defaultName = path.basename(dir).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'my-package';
+    const base = path.basename(dir);
+    const defaultName = base.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 53).replace(/-+$/, '') || 'my-package';
+    // Without a terminal the name is never made up: DIR's name is the package name, or init refuses.
+    if (values.name === undefined && !io.prompt && !(NAME_RE.test(base) && base.length <= 53)) {
+      throw new UsageError(`init: the package name would be DIR's name ${JSON.stringify(base)}, which is not ${NAME_RULE}; pass --name NAME`);
+    }
     const name = (values.name as string | undefined) ?? (await ask(io, 'Package name', defaultName, (v) => NAME_RE.test(v)));
     const hypershift = values.hypershift ? true : values.classic ? false : (await ask(io, 'HyperShift package (hcp namespace + hosted-cluster phase)? yes/no', 'yes', (v) => /^(y|yes|n|no)$/i.test(v))).toLowerCase().startsWith('y');
     const scope = flag(values.scope, ['Namespaced', 'Cluster'] as const, '--scope') ?? (hypershift ? 'Namespaced' : ((await ask(io, 'Scope: Namespaced or Cluster', 'Namespaced', (v) => v === 'Namespaced' || v === 'Cluster')) as 'Namespaced' | 'Cluster'));
