@@ -23,7 +23,13 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'status', summary: 'Show Package state across namespaces: revision, image, what blocks a rollout', load: () => import('./commands/status.js') },
   { name: 'diff', summary: 'Render two versions of a package and show what a rollout changes, with a verdict per change', load: () => import('./commands/diff.js') },
   { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
+  { name: 'completion', summary: 'Print a shell completion script (bash, zsh or fish)', load: () => import('./commands/completion.js') },
 ];
+
+/** The command table (names and summaries), for `pkogen completion`. */
+export function commandTable(): { name: string; summary: string; load: () => Promise<{ command: Command }> }[] {
+  return COMMANDS;
+}
 
 /**
  * The command `main(argv)` loads and runs, or undefined when main answers by itself (help, version,
