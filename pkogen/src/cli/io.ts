@@ -69,12 +69,22 @@ async function askOnTerminal(question: string): Promise<string> {
   }
 }
 
+/** One row of main's command table: loaded only when run. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<{ command: Command }>;
+}
+
 export interface Command {
   name: string;
   /** One line for `pkogen --help`. */
   summary: string;
   /** Full help text for `pkogen <name> --help`, starting with the usage line. */
   help: string;
-  /** Returns the exit code. Throws UsageError (exit 2) or UserError (exit 1) for user mistakes. */
-  run(args: string[], io: CliIO): Promise<number>;
+  /**
+   * Returns the exit code. Throws UsageError (exit 2) or UserError (exit 1) for user mistakes.
+   * `context.commands` is main's command table (for `completion`; passed in, so no command imports main).
+   */
+  run(args: string[], io: CliIO, context?: { commands: readonly CommandEntry[] }): Promise<number>;
 }

@@ -26,11 +26,6 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'completion', summary: 'Print a shell completion script (bash, zsh or fish)', load: () => import('./commands/completion.js') },
 ];
 
-/** The command table (names and summaries), for `pkogen completion`. */
-export function commandTable(): { name: string; summary: string; load: () => Promise<{ command: Command }> }[] {
-  return COMMANDS;
-}
-
 /**
  * The command `main(argv)` loads and runs, or undefined when main answers by itself (help, version,
  * an unknown name). bin/pkogen.js asks the small CommonJS bundle of this file alone, so those
@@ -83,7 +78,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       io.stdout(command.help.endsWith('\n') ? command.help : command.help + '\n');
       return 0;
     }
-    return await command.run(rest, io);
+    return await command.run(rest, io, { commands: COMMANDS });
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr(`pkogen: ${e.message}\n`);

@@ -85,13 +85,12 @@ export const command: Command = {
   name: 'completion',
   summary: 'Print a shell completion script (bash, zsh or fish)',
   help: HELP,
-  async run(args, io) {
+  async run(args, io, context) {
     const { positionals } = parseCommandArgs('completion', args, {}, { min: 1, max: 1, names: 'SHELL (bash, zsh or fish)' });
     const shell = positionals[0] as (typeof SHELLS)[number];
     if (!SHELLS.includes(shell)) throw new UsageError(`completion: SHELL must be one of ${SHELLS.join(', ')}, got ${JSON.stringify(positionals[0])}`);
-    const { commandTable } = await import('../main.js');
     const entries: Entry[] = [];
-    for (const c of commandTable()) {
+    for (const c of context?.commands ?? []) {
       const { command: cmd } = await c.load();
       entries.push({ name: c.name, summary: c.summary, ...optionsOf(cmd.help) });
     }
