@@ -1,5 +1,6 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { UsageError } from '../core/errors.js';
+import { didYouMean } from './suggest.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -22,7 +23,15 @@ export function parseCommandArgs<O extends OptionSpec>(
   try {
     parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(`${command}: ${(e as Error).message.split('\n')[0]}`);
+    const err = e as Error & { code?: string };
+    const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(-{1,2}[^']+)'/.exec(err.message)?.[1] : undefined;
+    if (unknown !== undefined) {
+      const longs = Object.keys(options).map((k) => `--${k}`).concat('--help');
+      const flag = unknown.split('=')[0];
+      const hint = flag.startsWith('--') ? didYouMean(flag, longs) : undefined;
+      throw new UsageError(`${command}: unknown option ${flag}${hint ? `; did you mean ${hint}?` : ''} (run 'pkogen ${command} --help')`);
+    }
+    throw new UsageError(`${command}: ${err.message.split('\n')[0]}`);
   }
   const help = (parsed.values as Record<string, unknown>).help === true;
   if (!help) {

@@ -46,14 +46,34 @@ export const processIO: CliIO = {
   },
 };
 
+/** The terminal's input ended (Ctrl+D) before an answer. */
+export class PromptEnded extends Error {
+  constructor() {
+    super('input ended before an answer');
+    this.name = 'PromptEnded';
+  }
+}
+
 async function askOnTerminal(question: string): Promise<string> {
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    return (await rl.question(question)).trim();
+    return await new Promise<string>((resolve, reject) => {
+      // Ctrl+D closes the interface; a pending question would otherwise never settle (or reject
+      // with an AbortError, depending on the Node version).
+      rl.once('close', () => reject(new PromptEnded()));
+      rl.question(question).then((a) => resolve(a.trim()), () => reject(new PromptEnded()));
+    });
   } finally {
     rl.close();
   }
+}
+
+/** One row of main's command table: loaded only when run. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<{ command: Command }>;
 }
 
 export interface Command {
@@ -62,6 +82,9 @@ export interface Command {
   summary: string;
   /** Full help text for `pkogen <name> --help`, starting with the usage line. */
   help: string;
-  /** Returns the exit code. Throws UsageError (exit 2) or UserError (exit 1) for user mistakes. */
-  run(args: string[], io: CliIO): Promise<number>;
+  /**
+   * Returns the exit code. Throws UsageError (exit 2) or UserError (exit 1) for user mistakes.
+   * `context.commands` is main's command table (for `completion`; passed in, so no command imports main).
+   */
+  run(args: string[], io: CliIO, context?: { commands: readonly CommandEntry[] }): Promise<number>;
 }

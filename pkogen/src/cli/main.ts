@@ -1,6 +1,7 @@
 import { UsageError, UserError } from '../core/errors.js';
 import { CliIO, Command, processIO } from './io.js';
 import { pkogenVersion } from './package-root.js';
+import { didYouMean } from './suggest.js';
 
 /**
  * Every command, in help order. Each lives in `commands/<file>.ts` and is loaded only when run,
@@ -22,6 +23,7 @@ const COMMANDS: { name: string; summary: string; load: () => Promise<{ command: 
   { name: 'status', summary: 'Show Package state across namespaces: revision, image, what blocks a rollout', load: () => import('./commands/status.js') },
   { name: 'diff', summary: 'Render two versions of a package and show what a rollout changes, with a verdict per change', load: () => import('./commands/diff.js') },
   { name: 'simulate', summary: 'Process a rollout Template and render the Package for each HCP namespace', load: () => import('./commands/simulate.js') },
+  { name: 'completion', summary: 'Print a shell completion script (bash, zsh or fish)', load: () => import('./commands/completion.js') },
 ];
 
 /**
@@ -66,7 +68,8 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    io.stderr(`pkogen: unknown command ${JSON.stringify(name)}; run 'pkogen --help'\n`);
+    const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+    io.stderr(`pkogen: unknown command ${JSON.stringify(name)}${hint ? `; did you mean '${hint}'?` : ''} (run 'pkogen --help')\n`);
     return 2;
   }
   try {
@@ -75,7 +78,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       io.stdout(command.help.endsWith('\n') ? command.help : command.help + '\n');
       return 0;
     }
-    return await command.run(rest, io);
+    return await command.run(rest, io, { commands: COMMANDS });
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr(`pkogen: ${e.message}\n`);

@@ -60,6 +60,12 @@ const MAX_OBJECTS = 10_000;
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const where = (n: NotConverted) => formatLocation({ file: n.file, doc: n.doc });
 
+/** A file that builds an image or a package, not one the package holds. */
+export function isBuildFile(p: string): boolean {
+  const base = p.split('/').pop() ?? p;
+  return /^(Dockerfile|Containerfile)([.-].*)?$/i.test(base) || /\.(Dockerfile|Containerfile)$/i.test(base) || /^(Makefile|GNUmakefile)$/.test(base) || /^\.(docker|container)ignore$/.test(base);
+}
+
 export function formatNotConverted(n: NotConverted): string {
   return `${where(n)}: ${n.object ? n.object + ': ' : ''}${n.reason}`;
 }
@@ -214,6 +220,12 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   const phases = new Set(s.phases.map((p) => p.name));
   for (const [p, bytes] of [...src.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (MANIFEST_FILES.includes(p) || p.startsWith(`${FIXTURES_DIR}/`)) continue;
+    // Files that build the package image (Dockerfile.pko, Containerfile, Makefile, ignore files)
+    // live beside many packages; carried, they would ship inside the package image.
+    if (isBuildFile(p)) {
+      warnings.push(`${p}: not carried: a build file, not part of the package (it would ship in the package image); keep it beside the generated package/`);
+      continue;
+    }
     const text = decodeUtf8(p, bytes);
     // Templates, helpers, lock file, docs: carried unchanged. Static YAML holding `{{` is carried
     // too, because the model would turn it into a template and change what it means.

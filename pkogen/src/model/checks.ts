@@ -96,6 +96,9 @@ function checkObjects(def: PackageDefinition, _files: FileMap, opts: CheckOption
     else identities.set(key, file);
     const cls = phaseClass.get(o.phase)!;
     const cluster = isClusterScoped(o.object.apiVersion, o.object.kind, opts.clusterScopedKinds);
+    // The scope rule is HyperShift's (a package in the HCP namespace): a package PKO may install
+    // cluster-wide (scope Cluster, a ClusterPackage) holds cluster-scoped objects in any phase.
+    if (!namespaced) continue;
     if (cls === '') {
       if (cluster) findings.push(err('scope', `${id}: cluster-scoped object in phase "${o.phase}", which has no class; only a hosted-cluster phase may hold it`, file));
       else if (namespaced && ns !== undefined) findings.push(err('scope', `${id}: objects in the HCP namespace must not set metadata.namespace (PKO places them in the Package's namespace)`, file, 'metadata.namespace'));

@@ -10,3 +10,4 @@ export { packageOutput, type PackageOutputOptions } from '../model/package-outpu
 export { synthesize } from '../model/synthesize.js';
 export { RawEntry, RawValue, type YamlValue, emitDocument, emitDocuments } from '../yaml/emit.js';
 export { scopeOf, isClusterScoped } from '../schema/scope.js';
+export { templateBoolean, TemplateExpressionError, templateNumber, templateObject } from '../model/template-values.js';

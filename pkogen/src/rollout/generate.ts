@@ -35,6 +35,20 @@ export interface ConfigParameter {
   value?: string;
   /** `image-digest`: the value is a complete `repo@sha256:<hex>` reference (checked by lint). */
   format?: 'string' | 'image-digest';
+  /**
+   * The config key's JSON type (default: from `configSchema`, else `string`). `integer`, `number`
+   * and `boolean` values are written as `${{X}}`, which `oc process` turns into a JSON value, so
+   * the Package gets `3` and `true`, not `"3"` and `"true"`.
+   */
+  type?: ConfigValueType;
+}
+
+export type ConfigValueType = 'string' | 'integer' | 'number' | 'boolean';
+
+/** The part of a package's config schema the rollout reads: top-level property types and `required`. */
+export interface RolloutConfigSchema {
+  required?: readonly string[];
+  properties?: Record<string, { type?: unknown } | undefined>;
 }
 
 /** A value read on the management cluster (in each HCP namespace) by the PKO ObjectTemplate. */
@@ -63,6 +77,12 @@ export interface RolloutTemplateOptions {
   config?: ConfigParameter[];
   /** Values read from each HCP namespace into the config (needs an ObjectTemplate). */
   sources?: ConfigSource[];
+  /**
+   * The package's config schema (`PackageDefinition.config`): a parameter without `type` takes
+   * its key's type from it, a parameter without `optional` is optional when the key is not
+   * `required`, and an optional parameter for a required key is refused.
+   */
+  configSchema?: RolloutConfigSchema;
   /**
    * How the Package reaches its clusters. Default `ConfigurationPolicy` (HCP namespaces via ACM).
    * `ClusterPackage`: the classic OSD/ROSA rollout, the SelectorSyncSet carries a ClusterPackage
@@ -96,7 +116,7 @@ interface Resolved {
   templateName: string;
   policyName: string;
   repoName: string;
-  config: ConfigParameter[];
+  config: (ConfigParameter & { type: ConfigValueType; optional: boolean })[];
   sources: ConfigSource[];
   delivery: 'ConfigurationPolicy' | 'HostedClusterPackage' | 'ClusterPackage';
   clusterLabels: Record<string, string>;
@@ -121,8 +141,17 @@ function resolve(o: RolloutTemplateOptions): Resolved {
       `policyName ${JSON.stringify(policyName)} has ${policyName.length} characters; with namespace ${ACM_POLICY_NAMESPACE} the limit is ${POLICY_NAME_BUDGET - ACM_POLICY_NAMESPACE.length}`,
     );
   }
-  const config = o.config ?? [];
   const sources = o.sources ?? [];
+  const schemaRequired = new Set(o.configSchema?.required ?? []);
+  const config = (o.config ?? []).map((c) => {
+    const schemaType = o.configSchema?.properties?.[c.configKey]?.type;
+    const type = c.type ?? (typeof schemaType === 'string' && ['string', 'integer', 'number', 'boolean'].includes(schemaType) ? (schemaType as ConfigValueType) : 'string');
+    if (!['string', 'integer', 'number', 'boolean'].includes(type)) throw new RolloutOptionsError(`parameter ${c.parameter}: type must be string, integer, number or boolean`);
+    if (c.format === 'image-digest' && type !== 'string') throw new RolloutOptionsError(`parameter ${c.parameter}: format image-digest needs type string`);
+    const optional = c.optional ?? (o.configSchema ? !schemaRequired.has(c.configKey) : false);
+    if (optional && schemaRequired.has(c.configKey)) throw new RolloutOptionsError(`parameter ${c.parameter} is optional, but the config schema requires ${c.configKey}`);
+    return { ...c, type, optional };
+  });
   const seenParams = new Set(['REGISTRY_IMG', 'IMAGE_DIGEST', 'IMAGE_TAG']);
   const seenKeys = new Set<string>();
   for (const c of config) {
@@ -142,6 +171,13 @@ function resolve(o: RolloutTemplateOptions): Resolved {
   }
   if (o.strategy && delivery !== 'HostedClusterPackage') throw new RolloutOptionsError('strategy applies only to delivery HostedClusterPackage');
   if (classic && sources.length > 0) throw new RolloutOptionsError('delivery ClusterPackage cannot read per-namespace sources (hive applies the ClusterPackage as written)');
+  // Leaving out an optional key when its value is empty takes a template (PKO's ObjectTemplate);
+  // hive and HostedClusterPackage apply the object as written.
+  for (const c of config) {
+    if (c.optional && (c.value ?? '') === '' && delivery !== 'ConfigurationPolicy') {
+      throw new RolloutOptionsError(`parameter ${c.parameter} is optional without a value: delivery ${delivery} cannot leave ${c.configKey} out of the config when it is empty; give it a default value or make it required`);
+    }
+  }
   if (o.clusterLabels && !classic) throw new RolloutOptionsError('clusterLabels applies only to delivery ClusterPackage');
   // An empty clusterDeploymentSelector is every ClusterDeployment of the shard.
   if (classic && o.managedOnly === false && !o.excludeFedramp && Object.keys(o.clusterLabels ?? {}).length === 0) {
@@ -207,7 +243,8 @@ const PACKAGE_IMAGE = '${REGISTRY_IMG}@${IMAGE_DIGEST}';
 /** The Package config as plain data (no sources). */
 function staticConfig(r: Resolved): Record<string, YamlValue> {
   const cfg: Record<string, YamlValue> = {};
-  for (const c of r.config) cfg[c.configKey] = '${' + c.parameter + '}';
+  // `${{X}}`: oc process writes the value as JSON (3, true), not as the string "3".
+  for (const c of r.config) cfg[c.configKey] = c.type === 'string' ? '${' + c.parameter + '}' : '${{' + c.parameter + '}}';
   return cfg;
 }
 
@@ -221,8 +258,13 @@ function objectTemplateText(r: Resolved): string {
       const c = r.config.find((x) => x.configKey === k);
       // Parameter values are double-quoted YAML; source values go through toJson, which
       // yields a JSON string (PEM newlines escaped) or null when an optional source is absent.
-      if (c) lines.push(`    ${k}: ${quoted('${' + c.parameter + '}')}`);
-      else lines.push(`    ${k}: {{ .config.${k} | toJson }}`);
+      if (!c) lines.push(`    ${k}: {{ .config.${k} | toJson }}`);
+      else if (c.optional) {
+        // Left out when the value is empty (a raw Go string: a value must not hold a backquote).
+        lines.push(`    {{- with \`\${${c.parameter}}\` }}`, `    ${k}: ${c.type === 'string' ? '{{ toJson . }}' : '{{ . }}'}`, '    {{- end }}');
+      } else if (c.type === 'string') lines.push(`    ${k}: ${quoted('${' + c.parameter + '}')}`);
+      // A number or boolean unquoted: PKO parses the rendered YAML.
+      else lines.push(`    ${k}: \${${c.parameter}}`);
     }
   }
   return lines.join('\n') + '\n';
@@ -245,7 +287,8 @@ function payload(r: Resolved): { object: Record<string, YamlValue>; templated: b
       },
     };
   }
-  if (r.sources.length === 0) {
+  // An optional key needs a template to be left out when empty.
+  if (r.sources.length === 0 && !r.config.some((c) => c.optional)) {
     const cfg = staticConfig(r);
     return {
       templated: false,

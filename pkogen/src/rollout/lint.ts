@@ -82,7 +82,8 @@ export const ROLLOUT_KINDS: readonly string[] = ['SelectorSyncSet', ...new Set(O
 class Walker implements LintContext {
   readonly findings: Finding[] = [];
   readonly cfgPolicyNames = new Map<string, string>();
-  readonly packages: { obj: Obj; path: Path; chain: string }[] = [];
+  readonly packages: { obj: Obj; path: Path; chain: string; rendered?: boolean }[] = [];
+  readonly unknownValues = new Set<string>();
   private readonly deferred: { obj: Obj; path: Path; chain: string; rule: RolloutRule }[] = [];
 
   constructor(readonly template: LoadedTemplate, readonly schema?: SchemaValidator, readonly renderTemplate?: TemplateRenderer) {}
@@ -169,6 +170,7 @@ class Walker implements LintContext {
     if (!rawObjects) return { findings: this.findings, parameters: {}, template: this.template };
     const declared = readParameters(this.template.value);
     const fill = fillLikeSaasherder({ given, declared, placeholders: true, hashLength });
+    for (const [k, o] of Object.entries(fill.origin)) if (o === 'placeholder' && fill.values[k] !== undefined) this.unknownValues.add(fill.values[k]);
     checkParameterValues(this, declared, fill, given);
     const processed = processTemplate(this.template.value, fill.values);
     for (const p of processed.problems) this.report('error', T1, p.path, p.message);

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { type FileMap, toBytes, toText } from '../core/filemap.js';
+import { emitLock } from '../pko/lockfile.js';
 
 export interface InitOptions {
   /** Package name: a DNS label. */
@@ -18,14 +19,25 @@ export interface InitOptions {
   image: string;
   /** What the scaffold's package.json depends on for pkogen (a semver range, or file:… for a tarball). */
   pkogenSpec: string;
+  /** metadata.creationTimestamp of the manifest.lock.yaml written for a digest-pinned image in spec.images. */
+  lockTimestamp?: string;
 }
 
+/** The example image when none is given: pinned by digest (a placeholder), so --strict accepts it. */
+export function placeholderImage(name: string): string {
+  return `quay.io/example/${name}@sha256:${'0'.repeat(64)}`;
+}
+
+/** Where the scaffold's lock file goes (generate keeps it; pkogen update rewrites it). */
+export const LOCK_PATH = 'package/manifest.lock.yaml';
+
 export const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const NAME_RULE = "a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 53 characters";
 
 export class InitOptionError extends Error {}
 
 export function checkInitOptions(o: InitOptions): void {
-  if (!NAME_RE.test(o.name) || o.name.length > 53) throw new InitOptionError(`name must be a DNS label of at most 53 characters, got ${JSON.stringify(o.name)}`);
+  if (!NAME_RE.test(o.name) || o.name.length > 53) throw new InitOptionError(`name must be ${NAME_RULE}, got ${JSON.stringify(o.name)}`);
   if (o.hypershift && o.scope !== 'Namespaced') throw new InitOptionError('a HyperShift package lives in the HCP namespace: its scope must be Namespaced');
   if (!/^[^\s'"\\{}]+$/.test(o.image)) throw new InitOptionError(`image must be an image reference without quotes, braces or spaces, got ${JSON.stringify(o.image)}`);
 }
@@ -66,5 +78,9 @@ export function renderScaffold(templates: FileMap, o: InitOptions): FileMap {
     const render = hb.compile(toText(templates.get(p)!), { noEscape: true, strict: true });
     out.set(outputPath(p), toBytes(render(data)));
   }
+  // spec.images needs manifest.lock.yaml. A digest-pinned image locks to itself without a registry
+  // lookup; a tag needs `pkogen update package`.
+  const digest = /@(sha256:[0-9a-f]{64})$/.exec(o.image)?.[1];
+  if (o.imageIn === 'images' && digest) out.set(LOCK_PATH, toBytes(emitLock([{ name: 'main', image: o.image, digest }], o.lockTimestamp ?? '1970-01-01T00:00:00Z')));
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -156,12 +156,99 @@ function secretSafe(o: Obj | undefined): Obj | undefined {
     const v = masked[f];
     if (v && typeof v === 'object') masked[f] = Object.fromEntries(Object.keys(v).sort().map((k) => [k, `<hidden, sha256:${sha256(JSON.stringify((v as Record<string, unknown>)[k])).slice(0, 12)}>`]));
   }
-  return { ...o, text: JSON.stringify(canonical(masked), null, 2) + '\n' };
+  return { ...o, object: masked, text: JSON.stringify(canonical(masked), null, 2) + '\n' };
+}
+
+/**
+ * The object as the API server keeps it, for a semantic comparison (like dyff): keys in one
+ * order, and map entries whose value is null dropped (a defaulted `creationTimestamp: null` is
+ * the same object as none). Key order, scalar style and indentation are already gone once parsed.
+ */
+export function normalizeObject(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normalizeObject);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== null && x !== undefined) out[k] = normalizeObject(x);
+    }
+    return out;
+  }
+  return v;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** A list of maps each with a unique string `name` (containers, env, ports…) is matched by name. */
+function byName(list: unknown[]): Map<string, unknown> | undefined {
+  if (list.length === 0 || !list.every((x) => isMap(x) && typeof x.name === 'string')) return undefined;
+  const m = new Map(list.map((x) => [(x as { name: string }).name, x]));
+  return m.size === list.length ? m : undefined;
+}
+
+const MAX_VALUE = 120;
+function show(v: unknown): string {
+  const t = JSON.stringify(v);
+  return t.length > MAX_VALUE ? t.slice(0, MAX_VALUE - 1) + '…' : t;
+}
+
+/** Field-level changes between two normalized objects: `~ path: old → new`, `+ path: new`, `- path: old`. */
+export function semanticChanges(a: unknown, b: unknown, at = ''): string[] {
+  const out: string[] = [];
+  const join = (k: string) => (at ? `${at}.${k}` : k);
+  if (isMap(a) && isMap(b)) {
+    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      if (!(k in b)) out.push(`- ${join(k)}: ${show(a[k])}`);
+      else if (!(k in a)) out.push(`+ ${join(k)}: ${show(b[k])}`);
+      else out.push(...semanticChanges(a[k], b[k], join(k)));
+    }
+    return out;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const [na, nb] = [byName(a), byName(b)];
+    if (na && nb) {
+      for (const [n, x] of na) if (!nb.has(n)) out.push(`- ${at}[name=${n}]: ${show(x)}`);
+      for (const [n, y] of nb) {
+        if (!na.has(n)) out.push(`+ ${at}[name=${n}]: ${show(y)}`);
+        else out.push(...semanticChanges(na.get(n), y, `${at}[name=${n}]`));
+      }
+      return out;
+    }
+    // Scalars (verbs, args): the elements removed and added, in order (a longest common subsequence).
+    if (a.every((x) => !isMap(x) && !Array.isArray(x)) && b.every((x) => !isMap(x) && !Array.isArray(x)) && a.length * b.length <= 40_000) {
+      const [sa, sb] = [a.map((x) => JSON.stringify(x)), b.map((x) => JSON.stringify(x))];
+      const L: number[][] = Array.from({ length: sa.length + 1 }, () => Array<number>(sb.length + 1).fill(0));
+      for (let i = sa.length - 1; i >= 0; i--) for (let j = sb.length - 1; j >= 0; j--) L[i][j] = sa[i] === sb[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+      let [i, j] = [0, 0];
+      while (i < sa.length || j < sb.length) {
+        if (i < sa.length && j < sb.length && sa[i] === sb[j]) [i, j] = [i + 1, j + 1];
+        else if (j < sb.length && (i === sa.length || L[i][j + 1] >= L[i + 1][j])) out.push(`+ ${at}[${j}]: ${show(b[j++])}`);
+        else out.push(`- ${at}[${i}]: ${show(a[i++])}`);
+      }
+      return out;
+    }
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (i >= b.length) out.push(`- ${at}[${i}]: ${show(a[i])}`);
+      else if (i >= a.length) out.push(`+ ${at}[${i}]: ${show(b[i])}`);
+      else out.push(...semanticChanges(a[i], b[i], `${at}[${i}]`));
+    }
+    return out;
+  }
+  if (JSON.stringify(a) !== JSON.stringify(b)) out.push(`~ ${at || '.'}: ${show(a)} → ${show(b)}`);
+  return out;
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-export function diffRenders(oldR: RenderResult, newR: RenderResult, oldManifest: PackageManifest, newManifest: PackageManifest, labels: { old: string; new: string } = { old: 'OLD', new: 'NEW' }): DiffResult {
+export function diffRenders(
+  oldR: RenderResult,
+  newR: RenderResult,
+  oldManifest: PackageManifest,
+  newManifest: PackageManifest,
+  labels: { old: string; new: string } = { old: 'OLD', new: 'NEW' },
+  /** `text`: compare and show the rendered text (a unified diff); default: the objects, semantically. */
+  mode: 'semantic' | 'text' = 'semantic',
+): DiffResult {
   const [a, b] = [index(oldR), index(newR)];
   const keys = [...new Set([...a.keys(), ...b.keys()])].sort();
   const objects: ObjectChange[] = [];
@@ -178,12 +265,15 @@ export function diffRenders(oldR: RenderResult, newR: RenderResult, oldManifest:
       objects.push({ ...base, change: 'added', verdicts: [{ class: 'added', message: `object added in phase "${y.phase}"` }], diff: labelDiff(unifiedDiff(id, '', y.text), id, labels.old, labels.new) });
       continue;
     }
-    if (x!.text === y!.text && x!.phase === y!.phase) continue;
+    const [nx, ny] = mode === 'semantic' ? [normalizeObject(x!.object), normalizeObject(y!.object)] : [undefined, undefined];
+    const unchanged = mode === 'semantic' ? JSON.stringify(nx) === JSON.stringify(ny) : x!.text === y!.text;
+    if (unchanged && x!.phase === y!.phase) continue;
     const verdicts: Verdict[] = [];
     if (x!.phase !== y!.phase) verdicts.push({ class: 'phase-changed', message: `phase "${x!.phase}" → "${y!.phase}": the object is applied (and waited for) at another point of the rollout` });
     verdicts.push(...immutableVerdicts(x!, y!), ...imageVerdicts(x!, y!));
     if (verdicts.length === 0) verdicts.push({ class: 'changed', message: 'updated in place' });
-    objects.push({ ...base, change: 'changed', verdicts, diff: labelDiff(unifiedDiff(id, x!.text, y!.text), id, labels.old, labels.new) });
+    const diff = mode === 'semantic' ? semanticChanges(nx, ny).map((l) => `  ${l}\n`).join('') : labelDiff(unifiedDiff(id, x!.text, y!.text), id, labels.old, labels.new);
+    objects.push({ ...base, change: 'changed', verdicts, diff });
   }
   return { package: packageVerdicts(oldManifest, newManifest), objects };
 }

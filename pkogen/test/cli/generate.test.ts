@@ -24,7 +24,12 @@ describe('pkogen CLI basics', () => {
     [['nope'], /unknown command "nope"/],
     [['generate'], /generate: missing MODULE/],
     [['generate', 'a', 'b'], /generate: unexpected argument "b"/],
-    [['verify', '--frobnicate', 'x'], /verify: Unknown option '--frobnicate'/],
+    [['verify', '--frobnicate', 'x'], /verify: unknown option --frobnicate \(run 'pkogen verify --help'\)/],
+    [['validate', 'pkg', '--strcit'], /^pkogen: validate: unknown option --strcit; did you mean --strict\? \(run 'pkogen validate --help'\)\n$/],
+    [['generate', 'x', '--roto=dir'], /generate: unknown option --roto; did you mean --root\?/],
+    [['valdiate', 'pkg'], /^pkogen: unknown command "valdiate"; did you mean 'validate'\? \(run 'pkogen --help'\)\n$/],
+    [['lint', 'x'], /unknown command "lint"; did you mean 'lint-rollout'\?/],
+    [['frobnicate'], /^pkogen: unknown command "frobnicate" \(run 'pkogen --help'\)\n$/],
   ])('bad usage %j exits 2 with one line', async (args, msg) => {
     const r = await runCli(args as string[]);
     expect(r.code).toBe(2);
@@ -108,7 +113,8 @@ describe('generate and verify', () => {
       );
       const r = await runCli(['generate', bad, '--root', t.dir]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/refusing to write outside the target/);
+      // Refused before any write now (the bundle's return value is checked); the writer's own guard stays.
+      expect(r.stderr).toMatch(/directories\["package"\] key "\.\.\/escape\.yaml": not a relative path/);
       expect(fileMapDigest(await readDirToFileMap(path.join(t.dir, 'package'), { skipDotFiles: false }))).toBe(before);
       expect(existsSync(path.join(t.dir, 'escape.yaml'))).toBe(false);
     } finally {

@@ -14,7 +14,8 @@ import { NODE_MODULES, ROOT, runCli, SHARED, tempDir } from '../helpers.js';
 const LONG = 15 * 60 * 1000;
 
 function spawn(cmd: string, args: string[], cwd: string, timeoutMin = 8) {
-  return spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMin * 60 * 1000, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  // prefer-offline: pkogen's dependencies come from npm's cache once the first install fetched them.
+  return spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMin * 60 * 1000, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_prefer_offline: 'true' } });
 }
 
 function run(cmd: string, args: string[], cwd: string, timeoutMin = 8): { code: number; out: string } {
@@ -26,6 +27,8 @@ let tmp: ReturnType<typeof tempDir>;
 let tarball = '';
 let files: string[] = [];
 let project = '';
+/** Where the tarball is installed the way a user installs pkogen (npm install ./pkogen-X.tgz). */
+let installer = '';
 
 beforeAll(async () => {
   tmp = tempDir('pkogen-consumer-');
@@ -41,9 +44,15 @@ beforeAll(async () => {
   const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('\n[') + 1));
   tarball = path.join(tmp.dir, info[0].filename);
   files = info[0].files.map((f: { path: string }) => f.path);
+  installer = path.join(tmp.dir, 'installer');
+  mkdirSync(installer);
+  writeFileSync(path.join(installer, 'package.json'), '{"name":"installer","version":"1.0.0","private":true}\n');
+  const tool = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], installer, 10);
+  if (tool.code !== 0) throw new Error(`npm install of the tarball failed:\n${tool.out}`);
   project = path.join(tmp.dir, 'consumer');
-  const init = await runCli(['init', project, '--name', 'consumer', '--hypershift', '--image-in', 'config', '--image', 'quay.io/example/consumer@sha256:' + 'b'.repeat(64), '--pkogen', `file:${tarball}`]);
-  if (init.code !== 0) throw new Error(init.stderr);
+  // The installed pkogen's init, without --pkogen: the scaffold depends on the tarball it came from.
+  const init = run(path.join(installer, 'node_modules', '.bin', 'pkogen'), ['init', project, '--name', 'consumer', '--hypershift', '--image-in', 'config', '--image', 'quay.io/example/consumer@sha256:' + 'b'.repeat(64)], tmp.dir);
+  if (init.code !== 0) throw new Error(init.out);
   const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], project, 10);
   if (install.code !== 0) throw new Error(`npm install failed:\n${install.out}`);
 }, LONG);
@@ -76,6 +85,27 @@ describe('pkogen as an installed package', () => {
     const test = run('make', ['test'], project);
     expect({ code: test.code, out: test.code ? test.out : '' }).toEqual({ code: 0, out: '' });
     expect(readFileSync(path.join(project, 'package', 'manifest.yaml'), 'utf8')).toMatch(/name: consumer/);
+  }, LONG);
+
+  it('init run from the installed tarball makes the scaffold depend on that tarball', () => {
+    expect(JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')).dependencies).toEqual({ pkogen: `file:${tarball}` });
+  });
+
+  // Every kind of scaffold, with no flag beyond init's (the default, digest-pinned image): its own
+  // make package, make test and .ci/run pass.
+  it.each([
+    ['hcp-images', ['--hypershift', '--image-in', 'images']],
+    ['classic-ns-images', ['--classic', '--scope', 'Namespaced', '--image-in', 'images']],
+    ['classic-cluster-config', ['--classic', '--scope', 'Cluster', '--image-in', 'config']],
+  ])('the %s scaffold passes make package, make test and .ci/run out of the box', (name, flags) => {
+    const dir = path.join(tmp.dir, name);
+    const init = run(path.join(installer, 'node_modules', '.bin', 'pkogen'), ['init', dir, ...flags], tmp.dir);
+    expect(init).toEqual({ code: 0, out: expect.stringContaining(`pkogen file:${tarball})`) });
+    for (const step of [['make', 'package'], ['make', 'test'], ['./.ci/run']]) {
+      const r = run(step[0], step.slice(1), dir, 10);
+      expect({ step: step.join(' '), code: r.code, out: r.code ? r.out : '' }).toEqual({ step: step.join(' '), code: 0, out: '' });
+    }
+    expect(readFileSync(path.join(dir, 'package', 'manifest.yaml'), 'utf8')).toMatch(new RegExp(`name: ${name}\\n`));
   }, LONG);
 
   it('sub-path exports (pkogen/model, /hypershift, /pko, /oci, /rollout) compile strict and load at run time', () => {

@@ -23,8 +23,8 @@ async function scaffold(name: string, flags: string[]): Promise<string> {
 /** `make package` then `make test`, in-process: generate from the scaffold's own module, validate strictly. */
 async function packageAndValidate(dir: string): Promise<string[]> {
   const gen = await runCli(['generate', 'resources/resources.ts'], { cwd: dir });
-  // A ClusterPackage's Namespace breaks pkogen's HyperShift scope rule, relaxed to a warning in its bundle.
-  expect(gen.stderr.replace(/^warning: .*\[scope\]\n/m, '')).toBe('');
+  // No warning at all (a ClusterPackage's Namespace is no longer held against HyperShift's scope rule).
+  expect(gen.stderr).toBe('');
   expect(gen.code).toBe(0);
   const verify = await runCli(['verify', 'resources/resources.ts'], { cwd: dir });
   expect(verify.code).toBe(0);
@@ -64,14 +64,36 @@ describe('pkogen init', () => {
   });
 
   it.each([
-    ['classic-ns', ['--classic', '--scope', 'Namespaced', '--image-in', 'images', '--image', 'quay.io/example/app:v1']],
-    ['classic-cluster', ['--classic', '--scope', 'Cluster', '--image-in', 'config', '--image', 'quay.io/example/app:v1']],
-  ])('the %s scaffold generates a package that validates strictly', async (name, flags) => {
+    ['classic-ns', ['--classic', '--scope', 'Namespaced', '--image-in', 'images']],
+    ['classic-cluster', ['--classic', '--scope', 'Cluster', '--image-in', 'config']],
+    ['classic-cluster-images', ['--classic', '--scope', 'Cluster', '--image-in', 'images']],
+    ['hcp-images', ['--hypershift', '--image-in', 'images']],
+    ['hcp-config', ['--hypershift', '--image-in', 'config']],
+  ])('the %s scaffold with the default image generates a package that validates strictly', async (name, flags) => {
     const dir = await scaffold(name, flags);
+    expect(await packageAndValidate(dir)).toEqual([]);
+    expect(readFileSync(path.join(dir, 'package', 'manifest.yaml'), 'utf8')).toMatch(name.startsWith('classic-cluster') ? /scopes:\n\s+- Cluster\n/ : /scopes:\n\s+- Namespaced\n/);
+    // The placeholder image is pinned by digest (validate --strict refuses an unpinned one).
+    expect(readFileSync(path.join(dir, 'resources', 'resources.ts'), 'utf8')).toContain(`quay.io/example/${name}@sha256:${'0'.repeat(64)}`);
+  });
+
+  it('with --image-in images, init writes manifest.lock.yaml for a digest and generate keeps it', async () => {
+    const dir = await scaffold('locked', ['--classic', '--scope', 'Namespaced', '--image-in', 'images', '--image', DIGEST_IMAGE]);
+    const lock = readFileSync(path.join(dir, 'package', 'manifest.lock.yaml'), 'utf8');
+    expect(lock).toMatch(new RegExp(`kind: PackageManifestLock\n[^]*- digest: sha256:${'a'.repeat(64)}\n\\s+image: ${DIGEST_IMAGE.replace(/[.]/g, '\\.')}\n\\s+name: main\n`));
+    expect(await packageAndValidate(dir)).toEqual([]);
+    // A second generate (and verify) keeps it unchanged.
+    expect((await runCli(['generate', 'resources/resources.ts'], { cwd: dir })).code).toBe(0);
+    expect(readFileSync(path.join(dir, 'package', 'manifest.lock.yaml'), 'utf8')).toBe(lock);
+    expect(await runCli(['verify', 'resources/resources.ts'], { cwd: dir })).toMatchObject({ code: 0 });
+  });
+
+  it('with --image-in images and a tag, the lock is left to pkogen update, and validate says so', async () => {
+    const dir = await scaffold('tagged', ['--classic', '--scope', 'Namespaced', '--image-in', 'images', '--image', 'quay.io/example/app:v1']);
     const findings = await packageAndValidate(dir);
-    // spec.images needs manifest.lock.yaml, which only \`pkogen update\` (a registry lookup) writes.
-    expect(findings).toEqual(name === 'classic-ns' ? [expect.stringMatching(/^error: manifest\.lock\.yaml: Missing image in manifest\.lock\.yaml.*\[pko\/lockfile-missing\]$/)] : []);
-    expect(readFileSync(path.join(dir, 'package', 'manifest.yaml'), 'utf8')).toMatch(name === 'classic-ns' ? /scopes:\n\s+- Namespaced\n/ : /scopes:\n\s+- Cluster\n/);
+    expect(findings).toEqual([expect.stringMatching(/^error: manifest\.lock\.yaml: Missing image in manifest\.lock\.yaml.*Try running: pkogen update PACKAGE_DIR.*\[pko\/lockfile-missing\]$/)]);
+    const out = await runCli(['init', path.join(tmp.dir, 'tagged2'), '--classic', '--scope', 'Namespaced', '--image-in', 'images', '--image', 'quay.io/example/app:v1', '--pkogen', '^0.1.0']);
+    expect(out.stdout).toMatch(/then pkogen update package/);
   });
 
   it('refuses a non-empty directory unless --force, and never prompts without a terminal', async () => {
@@ -82,7 +104,7 @@ describe('pkogen init', () => {
     // No TTY in tests (io.prompt undefined): defaults apply, the user's own file stays.
     const forced = await runCli(['init', dir, '--force']);
     expect(forced.code).toBe(0);
-    expect(forced.stdout).toMatch(/package busy \(HyperShift, Namespaced, image in config\)/);
+    expect(forced.stdout).toMatch(/package busy \(HyperShift, Namespaced, image in config; pkogen file:\//);
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('mine\n');
   });
 
@@ -100,8 +122,26 @@ describe('pkogen init', () => {
     });
     expect(code).toBe(0);
     expect(asked).toHaveLength(5);
-    expect(out).toMatch(/package tty-pkg \(classic, Cluster, image in spec\.images\)/);
-    expect(readFileSync(path.join(tmp.dir, 'asked', 'resources', 'resources.ts'), 'utf8')).toContain("images: [{ name: 'main', image: 'quay.io/example/tty-pkg:latest' }]");
+    expect(out).toMatch(/package tty-pkg \(classic, Cluster, image in spec\.images; pkogen /);
+    expect(readFileSync(path.join(tmp.dir, 'asked', 'resources', 'resources.ts'), 'utf8')).toContain(`images: [{ name: 'main', image: 'quay.io/example/tty-pkg@sha256:${'0'.repeat(64)}' }]`);
+  });
+
+  it('refuses a DIR whose name is not a package name instead of renaming it (no terminal)', async () => {
+    const dir = path.join(tmp.dir, 'Bad_Name');
+    const r = await runCli(['init', dir]);
+    expect(r).toEqual({ code: 2, stdout: '', stderr: `pkogen: init: the package name would be DIR's name "Bad_Name", which is not a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 53 characters; pass --name NAME\n` });
+    expect(() => statSync(dir)).toThrow();
+    expect((await runCli(['init', dir, '--name', 'bad-name', '--pkogen', '^0.1.0'])).code).toBe(0);
+  });
+
+  it('Ctrl+D at a prompt is a usage error naming the question, and nothing is written', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    const { PromptEnded } = await import('../../src/cli/io.js');
+    let err = '';
+    const dir = path.join(tmp.dir, 'eof');
+    const code = await main(['init', dir], { stdout: () => undefined, stderr: (t) => void (err += t), env: {}, cwd: ROOT, prompt: async () => { throw new PromptEnded(); } });
+    expect({ code, err }).toEqual({ code: 2, err: 'pkogen: init: input ended before an answer to "Package name" (nothing was written)\n' });
+    expect(() => statSync(dir)).toThrow();
   });
 
   it('usage errors exit 2', async () => {

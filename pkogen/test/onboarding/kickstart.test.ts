@@ -50,6 +50,15 @@ describe('kickstart round trip over PKO test packages', () => {
     expect(renderedObjects(rt.pkg)).toEqual(before);
   });
 
+  it('never carries build files (Dockerfile.pko, Containerfile, Makefile, .dockerignore) into the package', async () => {
+    const files = await readDirToFileMap(path.join(PKO, 'nginx'));
+    for (const f of ['Dockerfile.pko', 'Containerfile', 'Makefile', '.dockerignore', 'build/app.Dockerfile']) files.set(f, new TextEncoder().encode('FROM scratch\n'));
+    const r = await kickstart([{ name: 'nginx', files, isDirectory: true }]);
+    const carried = Object.keys(r.definition.files ?? {});
+    expect(carried.filter((f) => /Dockerfile|Containerfile|Makefile|ignore/.test(f))).toEqual([]);
+    expect(r.warnings.filter((w) => w.includes('not carried: a build file')).map((w) => w.split(':')[0]).sort()).toEqual(['.dockerignore', 'Containerfile', 'Dockerfile.pko', 'Makefile', 'build/app.Dockerfile']);
+  });
+
   it('refuses an invalid package with PKO\'s reason, naming the file', async () => {
     const files = await readDirToFileMap(path.join(PKO, 'invalid', 'missing_phase_annotation'));
     const err = await kickstart([{ name: 'bad', files, isDirectory: true }]).catch((e: unknown) => e);

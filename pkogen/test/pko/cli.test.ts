@@ -90,7 +90,11 @@ describe('pkogen render', () => {
   test('unknown test case names the available ones', async () => {
     const r = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'nope']);
     expect(r.code).toBe(1);
-    expect(r.err).toContain('no test case "nope" in test.template (have: namespace-scope, cluster-scope)');
+    expect(r.err).toContain('no test case "nope" in test.template (have: namespace-scope, cluster-scope)\n');
+    // A misspelt name is still bad input (exit 1: it is checked against the package), with a suggestion.
+    const typo = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'cluster-scpoe']);
+    expect(typo.code).toBe(1);
+    expect(typo.err).toContain('no test case "cluster-scpoe" in test.template (have: namespace-scope, cluster-scope); did you mean cluster-scope?\n');
   });
 
   test('a component of a multi-component package', async () => {

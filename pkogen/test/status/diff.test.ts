@@ -1,6 +1,6 @@
 /** `pkogen diff` between two commits of our own package: every verdict class. */
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
@@ -47,8 +47,20 @@ describe('pkogen diff', () => {
   });
   afterAll(() => tmp.cleanup());
 
-  it('shows each verdict class with a unified diff per object; exit 1', async () => {
+  it('shows each verdict class with the fields that change per object; exit 1', async () => {
     const r = await run(['diff', 'git:HEAD~1', 'git:HEAD'], repo);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('changed ServiceAccount on-cluster-build-webhook\n  phase-changed: phase "rbac" → "deploy": the object is applied (and waited for) at another point of the rollout\n  ~ metadata.annotations.package-operator.run/phase: "rbac" → "deploy"\n');
+    expect(r.stdout).toContain('  + spec.selector.matchLabels.tier: "webhook"\n');
+    expect(r.stdout).toMatch(/ {2}~ spec\.template\.spec\.containers\[name=webhook\]\.image: "\S+" → "quay\.io\/example\/webhook@sha256:a{64}"\n/);
+    // An inserted list element is one addition, not a shifted list.
+    expect(r.stdout).toMatch(/changed rbac\.authorization\.k8s\.io\/Role \S+\n {2}changed: updated in place\n {2}\+ rules\[0\]\.verbs\[0\]: "deletecollection"\n\n/);
+    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, 1 removed, \d+ changed$/);
+  });
+
+  it('--text: a unified diff of the rendered text per object (the old output); exit 1', async () => {
+    const r = await run(['diff', 'git:HEAD~1', 'git:HEAD', '--text'], repo);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('package: required-config: config key region is newly required and has no default: every existing Package without it becomes Invalid\n');
@@ -83,6 +95,40 @@ describe('pkogen diff', () => {
     expect(r3.code).toBe(2);
     const r4 = await run(['diff', 'package', 'package', '--test-case', 'nope'], repo);
     expect(r4.stderr).toMatch(/^error: manifest\.yaml: package: no test case "nope" in test\.template\n$/);
+  });
+});
+
+describe('diff compares objects, not text', () => {
+  const pkgFiles = (cm: string) => ({
+    'manifest.yaml': 'apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: p\nspec:\n  scopes: [Namespaced]\n  phases: [{name: deploy}]\n  config:\n    openAPIV3Schema:\n      type: object\n      properties:\n        level: {type: string}\ntest:\n  template:\n  - name: default\n    context:\n      package: {metadata: {name: p, namespace: ns}}\n      config: {level: info}\n',
+    'cm.yaml.gotmpl': cm,
+  });
+  const tmp = tempDir('pkogen-diff-sem-');
+  afterAll(() => tmp.cleanup());
+  const write = (name: string, files: Record<string, string>) => {
+    const d = path.join(tmp.dir, name);
+    mkdirSync(d);
+    for (const [f, t] of Object.entries(files)) writeFileSync(path.join(d, f), t);
+    return d;
+  };
+  const A = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations:\n    package-operator.run/phase: deploy\ndata:\n  level: {{ .config.level }}\n  replicas: "3"\n';
+  // Same object: other key order, quoting and indentation, and a defaulted null.
+  const B = 'kind: ConfigMap\napiVersion: "v1"\nmetadata:\n    creationTimestamp: null\n    annotations: {"package-operator.run/phase": deploy}\n    name: \'cm\'\ndata: {replicas: \'3\', level: "{{ .config.level }}"}\n';
+
+  it('key order, scalar style, indentation and creationTimestamp: null are no change; --text still sees them', async () => {
+    const [a, b] = [write('a', pkgFiles(A)), write('b', pkgFiles(B))];
+    const r = await run(['diff', a, b], tmp.dir);
+    expect(r).toEqual({ code: 0, stdout: 'no difference in rendered objects\n', stderr: '' });
+    const t = await run(['diff', a, b, '--text'], tmp.dir);
+    expect(t.code).toBe(1);
+    expect(t.stdout).toContain('--- OLD/ConfigMap/cm\n');
+  });
+
+  it('both sides render with NEW\'s test case context: a changed test-case config is no change of the package', async () => {
+    const a = write('c', pkgFiles(A));
+    const files = pkgFiles(A);
+    const b = write('d', { ...files, 'manifest.yaml': files['manifest.yaml'].replace('config: {level: info}', 'config: {level: debug}') });
+    expect(await run(['diff', a, b], tmp.dir)).toEqual({ code: 0, stdout: 'no difference in rendered objects\n', stderr: '' });
   });
 });
 

@@ -69,7 +69,7 @@ describe('pkogen validate', () => {
     [[], 'pkogen: validate: missing DIR (or --pull REF, --oci-layout DIR, --archive FILE)\n'],
     [['a', '--archive', 'b'], 'pkogen: validate: give exactly one of DIR, --pull, --oci-layout, --archive\n'],
     [['a', '--output', 'xml'], 'pkogen: validate: -o takes a format (text, json, github, junit), got "xml"\n'],
-    [['--bogus'], "pkogen: validate: Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--bogus\"\n"],
+    [['--bogus'], "pkogen: validate: unknown option --bogus (run 'pkogen validate --help')\n"],
   ] as [string[], string][])('usage error %j exits 2 with one line', async (args, err) => {
     const r = await run(args);
     expect(r.code).toBe(2);

@@ -18,10 +18,13 @@ import type { CliIO, Command } from '../io.js';
 import { registryOptions } from '../registry-options.js';
 import { outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen diff OLD NEW [--test-case NAME | --config FILE] [--namespace NS] [-o text|json] [--kubeconfig FILE] [--context C] [--insecure]
+const HELP = `Usage: pkogen diff OLD NEW [--test-case NAME | --config FILE] [--namespace NS] [--text] [-o text|json] [--kubeconfig FILE] [--context C] [--insecure]
 
 Renders two versions of a package like PKO and shows what a rollout from OLD to NEW changes:
-a unified diff per object (matched by group, kind, namespace and name) and a verdict per change:
+per object (matched by group, kind, namespace and name) the fields that change, compared as
+objects like dyff does (key order, scalar style, indentation and null values such as a defaulted
+creationTimestamp: null are no change; lists of named items are matched by name), and a verdict
+per change:
   removed          the object is gone from NEW: PKO deletes it
   added            a new object
   phase-changed    the object (or the manifest's phase list) moved: ordering changes
@@ -38,9 +41,11 @@ Each side is one of:
   REF               a package image reference (pulled)
 
 Options:
-  --test-case NAME  render both sides with this test.template case (default: NEW's first case)
+  --test-case NAME  render both sides with this test.template case, NEW's context (config,
+                    package, environment) on both sides (default: NEW's first case)
   --config FILE     render both sides with this config (YAML) instead
   --namespace NS    Package namespace with --config (default: hcp-example)
+  --text            compare the rendered text and show a unified diff per object (the old output)
   -o, --output F    text (default) or json (the common report; README "Output formats")
 
 Exit codes: 0 no difference, 1 differences or bad input, 2 usage error.
@@ -123,12 +128,15 @@ async function imageFiles(ref: string, io: CliIO, insecure: boolean): Promise<Fi
   }
 }
 
-function renderSide(side: Side, how: { testCase?: string; config?: Record<string, unknown>; namespace: string }, fallbackCase: string | undefined): RenderResult {
+function renderSide(side: Side, how: { testCase?: string; config?: Record<string, unknown>; namespace: string }, fallbackCase: string | undefined, contextFrom?: LoadedPackage): RenderResult {
   const pkg = side.pkg;
   let req: RenderRequest;
   const caseName = side.liveConfig || how.config ? undefined : (how.testCase ?? fallbackCase);
   if (caseName !== undefined) {
-    const tc = (pkg.manifest.test?.template ?? []).find((t) => t.name === caseName);
+    // The same context on both sides (NEW's test case, when it has one by that name): a diff shows
+    // what the package changes, not what the test case's config changes.
+    const find = (p: LoadedPackage) => (p.manifest.test?.template ?? []).find((t) => t.name === caseName);
+    const tc = (contextFrom && find(contextFrom)) ?? find(pkg);
     if (!tc) throw new UserError(`${side.label}: no test case ${JSON.stringify(caseName)} in test.template`, { file: 'manifest.yaml' });
     req = testCaseRequest(pkg, tc);
   } else {
@@ -158,6 +166,7 @@ export const command: Command = {
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         insecure: { type: 'boolean' },
+        text: { type: 'boolean' },
       },
       { min: 2, max: 2, names: 'OLD and NEW' },
     );
@@ -187,9 +196,9 @@ export const command: Command = {
     // Default: NEW's first test case, when OLD has it too (the usual case between two commits).
     const first = newSide.pkg.manifest.test?.template?.[0]?.name;
     const how = { testCase: values['test-case'], config, namespace: values.namespace ?? 'hcp-example' };
-    const oldR = renderSide(oldSide, how, first);
+    const oldR = renderSide(oldSide, how, first, newSide.pkg);
     const newR = renderSide(newSide, how, first);
-    const d = diffRenders(oldR, newR, oldSide.pkg.manifest, newSide.pkg.manifest, { old: 'OLD', new: 'NEW' });
+    const d = diffRenders(oldR, newR, oldSide.pkg.manifest, newSide.pkg.manifest, { old: 'OLD', new: 'NEW' }, values.text ? 'text' : 'semantic');
     const same = d.objects.length === 0 && d.package.length === 0;
     // A change is not a finding: the verdicts are the result (findings stay empty).
     io.stdout(renderReport(output, {

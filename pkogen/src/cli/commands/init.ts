@@ -2,9 +2,11 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { UsageError, UserError } from '../../core/errors.js';
 import { readDirToFileMap, writeFileAtomic, writeFileMapAtomic } from '../../core/fs.js';
-import { checkInitOptions, InitOptionError, type InitOptions, isExecutable, NAME_RE, renderScaffold } from '../../scaffold/init.js';
+import { rfc3339 } from '../../pko/lockfile.js';
+import { pkogenOrigin } from '../../scaffold/dependency.js';
+import { checkInitOptions, InitOptionError, type InitOptions, isExecutable, LOCK_PATH, NAME_RE, NAME_RULE, placeholderImage, renderScaffold } from '../../scaffold/init.js';
 import { parseCommandArgs } from '../args.js';
-import type { CliIO, Command } from '../io.js';
+import { type CliIO, type Command, PromptEnded } from '../io.js';
 import { pkogenRoot, pkogenVersion } from '../package-root.js';
 import { checkOutputDir } from '../sources.js';
 
@@ -19,21 +21,33 @@ and a README. Then: npm install && make package && make test.
 Values not given as flags are asked for when a terminal is attached; otherwise defaults apply.
 
 Options:
-  --name NAME          package name, a DNS label (default: DIR's name)
+  --name NAME          package name, a DNS label (default: DIR's name; without a terminal, init
+                       refuses a DIR whose name is not one instead of renaming it)
   --hypershift         a package in each hosted control plane namespace, with a hosted-cluster
                        phase and the rollout Template (default)
   --classic            an ordinary package (no HyperShift)
   --scope SCOPE        Namespaced (default; required for HyperShift) or Cluster
   --image-in WHERE     config: the image is a config value (default); images: spec.images
-  --image REF          the example workload's image (default: quay.io/example/NAME:latest)
-  --pkogen SPEC        package.json's dependency on pkogen (default: ^VERSION of this pkogen)
+  --image REF          the example workload's image (default: a digest-pinned placeholder,
+                       quay.io/example/NAME@sha256:0…0); with --image-in images and a digest,
+                       package/manifest.lock.yaml is written too, else run pkogen update package
+  --pkogen SPEC        package.json's dependency on pkogen (default: the pkogen running this:
+                       ^VERSION when installed from a registry, file:TARBALL when installed from
+                       a tarball, file:DIR when run from a checkout)
   --force              write into a non-empty DIR (replacing files of the same name)
 `;
 
 async function ask(io: CliIO, question: string, fallback: string, accept: (v: string) => boolean): Promise<string> {
   if (!io.prompt) return fallback;
   for (let i = 0; i < 3; i++) {
-    const v = (await io.prompt(`${question} [${fallback}]: `)) || fallback;
+    let answer: string;
+    try {
+      answer = await io.prompt(`${question} [${fallback}]: `);
+    } catch (e) {
+      if (e instanceof PromptEnded) throw new UsageError(`init: input ended before an answer to "${question}" (nothing was written)`);
+      throw e;
+    }
+    const v = answer || fallback;
     if (accept(v)) return v;
     io.stderr(`  not valid: ${JSON.stringify(v)}\n`);
   }
@@ -70,13 +84,20 @@ export const command: Command = {
       if (!allowed.includes(v as T)) throw new UsageError(`init: ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
       return v as T;
     };
-    const defaultName = path.basename(dir).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'my-package';
+    const base = path.basename(dir);
+    const defaultName = base.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 53).replace(/-+$/, '') || 'my-package';
+    // Without a terminal the name is never made up: DIR's name is the package name, or init refuses.
+    if (values.name === undefined && !io.prompt && !(NAME_RE.test(base) && base.length <= 53)) {
+      throw new UsageError(`init: the package name would be DIR's name ${JSON.stringify(base)}, which is not ${NAME_RULE}; pass --name NAME`);
+    }
     const name = (values.name as string | undefined) ?? (await ask(io, 'Package name', defaultName, (v) => NAME_RE.test(v)));
     const hypershift = values.hypershift ? true : values.classic ? false : (await ask(io, 'HyperShift package (hcp namespace + hosted-cluster phase)? yes/no', 'yes', (v) => /^(y|yes|n|no)$/i.test(v))).toLowerCase().startsWith('y');
     const scope = flag(values.scope, ['Namespaced', 'Cluster'] as const, '--scope') ?? (hypershift ? 'Namespaced' : ((await ask(io, 'Scope: Namespaced or Cluster', 'Namespaced', (v) => v === 'Namespaced' || v === 'Cluster')) as 'Namespaced' | 'Cluster'));
     const imageIn = flag(values['image-in'], ['config', 'images'] as const, '--image-in') ?? ((await ask(io, 'Image in the package config or in spec.images? config/images', 'config', (v) => v === 'config' || v === 'images')) as 'config' | 'images');
-    const image = (values.image as string | undefined) ?? (await ask(io, 'Image of the example workload', `quay.io/example/${name}:latest`, (v) => v.length > 0));
-    const opts: InitOptions = { name, scope, hypershift, imageIn, image, pkogenSpec: (values.pkogen as string | undefined) ?? `^${pkogenVersion()}` };
+    const image = (values.image as string | undefined) ?? (await ask(io, 'Image of the example workload', placeholderImage(name), (v) => v.length > 0));
+    const pkogenSpec = (values.pkogen as string | undefined) ?? pkogenOrigin(pkogenRoot(), pkogenVersion()).spec;
+    if (pkogenSpec === '') throw new UsageError('init: --pkogen must not be empty');
+    const opts: InitOptions = { name, scope, hypershift, imageIn, image, pkogenSpec, lockTimestamp: rfc3339(new Date()) };
     try {
       checkInitOptions(opts);
     } catch (e) {
@@ -101,7 +122,8 @@ export const command: Command = {
       await writeFileMapAtomic(dir, files);
       for (const p of files.keys()) if (isExecutable(p)) await fsp.chmod(path.join(dir, p), 0o755);
     }
-    io.stdout(`created ${files.size} files in ${dirShown}/ for package ${name} (${hypershift ? 'HyperShift' : 'classic'}, ${scope}, image in ${imageIn === 'config' ? 'config' : 'spec.images'})\nnext: cd ${dirShown} && npm install && make package && make test\n`);
+    const lockNote = imageIn === 'images' && !files.has(LOCK_PATH) ? `; then pkogen update package (resolves ${image}'s digest into package/${'manifest.lock.yaml'})` : '';
+    io.stdout(`created ${files.size} files in ${dirShown}/ for package ${name} (${hypershift ? 'HyperShift' : 'classic'}, ${scope}, image in ${imageIn === 'config' ? 'config' : 'spec.images'}; pkogen ${pkogenSpec})\nnext: cd ${dirShown} && npm install && make package && make test${lockNote}\n`);
     return 0;
   },
 };

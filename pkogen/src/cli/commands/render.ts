@@ -8,6 +8,7 @@ import { renderPackage, type RenderRequest } from '../../pko/render.js';
 import { toUserError } from '../../pko/render-errors.js';
 import { fixtureFiles, testCaseRequest } from '../../pko/template-tests.js';
 import type { PackageEnvironment } from '../../pko/types.js';
+import { didYouMean } from '../suggest.js';
 import { parseCommandArgs } from '../args.js';
 import { asObject, readYamlFile } from '../yaml-file.js';
 import type { Command } from '../io.js';
@@ -96,7 +97,9 @@ export const command: Command = {
         const tc = (pkg.manifest.test?.template ?? []).find((t) => t.name === tcName);
         if (!tc) {
           const names = (pkg.manifest.test?.template ?? []).map((t) => t.name);
-          throw new UserError(`no test case ${JSON.stringify(tcName)} in test.template${names.length ? ` (have: ${names.join(', ')})` : ''}`, { file: `${component ? `components/${component}/` : ''}manifest.yaml` });
+          // Exit 1, not 2: the name is checked against the package (input), not against the command line.
+          const hint = didYouMean(tcName, names);
+          throw new UserError(`no test case ${JSON.stringify(tcName)} in test.template${names.length ? ` (have: ${names.join(', ')})` : ''}${hint ? `; did you mean ${hint}?` : ''}`, { file: `${component ? `components/${component}/` : ''}manifest.yaml` });
         }
         req = testCaseRequest(pkg, tc, component || undefined);
       } else {

@@ -7,7 +7,7 @@ import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 import type { Finding } from '../../core/errors.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
-import { failedChecks, loadBundle } from './generate.js';
+import { failedChecks, KEPT_LOCK, keepsLock, loadBundle } from './generate.js';
 
 const HELP = `Usage: pkogen verify MODULE [--root DIR] [-o text|json|github|junit]
 
@@ -76,7 +76,7 @@ export const command: Command = {
             drift.push({ file: `${dir}/${p}`, message: 'differs from the generated file' });
             showDiff(`${dir}/${p}`, expected.get(p)!, actual.get(p)!);
           }
-          for (const p of d.added) drift.push({ file: `${dir}/${p}`, message: 'not generated (remove it or change the bundle)' });
+          for (const p of d.added) if (!(p === KEPT_LOCK && keepsLock(expected))) drift.push({ file: `${dir}/${p}`, message: 'not generated (remove it or change the bundle)' });
           for (const p of d.removed) drift.push({ file: `${dir}/${p}`, message: 'missing' });
         }
         for (const [file, bytes] of Object.entries(out.files)) {

@@ -56,8 +56,16 @@ export interface LintContext {
   visit(site: Site, obj: Obj, path: Path, chain: string): void;
   /** ConfigurationPolicy name → first Policy path using it (P4 across policies). */
   readonly cfgPolicyNames: Map<string, string>;
-  /** Package/ClusterPackage objects seen, for the `--package` check (K2). */
-  readonly packages: { obj: Obj; path: Path; chain: string }[];
+  /**
+   * Package/ClusterPackage objects seen, for the `--package` check (K2); `rendered`: a Package an
+   * ObjectTemplate renders to (its paths are not in the Template: findings stay on the template).
+   */
+  readonly packages: { obj: Obj; path: Path; chain: string; rendered?: boolean }[];
+  /**
+   * Values lint made up (placeholders for parameters the SaaS file sets, sample source values):
+   * a config key holding one is not checked against the package's schema (K2), its real value is unknown.
+   */
+  readonly unknownValues: Set<string>;
 }
 
 /** Resources of one SelectorSyncSet by kind, for the checks across them (B1, B3). */

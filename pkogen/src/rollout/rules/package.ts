@@ -137,7 +137,9 @@ function renderSample(ctx: LintContext, text: string, sources: unknown[], tp: Pa
     for (const it of Array.isArray(s.items) ? s.items : []) {
       if (!isObj(it) || typeof it.destination !== 'string') continue;
       try {
-        setJsonPath(config, it.destination, `sample value of ${String(s.kind)}/${String(s.name)} ${String(it.key)}`);
+        const sample = `sample value of ${String(s.kind)}/${String(s.name)} ${String(it.key)}`;
+        ctx.unknownValues.add(sample);
+        setJsonPath(config, it.destination, sample);
       } catch (e) {
         ctx.report('error', K1, tp, `source destination ${JSON.stringify(it.destination)}: ${(e as Error).message}`, chain);
         return;
@@ -172,11 +174,26 @@ function renderSample(ctx: LintContext, text: string, sources: unknown[], tp: Pa
   for (const p of ctx.schema?.({ ...obj, metadata: { ...md, namespace: 'ocm-sample-hcp' } }) ?? []) {
     ctx.report('error', K1, tp, `rendered Package ${formatPath(p.path)}: ${p.message} (CRD Package)`, pchain);
   }
+  // Its config against the package (K2, with --package), as simulate checks it in each namespace.
+  ctx.packages.push({ obj, path: tp, chain: pchain, rendered: true });
+}
+
+/** The top-level config key a K2 problem is about (`config: spec.config.KEY…`), if any. */
+function problemKey(message: string): string | undefined {
+  return /^config: spec\.config\.([^.:[\s]+)/.exec(message)?.[1];
 }
 
 /** K2: every Package object seen, against the package (`--package`). */
 export function checkAgainstPackage(ctx: LintContext, check: PackageObjectCheck): void {
   for (const p of ctx.packages) {
-    for (const problem of check(p.obj)) ctx.report('error', K2, [...p.path, ...problem.path], problem.message, p.chain);
+    const spec = isObj(p.obj.spec) ? p.obj.spec : {};
+    const config = isObj(spec.config) ? spec.config : {};
+    // Keys whose value lint made up: the SaaS file (or the cluster) gives the real one.
+    const unknown = new Set(Object.keys(config).filter((k) => typeof config[k] === 'string' && ctx.unknownValues.has(config[k] as string)));
+    for (const problem of check(p.obj)) {
+      const key = problemKey(problem.message);
+      if (key !== undefined && unknown.has(key)) continue;
+      ctx.report('error', K2, p.rendered ? p.path : [...p.path, ...problem.path], problem.message, p.chain);
+    }
   }
 }

@@ -1,0 +1,61 @@
+/**
+ * No config value whose key looks secret in any output format (text, json, github, junit) of the
+ * commands that check config: validate (a test case's config), lint-rollout and simulate (a
+ * parameter that lands in the Package config), with the value failing the schema, so that every
+ * message that could quote it is produced.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { runCli, tempDir } from '../helpers.js';
+import { emitRolloutTemplate } from '../../src/rollout/generate.js';
+
+const PLANTED = 'PLANTED-s3cr3t-9f8e7d';
+const DIGEST = 'sha256:' + 'a'.repeat(64);
+const tmp = tempDir('pkogen-secrets-');
+afterAll(() => tmp.cleanup());
+
+const pkg = path.join(tmp.dir, 'pkg');
+const tpl = path.join(tmp.dir, 'rollout.yaml');
+beforeAll(() => {
+  mkdirSync(pkg);
+  writeFileSync(path.join(pkg, 'manifest.yaml'), `apiVersion: manifests.package-operator.run/v1alpha1
+kind: PackageManifest
+metadata:
+  name: sec
+spec:
+  scopes: [Namespaced]
+  phases: [{name: deploy}]
+  config:
+    openAPIV3Schema:
+      type: object
+      properties:
+        apiToken: {type: string, minLength: 64, pattern: '^[a-f0-9]+$', description: token}
+        level: {type: string, enum: [info, debug]}
+test:
+  template:
+  - name: default
+    context:
+      package: {metadata: {name: sec, namespace: ns}}
+      config: {apiToken: ${JSON.stringify(PLANTED)}, level: info}
+`);
+  writeFileSync(path.join(pkg, 'cm.yaml.gotmpl'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sec\n  annotations:\n    package-operator.run/phase: deploy\ndata:\n  level: {{ .config.level }}\n');
+  writeFileSync(tpl, emitRolloutTemplate({ packageName: 'sec', config: [{ parameter: 'API_TOKEN', configKey: 'apiToken' }, { parameter: 'LEVEL', configKey: 'level' }] }));
+});
+
+const P = ['-p', 'REGISTRY_IMG=quay.io/a/sec', '-p', `IMAGE_DIGEST=${DIGEST}`, '-p', 'IMAGE_TAG=abc1234', '-p', `API_TOKEN=${PLANTED}`, '-p', 'LEVEL=info'];
+
+describe.each(['text', 'json', 'github', 'junit'])('-o %s', (format) => {
+  test.each([
+    ['validate', () => ['validate', pkg, '--strict']],
+    ['lint-rollout', () => ['lint-rollout', tpl, '--package', pkg, ...P]],
+    ['simulate', () => ['simulate', tpl, '--hcp-namespaces', '2', '--package', pkg, ...P]],
+  ])('%s fails on the planted value and never prints it', async (_, args) => {
+    const r = await runCli([...args(), '-o', format]);
+    if (process.env.SHOW_OUT) console.log(r.stdout + r.stderr);
+    expect(r.code).toBe(1);
+    // The failure is about the token (so the message that could have quoted it was produced).
+    expect(r.stdout + r.stderr).toMatch(/apiToken/);
+    expect(r.stdout + r.stderr).not.toContain(PLANTED);
+    expect(r.stdout + r.stderr).not.toContain('s3cr3t');
+  });
+});
