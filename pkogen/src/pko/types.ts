@@ -190,9 +190,9 @@ export const ViolationReason = {
   NestedMultiComponentPkg: 'Nesting multi-component packages not allowed',
   InvalidFileInComponentsDir: 'The components directory may only contain folders and dot files',
   KubeconformRejected: 'Kubeconform rejected schema',
-  LockfileMissing: 'Missing image in manifest.lock.yaml, but using PackageManifest.spec.images. Try running: pkogen update PACKAGE_DIR',
-  ImageMissingInLockfile: 'Image specified in manifest but missing from lockfile. Try running: pkogen update PACKAGE_DIR',
-  ImageMismatchInLockfile: 'Image specified in manifest does not match with lockfile. Try running: pkogen update PACKAGE_DIR',
+  LockfileMissing: 'Missing image in manifest.lock.yaml, but using PackageManifest.spec.images. Try running: kubectl package update',
+  ImageMissingInLockfile: 'Image specified in manifest but missing from lockfile. Try running: kubectl package update',
+  ImageMismatchInLockfile: 'Image specified in manifest does not match with lockfile. Try running: kubectl package update',
   InvalidCELCondition: 'The CEL expression in package-operator.run/condition annotation is invalid.',
 } as const;
 

@@ -91,7 +91,7 @@ describe('pkogen init', () => {
   it('with --image-in images and a tag, the lock is left to pkogen update, and validate says so', async () => {
     const dir = await scaffold('tagged', ['--classic', '--scope', 'Namespaced', '--image-in', 'images', '--image', 'quay.io/example/app:v1']);
     const findings = await packageAndValidate(dir);
-    expect(findings).toEqual([expect.stringMatching(/^error: manifest\.lock\.yaml: Missing image in manifest\.lock\.yaml.*Try running: pkogen update PACKAGE_DIR.*\[pko\/lockfile-missing\]$/)]);
+    expect(findings).toEqual([expect.stringMatching(/^error: manifest\.lock\.yaml: Missing image in manifest\.lock\.yaml.*Try running: kubectl package update.*\[pko\/lockfile-missing\]$/)]);
     const out = await runCli(['init', path.join(tmp.dir, 'tagged2'), '--classic', '--scope', 'Namespaced', '--image-in', 'images', '--image', 'quay.io/example/app:v1', '--pkogen', '^0.1.0']);
     expect(out.stdout).toMatch(/then pkogen update package/);
   });

@@ -158,9 +158,9 @@ describe('lock consistency', () => {
   const withImages = `${GOOD}  images:\n  - name: web\n    image: nginx:1\n`;
   const lock = (images: string) => `apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifestLock\nspec:\n  images:\n${images}`;
   test.each([
-    ['no lock', {}, ['Missing image in manifest.lock.yaml, but using PackageManifest.spec.images. Try running: pkogen update PACKAGE_DIR in manifest.lock.yaml']],
-    ['missing name', { 'manifest.lock.yaml': lock('  - {name: other, image: x, digest: sha256:a}\n') }, ['Missing image in manifest.lock.yaml, but using PackageManifest.spec.images. Try running: pkogen update PACKAGE_DIR: web', 'Image specified in manifest does not match with lockfile. Try running: pkogen update PACKAGE_DIR: other']],
-    ['different image', { 'manifest.lock.yaml': lock('  - {name: web, image: nginx:2, digest: sha256:a}\n') }, ['Image specified in manifest does not match with lockfile. Try running: pkogen update PACKAGE_DIR: "web": "nginx:1" vs "nginx:2"']],
+    ['no lock', {}, ['Missing image in manifest.lock.yaml, but using PackageManifest.spec.images. Try running: kubectl package update in manifest.lock.yaml']],
+    ['missing name', { 'manifest.lock.yaml': lock('  - {name: other, image: x, digest: sha256:a}\n') }, ['Missing image in manifest.lock.yaml, but using PackageManifest.spec.images. Try running: kubectl package update: web', 'Image specified in manifest does not match with lockfile. Try running: kubectl package update: other']],
+    ['different image', { 'manifest.lock.yaml': lock('  - {name: web, image: nginx:2, digest: sha256:a}\n') }, ['Image specified in manifest does not match with lockfile. Try running: kubectl package update: "web": "nginx:1" vs "nginx:2"']],
     ['consistent', { 'manifest.lock.yaml': lock('  - {name: web, image: nginx:1, digest: sha256:a}\n') }, []],
   ] as [string, Record<string, string>, string[]][])('%s', (_n, extra, want) => {
     expect(validateLockConsistency(loadPackage(fileMap({ 'manifest.yaml': withImages, ...extra }))).map((v) => v.message)).toEqual(want);
