@@ -67,14 +67,16 @@ export const AVAILABILITY_POLICY_KEY = 'webhookAvailabilityPolicy';
 const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
 
 /**
- * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts): idle ~48 MiB, 66-70 MiB after
- * 10,000 admissions at 500/s, 73-78 MiB peak with 100 stalled 3 MiB bodies (four runs). Request = the
- * loaded RSS rounded up (80Mi); limit = that plus the worst the server lets in at once (the
- * 12 MiB in-flight budget, parsed: ~4x) with headroom (160Mi). V8's old space is capped below the
- * limit so the heap collects before the cgroup kills. CPU: ~0.5 ms per admission.
+ * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts), on Node 24: idle ~60 MiB
+ * (Node 24's own floor for an HTTPS server is ~55 MiB here, 44 on Node 20), 90-93 MiB after
+ * 10,000 admissions at 500/s, 97 MiB peak with 100 stalled 3 MiB bodies. Request = the loaded
+ * RSS rounded up (96Mi); limit = that plus the worst the server lets in at once (the 12 MiB
+ * in-flight budget, parsed: ~4x) with headroom (160Mi). V8's old space is capped below the limit
+ * so the heap collects before the cgroup kills, and its young generation at 4 MB (peaks 102 -> 93
+ * MiB under closed-loop load). CPU: ~0.5 ms per admission.
  */
-export const WEBHOOK_RESOURCES = { requests: { cpu: '10m', memory: '80Mi' }, limits: { memory: '160Mi' } };
-export const WEBHOOK_NODE_OPTIONS = '--max-old-space-size=96';
+export const WEBHOOK_RESOURCES = { requests: { cpu: '10m', memory: '96Mi' }, limits: { memory: '160Mi' } };
+export const WEBHOOK_NODE_OPTIONS = '--max-old-space-size=96 --max-semi-space-size=4';
 
 export function webhookServer(): PackageObject[] {
   const labels = { app: WEBHOOK_SERVER };
