@@ -27,9 +27,9 @@ import { gzipSync } from 'node:zlib';
 import { Blob, Image, MediaType, parseReference, RegistryClient, writeTar } from 'pkogen/oci';
 import type { ApiTestServer, startApiServer as StartApiServer } from '../../pkogen/test/kube/api-server.js';
 import type { cleanupRegistry as CleanupRegistry, startRegistry as StartRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
-import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
+import { managementUser, startClusters } from '../builder/clusters.js';
 import { BUILD_NAMESPACE, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from '../../builder/api/types.js';
-import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, type PolicyRule } from '../../builder/rbac.js';
+import { LEASE_NAME } from '../../builder/rbac.js';
 import { CONTROLLER_NODE_OPTIONS, controllerArgs } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
 
@@ -46,7 +46,7 @@ const SETTLE_MS = 5000;
 const NODE_OPTIONS = process.env.CONTROLLER_BENCH_NODE_OPTIONS ?? CONTROLLER_NODE_OPTIONS;
 
 const NS = 'clusters-banana';
-const MGMT_USER = `system:serviceaccount:${NS}:on-cluster-build-controller`;
+const MGMT_USER = managementUser(NS);
 const GROUP_VERSION = 'on-cluster-build.pkogen.io/v1alpha1';
 const PUSH_HOST = 'quay.example.com';
 const D = (c: string) => `sha256:${c.repeat(64)}`;
@@ -67,8 +67,6 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-const withNamespace = (rules: readonly PolicyRule[], ns: string) => rules.map((r) => ({ ...r, apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], resourceNames: r.resourceNames ? [...r.resourceNames] : undefined, namespaces: [ns] }));
-const cluster = (rules: readonly PolicyRule[]) => rules.map((r) => ({ ...r, apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], resourceNames: r.resourceNames ? [...r.resourceNames] : undefined }));
 
 /** A single-arch release payload: one layer with `image-references` and `release-metadata`. */
 function releaseImage(version: string, n: string): Image {
@@ -186,23 +184,7 @@ export async function bench(): Promise<string> {
       push.close();
     }
 
-    mgmt = await startApiServer({
-      identities: [
-        { name: MGMT_USER, token: 'mgmt-controller-token', rules: withNamespace(MANAGEMENT_RULES, NS) },
-        { name: 'system:admin', token: 'mgmt-admin-token' },
-      ],
-    });
-    hosted = await startApiServer({
-      identities: [
-        { name: CONTROLLER_USERNAME, token: 'hosted-controller-token', rules: [...cluster(HOSTED_RULES), ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([ns, rs]) => withNamespace(rs, ns))] },
-        { name: 'system:admin', token: 'hosted-admin-token' },
-      ],
-    });
-    hosted.registerCRD(nodePoolOSConfigCRD());
-    hosted.registerCRD(nodePoolOSBuildCRD());
-    hosted.registerType({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, status: true });
-    for (const kind of ['MachineDeployment', 'MachineSet', 'Machine']) mgmt.registerType({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind, plural: `${kind.toLowerCase()}s`, namespaced: true, status: true });
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
+    ({ mgmt, hosted } = await startClusters(startApiServer, NS));
 
     mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     mgmt.store.put(dockerConfigSecret(NS, 'pull-secret', { 'quay.io': 'hcp:hcp-password', [PUSH_HOST]: 'nodes:nodes-password' }));

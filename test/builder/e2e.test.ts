@@ -19,14 +19,14 @@ import { LeaderElector } from '../../builder/controller/leader.js';
 import { wiring } from '../../builder/wiring.js';
 import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, PolicyRule } from '../../builder/rbac.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
-import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
+import { managementUser, startClusters } from './clusters.js';
 import { HANDOFF_PREFIX, OS_IMAGE_MACHINE_CONFIG } from '../../builder/controller/handoff.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
 
 const NS = 'clusters-banana';
 const HOSTED_NS = 'openshift-on-cluster-build';
 const BUILD_NS = 'on-cluster-build-jobs';
-const MGMT_USER = `system:serviceaccount:${NS}:on-cluster-build-controller`;
+const MGMT_USER = managementUser(NS);
 const USER_MC = 'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-worker-ssh\n';
 const CONTAINERFILE = 'FROM configs AS final\nRUN echo layered > /etc/layered\n';
 const DIGEST = (c: string) => 'sha256:' + c.repeat(64);
@@ -39,8 +39,6 @@ const VERSION: Record<string, string> = { [RELEASE_419]: '4.19.0', [RELEASE_50]:
 const HOSTED_PULL = dockerConfigJson('quay.io', 'hosted-pull', 'hosted-pull-password');
 const HCP_PULL = JSON.stringify({ auths: { 'quay.io': { auth: b64('hcp:hcp-password') }, [PUSH_HOST]: { auth: b64('nodes:nodes-password') } } });
 
-const withNamespace = (rules: readonly PolicyRule[], ns: string) => rules.map((r) => ({ ...r, apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], resourceNames: r.resourceNames ? [...r.resourceNames] : undefined, namespaces: [ns] }));
-const cluster = (rules: readonly PolicyRule[]) => rules.map((r) => ({ ...r, apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], resourceNames: r.resourceNames ? [...r.resourceNames] : undefined }));
 
 /** The fake release payloads: one base OS per release, arch and stream, as a real multi-arch payload has. */
 const baseFor = (release: string, arch: string, stream?: string) => `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${sha(`${release} ${arch} ${stream ?? 'rhel-9'} base`)}`;
@@ -173,23 +171,7 @@ describe('on-cluster-build controller, end to end', () => {
   }
 
   beforeAll(async () => {
-    mgmt = await startApiServer({
-      identities: [
-        { name: MGMT_USER, token: 'mgmt-controller-token', rules: withNamespace(MANAGEMENT_RULES, NS) },
-        { name: 'system:admin', token: 'mgmt-admin-token' },
-      ],
-    });
-    hosted = await startApiServer({
-      identities: [
-        { name: CONTROLLER_USERNAME, token: 'hosted-controller-token', rules: [...cluster(HOSTED_RULES), ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([ns, rs]) => withNamespace(rs, ns))] },
-        { name: 'system:admin', token: 'hosted-admin-token' },
-      ],
-    });
-    hosted.registerCRD(nodePoolOSConfigCRD());
-    hosted.registerCRD(nodePoolOSBuildCRD());
-    hosted.registerType({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, status: true });
-    for (const kind of ['MachineDeployment', 'MachineSet', 'Machine']) mgmt.registerType({ group: 'cluster.x-k8s.io', version: 'v1beta1', kind, plural: `${kind.toLowerCase()}s`, namespaced: true, status: true });
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
+    ({ mgmt, hosted } = await startClusters(startApiServer, NS));
 
     mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     mgmt.store.put(pullSecret(NS, 'pull-secret', HCP_PULL));
