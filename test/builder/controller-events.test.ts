@@ -1,0 +1,247 @@
+/**
+ * The running controller's work per event is bounded by the configs the event concerns, not by
+ * the number of configs (issue 25, "unbounded work"): on the project's API test server, with
+ * CONFIGS NodePools each with a config and a build Job, once every config is settled, each of these
+ * events reconciles only its own config(s) and re-lists nothing:
+ * - the controller's own status write (after a Job it watches finishes),
+ * - a status write by someone else (a tenant forging a config's status: that config only, restored),
+ * - a spec change of one config,
+ * - a Node: a heartbeat-only change (no config), a Node labelled with one NodePool (that config),
+ * - a Job of one config finishing (that config),
+ * - a hand-off ConfigMap deleted by someone else (that config, which puts it back),
+ * - a NodePool's token Secret replaced (that NodePool's config).
+ * Reconciles are counted per key (the work queue calls `reconcileKey`); list calls from the audit.
+ */
+import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import { Kube } from '../../builder/kube.js';
+import { Reconciler, ReconcilerOptions } from '../../builder/controller/reconciler.js';
+import { runController } from '../../builder/controller/run.js';
+import { wiring } from '../../builder/wiring.js';
+import { CONTROLLER_USERNAME } from '../../builder/cli.js';
+import { HANDOFF_PREFIX } from '../../builder/controller/handoff.js';
+import { managementUser, startClusters } from './clusters.js';
+import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
+
+const NS = 'clusters-banana';
+const HOSTED_NS = 'openshift-on-cluster-build';
+const BUILD_NS = 'on-cluster-build-jobs';
+const MGMT_USER = managementUser(NS);
+const CONFIGS = 60;
+const PUSH_HOST = 'quay.example.com';
+const DIGEST = (c: string) => 'sha256:' + c.repeat(64);
+const RELEASE_A = `quay.io/openshift-release-dev/ocp-release@${DIGEST('b')}`;
+const RELEASE_B = `quay.io/openshift-release-dev/ocp-release@${DIGEST('c')}`;
+const BASE = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST('e')}`;
+const GV = 'on-cluster-build.pkogen.io/v1alpha1';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const np = (i: number) => `workers-${String(i).padStart(3, '0')}`;
+
+describe('controller: work per event is bounded by the configs it concerns', () => {
+  let mgmt: ApiTestServer;
+  let hosted: ApiTestServer;
+  const counts = new Map<string, number>();
+  const stop = new AbortController();
+  let running: Promise<void>;
+  const pushed = new Set<string>();
+
+  class Counting extends Reconciler {
+    override async reconcileKey(name: string) {
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return super.reconcileKey(name);
+    }
+  }
+
+  const total = () => [...counts.values()].reduce((a, b) => a + b, 0);
+  /** Waits (bounded) until no reconcile has started for `quietMs`. */
+  async function settle(quietMs = 600, maxMs = 20_000): Promise<void> {
+    const t0 = Date.now();
+    let last = total();
+    let since = Date.now();
+    while (Date.now() - t0 < maxMs) {
+      await sleep(50);
+      const now = total();
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+      } else if (Date.now() - since >= quietMs) return;
+    }
+    throw new Error(`the controller did not settle within ${maxMs} ms (${total()} reconciles)`);
+  }
+  /** Runs `f`, waits for the controller to settle and returns the reconciles per key and the lists it caused. */
+  async function after(f: () => void | Promise<void>): Promise<{ keys: Map<string, number>; lists: string[] }> {
+    await settle();
+    counts.clear();
+    const a0 = mgmt.audit.length;
+    const h0 = hosted.audit.length;
+    await f();
+    await sleep(100);
+    await settle();
+    const lists = [...mgmt.audit.slice(a0), ...hosted.audit.slice(h0)].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').map((e) => `${e.resource}${e.namespace ? ` in ${e.namespace}` : ''}`);
+    return { keys: new Map(counts), lists };
+  }
+  const config = (name: string) => hosted.store.get({ apiVersion: GV, kind: 'NodePoolOSConfig', name })!;
+  const jobOf = (name: string) => hosted.store.list('batch/v1', 'Job', BUILD_NS).find((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)!;
+  const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+  /** Lists a reconcile makes for its own config (build records by label, a finished Job's pods). */
+  const ownLists = (l: string) => l === 'nodepoolosbuilds' || l === `pods in ${BUILD_NS}`;
+
+  function finishJob(name: string, digest: string) {
+    const job = jobOf(name);
+    hosted.store.put({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `${job.metadata!.name}-x7k2p`, namespace: BUILD_NS, labels: { ...job.spec.template.metadata.labels, 'batch.kubernetes.io/job-name': job.metadata!.name }, creationTimestamp: '2026-11-23T10:00:00Z' },
+      spec: job.spec.template.spec,
+      status: { phase: 'Succeeded', containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 0, reason: 'Completed', message: digest } } }] },
+    });
+    pushed.add(`${PUSH_HOST}/layered/${name}@${digest}`);
+    hosted.store.put({ ...job, status: { startTime: '2026-11-23T10:00:00Z', completionTime: '2026-11-23T10:07:00Z', succeeded: 1, conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-11-23T10:07:00Z' }] } });
+  }
+
+  beforeAll(async () => {
+    ({ mgmt, hosted } = await startClusters(startApiServer, NS));
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    mgmt.store.put(pullSecret(NS, 'pull-secret', JSON.stringify({ auths: { 'quay.io': { auth: b64('hcp:hcp-password') }, [PUSH_HOST]: { auth: b64('nodes:nodes-password') } } })));
+    mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: 'banana', namespace: NS }, spec: { releaseImage: RELEASE_A } });
+    for (const ns of [HOSTED_NS, BUILD_NS, 'openshift-config']) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    hosted.store.put(pullSecret('openshift-config', 'pull-secret', dockerConfigJson('quay.io', 'hosted-pull', 'hosted-pull-password')));
+    hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
+    for (const n of [1, 2]) hosted.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: `ip-10-0-1-${n}`, labels: { 'kubernetes.io/arch': 'amd64' } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    for (let i = 0; i < CONFIGS; i++) {
+      const name = np(i);
+      const key = `clusters/${name}`;
+      mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: name, hash: '1a2b3c4d', release: RELEASE_A, config: 'kind: MachineConfig\n', created: '2026-11-23T09:00:00Z' }));
+      mgmt.store.put({
+        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        kind: 'MachineDeployment',
+        metadata: { name: `banana-${name}`, namespace: NS, annotations: { 'hypershift.openshift.io/nodePool': key, 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64' } },
+        spec: { template: { metadata: { annotations: { 'hypershift.openshift.io/nodePool': key } } } },
+      });
+      hosted.store.put({
+        apiVersion: GV,
+        kind: 'NodePoolOSConfig',
+        metadata: { name },
+        spec: {
+          nodePool: { name },
+          imageBuilder: { imageBuilderType: 'Job' },
+          renderedImagePushSecret: { name: 'push-creds' },
+          renderedImagePushSpec: `${PUSH_HOST}/layered/${name}:latest`,
+          containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo layered > /etc/layered\n' }],
+        },
+      });
+    }
+    const w = wiring({ cacheSize: 4 });
+    const management = new Kube(mgmt.kubeConfig(MGMT_USER));
+    const hostedKube = new Kube(hosted.kubeConfig(CONTROLLER_USERNAME));
+    const options: ReconcilerOptions = {
+      management,
+      hosted: hostedKube,
+      namespace: NS,
+      resolveRelease: async (release) => ({ releaseDigest: release.split('@')[1]!, baseOSImage: BASE, machineConfigOperatorImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST('f')}`, version: '4.19.0' }),
+      verifyImage: async (i) => (pushed.has(i.pushRef) ? { ok: true } : { ok: false, reason: 'manifest unknown' }),
+      nodePoolInputs: w.nodePoolInputs,
+      validateConfig: w.validateConfig,
+      pullSecretName: 'pull-secret',
+      activeDeadlineSeconds: 3600,
+      backoffLimit: 2,
+      historyLimit: 2,
+      userNamespaces: false,
+      minRebuildIntervalSeconds: 0,
+      maxConcurrentBuilds: CONFIGS * 2,
+    };
+    running = runController({ management, hosted: hostedKube, namespace: NS, reconciler: new Counting(options), resyncSeconds: 3600, debounceMs: 20 }, stop.signal);
+    for (let i = 0; i < 600 && hosted.store.list('batch/v1', 'Job', BUILD_NS).length < CONFIGS; i++) await sleep(50);
+    expect(hosted.store.list('batch/v1', 'Job', BUILD_NS)).toHaveLength(CONFIGS);
+    await settle();
+  }, 60_000);
+
+  afterAll(async () => {
+    stop.abort();
+    await running;
+    await mgmt?.stop();
+    await hosted?.stop();
+  });
+
+  it('a Job finishing reconciles its config only, and the status the controller writes then is not an event for it', async () => {
+    const name = np(1);
+    const { keys, lists } = await after(() => finishJob(name, DIGEST('1')));
+    expect(cond(config(name), 'Available')).toMatchObject({ status: 'True' });
+    expect([...keys.keys()]).toEqual([name]);
+    // One reconcile for the Job, one for the Pod at most; its own writes (build record, config
+    // status, hand-off) bring it back at most once more (an event that overtakes the response).
+    expect(keys.get(name)).toBeLessThanOrEqual(3);
+    expect(lists.filter((l) => !ownLists(l))).toEqual([]);
+  });
+
+  it("someone else's status write reconciles that config only, which restores its status", async () => {
+    const name = np(2);
+    const { keys, lists } = await after(() => {
+      const c = config(name);
+      hosted.store.put({ ...c, status: { ...c.status, conditions: [{ type: 'Available', status: 'True', reason: 'ImageBuilt', message: 'forged', lastTransitionTime: '2026-11-23T10:00:00Z' }] } });
+    });
+    expect([...keys.keys()]).toEqual([name]);
+    expect(keys.get(name)).toBeLessThanOrEqual(2);
+    expect(cond(config(name), 'Available')).toMatchObject({ status: 'False' });
+    expect(cond(config(name), 'Building')).toMatchObject({ status: 'True' });
+    expect(lists.filter((l) => !ownLists(l))).toEqual([]);
+  });
+
+  it('a spec change of one config reconciles that config only', async () => {
+    const name = np(3);
+    const before = jobOf(name).metadata!.name;
+    const { keys, lists } = await after(() => {
+      const c = config(name);
+      hosted.store.put({ ...c, spec: { ...c.spec, containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo changed > /etc/layered\n' }] } });
+    });
+    expect([...keys.keys()]).toEqual([name]);
+    expect(keys.get(name)).toBeLessThanOrEqual(3);
+    expect(hosted.store.list('batch/v1', 'Job', BUILD_NS).filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name).map((j) => j.metadata!.name)).not.toContain(undefined);
+    expect(hosted.store.list('batch/v1', 'Job', BUILD_NS).some((j) => j.metadata!.name !== before && j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)).toBe(true);
+    expect(lists.filter((l) => !ownLists(l))).toEqual([]);
+  });
+
+  it("a Node's heartbeat reconciles nothing; a Node of one NodePool reconciles that NodePool's config", async () => {
+    const beat = await after(() => {
+      const n = hosted.store.get({ apiVersion: 'v1', kind: 'Node', name: 'ip-10-0-1-1' })!;
+      hosted.store.put({ ...n, status: { ...n.status, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2026-11-23T11:00:00Z' }], images: [{ names: ['x'], sizeBytes: 1 }] } });
+    });
+    expect([...beat.keys.keys()]).toEqual([]);
+    expect(beat.lists).toEqual([]);
+    const name = np(4);
+    const labelled = await after(() => {
+      hosted.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ip-10-0-2-1', labels: { 'kubernetes.io/arch': 'amd64', 'hypershift.openshift.io/nodePool': name } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    });
+    expect([...labelled.keys.keys()]).toEqual([name]);
+    expect(labelled.lists.filter((l) => !ownLists(l))).toEqual([]);
+  });
+
+  it('a hand-off ConfigMap deleted by someone else reconciles its config only, which puts it back', async () => {
+    const name = np(1); // handed off above
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}${name}`, namespace: NS };
+    expect(mgmt.store.get(cm)).toBeDefined();
+    const { keys, lists } = await after(() => {
+      mgmt.store.delete(cm, { force: true });
+    });
+    expect([...keys.keys()]).toEqual([name]);
+    expect(mgmt.store.get(cm)).toBeDefined();
+    expect(lists.filter((l) => !ownLists(l))).toEqual([]);
+  });
+
+  it("a NodePool's new token Secret reconciles that NodePool's config only", async () => {
+    const name = np(5);
+    const before = jobOf(name).metadata!.name;
+    const { keys } = await after(() => {
+      mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: name, hash: '5e6f7a8b', release: RELEASE_B, config: 'kind: MachineConfig\n', created: '2026-11-23T12:00:00Z' }));
+    });
+    expect([...keys.keys()]).toEqual([name]);
+    expect(hosted.store.list('batch/v1', 'Job', BUILD_NS).some((j) => j.metadata!.name !== before && j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)).toBe(true);
+  });
+
+  it('a Secret that is neither a token Secret nor the pull secret reconciles nothing', async () => {
+    const { keys, lists } = await after(() => {
+      mgmt.store.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kube-apiserver-cert', namespace: NS }, data: { 'tls.crt': b64('x') } });
+    });
+    expect([...keys.keys()]).toEqual([]);
+    expect(lists).toEqual([]);
+  });
+});
