@@ -14,7 +14,7 @@ import type { ObjectMeta as ApiObjectMeta } from './api/types.js';
 // controller's, also writes (create, update, status, delete) and watches with client-node's Watch.
 import { apiVersionOf, KubeApiError, kubeRequest, resourcePath, type Resource } from 'pkogen/kube';
 
-export { apiVersionOf, type Resource };
+export { apiVersionOf, KubeApiError, type Resource };
 
 /** The API's ObjectMeta (builder/api/types.ts) plus what the controller reads of any kind. */
 export interface ObjectMeta extends ApiObjectMeta {
@@ -53,7 +53,12 @@ const REQUEST_TIMEOUT_MS = 60_000;
 /** Like client-node's Watch: a watch that receives nothing (not even a bookmark) for this long is ended. */
 const WATCH_IDLE_TIMEOUT_MS = 30_000;
 
+/** Told of every object this client wrote, as the API stored it (kind, and its new resourceVersion). */
+export type WriteListener = (r: Resource, stored: KubeObject) => void;
+
 export class Kube {
+  private readonly writeListeners: WriteListener[] = [];
+
   constructor(
     readonly config: KubeConfigLike,
     private readonly userAgent = 'on-cluster-build',
@@ -69,6 +74,23 @@ export class Kube {
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfigPath);
     return new Kube(kc);
+  }
+
+  /**
+   * Registers a listener for this client's own writes (create, update, status, patch), so a
+   * controller can tell its own writes from others' when their watch events come back.
+   */
+  onWrite(listener: WriteListener): () => void {
+    this.writeListeners.push(listener);
+    return () => {
+      const i = this.writeListeners.indexOf(listener);
+      if (i >= 0) this.writeListeners.splice(i, 1);
+    };
+  }
+
+  private wrote<T extends KubeObject>(r: Resource, stored: T): T {
+    if (stored && typeof stored === 'object' && stored.metadata) for (const l of this.writeListeners) l(r, stored);
+    return stored;
   }
 
   path(r: Resource, namespace?: string, name?: string, subresource?: string): string {
@@ -116,19 +138,19 @@ export class Kube {
   }
 
   async create<T extends KubeObject>(r: Resource, obj: T): Promise<T> {
-    return (await this.request('POST', this.path(r, obj.metadata.namespace), obj)) as T;
+    return this.wrote(r, (await this.request('POST', this.path(r, obj.metadata.namespace), obj)) as T);
   }
 
   async update<T extends KubeObject>(r: Resource, obj: T): Promise<T> {
-    return (await this.request('PUT', this.path(r, obj.metadata.namespace, obj.metadata.name), obj)) as T;
+    return this.wrote(r, (await this.request('PUT', this.path(r, obj.metadata.namespace, obj.metadata.name), obj)) as T);
   }
 
   async updateStatus<T extends KubeObject>(r: Resource, obj: T): Promise<T> {
-    return (await this.request('PUT', this.path(r, obj.metadata.namespace, obj.metadata.name, 'status'), obj)) as T;
+    return this.wrote(r, (await this.request('PUT', this.path(r, obj.metadata.namespace, obj.metadata.name, 'status'), obj)) as T);
   }
 
   async mergePatch<T extends KubeObject>(r: Resource, name: string, namespace: string | undefined, patch: unknown, subresource?: string): Promise<T> {
-    return (await this.request('PATCH', this.path(r, namespace, name, subresource), patch, 'application/merge-patch+json')) as T;
+    return this.wrote(r, (await this.request('PATCH', this.path(r, namespace, name, subresource), patch, 'application/merge-patch+json')) as T);
   }
 
   /** Deletes; a missing object is not an error (the goal is reached). Dependents go in the background. */

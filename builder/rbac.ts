@@ -24,12 +24,12 @@ export const MANAGEMENT_RULES: readonly PolicyRule[] = [
   // resourceNames) and the pull secret. Read only; only the fields needed are kept.
   { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch'] },
   // The hand-off ConfigMaps.
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update', 'delete'] },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
   // Architecture and taints of each NodePool (HyperShift and Cluster API write these).
-  { apiGroups: ['cluster.x-k8s.io'], resources: ['machinedeployments', 'machinesets'], verbs: ['list'] },
+  { apiGroups: ['cluster.x-k8s.io'], resources: ['machinedeployments', 'machinesets'], verbs: ['list', 'watch'] },
   { apiGroups: ['cluster.x-k8s.io'], resources: ['machines'], verbs: ['list', 'watch'] },
   // Registry mirrors and capabilities.
-  { apiGroups: ['hypershift.openshift.io'], resources: ['hostedcontrolplanes'], verbs: ['list'] },
+  { apiGroups: ['hypershift.openshift.io'], resources: ['hostedcontrolplanes'], verbs: ['list', 'watch'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
 ];

@@ -17,7 +17,7 @@
  * for the user-facing API, its status and the builds in `buildNamespace`.
  */
 import { createHash } from 'node:crypto';
-import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
+import { apiVersionOf, isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
 import {
   buildConfigMap,
   builderImageFor,
@@ -156,13 +156,33 @@ export interface Observed {
   nodeTuningDisabled: boolean;
   nodes: Obj[];
   /** Hand-off ConfigMaps by NodePool: the image and the build it came from. */
-  handoffs: Map<string, { name: string; image?: string; build?: string; config?: string }>;
+  handoffs: Map<string, HandoffEntry>;
   /** Build Jobs in the hosted build namespace, trimmed. */
   jobs: Obj[];
   /** `<nodepool>/<config hash>` → the image our MachineConfig in that config names (from token Secrets). */
   imageByHash: Map<string, string>;
   /** Hosted Nodes labelled with each NodePool (tenant-writable: shown, never decided on). */
   hostedNodesByPool: Map<string, number>;
+}
+
+export interface HandoffEntry {
+  name: string;
+  image?: string;
+  build?: string;
+  config?: string;
+}
+
+/**
+ * What one watch event means for the configs (`Reconciler.applyEvent`): `owner` are the configs
+ * the object belongs to (its own write comes back as such an event: the caller drops them then),
+ * `concerned` other configs whose decisions read it; `relistSecrets`: a token Secret or the pull
+ * secret changed (`refreshSecrets`); `orphans`: a config is gone (`removeOrphans`).
+ */
+export interface EventEffect {
+  owner: string[];
+  concerned: string[];
+  relistSecrets?: boolean;
+  orphans?: boolean;
 }
 
 const TERMINAL = ['Succeeded', 'Failed', 'Interrupted'];
@@ -205,15 +225,42 @@ export class Reconciler {
       h.list(RESOURCES.nodes, { keep: trimNode }),
       h.list(RESOURCES.jobs, { namespace: this.buildNamespace, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}` }),
     ]);
-    const pull = secrets.items.find((s) => s.metadata.name === this.o.pullSecretName);
+    const hcp = hcps.items[0] as Obj | undefined;
+    const handoffs = new Map<string, HandoffEntry>();
+    for (const cm of cms.items as Obj[]) {
+      const h = handoffEntry(cm);
+      if (h) handoffs.set(h.nodePool, h.entry);
+    }
+    const trimmedNodes = (nodes.items as Obj[]).map(trimNode);
+    this.observed = {
+      configs: new Map((configs.items as Obj[]).map((c) => [c.metadata.name!, c])),
+      ...this.secretFacts(secrets.items),
+      capi: {
+        machineDeployments: (mds.items as Obj[]).map(trimCapi),
+        machineSets: (mss.items as Obj[]).map(trimCapi),
+        machines: (machines.items as Obj[]).map(trimCapi),
+      },
+      ...hcpFacts(hcp),
+      nodes: trimmedNodes,
+      handoffs,
+      jobs: (jobs.items as Obj[]).map(trimJob),
+      hostedNodesByPool: nodesByPool(trimmedNodes),
+    };
+    // A config that is gone no longer needs its verification memory.
+    for (const k of this.verified.keys()) if (!this.observed.configs.has(k)) this.verified.delete(k);
+    return this.observed;
+  }
+
+  /** Token Secrets and the pull secret, reduced to what decisions read (their data is not kept). */
+  private secretFacts(secrets: KubeObject[]): Pick<Observed, 'inputs' | 'imageByHash' | 'pullSecret'> {
+    const pull = secrets.find((s) => s.metadata.name === this.o.pullSecretName);
     const inputs = new Map<string, NodePoolInputs | { error: string }>();
-    for (const [k, v] of this.o.nodePoolInputs(secrets.items)) {
+    for (const [k, v] of this.o.nodePoolInputs(secrets)) {
       // The config text is not a build input (it never enters the image): not kept.
       inputs.set(k, 'error' in v ? { error: v.error } : { nodePoolName: v.nodePoolName, nodePoolNamespace: v.nodePoolNamespace, secretName: v.secretName, releaseImage: v.releaseImage, ...(v.osStream ? { osStream: v.osStream } : {}) });
     }
-    const hcp = hcps.items[0] as Obj | undefined;
     const imageByHash = new Map<string, string>();
-    for (const sec of secrets.items) {
+    for (const sec of secrets) {
       if (!isTokenSecret(sec)) continue;
       try {
         const t = parseTokenSecret(sec);
@@ -224,43 +271,137 @@ export class Reconciler {
         // a malformed token Secret is reported by nodePoolInputs when it is the current one
       }
     }
-    const hostedNodesByPool = new Map<string, number>();
-    for (const n of nodes.items) {
-      const np = n.metadata.labels?.['hypershift.openshift.io/nodePool'];
-      if (np) hostedNodesByPool.set(np, (hostedNodesByPool.get(np) ?? 0) + 1);
+    return { inputs, imageByHash, ...(pull ? { pullSecret: dockerConfigJson(pull) } : {}) };
+  }
+
+  /** The configs a NodePool's objects concern (spec.nodePool.name), from the cache. */
+  private configsOf(nodePools: Set<string>): string[] {
+    const out: string[] = [];
+    if (!nodePools.size || !this.observed) return out;
+    for (const [name, c] of this.observed.configs) if (nodePools.has(c.spec?.nodePool?.name)) out.push(name);
+    return out;
+  }
+
+  /** Configs whose last status says they wait for `type`/`reason` (capacity, a build slot). */
+  private configsWaiting(type: string, reason?: string): string[] {
+    const out: string[] = [];
+    for (const [name, c] of this.observed?.configs ?? []) {
+      const x = ((c.status?.conditions ?? []) as Condition[]).find((k) => k.type === type);
+      if (x && x.status === 'True' && (reason === undefined || x.reason === reason)) out.push(name);
     }
-    const handoffs = new Map<string, { name: string; image?: string; build?: string; config?: string }>();
-    for (const cm of cms.items as Obj[]) {
-      if (!cm.metadata.name!.startsWith(HANDOFF_PREFIX)) continue;
-      const np = cm.metadata.name!.slice(HANDOFF_PREFIX.length);
-      let image: string | undefined;
-      try {
-        image = JSON.parse(cm.data?.config ?? '{}')?.spec?.osImageURL;
-      } catch {
-        image = undefined;
+    return out;
+  }
+
+  /**
+   * Applies one watch event to the cache the reconciles read (the last observation, trimmed as
+   * `observe` trims) and says which configs it concerns. A change that leaves the trimmed object
+   * as it was (a Node's heartbeat, a Machine's status) concerns none.
+   */
+  applyEvent(r: Resource, e: { type: string; object: KubeObject }): EventEffect {
+    const obs = this.observed;
+    const none: EventEffect = { owner: [], concerned: [] };
+    if (!obs || (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED')) return none;
+    const gone = e.type === 'DELETED';
+    const o = e.object as Obj;
+    const name = o.metadata?.name;
+    if (typeof name !== 'string') return none;
+    const configLabel = o.metadata.labels?.[CONFIG_LABEL];
+    const ofLabel = typeof configLabel === 'string' && configLabel ? [configLabel] : [];
+    switch (r.plural) {
+      case NPOSC.plural: {
+        const prev = obs.configs.get(name);
+        if (gone) {
+          obs.configs.delete(name);
+          this.verified.delete(name);
+          return { owner: [name], concerned: [], orphans: true };
+        }
+        obs.configs.set(name, { apiVersion: apiVersionOf(NPOSC), kind: NPOSC.kind, ...o });
+        // The same object (a write of ours already in the cache) is not news.
+        return prev && sameObject(prev, obs.configs.get(name)!) ? none : { owner: [name], concerned: [] };
       }
-      handoffs.set(np, { name: cm.metadata.name!, image, build: cm.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION], config: cm.metadata.labels?.[CONFIG_LABEL] });
+      case NPOSB.plural:
+      case RESOURCES.pods.plural:
+        return { owner: ofLabel, concerned: [] };
+      case RESOURCES.jobs.plural: {
+        const i = obs.jobs.findIndex((j) => j.metadata.name === name);
+        const prev = i >= 0 ? obs.jobs[i] : undefined;
+        const next = gone ? undefined : trimJob(o);
+        if (i >= 0) obs.jobs.splice(i, 1);
+        if (next) obs.jobs.push(next);
+        // A Job that ends or goes frees a build slot for the configs waiting for one.
+        const freed = prev && !jobFinished(prev) && (!next || jobFinished(next));
+        return { owner: ofLabel, concerned: freed ? this.configsWaiting('Building', 'WaitingForBuildSlot') : [] };
+      }
+      case RESOURCES.nodes.plural: {
+        const i = obs.nodes.findIndex((n) => n.metadata.name === name);
+        const prev = i >= 0 ? obs.nodes[i] : undefined;
+        const next = gone ? undefined : trimNode(o);
+        if (JSON.stringify(prev) === JSON.stringify(next)) return none;
+        if (i >= 0) obs.nodes.splice(i, 1);
+        if (next) obs.nodes.push(next);
+        obs.hostedNodesByPool = nodesByPool(obs.nodes);
+        const pools = new Set([prev, next].map((n) => n?.metadata.labels?.['hypershift.openshift.io/nodePool']).filter((p): p is string => !!p));
+        // Capacity changed: the configs waiting for a node may start; the NodePool's own config shows its node count.
+        return { owner: [], concerned: [...this.configsOf(pools), ...this.configsWaiting('WaitingForCapacity')] };
+      }
+      case RESOURCES.machines.plural:
+      case RESOURCES.machineSets.plural:
+      case RESOURCES.machineDeployments.plural: {
+        const list = r.plural === RESOURCES.machines.plural ? obs.capi.machines : r.plural === RESOURCES.machineSets.plural ? obs.capi.machineSets : obs.capi.machineDeployments;
+        const i = list.findIndex((m) => m.metadata.name === name);
+        const prev = i >= 0 ? list[i] : undefined;
+        const next = gone ? undefined : trimCapi(o);
+        if (JSON.stringify(prev) === JSON.stringify(next)) return none;
+        if (i >= 0) list.splice(i, 1);
+        if (next) list.push(next);
+        return { owner: [], concerned: this.configsOf(capiNodePools([prev, next])) };
+      }
+      case RESOURCES.hostedControlPlanes.plural: {
+        const next = hcpFacts(gone ? undefined : o);
+        const same = JSON.stringify(next) === JSON.stringify({ imageContentSources: obs.imageContentSources, nodeTuningDisabled: obs.nodeTuningDisabled });
+        Object.assign(obs, next);
+        return same ? none : { owner: [], concerned: [...obs.configs.keys()] };
+      }
+      case RESOURCES.configMaps.plural: {
+        if (!name.startsWith(HANDOFF_PREFIX)) return none;
+        const np = name.slice(HANDOFF_PREFIX.length);
+        const prev = obs.handoffs.get(np);
+        const next = gone ? undefined : handoffEntry(o)?.entry;
+        if (next) obs.handoffs.set(np, next);
+        else obs.handoffs.delete(np);
+        if (JSON.stringify(prev) === JSON.stringify(next)) return none;
+        const owners = new Set([prev?.config, next?.config].filter((c): c is string => !!c));
+        return { owner: [...owners], concerned: this.configsOf(new Set([np])) };
+      }
+      case RESOURCES.secrets.plural:
+        return name === this.o.pullSecretName || isTokenSecret(o) ? { owner: [], concerned: [], relistSecrets: true } : none;
+      default:
+        return none;
     }
-    this.observed = {
-      configs: new Map((configs.items as Obj[]).map((c) => [c.metadata.name!, c])),
-      inputs,
-      ...(pull ? { pullSecret: dockerConfigJson(pull) } : {}),
-      capi: {
-        machineDeployments: (mds.items as Obj[]).map(trimCapi),
-        machineSets: (mss.items as Obj[]).map(trimCapi),
-        machines: (machines.items as Obj[]).map(trimCapi),
-      },
-      imageContentSources: hcp?.spec?.imageContentSources,
-      nodeTuningDisabled: nodeTuningDisabled(hcp),
-      nodes: (nodes.items as Obj[]).map(trimNode),
-      handoffs,
-      jobs: (jobs.items as Obj[]).map(trimJob),
-      imageByHash,
-      hostedNodesByPool,
-    };
-    // A config that is gone no longer needs its verification memory.
-    for (const k of this.verified.keys()) if (!this.observed.configs.has(k)) this.verified.delete(k);
-    return this.observed;
+  }
+
+  /**
+   * Lists the HCP namespace's Secrets again (a token Secret or the pull secret changed) and
+   * returns the configs whose NodePool inputs, machine-config images or pull secret changed.
+   * A NodePool's current token Secret is chosen among all of its Secrets, so one event is not
+   * enough to know it; the Secrets' data is not cached (it holds machine configs).
+   */
+  async refreshSecrets(): Promise<string[]> {
+    const secrets = await this.o.management.list(RESOURCES.secrets, { namespace: this.o.namespace, keep: (o) => (o.metadata.name === this.o.pullSecretName || isTokenSecret(o) ? o : undefined) });
+    const obs = this.observed;
+    if (!obs) return [];
+    const next = this.secretFacts(secrets.items);
+    if (next.pullSecret !== obs.pullSecret) {
+      Object.assign(obs, next);
+      if (next.pullSecret === undefined) delete obs.pullSecret;
+      return [...obs.configs.keys()];
+    }
+    const pools = new Set<string>();
+    for (const k of new Set([...obs.inputs.keys(), ...next.inputs.keys()])) if (JSON.stringify(obs.inputs.get(k)) !== JSON.stringify(next.inputs.get(k))) pools.add(k);
+    for (const k of new Set([...obs.imageByHash.keys(), ...next.imageByHash.keys()])) if (obs.imageByHash.get(k) !== next.imageByHash.get(k)) pools.add(k.slice(0, k.lastIndexOf('/')));
+    obs.inputs = next.inputs;
+    obs.imageByHash = next.imageByHash;
+    return this.configsOf(pools);
   }
 
   /** Observes, removes what belongs to configs that are gone, then reconciles every config (bounded concurrency). */
@@ -723,6 +864,59 @@ function trimJob(j: Obj): Obj {
     metadata: { name: j.metadata.name, creationTimestamp: j.metadata.creationTimestamp, labels: { [CONFIG_LABEL]: j.metadata.labels?.[CONFIG_LABEL] ?? '' } },
     status: { conditions: ((j.status?.conditions ?? []) as { type: string; status: string }[]).map((c) => ({ type: c.type, status: c.status })) },
   };
+}
+
+/** A hand-off ConfigMap's NodePool and what decisions read of it. */
+function handoffEntry(cm: Obj): { nodePool: string; entry: HandoffEntry } | undefined {
+  if (!cm.metadata.name!.startsWith(HANDOFF_PREFIX)) return undefined;
+  const np = cm.metadata.name!.slice(HANDOFF_PREFIX.length);
+  let image: string | undefined;
+  try {
+    image = JSON.parse(cm.data?.config ?? '{}')?.spec?.osImageURL;
+  } catch {
+    image = undefined;
+  }
+  return { nodePool: np, entry: { name: cm.metadata.name!, image, build: cm.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION], config: cm.metadata.labels?.[CONFIG_LABEL] } };
+}
+
+/** What decisions read of the HostedControlPlane (mirrors, whether NodeTuning is disabled). */
+function hcpFacts(hcp: Obj | undefined): Pick<Observed, 'imageContentSources' | 'nodeTuningDisabled'> {
+  return { imageContentSources: hcp?.spec?.imageContentSources, nodeTuningDisabled: nodeTuningDisabled(hcp) };
+}
+
+/** Hosted Nodes per NodePool label. */
+function nodesByPool(nodes: readonly Obj[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const n of nodes) {
+    const np = n.metadata.labels?.['hypershift.openshift.io/nodePool'];
+    if (np) m.set(np, (m.get(np) ?? 0) + 1);
+  }
+  return m;
+}
+
+/** NodePool names trimmed Cluster API objects belong to (their own or template annotation, or their bootstrap Secret's name). */
+function capiNodePools(objs: (Obj | undefined)[]): Set<string> {
+  const out = new Set<string>();
+  for (const o of objs) {
+    if (!o) continue;
+    for (const a of [o.metadata.annotations, o.spec?.template?.metadata?.annotations] as (Record<string, string> | undefined)[]) {
+      const key = a?.['hypershift.openshift.io/nodePool'];
+      if (typeof key === 'string' && key.includes('/')) out.add(key.slice(key.indexOf('/') + 1));
+    }
+    const ds = o.spec?.bootstrap?.dataSecretName;
+    // `user-data-<nodePool>-<hash>`: the NodePool name may hold dashes, so every prefix is a candidate.
+    if (typeof ds === 'string' && ds.startsWith('user-data-')) {
+      const rest = ds.slice('user-data-'.length);
+      for (let i = rest.indexOf('-'); i > 0; i = rest.indexOf('-', i + 1)) out.add(rest.slice(0, i));
+    }
+  }
+  return out;
+}
+
+/** Equal but for what every write changes (resourceVersion, managed fields). */
+function sameObject(a: KubeObject, b: KubeObject): boolean {
+  const strip = (v: KubeObject) => JSON.stringify(v, (k, x) => (k === 'resourceVersion' || k === 'managedFields' ? undefined : x));
+  return strip(a) === strip(b);
 }
 
 interface BuildState {

@@ -1,15 +1,22 @@
 /**
- * The controller's loop, controller-runtime's shape: watches on what can change a build (configs,
- * build records, Nodes and build Jobs and pods in the hosted cluster; token Secrets and Machines
- * in the HCP namespace) mark the observation stale; after each burst of events (and at least
- * every resync period) the controller observes both sides once, trimmed to what decisions read,
- * and queues every config. A work queue reconciles configs: one worker per key at a time, at most
- * `workers` at once, a failed key retried with its own backoff, so one NodePool whose release
- * never resolves holds one worker and never delays another. Watches reconnect with a bounded
+ * The controller's loop, controller-runtime's shape: one watch per kind that can change a build
+ * (configs, build records, Nodes and build Jobs and pods in the hosted cluster; token Secrets,
+ * Cluster API objects, the HostedControlPlane and our hand-off ConfigMaps in the HCP namespace)
+ * keeps the reconciler's observation (its cache, trimmed to what decisions read) up to date, and
+ * each event queues only the configs it concerns (`Reconciler.applyEvent`): a config's own
+ * events, a Job's or build record's config, the configs of a NodePool whose objects changed, the
+ * configs waiting for the capacity or build slot it frees. Events that come back from the
+ * controller's own writes (same resourceVersion as the write returned) queue nothing, and a
+ * change that leaves the trimmed object as it was (a Node's heartbeat) neither. Both sides are
+ * listed in full once every watch has started and then only every resync period (or when a
+ * watch has to start over), and every config is queued then. A work queue reconciles configs:
+ * one worker per key at a time, at most `workers` at once, a failed key retried with its own
+ * backoff, so one NodePool whose release never resolves holds one worker and never delays
+ * another. Watches resume from the last resourceVersion they saw and reconnect with a bounded
  * backoff.
  */
-import type { Kube, Resource } from '../kube.js';
-import { RESOURCES } from '../kube.js';
+import type { Kube, KubeObject, Resource, WatchEvent } from '../kube.js';
+import { KubeApiError, RESOURCES } from '../kube.js';
 import { BUILD_NAMESPACE } from '../api/types.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from './build-job.js';
 import { abortableSleep } from './leader.js';
@@ -31,14 +38,18 @@ export interface RunOptions {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
+/** Longest wait for every watch's first list before the first full observation. */
+const SYNC_WAIT_MS = 10_000;
+
 export async function runController(o: RunOptions, signal: AbortSignal): Promise<void> {
   const log = o.log ?? (() => {});
-  let dirty = true;
+  const debounceMs = o.debounceMs ?? 200;
+  let fullDirty = true;
+  let secretsDirty = false;
+  let orphansDirty = false;
+  /** The first full observation has started: a watch that lists after it may have missed events. */
+  let observeStarted = false;
   let wake: (() => void) | undefined;
-  const poke = () => {
-    dirty = true;
-    wake?.();
-  };
   const managed = `${MANAGED_BY}=${MANAGED_BY_VALUE}`;
   const buildNs = o.buildNamespace ?? BUILD_NAMESPACE;
   const watches: [Kube, Resource, string | undefined, string | undefined][] = [
@@ -49,8 +60,11 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
     [o.hosted, RESOURCES.pods, buildNs, managed],
     [o.management, RESOURCES.secrets, o.namespace, undefined],
     [o.management, RESOURCES.machines, o.namespace, undefined],
+    [o.management, RESOURCES.machineSets, o.namespace, undefined],
+    [o.management, RESOURCES.machineDeployments, o.namespace, undefined],
+    [o.management, RESOURCES.hostedControlPlanes, o.namespace, undefined],
+    [o.management, RESOURCES.configMaps, o.namespace, managed],
   ];
-  const loops = watches.map(([kube, r, ns, sel]) => watchLoop(kube, r, ns, sel, poke, signal, log));
   const queue = new WorkQueue({
     concurrency: o.workers ?? 4,
     clock: o.clock ?? realClock,
@@ -58,21 +72,98 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
     onError: (key, e, attempt) => log('reconcile failed', { nodePoolOSConfig: key, error: (e as Error).message, attempt }),
   });
 
+  // Our own writes, by object: the resourceVersion the API gave each (bounded by the objects we write).
+  const own = new Map<string, string>();
+  const objectKey = (r: Resource, obj: KubeObject) => `${r.group}/${r.plural}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+  const remember = (r: Resource, stored: KubeObject) => {
+    if (stored.metadata?.resourceVersion) own.set(objectKey(r, stored), stored.metadata.resourceVersion);
+  };
+  const unsubscribe = [...new Set([o.hosted, o.management])].map((k) => k.onWrite(remember));
+
+  const poke = () => wake?.();
+  /** Events seen while a full observation is in flight, applied (in order) once it is in place. */
+  let observing = false;
+  let buffered: [Resource, WatchEvent][] = [];
+  const apply = (r: Resource, e: WatchEvent) => {
+    const k = objectKey(r, e.object);
+    const mine = e.type !== 'DELETED' && e.object.metadata?.resourceVersion !== undefined && own.get(k) === e.object.metadata.resourceVersion;
+    if (mine || e.type === 'DELETED') own.delete(k);
+    const effect = o.reconciler.applyEvent(r, e);
+    for (const key of new Set([...(mine ? [] : effect.owner), ...effect.concerned])) queue.add(key);
+    if (effect.relistSecrets) secretsDirty = true;
+    if (effect.orphans) orphansDirty = true;
+    if (effect.relistSecrets || effect.orphans) poke();
+  };
+  const onEvent = (r: Resource, e: WatchEvent) => {
+    if (observing) buffered.push([r, e]);
+    else apply(r, e);
+  };
+  const unsynced = new Set(watches.map((_, i) => i));
+  const listed = (i: number) => {
+    // A watch that starts over (first time after the first observation, or after 410 Gone) may
+    // have missed events: look at both sides again.
+    if (!unsynced.delete(i) || observeStarted) {
+      fullDirty = true;
+      poke();
+    }
+  };
+  const loops = watches.map(([kube, r, ns, sel], i) => watchLoop(kube, r, ns, sel, () => listed(i), (e) => onEvent(r, e), signal, log));
+
+  // As controller-runtime waits for its caches: the first observation after every watch has listed.
+  const t0 = Date.now();
+  while (!signal.aborted && unsynced.size && Date.now() - t0 < SYNC_WAIT_MS) await abortableSleep(20, signal);
+
   let failures = 0;
+  const backoff = () => abortableSleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
   while (!signal.aborted) {
-    if (dirty) {
-      await abortableSleep(o.debounceMs ?? 200, signal);
-      dirty = false;
+    if (fullDirty) {
+      await abortableSleep(debounceMs, signal);
+      fullDirty = false;
+      secretsDirty = false;
+      orphansDirty = false;
+      observing = true;
+      observeStarted = true;
+      buffered = [];
       try {
         const obs = await o.reconciler.observe();
+        observing = false;
+        const late = buffered;
+        buffered = [];
+        for (const [r, e] of late) apply(r, e);
         await o.reconciler.removeOrphans(obs);
         for (const k of [...obs.configs.keys()].sort()) queue.add(k);
         failures = 0;
       } catch (e) {
+        observing = false;
+        buffered = [];
         failures++;
-        dirty = true;
+        fullDirty = true;
         log('observe failed', { error: (e as Error).message, attempt: failures });
-        await abortableSleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
+        await backoff();
+        continue;
+      }
+    } else if (secretsDirty) {
+      await abortableSleep(debounceMs, signal);
+      secretsDirty = false;
+      try {
+        for (const k of await o.reconciler.refreshSecrets()) queue.add(k);
+        failures = 0;
+      } catch (e) {
+        failures++;
+        secretsDirty = true;
+        log('observe failed', { resource: 'secrets', error: (e as Error).message, attempt: failures });
+        await backoff();
+        continue;
+      }
+    } else if (orphansDirty) {
+      orphansDirty = false;
+      const obs = o.reconciler.retained().observed;
+      try {
+        if (obs) await o.reconciler.removeOrphans(obs);
+      } catch (e) {
+        orphansDirty = true;
+        log('removing what a deleted config left failed', { error: (e as Error).message });
+        await backoff();
         continue;
       }
     }
@@ -83,34 +174,43 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
         resolve();
       };
       const t = setTimeout(() => {
-        dirty = true;
+        fullDirty = true;
         done();
       }, o.resyncSeconds * 1000);
       wake = done;
       signal.addEventListener('abort', done, { once: true });
-      if (dirty || signal.aborted) done();
+      if (fullDirty || secretsDirty || orphansDirty || signal.aborted) done();
     });
     wake = undefined;
   }
   queue.stop();
+  for (const u of unsubscribe) u();
   await Promise.all(loops);
 }
 
-/** List to learn the resourceVersion, then watch from it; on any end, back off and do it again. */
+/**
+ * List (first, and after 410 Gone) to learn a resourceVersion, then watch from the last one seen;
+ * a watch that ends is resumed from there, with a bounded backoff. The list keeps no items (the
+ * reconciler's observation lists what it needs).
+ */
 async function watchLoop(
   kube: Kube,
   r: Resource,
   namespace: string | undefined,
   labelSelector: string | undefined,
-  poke: () => void,
+  listed: () => void,
+  onEvent: (e: WatchEvent) => void,
   signal: AbortSignal,
   log: (msg: string, fields?: Record<string, unknown>) => void,
 ): Promise<void> {
   let attempt = 0;
+  let resourceVersion: string | undefined;
   while (!signal.aborted) {
     try {
-      const { resourceVersion } = await kube.list(r, { namespace, labelSelector });
-      poke(); // anything may have changed while we were not watching
+      if (resourceVersion === undefined) {
+        resourceVersion = (await kube.list(r, { namespace, labelSelector, keep: () => undefined })).resourceVersion;
+        listed();
+      }
       await new Promise<void>((resolve) => {
         let handle: { stop(): void } | undefined;
         const onAbort = () => handle?.stop();
@@ -121,16 +221,25 @@ async function watchLoop(
             { namespace, labelSelector, resourceVersion },
             (e) => {
               attempt = 0;
-              if (e.type !== 'BOOKMARK') poke();
+              if (e.type === 'ERROR') {
+                // 410 Gone (the history moved on) or another failure: list again.
+                resourceVersion = undefined;
+                handle?.stop();
+                return;
+              }
+              const rv = e.object?.metadata?.resourceVersion;
+              if (typeof rv === 'string' && rv) resourceVersion = rv;
+              if (e.type !== 'BOOKMARK') onEvent(e);
             },
-            () => {
+            (err) => {
+              if (err instanceof KubeApiError && err.code === 410) resourceVersion = undefined;
               signal.removeEventListener('abort', onAbort);
               resolve();
             },
           )
           .then((h) => {
             handle = h;
-            if (signal.aborted) h.stop();
+            if (signal.aborted || resourceVersion === undefined) h.stop();
           })
           .catch(() => resolve());
       });

@@ -14,7 +14,9 @@
  * Measured from /proc: VmRSS once the controller holds its Lease and has observed both sides
  * with zero configs (idle); VmRSS after CONFIGS_A and then CONFIGS_B NodePoolOSConfigs (one per
  * NodePool: the webhook requires a config to be named after its NodePool) each have a status
- * written by it (reconciled at least once) and the controller has settled; VmHWM (peak) at each point. Every wait is bounded; every process is
+ * written by it (reconciled at least once) and the controller has settled; VmHWM (peak) at each point;
+ * then, at the last step, the controller's CPU and list calls over a window with no event and over
+ * one after three events that each concern one config. Every wait is bounded; every process is
  * stopped at the end, on failure too.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -42,6 +44,8 @@ const CONFIGS_B = Number(process.env.CONTROLLER_BENCH_CONFIGS_B ?? 1000);
 /** Longest wait for any one step (the machine is shared; a step that does not finish fails the bench). */
 const STEP_TIMEOUT_MS = Number(process.env.CONTROLLER_BENCH_STEP_TIMEOUT_S ?? 900) * 1000;
 const SETTLE_MS = 5000;
+/** The steady-state windows at the last step (no event; three events). */
+const WINDOW_MS = 10_000;
 /** The Deployment's NODE_OPTIONS unless CONTROLLER_BENCH_NODE_OPTIONS is set (to try another heap cap). */
 const NODE_OPTIONS = process.env.CONTROLLER_BENCH_NODE_OPTIONS ?? CONTROLLER_NODE_OPTIONS;
 
@@ -287,6 +291,28 @@ export async function bench(): Promise<string> {
         sample: JSON.stringify(configs[0]?.status?.conditions ?? []).slice(0, 600),
       });
     }
+    // Steady state at the last step: CPU over a quiet window, then over the same window after
+    // three events that concern one config each (a status written by someone else, a spec
+    // change, a Node's heartbeat); and the list calls each window cost.
+    const lists = (from: [number, number]) => [...m.audit.slice(from[0]), ...h.audit.slice(from[1])].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').length;
+    const window = async (f?: () => void) => {
+      const from: [number, number] = [m.audit.length, h.audit.length];
+      const cpu0 = cpuSeconds(pid);
+      f?.();
+      await sleep(WINDOW_MS);
+      return { cpu: cpuSeconds(pid) - cpu0, lists: lists(from) };
+    };
+    const quiet = await window();
+    const events = await window(() => {
+      const a = h.store.get({ apiVersion: GROUP_VERSION, kind: 'NodePoolOSConfig', name: configName(IDLE_NODEPOOLS) })!;
+      h.store.put({ ...a, status: { ...a.status, conditions: [{ type: 'Available', status: 'True', reason: 'ImageBuilt', message: 'written by someone else', lastTransitionTime: '2026-11-25T00:00:00Z' }] } });
+      const b = h.store.get({ apiVersion: GROUP_VERSION, kind: 'NodePoolOSConfig', name: configName(IDLE_NODEPOOLS + 1) })!;
+      h.store.put({ ...b, spec: { ...b.spec, containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo changed > /etc/layered\n' }] } });
+      const n = h.store.get({ apiVersion: 'v1', kind: 'Node', name: 'ip-10-0-1-1' })!;
+      h.store.put({ ...n, status: { ...n.status, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2026-11-25T00:00:00Z' }] } });
+    });
+    const steady = procStatus(pid);
+
     const denied = [...m.audit, ...h.audit].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.code === 403).length;
     const final = procStatus(pid);
     if (process.env.CONTROLLER_BENCH_DEBUG) for (const s of steps) process.stderr.write(`${s.sample}\n${tail()}\n`);
@@ -317,6 +343,9 @@ export async function bench(): Promise<string> {
         `| … time until all ${s.configs.toLocaleString('en')} had a status / controller CPU in that step | ${s.seconds.toFixed(1)} s / ${s.cpu.toFixed(1)} s |`,
         `| … build Jobs / configs WaitingForBuildSlot / Degraded | ${s.jobs} / ${s.waiting} / ${s.degraded}${s.reasons ? ` (${s.reasons})` : ''} |`,
       ]),
+      `| at ${CONFIGS_B.toLocaleString('en')}, settled: controller CPU / list calls over ${WINDOW_MS / 1000} s with no event | ${quiet.cpu.toFixed(2)} s / ${quiet.lists} |`,
+      `| … over ${WINDOW_MS / 1000} s after one foreign status write, one spec change, one Node heartbeat | ${events.cpu.toFixed(2)} s / ${events.lists} |`,
+      `| RSS after those windows | ${mib(steady.rssKb)} MiB |`,
       `| peak RSS over the run (VmHWM) | ${mib(final.hwmKb)} MiB |`,
       `| requests denied by the package's RBAC / reconcile or observe failures logged | ${denied} / ${reconcileFailures} |`,
       `| load average (1 min, 2 cores shared) | ${loadavg()[0]!.toFixed(1)} |`,

@@ -2,14 +2,16 @@
  * The running controller's work per event is bounded by the configs the event concerns, not by
  * the number of configs (issue 25, "unbounded work"): on the project's API test server, with
  * CONFIGS NodePools each with a config and a build Job, once every config is settled, each of these
- * events reconciles only its own config(s) and re-lists nothing:
+ * events reconciles only its own config(s) and re-lists nothing (a token Secret: the HCP
+ * namespace's Secrets, once):
  * - the controller's own status write (after a Job it watches finishes),
  * - a status write by someone else (a tenant forging a config's status: that config only, restored),
  * - a spec change of one config,
  * - a Node: a heartbeat-only change (no config), a Node labelled with one NodePool (that config),
  * - a Job of one config finishing (that config),
  * - a hand-off ConfigMap deleted by someone else (that config, which puts it back),
- * - a NodePool's token Secret replaced (that NodePool's config).
+ * - a NodePool's token Secret replaced (that NodePool's config),
+ * - a config deleted (its Job and hand-off go, no other config is reconciled).
  * Reconciles are counted per key (the work queue calls `reconcileKey`); list calls from the audit.
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
@@ -44,23 +46,29 @@ describe('controller: work per event is bounded by the configs it concerns', () 
   let running: Promise<void>;
   const pushed = new Set<string>();
 
+  let inFlight = 0;
   class Counting extends Reconciler {
     override async reconcileKey(name: string) {
       counts.set(name, (counts.get(name) ?? 0) + 1);
-      return super.reconcileKey(name);
+      inFlight++;
+      try {
+        return await super.reconcileKey(name);
+      } finally {
+        inFlight--;
+      }
     }
   }
 
   const total = () => [...counts.values()].reduce((a, b) => a + b, 0);
-  /** Waits (bounded) until no reconcile has started for `quietMs`. */
-  async function settle(quietMs = 600, maxMs = 20_000): Promise<void> {
+  /** Waits (bounded) until no reconcile is running and none has started for `quietMs` (the machine is shared: generous). */
+  async function settle(quietMs = 1500, maxMs = 30_000): Promise<void> {
     const t0 = Date.now();
     let last = total();
     let since = Date.now();
     while (Date.now() - t0 < maxMs) {
       await sleep(50);
       const now = total();
-      if (now !== last) {
+      if (now !== last || inFlight > 0) {
         last = now;
         since = Date.now();
       } else if (Date.now() - since >= quietMs) return;
@@ -68,12 +76,14 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     throw new Error(`the controller did not settle within ${maxMs} ms (${total()} reconciles)`);
   }
   /** Runs `f`, waits for the controller to settle and returns the reconciles per key and the lists it caused. */
-  async function after(f: () => void | Promise<void>): Promise<{ keys: Map<string, number>; lists: string[] }> {
+  async function after(f: () => void | Promise<void>, done: () => boolean = () => true): Promise<{ keys: Map<string, number>; lists: string[] }> {
     await settle();
     counts.clear();
     const a0 = mgmt.audit.length;
     const h0 = hosted.audit.length;
     await f();
+    // What the event should lead to, then quiet (both bounded).
+    for (let i = 0; i < 600 && !done(); i++) await sleep(50);
     await sleep(100);
     await settle();
     const lists = [...mgmt.audit.slice(a0), ...hosted.audit.slice(h0)].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').map((e) => `${e.resource}${e.namespace ? ` in ${e.namespace}` : ''}`);
@@ -152,8 +162,9 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     running = runController({ management, hosted: hostedKube, namespace: NS, reconciler: new Counting(options), resyncSeconds: 3600, debounceMs: 20 }, stop.signal);
     for (let i = 0; i < 600 && hosted.store.list('batch/v1', 'Job', BUILD_NS).length < CONFIGS; i++) await sleep(50);
     expect(hosted.store.list('batch/v1', 'Job', BUILD_NS)).toHaveLength(CONFIGS);
+    for (let i = 0; i < 600 && hosted.store.list(GV, 'NodePoolOSConfig').some((c) => cond(c, 'Building')?.status !== 'True'); i++) await sleep(50);
     await settle();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     stop.abort();
@@ -164,7 +175,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
 
   it('a Job finishing reconciles its config only, and the status the controller writes then is not an event for it', async () => {
     const name = np(1);
-    const { keys, lists } = await after(() => finishJob(name, DIGEST('1')));
+    const { keys, lists } = await after(() => finishJob(name, DIGEST('1')), () => cond(config(name), 'Available')?.status === 'True');
     expect(cond(config(name), 'Available')).toMatchObject({ status: 'True' });
     expect([...keys.keys()]).toEqual([name]);
     // One reconcile for the Job, one for the Pod at most; its own writes (build record, config
@@ -178,7 +189,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     const { keys, lists } = await after(() => {
       const c = config(name);
       hosted.store.put({ ...c, status: { ...c.status, conditions: [{ type: 'Available', status: 'True', reason: 'ImageBuilt', message: 'forged', lastTransitionTime: '2026-11-23T10:00:00Z' }] } });
-    });
+    }, () => cond(config(name), 'Building')?.status === 'True');
     expect([...keys.keys()]).toEqual([name]);
     expect(keys.get(name)).toBeLessThanOrEqual(2);
     expect(cond(config(name), 'Available')).toMatchObject({ status: 'False' });
@@ -192,7 +203,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     const { keys, lists } = await after(() => {
       const c = config(name);
       hosted.store.put({ ...c, spec: { ...c.spec, containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo changed > /etc/layered\n' }] } });
-    });
+    }, () => jobOf(name)?.metadata!.name !== before);
     expect([...keys.keys()]).toEqual([name]);
     expect(keys.get(name)).toBeLessThanOrEqual(3);
     expect(hosted.store.list('batch/v1', 'Job', BUILD_NS).filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name).map((j) => j.metadata!.name)).not.toContain(undefined);
@@ -221,7 +232,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     expect(mgmt.store.get(cm)).toBeDefined();
     const { keys, lists } = await after(() => {
       mgmt.store.delete(cm, { force: true });
-    });
+    }, () => mgmt.store.get(cm) !== undefined);
     expect([...keys.keys()]).toEqual([name]);
     expect(mgmt.store.get(cm)).toBeDefined();
     expect(lists.filter((l) => !ownLists(l))).toEqual([]);
@@ -232,7 +243,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     const before = jobOf(name).metadata!.name;
     const { keys } = await after(() => {
       mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: name, hash: '5e6f7a8b', release: RELEASE_B, config: 'kind: MachineConfig\n', created: '2026-11-23T12:00:00Z' }));
-    });
+    }, () => hosted.store.list('batch/v1', 'Job', BUILD_NS).some((j) => j.metadata!.name !== before && j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name));
     expect([...keys.keys()]).toEqual([name]);
     expect(hosted.store.list('batch/v1', 'Job', BUILD_NS).some((j) => j.metadata!.name !== before && j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)).toBe(true);
   });
@@ -243,5 +254,16 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     });
     expect([...keys.keys()]).toEqual([]);
     expect(lists).toEqual([]);
+  });
+
+  it('a deleted config takes its Job and hand-off with it, and no other config is reconciled', async () => {
+    const name = np(1);
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}${name}`, namespace: NS };
+    const gone = () => !jobOf(name) && mgmt.store.get(cm) === undefined;
+    const { keys } = await after(() => {
+      hosted.store.delete({ apiVersion: GV, kind: 'NodePoolOSConfig', name }, { force: true });
+    }, gone);
+    expect(gone()).toBe(true);
+    expect([...keys.keys()].filter((k) => k !== name)).toEqual([]);
   });
 });
