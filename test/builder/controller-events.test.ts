@@ -11,7 +11,9 @@
  * - a Job of one config finishing (that config),
  * - a hand-off ConfigMap deleted by someone else (that config, which puts it back),
  * - a NodePool's token Secret replaced (that NodePool's config),
- * - a config deleted (its Job and hand-off go, no other config is reconciled).
+ * - a config deleted (its Job and hand-off go, no other config is reconciled);
+ * and a watch that ends resumes from its last resourceVersion (no list), one that gets 410 Gone
+ * lists again and both sides are observed again.
  * Reconciles are counted per key (the work queue calls `reconcileKey`); list calls from the audit.
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
@@ -265,5 +267,31 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     }, gone);
     expect(gone()).toBe(true);
     expect([...keys.keys()].filter((k) => k !== name)).toEqual([]);
+  });
+
+  it('a watch that ends resumes where it was: nothing is listed, a change made meanwhile still reaches its config', async () => {
+    const name = np(6);
+    const before = jobOf(name).metadata!.name;
+    const { keys, lists } = await after(() => {
+      hosted.dropWatches();
+      const c = config(name);
+      hosted.store.put({ ...c, spec: { ...c.spec, containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo meanwhile > /etc/layered\n' }] } });
+    }, () => jobOf(name)?.metadata!.name !== before);
+    expect([...keys.keys()]).toEqual([name]);
+    expect(lists.filter((l) => !ownLists(l))).toEqual([]);
+  });
+
+  it('after 410 Gone a watch lists again and both sides are observed again', async () => {
+    const name = np(7);
+    const before = jobOf(name).metadata!.name;
+    const { keys, lists } = await after(() => {
+      hosted.dropWatches();
+      const c = config(name);
+      hosted.store.put({ ...c, spec: { ...c.spec, containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo gone > /etc/layered\n' }] } });
+      hosted.compact(); // the change is history now: resuming before it is 410 Gone
+    }, () => jobOf(name)?.metadata!.name !== before);
+    expect(lists).toContain('nodepoolosconfigs');
+    expect(lists).toContain(`secrets in ${NS}`);
+    expect(keys.get(name)).toBeGreaterThanOrEqual(1);
   });
 });
