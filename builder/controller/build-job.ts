@@ -32,6 +32,12 @@ export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
 export const CREDENTIALS_DIR = '/var/run/on-cluster-build/credentials';
 export const CONTAINERFILE_DIR = '/var/run/on-cluster-build/containerfile';
+/** Where the build container sees the entitlement files (from the build Secret, only when there are some). */
+export const ENTITLEMENT_DIR = '/var/run/on-cluster-build/entitlement';
+/** Where RUN steps see them: the path dnf's and rpm-ostree's subscription-manager plugins read (MCO mounts it there too). */
+export const ENTITLEMENT_RUN_PATH = '/etc/pki/entitlement';
+/** The build Secret's registry auth files (the rest of its keys, if any, are entitlement files). */
+export const CREDENTIAL_KEYS = ['base.json', 'push.json'] as const;
 
 export { BUILD_NAMESPACE };
 /** The build pods' ServiceAccount in `BUILD_NAMESPACE` (created by the hosted-cluster phase, bound to the SCC). */
@@ -112,6 +118,11 @@ export interface BuildJobInput {
   tolerations?: Toleration[];
   /** A rendered registries.conf (mirrors, blocked or insecure registries) for pulls and the push; none: the image's own. */
   registriesConf?: string;
+  /**
+   * File names (`*.pem`, see `entitlementFiles`) of the RHEL entitlement the build Secret carries;
+   * absent or empty: no entitlement. RUN steps see them at `ENTITLEMENT_RUN_PATH`.
+   */
+  entitlementFiles?: string[];
   /** Ephemeral storage request and limit (also the emptyDir's sizeLimit); default `DEFAULT_BUILD_STORAGE`. */
   storage?: { request: string; limit: string };
   /**
@@ -164,7 +175,17 @@ export const BUILD_SCRIPT = [
   'step mkdir -p "$HOME/context" "$XDG_RUNTIME_DIR"',
   'step chmod 0700 "$XDG_RUNTIME_DIR"',
   'store=(--root "$HOME/storage" --runroot "$XDG_RUNTIME_DIR/storage" --storage-driver vfs)',
-  `step buildah "\${store[@]}" bud --isolation chroot --pull=always --target final --authfile ${CREDENTIALS_DIR}/base.json --file ${CONTAINERFILE_DIR}/Containerfile --tag "$TAG" "$HOME/context"`,
+  // Entitlements, as MCO's buildah-build.sh passes them: copied out of the volume (its files keep
+  // the volume's SELinux label) into TMPDIR, outside the build context, and bind-mounted into
+  // every RUN step with --volume; a bind mount is not part of any layer, so no image carries them.
+  'ent=()',
+  `if [ -d ${ENTITLEMENT_DIR} ]; then`,
+  '  step mkdir -p "$TMPDIR/entitlement"',
+  `  step cp -L ${ENTITLEMENT_DIR}/*.pem "$TMPDIR/entitlement/"`,
+  '  step chmod -R a+rX "$TMPDIR/entitlement"',
+  `  ent=(--volume "$TMPDIR/entitlement:${ENTITLEMENT_RUN_PATH}:z,ro")`,
+  'fi',
+  `step buildah "\${store[@]}" bud --isolation chroot --pull=always --target final "\${ent[@]}" --authfile ${CREDENTIALS_DIR}/base.json --file ${CONTAINERFILE_DIR}/Containerfile --tag "$TAG" "$HOME/context"`,
   `step buildah "\${store[@]}" push --authfile ${CREDENTIALS_DIR}/push.json --digestfile "$HOME/digest" "$TAG" "docker://$TAG"`,
   'digest="$(cat "$HOME/digest" 2>/dev/null)"',
   'if [[ ! "$digest" =~ ^sha256:[0-9a-f]{64}$ ]]; then echo "buildah push wrote no digest" | tee -a "$log"; fail 1; fi',
@@ -182,6 +203,7 @@ export function buildLabels(i: Pick<BuildJobInput, 'configName' | 'buildName' | 
 
 export function buildJob(i: BuildJobInput): KubeObject {
   const labels = buildLabels(i);
+  const entitlement = [...(i.entitlementFiles ?? [])].sort();
   const storage = i.storage ?? DEFAULT_BUILD_STORAGE;
   const env = [
     { name: 'TAG', value: i.pushTag },
@@ -243,13 +265,16 @@ export function buildJob(i: BuildJobInput): KubeObject {
               volumeMounts: [
                 { name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true },
                 { name: 'containerfile', mountPath: CONTAINERFILE_DIR, readOnly: true },
+                ...(entitlement.length ? [{ name: 'entitlement', mountPath: ENTITLEMENT_DIR, readOnly: true }] : []),
                 { name: 'build', mountPath: BUILD_VOLUME_DIR },
               ],
             },
           ],
           volumes: [
             // Readable by the build user (no fsGroup under anyuid); only this container mounts it.
-            { name: 'credentials', secret: { secretName: i.jobName, defaultMode: 0o444 } },
+            { name: 'credentials', secret: { secretName: i.jobName, defaultMode: 0o444, items: CREDENTIAL_KEYS.map((k) => ({ key: k, path: k })) } },
+            // The same Secret's entitlement files, on their own (MCO: Secret `etc-pki-entitlement` at /etc/pki/entitlement).
+            ...(entitlement.length ? [{ name: 'entitlement', secret: { secretName: i.jobName, defaultMode: 0o444, items: entitlement.map((k) => ({ key: k, path: k })) } }] : []),
             { name: 'containerfile', configMap: { name: i.jobName, defaultMode: 0o444 } },
             { name: 'build', emptyDir: { sizeLimit: storage.limit } },
           ],
@@ -272,15 +297,44 @@ export function buildConfigMap(i: BuildJobInput, job: KubeObject): KubeObject {
   };
 }
 
-/** Registry credentials as auth files (`{"auths": …}`), the base pull and the push one. */
-export function buildSecret(i: BuildJobInput, job: KubeObject, baseAuth: string, pushAuth: string): KubeObject {
+/**
+ * Registry credentials as auth files (`{"auths": …}`), the base pull and the push one, and the
+ * entitlement files when there are some (base64 values, as `entitlementFiles` returned them).
+ */
+export function buildSecret(i: BuildJobInput, job: KubeObject, baseAuth: string, pushAuth: string, entitlement: Record<string, string> = {}): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     type: 'Opaque',
     metadata: { name: i.jobName, namespace: i.namespace, labels: buildLabels(i), ownerReferences: ownedBy(job) },
-    data: { 'base.json': Buffer.from(baseAuth).toString('base64'), 'push.json': Buffer.from(pushAuth).toString('base64') },
+    data: { ...entitlement, 'base.json': Buffer.from(baseAuth).toString('base64'), 'push.json': Buffer.from(pushAuth).toString('base64') },
   };
+}
+
+/** Bounds of an entitlement Secret's data: what a build Secret (≤ 1 MiB with both auth files) can carry. */
+export const ENTITLEMENT_LIMITS = { files: 16, bytes: 256 * 1024 } as const;
+const ENTITLEMENT_FILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,250}\.pem$/;
+
+/**
+ * The entitlement files of a Secret's `data` (base64 values): every key a `*.pem` file name, at
+ * most `ENTITLEMENT_LIMITS`; else a reason naming `where`, the key or the bound (never a value).
+ * insights-operator writes `entitlement.pem` and `entitlement-key.pem`.
+ */
+export function entitlementFiles(data: Record<string, unknown> | undefined, where: string): { files: Record<string, string> } | { error: string } {
+  const files: Record<string, string> = {};
+  let bytes = 0;
+  const keys = Object.keys(data ?? {}).sort();
+  if (keys.length === 0) return { error: `${where} has no data` };
+  if (keys.length > ENTITLEMENT_LIMITS.files) return { error: `${where} has ${keys.length} keys; at most ${ENTITLEMENT_LIMITS.files} entitlement files are passed to a build` };
+  for (const k of keys) {
+    const v = data![k];
+    if (!ENTITLEMENT_FILE_RE.test(k)) return { error: `${where}: key ${JSON.stringify(k.slice(0, 64))} is not a *.pem file name (entitlement certificates and keys are PEM files, e.g. entitlement.pem, entitlement-key.pem)` };
+    if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v)) return { error: `${where}: key ${JSON.stringify(k)} is not base64 data` };
+    bytes += Math.floor((v.length * 3) / 4);
+    if (bytes > ENTITLEMENT_LIMITS.bytes) return { error: `${where} holds more than ${ENTITLEMENT_LIMITS.bytes} bytes; at most that much is passed to a build` };
+    files[k] = v;
+  }
+  return { files };
 }
 
 /** MCO's image carries buildah and the build user from this release on (MCO `Dockerfile`, release-4.17). */

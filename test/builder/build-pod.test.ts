@@ -26,6 +26,8 @@ import {
   buildSecret,
   CRIO_DEFAULT_CAPABILITIES,
   DEFAULT_BUILD_STORAGE,
+  ENTITLEMENT_LIMITS,
+  entitlementFiles,
   FAILURE_TAIL_BYTES,
 } from '../../builder/controller/build-job.js';
 import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
@@ -194,12 +196,12 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
   }
 
   /** Runs one build: the Job, its ConfigMap and Secret as the controller creates them, optionally edited. */
-  async function build(i: BuildJobInput, edit: (job: any) => void = () => {}, pushAuth = authFile(`${reg.host}/layered`, reg)) {
+  async function build(i: BuildJobInput, edit: (job: any) => void = () => {}, pushAuth = authFile(`${reg.host}/layered`, reg), entitlement: Record<string, string> = {}) {
     const job = buildJob(i) as any;
     job.metadata.uid = `uid-${i.jobName}`;
     edit(job);
     const cm = buildConfigMap(i, job) as any;
-    const secret = buildSecret(i, job, authFile(`${reg.host}/ocp`, reg), pushAuth) as any;
+    const secret = buildSecret(i, job, authFile(`${reg.host}/ocp`, reg), pushAuth, entitlement) as any;
     const dir = mkdtempSync(path.join(work, 'pod-'));
     return runPod({
       job,
@@ -266,6 +268,60 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     expectBaseOwnership(rootfs);
     expect(ownership(rootfs, 'etc/built')).toBe('7:7 0644');
     expect(readFileSync(path.join(rootfs, 'etc/built'), 'utf8')).toBe('built\n');
+  });
+
+  // RHEL entitlements (insights-operator's `etc-pki-entitlement`: entitlement.pem, entitlement-key.pem).
+  const CERT = '-----BEGIN CERTIFICATE-----\nENTITLEMENT-CERT-MARKER-5f1c\n-----END CERTIFICATE-----\n';
+  const KEY = '-----BEGIN PRIVATE KEY-----\nENTITLEMENT-KEY-MARKER-9a3e\n-----END PRIVATE KEY-----\n';
+  const ENTITLEMENT = { 'entitlement.pem': Buffer.from(CERT).toString('base64'), 'entitlement-key.pem': Buffer.from(KEY).toString('base64') };
+  const sha256 = (t: string) => createHash('sha256').update(t).digest('hex');
+  /** Every regular file under `root` whose content holds one of `needles` (paths relative to root). */
+  function filesHolding(root: string, needles: string[]): string[] {
+    const hits: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile()) {
+          const t = readFileSync(p);
+          if (needles.some((n) => t.includes(n))) hits.push(path.relative(root, p));
+        }
+      }
+    };
+    walk(root);
+    return hits;
+  }
+
+  it('entitlements: a RUN step reads them at /etc/pki/entitlement (where dnf looks), and the pushed image holds none of them', async () => {
+    // The step reads both files (their checksums go into the image), as dnf's subscription-manager plugin would.
+    const i = input(['FROM configs AS final', 'RUN busybox sha256sum /etc/pki/entitlement/entitlement.pem /etc/pki/entitlement/entitlement-key.pem > /etc/entitlement-seen', ''].join('\n'), { entitlementFiles: Object.keys(ENTITLEMENT) });
+    const r = await build(i, () => {}, undefined, ENTITLEMENT);
+    expect({ exitCode: r.exitCode, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+    const { ref } = expectPushed(i, r.terminationMessage);
+    const rootfs = unpackPushed(ref);
+    const seen = readFileSync(path.join(rootfs, 'etc/entitlement-seen'), 'utf8');
+    expect(seen).toContain(`${sha256(CERT)}  /etc/pki/entitlement/entitlement.pem`);
+    expect(seen).toContain(`${sha256(KEY)}  /etc/pki/entitlement/entitlement-key.pem`);
+    // Not in any layer: no file of the image holds the certificate or the key, and nothing is left at the mount point.
+    expect(filesHolding(rootfs, ['ENTITLEMENT-CERT-MARKER', 'ENTITLEMENT-KEY-MARKER'])).toEqual([]);
+    const left = (() => {
+      try {
+        return readdirSync(path.join(rootfs, 'etc/pki/entitlement'));
+      } catch {
+        return [];
+      }
+    })();
+    expect(left).toEqual([]);
+    // Nor in the build's own output.
+    expect(r.logs).not.toMatch(/MARKER/);
+    expect(r.terminationMessage).not.toMatch(/MARKER/);
+  });
+
+  it('entitlements: without them, the same RUN step finds nothing there and the build fails', async () => {
+    const i = input(['FROM configs AS final', 'RUN busybox sha256sum /etc/pki/entitlement/entitlement.pem > /etc/entitlement-seen', ''].join('\n'));
+    const r = await build(i);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.terminationMessage).toMatch(/entitlement\.pem: No such file or directory|can't open/);
   });
 
   // Each declared privilege, taken away alone, breaks the build.
@@ -371,6 +427,29 @@ describe('the build Job as the API and admission see it', () => {
     const a = buildJob(input) as any;
     a.spec.template.spec.containers[0].securityContext.capabilities.drop.push('SETUID');
     expect((buildJob(input) as any).spec.template.spec.containers[0].securityContext.capabilities.drop).not.toContain('SETUID');
+  });
+
+  it('entitlements: mounted only when there are some, from the build Secret, apart from the registry credentials; bounded', () => {
+    const pod = (buildJob(input) as any).spec.template.spec;
+    expect(pod.volumes.map((v: any) => v.name)).not.toContain('entitlement');
+    expect(pod.volumes.find((v: any) => v.name === 'credentials').secret.items).toEqual([{ key: 'base.json', path: 'base.json' }, { key: 'push.json', path: 'push.json' }]);
+    const ent = { ...input, entitlementFiles: ['entitlement.pem', 'entitlement-key.pem'] };
+    const p2 = (buildJob(ent) as any).spec.template.spec;
+    expect(p2.volumes.find((v: any) => v.name === 'entitlement')).toEqual({
+      name: 'entitlement',
+      secret: { secretName: input.jobName, defaultMode: 0o444, items: [{ key: 'entitlement-key.pem', path: 'entitlement-key.pem' }, { key: 'entitlement.pem', path: 'entitlement.pem' }] },
+    });
+    expect(p2.containers[0].volumeMounts).toContainEqual({ name: 'entitlement', mountPath: '/var/run/on-cluster-build/entitlement', readOnly: true });
+    const b64 = (t: string) => Buffer.from(t).toString('base64');
+    expect(entitlementFiles({ 'entitlement.pem': b64('c'), 'entitlement-key.pem': b64('k') }, 'S')).toEqual({ files: { 'entitlement-key.pem': b64('k'), 'entitlement.pem': b64('c') } });
+    expect(entitlementFiles({ 'tls.crt': b64('secret-value') }, 'Secret x/y')).toEqual({ error: 'Secret x/y: key "tls.crt" is not a *.pem file name (entitlement certificates and keys are PEM files, e.g. entitlement.pem, entitlement-key.pem)' });
+    expect(entitlementFiles({}, 'S')).toEqual({ error: 'S has no data' });
+    const big = entitlementFiles({ 'a.pem': b64('x'.repeat(ENTITLEMENT_LIMITS.bytes + 1)) }, 'S');
+    expect(big).toEqual({ error: `S holds more than ${ENTITLEMENT_LIMITS.bytes} bytes; at most that much is passed to a build` });
+    const many = Object.fromEntries(Array.from({ length: ENTITLEMENT_LIMITS.files + 1 }, (_, n) => [`${n}.pem`, b64('x')]));
+    expect(entitlementFiles(many, 'S')).toMatchObject({ error: expect.stringContaining(`at most ${ENTITLEMENT_LIMITS.files}`) });
+    // A message never holds a value.
+    expect(JSON.stringify(entitlementFiles({ 'x.txt': b64('secret-value') }, 'S'))).not.toMatch(/secret-value|c2VjcmV0LXZhbHVl/);
   });
 
   it('the namespace admits it (Pod Security "baseline"), "restricted" would not', () => {
