@@ -8,7 +8,7 @@
  * Lease. Builds are created in the hosted cluster's data plane, in `BUILD_NAMESPACE`.
  */
 import { BUILD_ARCHES } from './controller/build-job.js';
-import { BUILD_NAMESPACE, ENTITLEMENT_SECRET, GROUP as API_GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET } from './api/types.js';
+import { BUILD_NAMESPACE, ENTITLEMENT_SECRET, GROUP as API_GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, YUM_REPOS_CONFIGMAP } from './api/types.js';
 
 export interface PolicyRule {
   apiGroups: readonly string[];
@@ -44,8 +44,14 @@ export const HOSTED_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
 ];
 
-/** Hosted cluster, the namespace users keep registry Secrets in (a Role there). */
-export const HOSTED_NAMESPACE_RULES: readonly PolicyRule[] = [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }];
+/**
+ * Hosted cluster, the namespace users keep registry Secrets in (a Role there): those Secrets and
+ * `etc-pki-rpm-gpg` by the names configs give; the repository definitions ConfigMap by its name.
+ */
+export const HOSTED_NAMESPACE_RULES: readonly PolicyRule[] = [
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['configmaps'], resourceNames: [YUM_REPOS_CONFIGMAP], verbs: ['get'] },
+];
 
 /** Hosted cluster, the build namespace (a Role there): each build's Job, ConfigMap and Secret. */
 export const HOSTED_BUILD_RULES: readonly PolicyRule[] = [

@@ -51,6 +51,14 @@ export const PULL_KEYS_CONFIGMAP = { name: 'on-cluster-build-pull-keys', key: 'a
  */
 export const ENTITLEMENT_SECRET = { namespace: 'openshift-config-managed', name: 'etc-pki-entitlement' } as const;
 
+/**
+ * Repository definitions and their GPG keys for RUN steps (e.g. Red Hat Satellite), which the
+ * tenant creates in `HOSTED_NAMESPACE` under MCO's names: ConfigMap `etc-yum-repos-d` (files for
+ * /etc/yum.repos.d) and Secret `etc-pki-rpm-gpg` (files for /etc/pki/rpm-gpg).
+ */
+export const YUM_REPOS_CONFIGMAP = 'etc-yum-repos-d';
+export const RPM_GPG_SECRET = 'etc-pki-rpm-gpg';
+
 /** Default identity of the controller in the hosted cluster (its own ServiceAccount there). */
 export const CONTROLLER_SERVICE_ACCOUNT = 'on-cluster-build-controller';
 export const CONTROLLER_USERNAME = `system:serviceaccount:${HOSTED_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;

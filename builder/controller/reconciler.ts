@@ -25,7 +25,8 @@ import {
   BuildJobInput,
   buildSecret,
   CONFIG_LABEL,
-  entitlementFiles,
+  runFiles,
+  type RunMountName,
   JOB_NAME_LABEL,
   MANAGED_BY,
   MANAGED_BY_VALUE,
@@ -38,7 +39,7 @@ import { pullSecretAuthKeys, pushTargetCoveredByKeys, renderPullKeys } from '../
 import { UserError } from 'pkogen/model';
 import { TENANT_LAYER_DISABLED_MESSAGE, type TenantLayer } from '../layers.js';
 
-import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, ENTITLEMENT_SECRET, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, PULL_KEYS_CONFIGMAP, VERSION } from '../api/types.js';
+import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, ENTITLEMENT_SECRET, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, PULL_KEYS_CONFIGMAP, RPM_GPG_SECRET, VERSION, YUM_REPOS_CONFIGMAP } from '../api/types.js';
 import { nodePoolOSBuild } from '../api/generated/on-cluster-build.pkogen.io_v1alpha1.js';
 
 export { GROUP as API_GROUP, VERSION as API_VERSION, HOSTED_NAMESPACE };
@@ -335,9 +336,10 @@ export class Reconciler {
     const baseAuth = baseSecret ? dockerConfigJson(baseSecret) : undefined;
     if (!baseAuth) return this.setConfigStatus(cfg, { degraded: ['BaseImagePullSecretNotFound', `Secret ${baseRef.namespace}/${baseRef.name} is missing or has no .dockerconfigjson in the hosted cluster`] });
 
-    // RHEL entitlements for dnf/rpm-ostree in RUN: the hosted cluster's own (insights-operator's, or its admin's), for this architecture first.
-    const ent = await this.entitlement(arch);
-    if ('error' in ent) return this.setConfigStatus(cfg, { degraded: ['EntitlementInvalid', ent.error] });
+    // Files for dnf/rpm-ostree in RUN: the hosted cluster's RHEL entitlement (insights-operator's,
+    // or its admin's; this architecture's first), the tenant's repositories and GPG keys.
+    const run = await this.runFileSources(arch);
+    if ('error' in run) return this.setConfigStatus(cfg, { degraded: [run.reason, run.error] });
 
     let release: ReleaseImages;
     try {
@@ -367,8 +369,8 @@ export class Reconciler {
       baseSecretName: baseSecretName ?? '',
       registriesConf: mirrors ?? '',
       rebuild: cfg.metadata.annotations?.[REBUILD_ANNOTATION] ?? '',
-      // Which entitlement Secret, not its content (renewed certificates do not rebuild); only when there is one.
-      ...(ent.name ? { entitlement: ent.name } : {}),
+      // Which sources, not their content (renewed certificates do not rebuild); only when there are some.
+      ...(run.sources.length ? { runFiles: run.sources.join(',') } : {}),
     });
     const buildName = `${name.slice(0, 242)}-${hash}`;
     const jobName = `build-${name.slice(0, 46).replace(/[.-]+$/, '')}-${hash}`;
@@ -391,7 +393,7 @@ export class Reconciler {
       arch,
       tolerations,
       ...(mirrors ? { registriesConf: mirrors } : {}),
-      ...(ent.files ? { entitlementFiles: Object.keys(ent.files) } : {}),
+      ...(run.sources.length ? { runFiles: Object.fromEntries(Object.entries(run.files).map(([n, f]) => [n, Object.keys(f!)])) } : {}),
     };
     const ref = { group: API_GROUP, resource: 'nodepoolosbuilds', name: buildName };
 
@@ -439,7 +441,7 @@ export class Reconciler {
       await this.o.hosted.delete(RESOURCES.jobs, j.metadata.name!, this.buildNamespace);
       this.log('superseded build job deleted', { job: j.metadata.name, nodePoolOSConfig: name });
     }
-    let state = await this.driveJob(jobInput, baseAuth, pushAuth, ent.files);
+    let state = await this.driveJob(jobInput, baseAuth, pushAuth, run.files);
     if (state.phase === 'Succeeded') state = await this.verify(name, jobInput, state, pushAuth, obs.pullSecret);
     // A record that says more than was observed and verified (the tenant can write it, and the
     // CRD freezes a finished record) is replaced, so it never shows a forged result.
@@ -517,7 +519,7 @@ export class Reconciler {
   }
 
   /** Creates the Job in the hosted build namespace (once: its name is the inputs' hash) and its inputs, then reads how it is doing. */
-  private async driveJob(j: BuildJobInput, baseAuth: string, pushAuth: string, entitlement?: Record<string, string>): Promise<BuildState> {
+  private async driveJob(j: BuildJobInput, baseAuth: string, pushAuth: string, run: Partial<Record<RunMountName, Record<string, string>>>): Promise<BuildState> {
     const h = this.o.hosted;
     let job = await h.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace);
     if (!job) {
@@ -530,7 +532,7 @@ export class Reconciler {
       }
       // The pod waits for these volumes; creating them after the Job lets them be owned by it.
       await createIfMissing(h, RESOURCES.configMaps, buildConfigMap(j, job));
-      await createIfMissing(h, RESOURCES.secrets, buildSecret(j, job, baseAuth, pushAuth, entitlement));
+      await createIfMissing(h, RESOURCES.secrets, buildSecret(j, job, baseAuth, pushAuth, run));
     }
     return this.jobState(job, j);
   }
@@ -668,21 +670,43 @@ export class Reconciler {
   }
 
   /**
-   * The hosted cluster's entitlement for `arch`: `openshift-config-managed/etc-pki-entitlement-<arch>`
-   * (insights-operator writes one per architecture when nodes have several), else
-   * `etc-pki-entitlement`; neither: none (the build runs without, as MCO's does). Read by name
-   * only; the files are bounded and never logged or put in a message.
+   * What RUN steps get besides the base image (`RUN_MOUNTS`), each read by name only, bounded,
+   * never logged or put in a message:
+   * - `entitlement`: `openshift-config-managed/etc-pki-entitlement-<arch>` (insights-operator
+   *   writes one per architecture when nodes have several), else `etc-pki-entitlement`;
+   * - `yum-repos`: ConfigMap `etc-yum-repos-d`, `rpm-gpg`: Secret `etc-pki-rpm-gpg`, both in
+   *   `HOSTED_NAMESPACE` (MCO's names).
+   * None present: the build runs without (as MCO's does). `sources` names what was used (for the hash).
    */
-  private async entitlement(arch: string): Promise<{ name?: string; files?: Record<string, string> } | { error: string }> {
+  private async runFileSources(arch: string): Promise<{ sources: string[]; files: Partial<Record<RunMountName, Record<string, string>>> } | { reason: string; error: string }> {
+    const h = this.o.hosted;
+    const sources: string[] = [];
+    const files: Partial<Record<RunMountName, Record<string, string>>> = {};
+    const take = (n: RunMountName, ref: string, data: Record<string, unknown> | undefined, encoding: 'base64' | 'text', reason: string) => {
+      const f = runFiles(n, data, `${ref} in the hosted cluster`, encoding);
+      if ('error' in f) return { reason, error: f.error };
+      files[n] = f.files;
+      sources.push(ref);
+      return undefined;
+    };
     for (const name of [`${ENTITLEMENT_SECRET.name}-${arch}`, ENTITLEMENT_SECRET.name]) {
-      const sec = await this.o.hosted.get<Obj>(RESOURCES.secrets, name, ENTITLEMENT_SECRET.namespace);
+      const sec = await h.get<Obj>(RESOURCES.secrets, name, ENTITLEMENT_SECRET.namespace);
       if (!sec) continue;
-      const where = `Secret ${ENTITLEMENT_SECRET.namespace}/${name} in the hosted cluster`;
-      const f = entitlementFiles(sec.data, where);
-      if ('error' in f) return f;
-      return { name: `${ENTITLEMENT_SECRET.namespace}/${name}`, files: f.files };
+      const bad = take('entitlement', `Secret ${ENTITLEMENT_SECRET.namespace}/${name}`, sec.data, 'base64', 'EntitlementInvalid');
+      if (bad) return bad;
+      break;
     }
-    return {};
+    const repos = await h.get<Obj>(RESOURCES.configMaps, YUM_REPOS_CONFIGMAP, HOSTED_NAMESPACE);
+    if (repos) {
+      const bad = take('yum-repos', `ConfigMap ${HOSTED_NAMESPACE}/${YUM_REPOS_CONFIGMAP}`, repos.data, 'text', 'RepositoriesInvalid');
+      if (bad) return bad;
+    }
+    const gpg = await h.get<Obj>(RESOURCES.secrets, RPM_GPG_SECRET, HOSTED_NAMESPACE);
+    if (gpg) {
+      const bad = take('rpm-gpg', `Secret ${HOSTED_NAMESPACE}/${RPM_GPG_SECRET}`, gpg.data, 'base64', 'RepositoriesInvalid');
+      if (bad) return bad;
+    }
+    return { sources, files };
   }
 
   /** `the HostedCluster pull secret (Secret <ns>/pull-secret)`, for messages. */

@@ -198,6 +198,8 @@ describe('on-cluster-build controller, end to end', () => {
     for (const [name, marker] of [['etc-pki-entitlement', 'DEFAULT'], ['etc-pki-entitlement-arm64', 'ARM64']]) {
       hosted.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace: 'openshift-config-managed' }, data: { 'entitlement.pem': b64(`CERT-${marker}`), 'entitlement-key.pem': b64(`KEY-${marker}`) } });
     }
+    // The tenant's repository definitions (e.g. Satellite), under MCO's name.
+    hosted.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'etc-yum-repos-d', namespace: HOSTED_NS }, data: { 'satellite.repo': '[satellite]\nbaseurl=https://satellite.example.com/\n' } });
     hosted.store.put(pullSecret('openshift-config', 'pull-secret', HOSTED_PULL));
     hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
     node('ip-10-0-1-1', 'amd64');
@@ -241,11 +243,12 @@ describe('on-cluster-build controller, end to end', () => {
     // Entitlements: the hosted cluster's own, for the build's architecture first, mounted apart from the registry credentials.
     const entOf = (np: string) => {
       const sec = hosted.store.get({ apiVersion: 'v1', kind: 'Secret', name: jobFor(np).metadata!.name, namespace: BUILD_NS })!;
-      return Buffer.from(sec.data['entitlement.pem'] ?? '', 'base64').toString();
+      return Buffer.from(sec.data['entitlement.entitlement.pem'] ?? '', 'base64').toString();
     };
     expect(entOf('workers-a')).toBe('CERT-DEFAULT');
     expect(entOf('workers-arm')).toBe('CERT-ARM64');
-    expect(jobFor('workers-arm').spec.template.spec.volumes.find((v: any) => v.name === 'entitlement').secret.items.map((i: any) => i.key)).toEqual(['entitlement-key.pem', 'entitlement.pem']);
+    expect(jobFor('workers-arm').spec.template.spec.volumes.find((v: any) => v.name === 'entitlement').secret.items.map((i: any) => i.path)).toEqual(['entitlement-key.pem', 'entitlement.pem']);
+    expect(jobFor('workers-arm').spec.template.spec.volumes.find((v: any) => v.name === 'yum-repos').secret.items).toEqual([{ key: 'yum-repos.satellite.repo', path: 'satellite.repo' }]);
     expect(logs.join('\n')).not.toMatch(/CERT-|KEY-|Q0VSVC|S0VZL/);
     // Mirrors from the HostedControlPlane.
     expect(cf('workers-a').data['registries.conf']).toContain('location = "mirror.example.com/ocp/art-dev"');
