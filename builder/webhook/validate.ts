@@ -214,7 +214,8 @@ function configIssues(obj: Record<string, unknown>, opts: RuleOptions = {}): Iss
   const target = str(spec.renderedImagePushSpec);
   if (opts.pushTarget && target && PUSH_SPEC_RE.test(target)) {
     const why = opts.pushTarget(target);
-    if (why) out.push({ path: 'spec.renderedImagePushSpec', message: why });
+    // pushTargetProblem names the field itself; the issue's path already does.
+    if (why) out.push({ path: 'spec.renderedImagePushSpec', message: why.replace(/^spec\.renderedImagePushSpec: /, '') });
   }
   const files = spec.containerFile;
   // The size check ran first: at most LIMITS.containerFileItems items reach this loop.

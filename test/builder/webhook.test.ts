@@ -4,7 +4,7 @@ import { tempDir } from '../../pkogen/test/helpers.js';
 import { API_VERSION, BUILD_KIND, CONFIG_KIND, CONTROLLER_USERNAME, GROUP, VERSION } from '../../builder/api/types.js';
 import { BadReviewError, readAdmissionReview, validateAdmission, type AdmissionReview } from '../../builder/webhook/validate.js';
 import { startWebhookServer, WEBHOOK_PATHS } from '../../builder/webhook/server.js';
-import { pullSecretAuthKeys, pushTargetCoveredByKeys, renderPullKeys } from '../../builder/push-target.js';
+import { pullSecretAuthKeys, pushTargetCoveredByKeys, pushTargetProblem, renderPullKeys } from '../../builder/push-target.js';
 import { makeCert, post } from './webhook-client.js';
 
 const OPTS = { controllerUsername: CONTROLLER_USERNAME };
@@ -303,6 +303,12 @@ describe('push targets nodes cannot pull at first boot, refused at admission', (
     expect(decide(config(), { operation: 'UPDATE', oldObject: old })).toMatchObject({ allowed: true });
     expect(decide(old, { operation: 'UPDATE', oldObject: config() })).toMatchObject({ allowed: false });
     expect(decide(old, { operation: 'UPDATE', oldObject: old, subResource: 'status', userInfo: { username: CONTROLLER_USERNAME } })).toMatchObject({ allowed: true });
+  });
+
+  test('an internal push target is named once, at its field (pushTargetProblem names the field itself)', () => {
+    const obj = config({ renderedImagePushSpec: '10.0.0.1:5000/os/workers:latest' });
+    const r = validateAdmission(readAdmissionReview(review(CONFIG_KIND, obj), CONFIG_KIND), { ...OPTS, pushTarget: (s: string) => pushTargetProblem(s) }).response!;
+    expect(r.status!.message).toBe('spec.renderedImagePushSpec: the registry "10.0.0.1:5000" is a private address; push to a registry outside the cluster, or ask the provider to allow-list it');
   });
 
   test('without the rule (no published keys), the same config is admitted', () => {
