@@ -10,9 +10,9 @@
  * input, and so no credential pasted into it, is echoed).
  */
 import { classifyAddress, internalNameReason, NetGuard, parseIp } from './net-guard.js';
-import { authKeysFor, parseReference, ReferenceError } from 'pkogen/oci';
+import { authKeysFor, credentialFromAuthEntry, parseReference, ReferenceError } from 'pkogen/oci';
 import { UserError } from 'pkogen/model';
-import { credentialFor, parseDockerConfigJson } from './dockerconfig.js';
+import { parseDockerConfigJson } from './dockerconfig.js';
 
 export const PUSH_SPEC_FIELD = 'spec.renderedImagePushSpec';
 
@@ -85,40 +85,95 @@ export function pushTargetProblem(spec: unknown, o: PushTargetOptions = {}): str
  * gave it: `/var/lib/kubelet/config.json`, rendered from the HostedCluster's pull secret (the HCP
  * namespace's `pull-secret`; evidence in docs/design.md "Image nodes can pull at first boot").
  * A push target that those credentials do not cover would leave new machines unable to join, so
- * the controller refuses it, and the webhook can refuse it with the same rule.
+ * the controller refuses it, and the webhook refuses it at admission with the same rule.
  *
  * The lookup is the container auth lookup (containers/image `pkg/docker/config`): the
  * repository, each parent namespace, then the host; URL keys mean the host; Docker Hub's
- * aliases are one host. Pure; never puts a credential in its answer.
+ * aliases are one host. It needs only the pull secret's *keys* (which registries and
+ * repositories it has a credential for), never a credential: the controller publishes those
+ * keys (`pullSecretAuthKeys`) for the webhook, which holds no Secret. Pure.
  */
 export type PullCoverage = { covered: true; key: string } | { covered: false; reason: string };
 
+/** Bounds of the published key list (a pull secret with more is not published: the webhook then admits and the controller still checks). */
+export const PULL_KEYS_LIMITS = { count: 512, keyChars: 512, totalChars: 64 * 1024 } as const;
+
 /**
- * Whether `pushSpec` (`host[:port]/path/name[:tag|@digest]`) is covered by an entry of the
- * `.dockerconfigjson` text `pullSecret`. `where` names the pull secret in messages.
+ * The normalized auth keys of a `.dockerconfigjson` whose entries carry a credential, sorted and
+ * deduplicated: exactly the keys `credentialFor` can answer from. An entry without a credential,
+ * or with a malformed one, is left out (a lookup could not use it). Throws UserError (located,
+ * never a value) when the text is not a docker config.
  */
-export function pushTargetCoveredByPullSecret(pushSpec: string, pullSecret: string | undefined, where = 'the hosted cluster pull secret'): PullCoverage {
-  let registry: string;
-  let repository: string;
+export function pullSecretAuthKeys(pullSecret: string, where = 'the hosted cluster pull secret'): string[] {
+  const cfg = parseDockerConfigJson(pullSecret, { file: where, path: '.dockerconfigjson' });
+  const keys: string[] = [];
+  for (const [k, { entry }] of cfg.auths) {
+    try {
+      if (credentialFromAuthEntry(entry, { file: where })) keys.push(k);
+    } catch (e) {
+      if (!(e instanceof UserError)) throw e;
+    }
+  }
+  return [...new Set(keys)].sort();
+}
+
+/**
+ * Whether `pushSpec` (`host[:port]/path/name[:tag|@digest]`) is covered by one of `keys`
+ * (normalized auth keys, as `pullSecretAuthKeys` returns them). `where` names the pull secret in
+ * messages; the message names the registry, the repository and the keys looked up, nothing else.
+ */
+export function pushTargetCoveredByKeys(pushSpec: string, keys: Iterable<string>, where = 'the hosted cluster pull secret'): PullCoverage {
+  const ref = pushRef(pushSpec);
+  if ('reason' in ref) return { covered: false, reason: ref.reason };
+  const have = keys instanceof Set ? (keys as Set<string>) : new Set(keys);
+  const wanted = authKeysFor(ref.registry, ref.repository);
+  const key = wanted.find((k) => have.has(k));
+  if (key !== undefined) return { covered: true, key };
+  return {
+    covered: false,
+    reason: `${where} has no credentials for ${ref.registry}/${ref.repository} (looked up ${wanted.join(', ')}); new nodes pull the built image at first boot with it and could not join; push to a registry it covers or add one to the HostedCluster's pull secret`,
+  };
+}
+
+function pushRef(pushSpec: string): { registry: string; repository: string } | { reason: string } {
   try {
-    ({ registry, repository } = parseReference(pushSpec));
+    const { registry, repository } = parseReference(pushSpec);
+    return { registry, repository };
   } catch (e) {
-    if (e instanceof ReferenceError) return { covered: false, reason: `${JSON.stringify(pushSpec)} is not an image reference: ${e.message}` };
+    if (e instanceof ReferenceError) return { reason: `${JSON.stringify(pushSpec)} is not an image reference: ${e.message}` };
     throw e;
   }
-  if (pullSecret === undefined) return { covered: false, reason: `${where} is missing, so nodes have no credentials for ${registry}` };
+}
+
+/** `pushTargetCoveredByKeys` from the `.dockerconfigjson` text itself (the controller's view). */
+export function pushTargetCoveredByPullSecret(pushSpec: string, pullSecret: string | undefined, where = 'the hosted cluster pull secret'): PullCoverage {
+  const ref = pushRef(pushSpec);
+  if ('reason' in ref) return { covered: false, reason: ref.reason };
+  if (pullSecret === undefined) return { covered: false, reason: `${where} is missing, so nodes have no credentials for ${ref.registry}` };
+  let keys: string[];
   try {
-    const cfg = parseDockerConfigJson(pullSecret, { file: where, path: '.dockerconfigjson' });
-    if (credentialFor(cfg, registry, repository)) {
-      const key = authKeysFor(registry, repository).find((k) => cfg.auths.has(k))!;
-      return { covered: true, key };
-    }
+    keys = pullSecretAuthKeys(pullSecret, where);
   } catch (e) {
     if (e instanceof UserError) return { covered: false, reason: e.describe() };
     throw e;
   }
-  return {
-    covered: false,
-    reason: `${where} has no credentials for ${registry}/${repository} (looked up ${authKeysFor(registry, repository).join(', ')}); new nodes pull the built image at first boot with it and could not join; push to a registry it covers or add one to the HostedCluster's pull secret`,
-  };
+  return pushTargetCoveredByKeys(pushSpec, keys, where);
+}
+
+/**
+ * The published list: one normalized key a line. Undefined when the pull secret has more or
+ * longer keys than `PULL_KEYS_LIMITS` allow (then nothing is published and the webhook admits).
+ */
+export function renderPullKeys(keys: readonly string[]): string | undefined {
+  if (keys.length > PULL_KEYS_LIMITS.count || keys.some((k) => k.length > PULL_KEYS_LIMITS.keyChars || /[\s]/.test(k))) return undefined;
+  const text = keys.map((k) => `${k}\n`).join('');
+  return text.length > PULL_KEYS_LIMITS.totalChars ? undefined : text;
+}
+
+/** Reads the published list back (blank lines ignored); undefined when it is over the bounds. */
+export function parsePullKeys(text: string): string[] | undefined {
+  if (text.length > PULL_KEYS_LIMITS.totalChars) return undefined;
+  const keys = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  if (keys.length > PULL_KEYS_LIMITS.count || keys.some((k) => k.length > PULL_KEYS_LIMITS.keyChars)) return undefined;
+  return keys;
 }

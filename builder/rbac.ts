@@ -7,7 +7,8 @@
  * Secrets, Cluster API objects, the HostedControlPlane) and writes its hand-off ConfigMap and its
  * Lease. Builds are created in the hosted cluster's data plane, in `BUILD_NAMESPACE`.
  */
-import { BUILD_NAMESPACE, GROUP as API_GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET } from './api/types.js';
+import { BUILD_ARCHES } from './controller/build-job.js';
+import { BUILD_NAMESPACE, ENTITLEMENT_SECRET, GROUP as API_GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, YUM_REPOS_CONFIGMAP } from './api/types.js';
 
 export interface PolicyRule {
   apiGroups: readonly string[];
@@ -43,8 +44,14 @@ export const HOSTED_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
 ];
 
-/** Hosted cluster, the namespace users keep registry Secrets in (a Role there). */
-export const HOSTED_NAMESPACE_RULES: readonly PolicyRule[] = [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }];
+/**
+ * Hosted cluster, the namespace users keep registry Secrets in (a Role there): those Secrets and
+ * `etc-pki-rpm-gpg` by the names configs give; the repository definitions ConfigMap by its name.
+ */
+export const HOSTED_NAMESPACE_RULES: readonly PolicyRule[] = [
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['configmaps'], resourceNames: [YUM_REPOS_CONFIGMAP], verbs: ['get'] },
+];
 
 /** Hosted cluster, the build namespace (a Role there): each build's Job, ConfigMap and Secret. */
 export const HOSTED_BUILD_RULES: readonly PolicyRule[] = [
@@ -57,9 +64,18 @@ export const HOSTED_BUILD_RULES: readonly PolicyRule[] = [
 /** Hosted cluster, `openshift-config`: the hosted cluster's own pull secret, by name only. */
 export const HOSTED_PULL_SECRET_RULES: readonly PolicyRule[] = [{ apiGroups: [''], resources: ['secrets'], resourceNames: [HOSTED_PULL_SECRET.name], verbs: ['get'] }];
 
+/**
+ * Hosted cluster, `openshift-config-managed`: the RHEL entitlement Secrets insights-operator
+ * writes (`etc-pki-entitlement`, `etc-pki-entitlement-<arch>`), by name only, `get` only.
+ */
+export const HOSTED_ENTITLEMENT_RULES: readonly PolicyRule[] = [
+  { apiGroups: [''], resources: ['secrets'], resourceNames: [ENTITLEMENT_SECRET.name, ...BUILD_ARCHES.map((a) => `${ENTITLEMENT_SECRET.name}-${a}`)], verbs: ['get'] },
+];
+
 /** Every hosted-cluster Role by namespace (for the package and the tests). */
 export const HOSTED_NAMESPACED_RULES: Readonly<Record<string, readonly PolicyRule[]>> = {
   [HOSTED_NAMESPACE]: HOSTED_NAMESPACE_RULES,
   [BUILD_NAMESPACE]: HOSTED_BUILD_RULES,
   [HOSTED_PULL_SECRET.namespace]: HOSTED_PULL_SECRET_RULES,
+  [ENTITLEMENT_SECRET.namespace]: HOSTED_ENTITLEMENT_RULES,
 };

@@ -9,7 +9,7 @@ import { hcpWebhookConfiguration, hypershift, RawEntry, RawValue, type KubeObjec
 const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;
 // The API's constants only: builder/controller and builder/webhook load the Kubernetes client and
 // the server, which generating the package does not need.
-import { GROUP as API_GROUP, VERSION as API_VERSION, WEBHOOK_PATHS } from '../builder/api/types.js';
+import { GROUP as API_GROUP, PULL_KEYS_CONFIGMAP, VERSION as API_VERSION, WEBHOOK_PATHS } from '../builder/api/types.js';
 import { IMAGE } from './builder-controller.js';
 
 export const WEBHOOK_SERVER = 'on-cluster-build-webhook';
@@ -101,14 +101,22 @@ export function webhookServer(): PackageObject[] {
         command: ['/usr/local/bin/on-cluster-build'],
         args: webhookArgs(),
         ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }],
-        volumeMounts: [{ name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true }],
+        volumeMounts: [
+          { name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true },
+          // The pull secret's auth keys (no credentials), published by the controller; the default of --pull-keys-file.
+          { name: 'pull-keys', mountPath: PULL_KEYS_CONFIGMAP.mountDir, readOnly: true },
+        ],
         env: [{ name: 'NODE_OPTIONS', value: WEBHOOK_NODE_OPTIONS }],
         resources: WEBHOOK_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 10, periodSeconds: 30 },
         readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 5, periodSeconds: 10 },
       },
     ],
-    volumes: [{ name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } }],
+    volumes: [
+      { name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } },
+      // Optional: the webhook starts before the controller first publishes it (then push targets are checked in status only).
+      { name: 'pull-keys', configMap: { name: PULL_KEYS_CONFIGMAP.name, optional: true, defaultMode: 0o444 } },
+    ],
   });
   // HyperShift's spread for HA components (defaults.go setMultizoneSpread): replicas on different
   // nodes (required) and, here, in different zones *preferred*: HyperShift requires zones except on

@@ -36,6 +36,29 @@ export const BUILD_NAMESPACE = 'on-cluster-build-jobs';
 /** The hosted cluster's own copy of its pull secret (HCCO syncs the HCP's `pull-secret` here). */
 export const HOSTED_PULL_SECRET = { namespace: 'openshift-config', name: 'pull-secret' } as const;
 
+/**
+ * The HCP-namespace ConfigMap the controller publishes for the webhook: the auth keys (registry
+ * hosts and repository prefixes, never a credential) of the HCP's `pull-secret`, one a line under
+ * `key`; `unavailableKey` instead when they cannot be published. The webhook mounts it at
+ * `mountDir` (a ConfigMap volume, updated in place) and needs no API access.
+ */
+export const PULL_KEYS_CONFIGMAP = { name: 'on-cluster-build-pull-keys', key: 'auth-keys', unavailableKey: 'unavailable', mountDir: '/var/run/on-cluster-build/pull-keys' } as const;
+
+/**
+ * RHEL entitlements in the hosted cluster (docs/design.md "Entitlements"): insights-operator
+ * writes `etc-pki-entitlement` (and, on clusters of several architectures, one per architecture,
+ * `etc-pki-entitlement-<arch>`) to `openshift-config-managed`; a cluster admin may write them too.
+ */
+export const ENTITLEMENT_SECRET = { namespace: 'openshift-config-managed', name: 'etc-pki-entitlement' } as const;
+
+/**
+ * Repository definitions and their GPG keys for RUN steps (e.g. Red Hat Satellite), which the
+ * tenant creates in `HOSTED_NAMESPACE` under MCO's names: ConfigMap `etc-yum-repos-d` (files for
+ * /etc/yum.repos.d) and Secret `etc-pki-rpm-gpg` (files for /etc/pki/rpm-gpg).
+ */
+export const YUM_REPOS_CONFIGMAP = 'etc-yum-repos-d';
+export const RPM_GPG_SECRET = 'etc-pki-rpm-gpg';
+
 /** Default identity of the controller in the hosted cluster (its own ServiceAccount there). */
 export const CONTROLLER_SERVICE_ACCOUNT = 'on-cluster-build-controller';
 export const CONTROLLER_USERNAME = `system:serviceaccount:${HOSTED_NAMESPACE}:${CONTROLLER_SERVICE_ACCOUNT}`;

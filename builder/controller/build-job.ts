@@ -32,6 +32,24 @@ export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
 export const CREDENTIALS_DIR = '/var/run/on-cluster-build/credentials';
 export const CONTAINERFILE_DIR = '/var/run/on-cluster-build/containerfile';
+/**
+ * Files passed into every RUN step, as MCO's entitled builds pass them (`buildah-build.sh`,
+ * `envvolumemount.go`): the RHEL entitlement, repository definitions (e.g. Red Hat Satellite's)
+ * and their GPG keys. Each set comes in the build Secret under `<name>.<file>` keys, is mounted
+ * at `dir` in the build container, copied to TMPDIR and bound by buildah at `runPath` in RUN
+ * steps only (MCO mounts the same three paths). `file`: the file names accepted.
+ */
+export const RUN_MOUNTS = {
+  entitlement: { dir: '/var/run/on-cluster-build/entitlement', runPath: '/etc/pki/entitlement', file: /^[A-Za-z0-9][A-Za-z0-9._-]{0,250}\.pem$/, what: 'a *.pem file name (entitlement certificates and keys are PEM files: entitlement.pem, entitlement-key.pem)' },
+  'rpm-gpg': { dir: '/var/run/on-cluster-build/rpm-gpg', runPath: '/etc/pki/rpm-gpg', file: /^[A-Za-z0-9][A-Za-z0-9._-]{0,250}$/, what: 'a file name (e.g. RPM-GPG-KEY-satellite)' },
+  'yum-repos': { dir: '/var/run/on-cluster-build/yum-repos', runPath: '/etc/yum.repos.d', file: /^[A-Za-z0-9][A-Za-z0-9._-]{0,250}\.repo$/, what: 'a *.repo file name' },
+} as const;
+export type RunMountName = keyof typeof RUN_MOUNTS;
+export const RUN_MOUNT_NAMES = Object.keys(RUN_MOUNTS).sort() as RunMountName[];
+/** Bounds of one set (a build Secret holds at most 1 MiB with both auth files; three sets fit). */
+export const RUN_FILES_LIMITS = { files: 64, bytes: 192 * 1024 } as const;
+/** The build Secret's registry auth files (its other keys, if any, are `<run mount>.<file>`). */
+export const CREDENTIAL_KEYS = ['base.json', 'push.json'] as const;
 
 export { BUILD_NAMESPACE };
 /** The build pods' ServiceAccount in `BUILD_NAMESPACE` (created by the hosted-cluster phase, bound to the SCC). */
@@ -112,6 +130,11 @@ export interface BuildJobInput {
   tolerations?: Toleration[];
   /** A rendered registries.conf (mirrors, blocked or insecure registries) for pulls and the push; none: the image's own. */
   registriesConf?: string;
+  /**
+   * Per `RUN_MOUNTS` entry, the file names the build Secret carries for it (see `runFiles`);
+   * absent or empty: nothing is mounted there. RUN steps see them at its `runPath`.
+   */
+  runFiles?: Partial<Record<RunMountName, string[]>>;
   /** Ephemeral storage request and limit (also the emptyDir's sizeLimit); default `DEFAULT_BUILD_STORAGE`. */
   storage?: { request: string; limit: string };
   /**
@@ -164,7 +187,20 @@ export const BUILD_SCRIPT = [
   'step mkdir -p "$HOME/context" "$XDG_RUNTIME_DIR"',
   'step chmod 0700 "$XDG_RUNTIME_DIR"',
   'store=(--root "$HOME/storage" --runroot "$XDG_RUNTIME_DIR/storage" --storage-driver vfs)',
-  `step buildah "\${store[@]}" bud --isolation chroot --pull=always --target final --authfile ${CREDENTIALS_DIR}/base.json --file ${CONTAINERFILE_DIR}/Containerfile --tag "$TAG" "$HOME/context"`,
+  // Entitlements, repositories and GPG keys, as MCO's buildah-build.sh passes them: copied out of
+  // their volume (its files keep the volume's SELinux label) into TMPDIR, outside the build
+  // context, and bound into every RUN step with --volume; a bind mount is in no layer, so no
+  // image carries them. `*` skips the volume's own dot entries.
+  'runvols=()',
+  ...RUN_MOUNT_NAMES.flatMap((n) => [
+    `if [ -d ${RUN_MOUNTS[n].dir} ]; then`,
+    `  step mkdir -p "$TMPDIR/run-files/${n}"`,
+    `  step cp -L ${RUN_MOUNTS[n].dir}/* "$TMPDIR/run-files/${n}/"`,
+    `  step chmod -R a+rX "$TMPDIR/run-files/${n}"`,
+    `  runvols+=(--volume "$TMPDIR/run-files/${n}:${RUN_MOUNTS[n].runPath}:z,ro")`,
+    'fi',
+  ]),
+  `step buildah "\${store[@]}" bud --isolation chroot --pull=always --target final "\${runvols[@]}" --authfile ${CREDENTIALS_DIR}/base.json --file ${CONTAINERFILE_DIR}/Containerfile --tag "$TAG" "$HOME/context"`,
   `step buildah "\${store[@]}" push --authfile ${CREDENTIALS_DIR}/push.json --digestfile "$HOME/digest" "$TAG" "docker://$TAG"`,
   'digest="$(cat "$HOME/digest" 2>/dev/null)"',
   'if [[ ! "$digest" =~ ^sha256:[0-9a-f]{64}$ ]]; then echo "buildah push wrote no digest" | tee -a "$log"; fail 1; fi',
@@ -182,6 +218,7 @@ export function buildLabels(i: Pick<BuildJobInput, 'configName' | 'buildName' | 
 
 export function buildJob(i: BuildJobInput): KubeObject {
   const labels = buildLabels(i);
+  const runFiles = RUN_MOUNT_NAMES.map((n) => ({ n, files: [...(i.runFiles?.[n] ?? [])].sort() })).filter((m) => m.files.length);
   const storage = i.storage ?? DEFAULT_BUILD_STORAGE;
   const env = [
     { name: 'TAG', value: i.pushTag },
@@ -243,13 +280,16 @@ export function buildJob(i: BuildJobInput): KubeObject {
               volumeMounts: [
                 { name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true },
                 { name: 'containerfile', mountPath: CONTAINERFILE_DIR, readOnly: true },
+                ...runFiles.map((m) => ({ name: m.n, mountPath: RUN_MOUNTS[m.n].dir, readOnly: true })),
                 { name: 'build', mountPath: BUILD_VOLUME_DIR },
               ],
             },
           ],
           volumes: [
             // Readable by the build user (no fsGroup under anyuid); only this container mounts it.
-            { name: 'credentials', secret: { secretName: i.jobName, defaultMode: 0o444 } },
+            { name: 'credentials', secret: { secretName: i.jobName, defaultMode: 0o444, items: CREDENTIAL_KEYS.map((k) => ({ key: k, path: k })) } },
+            // The same Secret's entitlement, repository and GPG key files, each set on its own (MCO: etc-pki-entitlement, etc-yum-repos-d, etc-pki-rpm-gpg).
+            ...runFiles.map((m) => ({ name: m.n, secret: { secretName: i.jobName, defaultMode: 0o444, items: m.files.map((f) => ({ key: `${m.n}.${f}`, path: f })) } })),
             { name: 'containerfile', configMap: { name: i.jobName, defaultMode: 0o444 } },
             { name: 'build', emptyDir: { sizeLimit: storage.limit } },
           ],
@@ -272,15 +312,42 @@ export function buildConfigMap(i: BuildJobInput, job: KubeObject): KubeObject {
   };
 }
 
-/** Registry credentials as auth files (`{"auths": …}`), the base pull and the push one. */
-export function buildSecret(i: BuildJobInput, job: KubeObject, baseAuth: string, pushAuth: string): KubeObject {
+/**
+ * Registry credentials as auth files (`{"auths": …}`), the base pull and the push one, and the
+ * RUN files when there are some (`runFiles` results, by mount).
+ */
+export function buildSecret(i: BuildJobInput, job: KubeObject, baseAuth: string, pushAuth: string, run: Partial<Record<RunMountName, Record<string, string>>> = {}): KubeObject {
+  const runData = Object.fromEntries(RUN_MOUNT_NAMES.flatMap((n) => Object.entries(run[n] ?? {}).map(([f, v]) => [`${n}.${f}`, v])));
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     type: 'Opaque',
     metadata: { name: i.jobName, namespace: i.namespace, labels: buildLabels(i), ownerReferences: ownedBy(job) },
-    data: { 'base.json': Buffer.from(baseAuth).toString('base64'), 'push.json': Buffer.from(pushAuth).toString('base64') },
+    data: { ...runData, 'base.json': Buffer.from(baseAuth).toString('base64'), 'push.json': Buffer.from(pushAuth).toString('base64') },
   };
+}
+
+/**
+ * The files of one RUN mount from a Secret's `data` (base64) or a ConfigMap's `data` (text),
+ * as base64 by file name: every key a file name `RUN_MOUNTS[name].file` accepts, within
+ * `RUN_FILES_LIMITS`; else a reason naming `where`, the key or the bound, never a value.
+ */
+export function runFiles(name: RunMountName, data: Record<string, unknown> | undefined, where: string, encoding: 'base64' | 'text' = 'base64'): { files: Record<string, string> } | { error: string } {
+  const files: Record<string, string> = {};
+  let bytes = 0;
+  const keys = Object.keys(data ?? {}).sort();
+  if (keys.length === 0) return { error: `${where} has no data` };
+  if (keys.length > RUN_FILES_LIMITS.files) return { error: `${where} has ${keys.length} keys; at most ${RUN_FILES_LIMITS.files} files are passed to a build` };
+  for (const k of keys) {
+    const v = data![k];
+    if (!RUN_MOUNTS[name].file.test(k)) return { error: `${where}: key ${JSON.stringify(k.slice(0, 64))} is not ${RUN_MOUNTS[name].what}` };
+    if (typeof v !== 'string' || (encoding === 'base64' && !/^[A-Za-z0-9+/]*={0,2}$/.test(v))) return { error: `${where}: key ${JSON.stringify(k)} is not ${encoding === 'base64' ? 'base64 data' : 'text'}` };
+    const b64 = encoding === 'base64' ? v : Buffer.from(v, 'utf8').toString('base64');
+    bytes += Math.floor((b64.length * 3) / 4);
+    if (bytes > RUN_FILES_LIMITS.bytes) return { error: `${where} holds more than ${RUN_FILES_LIMITS.bytes} bytes; at most that much is passed to a build` };
+    files[k] = b64;
+  }
+  return { files };
 }
 
 /** MCO's image carries buildah and the build user from this release on (MCO `Dockerfile`, release-4.17). */

@@ -25,6 +25,8 @@ import {
   BuildJobInput,
   buildSecret,
   CONFIG_LABEL,
+  runFiles,
+  type RunMountName,
   JOB_NAME_LABEL,
   MANAGED_BY,
   MANAGED_BY_VALUE,
@@ -33,10 +35,11 @@ import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOT
 import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
 import { WorkQueue } from './queue.js';
 import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
-import { pushTargetCoveredByPullSecret } from '../push-target.js';
+import { pullSecretAuthKeys, pushTargetCoveredByKeys, renderPullKeys } from '../push-target.js';
+import { UserError } from 'pkogen/model';
 import { TENANT_LAYER_DISABLED_MESSAGE, type TenantLayer } from '../layers.js';
 
-import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, VERSION } from '../api/types.js';
+import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, ENTITLEMENT_SECRET, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, PULL_KEYS_CONFIGMAP, RPM_GPG_SECRET, VERSION, YUM_REPOS_CONFIGMAP } from '../api/types.js';
 import { nodePoolOSBuild } from '../api/generated/on-cluster-build.pkogen.io_v1alpha1.js';
 
 export { GROUP as API_GROUP, VERSION as API_VERSION, HOSTED_NAMESPACE };
@@ -151,6 +154,8 @@ export interface Observed {
   inputs: Map<string, NodePoolInputs | { error: string }>;
   /** The HCP's pull secret text (management side, trusted). */
   pullSecret?: string;
+  /** Its auth keys (what nodes can pull from), or why there are none. The one home of the first-boot pull check's input. */
+  pullKeys: { keys: string[] } | { error: string };
   capi: { machineDeployments: Obj[]; machineSets: Obj[]; machines: Obj[] };
   imageContentSources?: unknown;
   nodeTuningDisabled: boolean;
@@ -252,7 +257,7 @@ export class Reconciler {
   }
 
   /** Token Secrets and the pull secret, reduced to what decisions read (their data is not kept). */
-  private secretFacts(secrets: KubeObject[]): Pick<Observed, 'inputs' | 'imageByHash' | 'pullSecret'> {
+  private secretFacts(secrets: KubeObject[]): Pick<Observed, 'inputs' | 'imageByHash' | 'pullSecret' | 'pullKeys'> {
     const pull = secrets.find((s) => s.metadata.name === this.o.pullSecretName);
     const inputs = new Map<string, NodePoolInputs | { error: string }>();
     for (const [k, v] of this.o.nodePoolInputs(secrets)) {
@@ -271,7 +276,8 @@ export class Reconciler {
         // a malformed token Secret is reported by nodePoolInputs when it is the current one
       }
     }
-    return { inputs, imageByHash, ...(pull ? { pullSecret: dockerConfigJson(pull) } : {}) };
+    const pullSecret = pull ? dockerConfigJson(pull) : undefined;
+    return { inputs, imageByHash, ...(pullSecret !== undefined ? { pullSecret } : {}), pullKeys: this.pullKeys(pullSecret) };
   }
 
   /** The configs a NodePool's objects concern (spec.nodePool.name), from the cache. */
@@ -394,6 +400,8 @@ export class Reconciler {
     if (next.pullSecret !== obs.pullSecret) {
       Object.assign(obs, next);
       if (next.pullSecret === undefined) delete obs.pullSecret;
+      // The webhook's list of the pull secret's auth keys follows the pull secret.
+      await this.publishPullKeys(obs);
       return [...obs.configs.keys()];
     }
     const pools = new Set<string>();
@@ -449,9 +457,10 @@ export class Reconciler {
     if (archFact.arch === undefined) return this.setConfigStatus(cfg, { degraded: ['ArchitectureUnknown', `cannot tell the CPU architecture of NodePool ${nodePool}: ${(archFact as { reason: string }).reason}`] });
     const arch = archFact.arch;
 
-    // New machines pull the image at first boot with the HostedCluster's pull secret only.
+    // New machines pull the image at first boot with the HostedCluster's pull secret only. The
+    // webhook refuses such a target at admission too, but a tenant can delete webhooks: this is the control.
     const pushSpec: string = cfg.spec!.renderedImagePushSpec;
-    const coverage = pushTargetCoveredByPullSecret(pushSpec, obs.pullSecret, `the HostedCluster pull secret (Secret ${this.o.namespace}/${this.o.pullSecretName})`);
+    const coverage = 'error' in obs.pullKeys ? { covered: false as const, reason: obs.pullKeys.error } : pushTargetCoveredByKeys(pushSpec, obs.pullKeys.keys, this.pullSecretWhere());
     if (!coverage.covered) return this.setConfigStatus(cfg, { degraded: ['PushTargetNotPullableByNodes', coverage.reason] });
 
     const pushSecretName: string = cfg.spec!.renderedImagePushSecret.name;
@@ -468,6 +477,11 @@ export class Reconciler {
     const baseSecret = await this.o.hosted.get(RESOURCES.secrets, baseRef.name, baseRef.namespace);
     const baseAuth = baseSecret ? dockerConfigJson(baseSecret) : undefined;
     if (!baseAuth) return this.setConfigStatus(cfg, { degraded: ['BaseImagePullSecretNotFound', `Secret ${baseRef.namespace}/${baseRef.name} is missing or has no .dockerconfigjson in the hosted cluster`] });
+
+    // Files for dnf/rpm-ostree in RUN: the hosted cluster's RHEL entitlement (insights-operator's,
+    // or its admin's; this architecture's first), the tenant's repositories and GPG keys.
+    const run = await this.runFileSources(arch);
+    if ('error' in run) return this.setConfigStatus(cfg, { degraded: [run.reason, run.error] });
 
     let release: ReleaseImages;
     try {
@@ -497,6 +511,8 @@ export class Reconciler {
       baseSecretName: baseSecretName ?? '',
       registriesConf: mirrors ?? '',
       rebuild: cfg.metadata.annotations?.[REBUILD_ANNOTATION] ?? '',
+      // Which sources, not their content (renewed certificates do not rebuild); only when there are some.
+      ...(run.sources.length ? { runFiles: run.sources.join(',') } : {}),
     });
     const buildName = `${name.slice(0, 242)}-${hash}`;
     const jobName = `build-${name.slice(0, 46).replace(/[.-]+$/, '')}-${hash}`;
@@ -519,6 +535,7 @@ export class Reconciler {
       arch,
       tolerations,
       ...(mirrors ? { registriesConf: mirrors } : {}),
+      ...(run.sources.length ? { runFiles: Object.fromEntries(Object.entries(run.files).map(([n, f]) => [n, Object.keys(f!)])) } : {}),
     };
     const ref = { group: API_GROUP, resource: 'nodepoolosbuilds', name: buildName };
 
@@ -566,7 +583,7 @@ export class Reconciler {
       await this.o.hosted.delete(RESOURCES.jobs, j.metadata.name!, this.buildNamespace);
       this.log('superseded build job deleted', { job: j.metadata.name, nodePoolOSConfig: name });
     }
-    let state = await this.driveJob(jobInput, baseAuth, pushAuth);
+    let state = await this.driveJob(jobInput, baseAuth, pushAuth, run.files);
     if (state.phase === 'Succeeded') state = await this.verify(name, jobInput, state, pushAuth, obs.pullSecret);
     // A record that says more than was observed and verified (the tenant can write it, and the
     // CRD freezes a finished record) is replaced, so it never shows a forged result.
@@ -644,7 +661,7 @@ export class Reconciler {
   }
 
   /** Creates the Job in the hosted build namespace (once: its name is the inputs' hash) and its inputs, then reads how it is doing. */
-  private async driveJob(j: BuildJobInput, baseAuth: string, pushAuth: string): Promise<BuildState> {
+  private async driveJob(j: BuildJobInput, baseAuth: string, pushAuth: string, run: Partial<Record<RunMountName, Record<string, string>>>): Promise<BuildState> {
     const h = this.o.hosted;
     let job = await h.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace);
     if (!job) {
@@ -657,7 +674,7 @@ export class Reconciler {
       }
       // The pod waits for these volumes; creating them after the Job lets them be owned by it.
       await createIfMissing(h, RESOURCES.configMaps, buildConfigMap(j, job));
-      await createIfMissing(h, RESOURCES.secrets, buildSecret(j, job, baseAuth, pushAuth));
+      await createIfMissing(h, RESOURCES.secrets, buildSecret(j, job, baseAuth, pushAuth, run));
     }
     return this.jobState(job, j);
   }
@@ -794,9 +811,89 @@ export class Reconciler {
     for (const old of beyondLimit(builds, this.o.historyLimit, currentBuild)) await this.o.hosted.delete(NPOSB, old);
   }
 
-  /** A deleted config takes its Jobs and its hand-off with it: the NodePool returns to the release's OS image. */
+  /**
+   * What RUN steps get besides the base image (`RUN_MOUNTS`), each read by name only, bounded,
+   * never logged or put in a message:
+   * - `entitlement`: `openshift-config-managed/etc-pki-entitlement-<arch>` (insights-operator
+   *   writes one per architecture when nodes have several), else `etc-pki-entitlement`;
+   * - `yum-repos`: ConfigMap `etc-yum-repos-d`, `rpm-gpg`: Secret `etc-pki-rpm-gpg`, both in
+   *   `HOSTED_NAMESPACE` (MCO's names).
+   * None present: the build runs without (as MCO's does). `sources` names what was used (for the hash).
+   */
+  private async runFileSources(arch: string): Promise<{ sources: string[]; files: Partial<Record<RunMountName, Record<string, string>>> } | { reason: string; error: string }> {
+    const h = this.o.hosted;
+    const sources: string[] = [];
+    const files: Partial<Record<RunMountName, Record<string, string>>> = {};
+    const take = (n: RunMountName, ref: string, data: Record<string, unknown> | undefined, encoding: 'base64' | 'text', reason: string) => {
+      const f = runFiles(n, data, `${ref} in the hosted cluster`, encoding);
+      if ('error' in f) return { reason, error: f.error };
+      files[n] = f.files;
+      sources.push(ref);
+      return undefined;
+    };
+    for (const name of [`${ENTITLEMENT_SECRET.name}-${arch}`, ENTITLEMENT_SECRET.name]) {
+      const sec = await h.get<Obj>(RESOURCES.secrets, name, ENTITLEMENT_SECRET.namespace);
+      if (!sec) continue;
+      const bad = take('entitlement', `Secret ${ENTITLEMENT_SECRET.namespace}/${name}`, sec.data, 'base64', 'EntitlementInvalid');
+      if (bad) return bad;
+      break;
+    }
+    const repos = await h.get<Obj>(RESOURCES.configMaps, YUM_REPOS_CONFIGMAP, HOSTED_NAMESPACE);
+    if (repos) {
+      const bad = take('yum-repos', `ConfigMap ${HOSTED_NAMESPACE}/${YUM_REPOS_CONFIGMAP}`, repos.data, 'text', 'RepositoriesInvalid');
+      if (bad) return bad;
+    }
+    const gpg = await h.get<Obj>(RESOURCES.secrets, RPM_GPG_SECRET, HOSTED_NAMESPACE);
+    if (gpg) {
+      const bad = take('rpm-gpg', `Secret ${HOSTED_NAMESPACE}/${RPM_GPG_SECRET}`, gpg.data, 'base64', 'RepositoriesInvalid');
+      if (bad) return bad;
+    }
+    return { sources, files };
+  }
+
+  /** `the HostedCluster pull secret (Secret <ns>/pull-secret)`, for messages. */
+  private pullSecretWhere(): string {
+    return `the HostedCluster pull secret (Secret ${this.o.namespace}/${this.o.pullSecretName})`;
+  }
+
+  /** The pull secret's auth keys, or a message (never a value) saying why there are none. */
+  private pullKeys(pullSecret: string | undefined): Observed['pullKeys'] {
+    const where = this.pullSecretWhere();
+    if (pullSecret === undefined) return { error: `${where} is missing, so nodes have no credentials for any registry` };
+    try {
+      return { keys: pullSecretAuthKeys(pullSecret, where) };
+    } catch (e) {
+      if (e instanceof UserError) return { error: e.describe() };
+      throw e;
+    }
+  }
+
+  /**
+   * Publishes the pull secret's auth keys (no credential) in the HCP namespace for the webhook
+   * (`PULL_KEYS_CONFIGMAP`); when they cannot be published, says why under `unavailable`, and
+   * the webhook admits (the status check above still refuses). Written only when it changes.
+   */
+  async publishPullKeys(obs: Observed): Promise<void> {
+    const text = 'keys' in obs.pullKeys ? renderPullKeys(obs.pullKeys.keys) : undefined;
+    const why = 'error' in obs.pullKeys ? 'the HostedCluster pull secret is missing or not a docker config' : 'the HostedCluster pull secret has more auth keys than the published list holds';
+    const data: Record<string, string> = text !== undefined ? { [PULL_KEYS_CONFIGMAP.key]: text } : { [PULL_KEYS_CONFIGMAP.unavailableKey]: why };
+    const m = this.o.management;
+    const have = await m.get<Obj>(RESOURCES.configMaps, PULL_KEYS_CONFIGMAP.name, this.o.namespace);
+    const labels = { [MANAGED_BY]: MANAGED_BY_VALUE };
+    if (!have) {
+      await createIfMissing(m, RESOURCES.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PULL_KEYS_CONFIGMAP.name, namespace: this.o.namespace, labels }, data } as Obj);
+      this.log('pull keys published', { configMap: PULL_KEYS_CONFIGMAP.name, keys: 'keys' in obs.pullKeys ? obs.pullKeys.keys.length : 0 });
+      return;
+    }
+    if (JSON.stringify(have.data ?? {}) === JSON.stringify(data)) return;
+    await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels: { ...(have.metadata.labels ?? {}), ...labels } }, data });
+    this.log('pull keys published', { configMap: PULL_KEYS_CONFIGMAP.name, keys: 'keys' in obs.pullKeys ? obs.pullKeys.keys.length : 0 });
+  }
+
+  /** A deleted config takes its Jobs and its hand-off with it: the NodePool returns to the release's OS image. Also publishes the pull keys (once per pass). */
   async removeOrphans(obs: Observed): Promise<void> {
     const m = this.o.management;
+    await this.publishPullKeys(obs);
     for (const [np, h] of obs.handoffs) {
       const owner = h.config;
       if (owner && !obs.configs.has(owner)) {

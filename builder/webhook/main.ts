@@ -6,7 +6,7 @@
  * builder/cli.ts takes WEBHOOK_FLAGS and runWebhook from here too, so `--help` and the package's
  * args test see the same flags.
  */
-import { CONTROLLER_USERNAME } from '../api/types.js';
+import { CONTROLLER_USERNAME, PULL_KEYS_CONFIGMAP } from '../api/types.js';
 import { FlagError, flagsHelp, parseFlags, type FlagSpec, type FlagValues } from '../flags.js';
 import { pushTargetProblem } from '../push-target.js';
 import { parseTenantLayer } from '../layers.js';
@@ -23,6 +23,12 @@ export const WEBHOOK_FLAGS: FlagSpec[] = [
   { name: 'max-bytes-in-flight', type: 'int', default: MAX_BYTES_IN_FLIGHT, description: 'request body bytes buffered across all requests at once (past it: 429)' },
   { name: 'body-timeout-ms', type: 'int', default: BODY_TIMEOUT_MS, description: 'a request body must arrive within this many milliseconds of its headers (else 408)' },
   { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) a push target may name although they are internal (a mirror registry)' },
+  {
+    name: 'pull-keys-file',
+    type: 'string',
+    default: `${PULL_KEYS_CONFIGMAP.mountDir}/${PULL_KEYS_CONFIGMAP.key}`,
+    description: "the HostedCluster pull secret's auth keys as the controller publishes them (one a line, no credentials), re-read as it changes: a push target none covers is refused; missing: not checked (the controller still refuses it in status); empty value: never checked",
+  },
   { name: 'tenant-layer', type: 'string', default: 'Enabled', description: "Enabled or Disabled: the provider's switch for the tenant OS layer of this hosted cluster (Disabled: NodePoolOSConfigs are refused)" },
 ];
 
@@ -43,6 +49,7 @@ export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSigna
     bodyTimeoutMs: Number(flags['body-timeout-ms']),
     pushTarget: ((allow) => (spec: string) => pushTargetProblem(spec, { allow }))(allowList(flags['registry-allow'])),
     tenantLayerDisabled: parseTenantLayer(flags['tenant-layer']) === 'Disabled',
+    ...(String(flags['pull-keys-file'] ?? '') !== '' ? { pullKeysFile: String(flags['pull-keys-file']) } : {}),
     log: (line: object) => log('admission', line as Record<string, unknown>),
   });
   log('serving', { port: server.port });

@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { BUILD_KIND, CONFIG_KIND, WEBHOOK_PATHS } from '../api/types.js';
 import { BadReviewError, decideAdmission, readAdmissionReview, type ServedKind } from './validate.js';
+import { parsePullKeys, pushTargetCoveredByKeys } from '../push-target.js';
 
 export { WEBHOOK_PATHS };
 
@@ -54,6 +55,13 @@ export interface WebhookServerOptions {
   pushTarget?: (spec: string) => string | undefined;
   /** `--tenant-layer=Disabled`: NodePoolOSConfigs are refused (builder/layers.ts). */
   tenantLayerDisabled?: boolean;
+  /**
+   * The published pull keys (`PULL_KEYS_CONFIGMAP` mounted as a volume): a config whose new push
+   * target no key covers is refused. Re-read every `certPollMs`. Missing, unreadable or over its
+   * bounds: the check is not made and the config is admitted (fail open, logged: the
+   * controller refuses it in status, docs/design.md "Image nodes can pull at first boot").
+   */
+  pullKeysFile?: string;
 }
 
 /** What the server holds and has refused, for tests and the bench (never object content). */
@@ -210,6 +218,34 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const limits: BodyLimits = { maxBody: opts.maxBodyBytes ?? MAX_BODY_BYTES, budget, timeoutMs: opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS, stats };
   const headersTimeout = opts.headersTimeoutMs ?? 5_000;
 
+  // The pull keys: a Set for the lookup, or undefined (not known: admit). Never a credential.
+  let pullKeys: Set<string> | undefined;
+  let pullKeysText: string | undefined;
+  let pullKeysLoaded = false;
+  const loadPullKeys = async (): Promise<void> => {
+    if (!opts.pullKeysFile) return;
+    let text: string | undefined;
+    try {
+      text = await readFile(opts.pullKeysFile, 'utf8');
+    } catch {
+      text = undefined;
+    }
+    if (pullKeysLoaded && text === pullKeysText) return;
+    pullKeysLoaded = true;
+    pullKeysText = text;
+    const keys = text === undefined ? undefined : parsePullKeys(text);
+    pullKeys = keys ? new Set(keys) : undefined;
+    log({ msg: pullKeys ? 'pull keys loaded' : 'pull keys unavailable: push targets are not checked against the pull secret here', ...(pullKeys ? { keys: pullKeys.size } : {}) });
+  };
+  await loadPullKeys();
+  const pushTargetPullable = opts.pullKeysFile
+    ? (spec: string): string | undefined => {
+        if (!pullKeys) return undefined;
+        const r = pushTargetCoveredByKeys(spec, pullKeys, "the HostedCluster's pull secret");
+        return r.covered ? undefined : r.reason;
+      }
+    : undefined;
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const url = (req.url ?? '/').split('?')[0]!;
@@ -235,7 +271,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       if (e instanceof BadReviewError) return send(res, 400, `${e.message}\n`);
       throw e;
     }
-    const d = decideAdmission(review, { controllerUsername: opts.controllerUsername, pushTarget: opts.pushTarget, tenantLayerDisabled: opts.tenantLayerDisabled === true });
+    const d = decideAdmission(review, { controllerUsername: opts.controllerUsername, pushTarget: opts.pushTarget, tenantLayerDisabled: opts.tenantLayerDisabled === true, ...(pushTargetPullable ? { pushTargetPullable } : {}) });
     stats.decisions++;
     const r = review.request;
     const meta = (r.object ?? r.oldObject) as { metadata?: { name?: unknown } } | undefined;
@@ -306,7 +342,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const timer = setInterval(() => {
     if (reloading) return;
     reloading = true;
-    void reload().finally(() => (reloading = false));
+    void Promise.all([reload(), loadPullKeys()]).finally(() => (reloading = false));
   }, opts.certPollMs ?? 10_000);
   timer.unref();
 

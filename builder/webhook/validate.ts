@@ -61,6 +61,13 @@ export interface ValidateOptions {
   pushTarget?: RuleOptions['pushTarget'];
   /** The provider turned the tenant layer off (`--tenant-layer=Disabled`): configs are refused (builder/layers.ts). */
   tenantLayerDisabled?: boolean;
+  /**
+   * Why nodes could not pull from a push target at first boot (builder/push-target.ts
+   * `pushTargetCoveredByKeys` over the published pull keys), or undefined when they can or it is
+   * not known. Asked only when a config's push target is new (CREATE) or changed (UPDATE), so a
+   * later pull-secret change never blocks the controller's status writes or unrelated edits.
+   */
+  pushTargetPullable?: (spec: string) => string | undefined;
 }
 
 /** Options of the object rules shared by the webhook and the controller (configProblems). */
@@ -207,7 +214,8 @@ function configIssues(obj: Record<string, unknown>, opts: RuleOptions = {}): Iss
   const target = str(spec.renderedImagePushSpec);
   if (opts.pushTarget && target && PUSH_SPEC_RE.test(target)) {
     const why = opts.pushTarget(target);
-    if (why) out.push({ path: 'spec.renderedImagePushSpec', message: why });
+    // pushTargetProblem names the field itself; the issue's path already does.
+    if (why) out.push({ path: 'spec.renderedImagePushSpec', message: why.replace(/^spec\.renderedImagePushSpec: /, '') });
   }
   const files = spec.containerFile;
   // The size check ran first: at most LIMITS.containerFileItems items reach this loop.
@@ -367,7 +375,16 @@ export function decideAdmission(review: AdmissionReview & { request: AdmissionRe
   if (opts.tenantLayerDisabled && kind === CONFIG_KIND && (req.operation === 'CREATE' || (req.operation === 'UPDATE' && (!isObj(req.oldObject) || JSON.stringify(req.oldObject.spec) !== JSON.stringify(obj.spec))))) {
     return respond(req.uid, [{ path: '', message: TENANT_LAYER_DISABLED_MESSAGE }], 'Forbidden');
   }
-  return respond(req.uid, objectIssues(kind, req, obj, { pushTarget: opts.pushTarget }), 'Invalid');
+  const issues = objectIssues(kind, req, obj, { pushTarget: opts.pushTarget });
+  if (opts.pushTargetPullable && kind === CONFIG_KIND && sub === '' && !issues.some((i) => i.path === 'spec.renderedImagePushSpec')) {
+    const target = isObj(obj.spec) ? str(obj.spec.renderedImagePushSpec) : undefined;
+    const before = req.operation === 'UPDATE' && isObj(req.oldObject) && isObj(req.oldObject.spec) ? str(req.oldObject.spec.renderedImagePushSpec) : undefined;
+    if (target && PUSH_SPEC_RE.test(target) && target !== before) {
+      const why = opts.pushTargetPullable(target);
+      if (why) issues.push({ path: 'spec.renderedImagePushSpec', message: why });
+    }
+  }
+  return respond(req.uid, issues, 'Invalid');
 }
 
 /**

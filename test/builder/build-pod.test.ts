@@ -26,6 +26,8 @@ import {
   buildSecret,
   CRIO_DEFAULT_CAPABILITIES,
   DEFAULT_BUILD_STORAGE,
+  RUN_FILES_LIMITS,
+  runFiles,
   FAILURE_TAIL_BYTES,
 } from '../../builder/controller/build-job.js';
 import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
@@ -194,12 +196,12 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
   }
 
   /** Runs one build: the Job, its ConfigMap and Secret as the controller creates them, optionally edited. */
-  async function build(i: BuildJobInput, edit: (job: any) => void = () => {}, pushAuth = authFile(`${reg.host}/layered`, reg)) {
+  async function build(i: BuildJobInput, edit: (job: any) => void = () => {}, pushAuth = authFile(`${reg.host}/layered`, reg), run: Parameters<typeof buildSecret>[4] = {}) {
     const job = buildJob(i) as any;
     job.metadata.uid = `uid-${i.jobName}`;
     edit(job);
     const cm = buildConfigMap(i, job) as any;
-    const secret = buildSecret(i, job, authFile(`${reg.host}/ocp`, reg), pushAuth) as any;
+    const secret = buildSecret(i, job, authFile(`${reg.host}/ocp`, reg), pushAuth, run) as any;
     const dir = mkdtempSync(path.join(work, 'pod-'));
     return runPod({
       job,
@@ -266,6 +268,70 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     expectBaseOwnership(rootfs);
     expect(ownership(rootfs, 'etc/built')).toBe('7:7 0644');
     expect(readFileSync(path.join(rootfs, 'etc/built'), 'utf8')).toBe('built\n');
+  });
+
+  // RHEL entitlements (insights-operator's `etc-pki-entitlement`: entitlement.pem, entitlement-key.pem).
+  const CERT = '-----BEGIN CERTIFICATE-----\nENTITLEMENT-CERT-MARKER-5f1c\n-----END CERTIFICATE-----\n';
+  const KEY = '-----BEGIN PRIVATE KEY-----\nENTITLEMENT-KEY-MARKER-9a3e\n-----END PRIVATE KEY-----\n';
+  const ENTITLEMENT = { 'entitlement.pem': Buffer.from(CERT).toString('base64'), 'entitlement-key.pem': Buffer.from(KEY).toString('base64') };
+  const sha256 = (t: string) => createHash('sha256').update(t).digest('hex');
+  /** Every regular file under `root` whose content holds one of `needles` (paths relative to root). */
+  function filesHolding(root: string, needles: string[]): string[] {
+    const hits: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile()) {
+          const t = readFileSync(p);
+          if (needles.some((n) => t.includes(n))) hits.push(path.relative(root, p));
+        }
+      }
+    };
+    walk(root);
+    return hits;
+  }
+
+  const REPO = '[satellite]\nname=SATELLITE-REPO-MARKER-77b2\nbaseurl=https://satellite.example.com/pulp/content\n';
+  const GPG = '-----BEGIN PGP PUBLIC KEY BLOCK-----\nGPG-KEY-MARKER-c40d\n-----END PGP PUBLIC KEY BLOCK-----\n';
+  it('entitlements, repositories and GPG keys: a RUN step reads them where dnf looks, and the pushed image holds none of them', async () => {
+    // The step reads every file (their checksums go into the image), as dnf and its subscription-manager plugin would.
+    const files = '/etc/pki/entitlement/entitlement.pem /etc/pki/entitlement/entitlement-key.pem /etc/yum.repos.d/satellite.repo /etc/pki/rpm-gpg/RPM-GPG-KEY-satellite';
+    const i = input(['FROM configs AS final', `RUN busybox sha256sum ${files} > /etc/run-files-seen`, ''].join('\n'), {
+      runFiles: { entitlement: Object.keys(ENTITLEMENT), 'yum-repos': ['satellite.repo'], 'rpm-gpg': ['RPM-GPG-KEY-satellite'] },
+    });
+    const repos = runFiles('yum-repos', { 'satellite.repo': REPO }, 'ConfigMap t/etc-yum-repos-d', 'text');
+    const gpg = runFiles('rpm-gpg', { 'RPM-GPG-KEY-satellite': Buffer.from(GPG).toString('base64') }, 'Secret t/etc-pki-rpm-gpg');
+    if (!('files' in repos) || !('files' in gpg)) throw new Error('runFiles refused the fixtures');
+    const r = await build(i, () => {}, undefined, { entitlement: ENTITLEMENT, 'yum-repos': repos.files, 'rpm-gpg': gpg.files });
+    expect({ exitCode: r.exitCode, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+    const { ref } = expectPushed(i, r.terminationMessage);
+    const rootfs = unpackPushed(ref);
+    const seen = readFileSync(path.join(rootfs, 'etc/run-files-seen'), 'utf8');
+    expect(seen).toContain(`${sha256(CERT)}  /etc/pki/entitlement/entitlement.pem`);
+    expect(seen).toContain(`${sha256(KEY)}  /etc/pki/entitlement/entitlement-key.pem`);
+    expect(seen).toContain(`${sha256(REPO)}  /etc/yum.repos.d/satellite.repo`);
+    expect(seen).toContain(`${sha256(GPG)}  /etc/pki/rpm-gpg/RPM-GPG-KEY-satellite`);
+    // Not in any layer: no file of the image holds one of them, and nothing is left at the mount points.
+    expect(filesHolding(rootfs, ['ENTITLEMENT-CERT-MARKER', 'ENTITLEMENT-KEY-MARKER', 'SATELLITE-REPO-MARKER', 'GPG-KEY-MARKER'])).toEqual([]);
+    const left = (d: string) => {
+      try {
+        return readdirSync(path.join(rootfs, d));
+      } catch {
+        return [];
+      }
+    };
+    expect([...left('etc/pki/entitlement'), ...left('etc/yum.repos.d'), ...left('etc/pki/rpm-gpg')]).toEqual([]);
+    // Nor in the build's own output.
+    expect(r.logs).not.toMatch(/MARKER/);
+    expect(r.terminationMessage).not.toMatch(/MARKER/);
+  });
+
+  it('entitlements: without them, the same RUN step finds nothing there and the build fails', async () => {
+    const i = input(['FROM configs AS final', 'RUN busybox sha256sum /etc/pki/entitlement/entitlement.pem > /etc/entitlement-seen', ''].join('\n'));
+    const r = await build(i);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.terminationMessage).toMatch(/entitlement\.pem: No such file or directory|can't open/);
   });
 
   // Each declared privilege, taken away alone, breaks the build.
@@ -371,6 +437,33 @@ describe('the build Job as the API and admission see it', () => {
     const a = buildJob(input) as any;
     a.spec.template.spec.containers[0].securityContext.capabilities.drop.push('SETUID');
     expect((buildJob(input) as any).spec.template.spec.containers[0].securityContext.capabilities.drop).not.toContain('SETUID');
+  });
+
+  it('entitlements, repositories, GPG keys: mounted only when there are some, from the build Secret, apart from the registry credentials; bounded', () => {
+    const pod = (buildJob(input) as any).spec.template.spec;
+    expect(pod.volumes.map((v: any) => v.name)).toEqual(['credentials', 'containerfile', 'build']);
+    expect(pod.volumes.find((v: any) => v.name === 'credentials').secret.items).toEqual([{ key: 'base.json', path: 'base.json' }, { key: 'push.json', path: 'push.json' }]);
+    const ent = { ...input, runFiles: { entitlement: ['entitlement.pem', 'entitlement-key.pem'] } };
+    const p2 = (buildJob(ent) as any).spec.template.spec;
+    expect(p2.volumes.find((v: any) => v.name === 'entitlement')).toEqual({
+      name: 'entitlement',
+      secret: { secretName: input.jobName, defaultMode: 0o444, items: [{ key: 'entitlement.entitlement-key.pem', path: 'entitlement-key.pem' }, { key: 'entitlement.entitlement.pem', path: 'entitlement.pem' }] },
+    });
+    expect(p2.containers[0].volumeMounts).toContainEqual({ name: 'entitlement', mountPath: '/var/run/on-cluster-build/entitlement', readOnly: true });
+    const b64 = (t: string) => Buffer.from(t).toString('base64');
+    const sec = buildSecret(ent, { metadata: { name: 'j', uid: 'u' } }, '{}', '{}', { entitlement: { 'entitlement.pem': b64('c') } }) as any;
+    expect(Object.keys(sec.data).sort()).toEqual(['base.json', 'entitlement.entitlement.pem', 'push.json']);
+    expect(runFiles('entitlement', { 'entitlement.pem': b64('c'), 'entitlement-key.pem': b64('k') }, 'S')).toEqual({ files: { 'entitlement-key.pem': b64('k'), 'entitlement.pem': b64('c') } });
+    expect(runFiles('yum-repos', { 'a.repo': '[a]\n' }, 'S', 'text')).toEqual({ files: { 'a.repo': b64('[a]\n') } });
+    expect(runFiles('entitlement', { 'tls.crt': b64('secret-value') }, 'Secret x/y')).toEqual({ error: 'Secret x/y: key "tls.crt" is not a *.pem file name (entitlement certificates and keys are PEM files: entitlement.pem, entitlement-key.pem)' });
+    expect(runFiles('yum-repos', { 'a.conf': 'x' }, 'C', 'text')).toEqual({ error: 'C: key "a.conf" is not a *.repo file name' });
+    expect(runFiles('rpm-gpg', { '..data': b64('x') }, 'S')).toMatchObject({ error: expect.stringContaining('is not a file name') });
+    expect(runFiles('entitlement', {}, 'S')).toEqual({ error: 'S has no data' });
+    expect(runFiles('entitlement', { 'a.pem': b64('x'.repeat(RUN_FILES_LIMITS.bytes + 1)) }, 'S')).toEqual({ error: `S holds more than ${RUN_FILES_LIMITS.bytes} bytes; at most that much is passed to a build` });
+    const many = Object.fromEntries(Array.from({ length: RUN_FILES_LIMITS.files + 1 }, (_, n) => [`${n}.pem`, b64('x')]));
+    expect(runFiles('entitlement', many, 'S')).toMatchObject({ error: expect.stringContaining(`at most ${RUN_FILES_LIMITS.files}`) });
+    // A message never holds a value.
+    expect(JSON.stringify(runFiles('entitlement', { 'x.txt': b64('secret-value') }, 'S'))).not.toMatch(/secret-value|c2VjcmV0LXZhbHVl/);
   });
 
   it('the namespace admits it (Pod Security "baseline"), "restricted" would not', () => {

@@ -7,7 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import { Clock, WorkQueue } from '../../builder/controller/queue.js';
 import { baseOSTagForStream, nodePoolArch, nodePoolTolerations, nodesOnImage, nodeTuningDisabled, readyNodesOfArch, registriesConf } from '../../builder/nodepool-facts.js';
-import { pushTargetCoveredByPullSecret } from '../../builder/push-target.js';
+import { parsePullKeys, PULL_KEYS_LIMITS, pullSecretAuthKeys, pushTargetCoveredByKeys, pushTargetCoveredByPullSecret, renderPullKeys } from '../../builder/push-target.js';
 import { Reconciler, tail } from '../../builder/controller/reconciler.js';
 import { wiring } from '../../builder/wiring.js';
 import type { Kube, KubeObject } from '../../builder/kube.js';
@@ -198,6 +198,24 @@ describe('first-boot pull check (shared with the webhook)', () => {
     ['quay.example.com/org/os:latest', { 'quay.example.com': {} }, false],
   ])('%s with %j: %s', (spec, auths, covered) => {
     expect(pushTargetCoveredByPullSecret(spec, cfg(auths)).covered).toBe(covered);
+    // The webhook's view: the published keys alone give the same answer.
+    expect(pushTargetCoveredByKeys(spec, parsePullKeys(renderPullKeys(pullSecretAuthKeys(cfg(auths)))!)!).covered).toBe(covered);
+  });
+  it('the published keys are the normalized keys that carry a credential, sorted, never a value', () => {
+    const keys = pullSecretAuthKeys(cfg({ 'https://quay.example.com/v1/': auth, 'docker.io': { auth: b64('robot:s3cret') }, 'empty.example.com': {}, 'bad.example.com': { auth: b64('no-colon') }, 'q.example.com/org/team': { identitytoken: 'tok' } }));
+    expect(keys).toEqual(['index.docker.io', 'q.example.com/org/team', 'quay.example.com']);
+    const text = renderPullKeys(keys)!;
+    expect(text).toBe('index.docker.io\nq.example.com/org/team\nquay.example.com\n');
+    expect(text).not.toMatch(/s3cret|tok|cm9ib3Q6czNjcmV0/);
+    expect(parsePullKeys(`\n${text}\n`)).toEqual(keys);
+  });
+  it('the published list is bounded: over the bounds, nothing is published (the webhook then does not check)', () => {
+    const many = Array.from({ length: PULL_KEYS_LIMITS.count + 1 }, (_, n) => `r${n}.example.com`);
+    expect(renderPullKeys(many)).toBeUndefined();
+    expect(renderPullKeys(['x'.repeat(PULL_KEYS_LIMITS.keyChars + 1)])).toBeUndefined();
+    expect(renderPullKeys(many.slice(0, PULL_KEYS_LIMITS.count))).toBeDefined();
+    expect(parsePullKeys(many.join('\n'))).toBeUndefined();
+    expect(parsePullKeys('x'.repeat(PULL_KEYS_LIMITS.totalChars + 1))).toBeUndefined();
   });
   it('says why, without a credential', () => {
     const r = pushTargetCoveredByPullSecret('quay.example.com/org/os:latest', cfg({ 'quay.io': { auth: b64('robot:s3cret') } }));

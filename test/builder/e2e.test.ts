@@ -22,6 +22,13 @@ import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { managementUser, startClusters } from './clusters.js';
 import { HANDOFF_PREFIX, OS_IMAGE_MACHINE_CONFIG } from '../../builder/controller/handoff.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { PULL_KEYS_CONFIGMAP } from '../../builder/api/types.js';
+import { startWebhookServer } from '../../builder/webhook/server.js';
+import { WEBHOOK_PATHS } from '../../builder/api/types.js';
+import { makeCert, post } from './webhook-client.js';
 
 const NS = 'clusters-banana';
 const HOSTED_NS = 'openshift-on-cluster-build';
@@ -186,7 +193,13 @@ describe('on-cluster-build controller, end to end', () => {
     nodePool('workers-rhel10', { release: RELEASE_50, arch: 'amd64', stream: 'rhel-10' });
     nodePool('workers-s390', { release: RELEASE_50, arch: 's390x', archFrom: 'machine' });
 
-    for (const ns of [HOSTED_NS, BUILD_NS, 'openshift-config']) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const ns of [HOSTED_NS, BUILD_NS, 'openshift-config', 'openshift-config-managed']) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    // RHEL entitlements as insights-operator writes them on a cluster with nodes of several architectures.
+    for (const [name, marker] of [['etc-pki-entitlement', 'DEFAULT'], ['etc-pki-entitlement-arm64', 'ARM64']]) {
+      hosted.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace: 'openshift-config-managed' }, data: { 'entitlement.pem': b64(`CERT-${marker}`), 'entitlement-key.pem': b64(`KEY-${marker}`) } });
+    }
+    // The tenant's repository definitions (e.g. Satellite), under MCO's name.
+    hosted.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'etc-yum-repos-d', namespace: HOSTED_NS }, data: { 'satellite.repo': '[satellite]\nbaseurl=https://satellite.example.com/\n' } });
     hosted.store.put(pullSecret('openshift-config', 'pull-secret', HOSTED_PULL));
     hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
     node('ip-10-0-1-1', 'amd64');
@@ -206,7 +219,11 @@ describe('on-cluster-build controller, end to end', () => {
     // Nothing of a tenant build on the management side.
     expect(mgmt.store.list('batch/v1', 'Job', NS)).toEqual([]);
     expect(mgmt.store.list('v1', 'Pod', NS)).toEqual([]);
-    expect(mgmt.store.list('v1', 'ConfigMap', NS)).toEqual([]);
+    // The one ConfigMap: the pull secret's auth keys for the webhook, no credential.
+    expect(mgmt.store.list('v1', 'ConfigMap', NS).map((c) => c.metadata!.name)).toEqual([PULL_KEYS_CONFIGMAP.name]);
+    const keys = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PULL_KEYS_CONFIGMAP.name, namespace: NS })!;
+    expect(keys.data).toEqual({ [PULL_KEYS_CONFIGMAP.key]: `${PUSH_HOST}\nquay.io\n` });
+    expect(JSON.stringify(keys)).not.toMatch(/password|bm9kZXM6|aGNwOm/);
     expect(mgmt.store.list('v1', 'Secret', NS).map((s) => s.metadata!.name).sort()).toEqual(['pull-secret', 'token-workers-a-1a2b3c4d', 'token-workers-arm-1a2b3c4d', 'token-workers-rhel10-1a2b3c4d', 'token-workers-s390-1a2b3c4d']);
 
     const cf = (np: string) => hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: jobFor(np).metadata!.name, namespace: BUILD_NS })!;
@@ -223,6 +240,16 @@ describe('on-cluster-build controller, end to end', () => {
     expect(Buffer.from(creds.data['base.json'], 'base64').toString()).toBe(HOSTED_PULL);
     expect(JSON.parse(Buffer.from(creds.data['push.json'], 'base64').toString())).toEqual(JSON.parse(dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
     expect(Buffer.from(creds.data['base.json'], 'base64').toString()).not.toContain(b64('hcp:hcp-password'));
+    // Entitlements: the hosted cluster's own, for the build's architecture first, mounted apart from the registry credentials.
+    const entOf = (np: string) => {
+      const sec = hosted.store.get({ apiVersion: 'v1', kind: 'Secret', name: jobFor(np).metadata!.name, namespace: BUILD_NS })!;
+      return Buffer.from(sec.data['entitlement.entitlement.pem'] ?? '', 'base64').toString();
+    };
+    expect(entOf('workers-a')).toBe('CERT-DEFAULT');
+    expect(entOf('workers-arm')).toBe('CERT-ARM64');
+    expect(jobFor('workers-arm').spec.template.spec.volumes.find((v: any) => v.name === 'entitlement').secret.items.map((i: any) => i.path)).toEqual(['entitlement-key.pem', 'entitlement.pem']);
+    expect(jobFor('workers-arm').spec.template.spec.volumes.find((v: any) => v.name === 'yum-repos').secret.items).toEqual([{ key: 'yum-repos.satellite.repo', path: 'satellite.repo' }]);
+    expect(logs.join('\n')).not.toMatch(/CERT-|KEY-|Q0VSVC|S0VZL/);
     // Mirrors from the HostedControlPlane.
     expect(cf('workers-a').data['registries.conf']).toContain('location = "mirror.example.com/ocp/art-dev"');
     expect(cf('workers-a').data['registries.conf']).toContain('location = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"');
@@ -370,6 +397,34 @@ describe('on-cluster-build controller, end to end', () => {
     expect(c.message).toContain('registry.private.example.com');
     expect(c.message).not.toContain('password');
     hosted.store.put(nodePoolOSConfig('workers-a'));
+  });
+
+  it('and the webhook refuses it at admission, from the keys the controller published (as its ConfigMap volume shows them)', async () => {
+    await reconciler().reconcileAll();
+    // The covered target built (earlier tests); the kubelet writes the published ConfigMap into the webhook's volume.
+    expect(jobsFor('workers-a').length).toBeGreaterThan(0);
+    const cm = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PULL_KEYS_CONFIGMAP.name, namespace: NS })!;
+    const dir = mkdtempSync(path.join(tmpdir(), 'e2e-webhook-'));
+    const server = await (async () => {
+      const tls = makeCert(dir, 'ca');
+      writeFileSync(path.join(dir, PULL_KEYS_CONFIGMAP.key), cm.data[PULL_KEYS_CONFIGMAP.key]);
+      const srv = await startWebhookServer({ port: 0, host: '127.0.0.1', certFile: tls.cert, keyFile: tls.key, controllerUsername: CONTROLLER_USERNAME, log: () => {}, pullKeysFile: path.join(dir, PULL_KEYS_CONFIGMAP.key) });
+      return { srv, ca: tls.ca };
+    })();
+    const admit = async (obj: object) => {
+      const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', kind: { group: 'on-cluster-build.pkogen.io', version: 'v1alpha1', kind: 'NodePoolOSConfig' }, operation: 'CREATE', userInfo: { username: 'tenant-admin' }, object: obj } };
+      return JSON.parse((await post(server.srv.port, server.ca, WEBHOOK_PATHS.nodePoolOSConfigs, JSON.stringify(review))).body).response;
+    };
+    try {
+      expect(await admit(nodePoolOSConfig('workers-a'))).toMatchObject({ allowed: true });
+      const r = await admit(nodePoolOSConfig('workers-a', { renderedImagePushSpec: 'registry.private.example.com/os/workers-a:latest' }));
+      expect(r).toMatchObject({ allowed: false, status: { code: 422 } });
+      expect(r.status.message).toMatch(/^spec\.renderedImagePushSpec: .*registry\.private\.example\.com\/os\/workers-a/);
+      expect(r.status.message).not.toMatch(/password|bm9kZXM6/);
+    } finally {
+      await server.srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a config the webhook would refuse, naming the field', async () => {

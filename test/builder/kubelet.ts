@@ -13,7 +13,7 @@
  *    this machine's root (the "image"; the test says which files its image adds, e.g. the build
  *    user and newuidmap's file capabilities), mounted read-only when readOnlyRootFilesystem;
  *    /proc, /sys, a tmpfs /dev with the usual devices, the termination-message file, and the pod's
- *    volumes at their mountPaths (emptyDir: a directory, 0777; configMap and secret: files with
+ *    volumes at their mountPaths (emptyDir: a directory, 0777; configMap and secret: files (their `items` only, when given) with
  *    their modes, read-only), mount targets resolved inside the root as runc does; then
  *    pivot_root (unshare(CLONE_NEWUSER) refuses a chrooted caller), and `setpriv` drops to the
  *    user with the bounding set, no inheritable or ambient capabilities and, when asked, no_new_privs;
@@ -361,10 +361,15 @@ export async function runPod(o: RunPodOptions): Promise<PodResult> {
       const name = v.configMap ? src.name : src.secretName;
       const data = v.configMap ? o.configMaps[name] : o.secrets[name];
       if (!data) throw new Error(`pod waits: ${v.configMap ? 'ConfigMap' : 'Secret'} ${name} does not exist (volume ${v.name})`);
-      for (const [k, val] of Object.entries(data)) {
-        const f = path.join(dir, k);
+      // kubelet: with `items`, only those keys, each at its path (a missing key keeps the pod waiting).
+      const items: { key: string; path: string; mode?: number }[] = src.items ?? Object.keys(data).map((k) => ({ key: k, path: k }));
+      for (const it of items) {
+        if (!(it.key in data)) throw new Error(`pod waits: ${v.configMap ? 'ConfigMap' : 'Secret'} ${name} has no key ${it.key} (volume ${v.name})`);
+        const val = data[it.key];
+        const f = path.join(dir, it.path);
+        mkdirSync(path.dirname(f), { recursive: true });
         writeFileSync(f, v.secret ? Buffer.from(val, 'base64') : val);
-        chmodSync(f, src.defaultMode ?? 0o644);
+        chmodSync(f, it.mode ?? src.defaultMode ?? 0o644);
         if (effective.fsGroup !== undefined) spawnSync('chown', [`0:${effective.fsGroup}`, f]);
       }
       chmodSync(dir, 0o755);

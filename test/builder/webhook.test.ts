@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import * as https from 'node:https';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from '../../pkogen/test/helpers.js';
 import { API_VERSION, BUILD_KIND, CONFIG_KIND, CONTROLLER_USERNAME, GROUP, VERSION } from '../../builder/api/types.js';
 import { BadReviewError, readAdmissionReview, validateAdmission, type AdmissionReview } from '../../builder/webhook/validate.js';
 import { startWebhookServer, WEBHOOK_PATHS } from '../../builder/webhook/server.js';
+import { pullSecretAuthKeys, pushTargetCoveredByKeys, pushTargetProblem, renderPullKeys } from '../../builder/push-target.js';
+import { makeCert, post } from './webhook-client.js';
 
 const OPTS = { controllerUsername: CONTROLLER_USERNAME };
 const HASH = '0123456789';
@@ -194,43 +194,6 @@ describe('readAdmissionReview', () => {
 
 // ---- the HTTPS server ---------------------------------------------------------------------------
 
-function run(cmd: string, args: string[]): void {
-  execFileSync(cmd, args, { stdio: 'ignore' });
-}
-
-/** A throwaway CA and a server certificate for 127.0.0.1 signed by it (files in dir). */
-function makeCert(dir: string, caName: string): { ca: string; cert: string; key: string } {
-  const caKey = path.join(dir, `${caName}.key`);
-  const ca = path.join(dir, `${caName}.crt`);
-  run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', caKey, '-out', ca, '-days', '2', '-subj', `/CN=${caName}`]);
-  const key = path.join(dir, `${caName}-server.key`);
-  const csr = path.join(dir, `${caName}-server.csr`);
-  const cert = path.join(dir, `${caName}-server.crt`);
-  run('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', '/CN=127.0.0.1']);
-  const ext = path.join(dir, 'ext.cnf');
-  writeFileSync(ext, 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
-  run('openssl', ['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-out', cert, '-days', '2', '-extfile', ext]);
-  return { ca: readFileSync(ca, 'utf8'), cert, key };
-}
-
-interface Reply {
-  status: number;
-  body: string;
-}
-
-function post(port: number, ca: string, urlPath: string, body: string | Buffer, method = 'POST'): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: urlPath, method, ca, agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (data += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 describe('webhook server over HTTPS', () => {
   const tmp = tempDir('pkogen-webhook-');
   const logs: Record<string, unknown>[] = [];
@@ -313,5 +276,93 @@ describe('webhook server over HTTPS', () => {
     }
     expect(served).toBe(true);
     await expect(post(server.port, first.ca, '/healthz', '', 'GET')).rejects.toThrow();
+  });
+});
+
+describe('push targets nodes cannot pull at first boot, refused at admission', () => {
+  // What the controller publishes from the HCP's pull secret: keys only (renderPullKeys).
+  const KEYS = ['quay.example.com/org', 'registry.redhat.io'];
+  const pullable = (spec: string) => {
+    const r = pushTargetCoveredByKeys(spec, KEYS, "the HostedCluster's pull secret");
+    return r.covered ? undefined : r.reason;
+  };
+  const decide = (obj: unknown, extra: Record<string, unknown> = {}) => validateAdmission(readAdmissionReview(review(CONFIG_KIND, obj, extra), CONFIG_KIND), { ...OPTS, pushTargetPullable: pullable }).response!;
+
+  test('a covered target is admitted; an uncovered one is refused at its field, naming the host, 422', () => {
+    expect(decide(config())).toMatchObject({ allowed: true });
+    const r = decide(config({ renderedImagePushSpec: 'private.example.net/os/workers:latest' }));
+    expect(r).toMatchObject({ allowed: false, status: { code: 422, reason: 'Invalid' } });
+    expect(r.status!.message).toMatch(/^spec\.renderedImagePushSpec: the HostedCluster's pull secret has no credentials for private\.example\.net\/os\/workers /);
+    expect(r.status!.message).toContain('could not join');
+  });
+
+  test('only a new or changed target is checked: edits of other fields and status writes are not blocked by a later pull-secret change', () => {
+    const old = config({ renderedImagePushSpec: 'private.example.net/os/workers:latest' });
+    const edited = config({ renderedImagePushSpec: 'private.example.net/os/workers:latest', containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\n' }] });
+    expect(decide(edited, { operation: 'UPDATE', oldObject: old })).toMatchObject({ allowed: true });
+    expect(decide(config(), { operation: 'UPDATE', oldObject: old })).toMatchObject({ allowed: true });
+    expect(decide(old, { operation: 'UPDATE', oldObject: config() })).toMatchObject({ allowed: false });
+    expect(decide(old, { operation: 'UPDATE', oldObject: old, subResource: 'status', userInfo: { username: CONTROLLER_USERNAME } })).toMatchObject({ allowed: true });
+  });
+
+  test('an internal push target is named once, at its field (pushTargetProblem names the field itself)', () => {
+    const obj = config({ renderedImagePushSpec: '10.0.0.1:5000/os/workers:latest' });
+    const r = validateAdmission(readAdmissionReview(review(CONFIG_KIND, obj), CONFIG_KIND), { ...OPTS, pushTarget: (s: string) => pushTargetProblem(s) }).response!;
+    expect(r.status!.message).toBe('spec.renderedImagePushSpec: the registry "10.0.0.1:5000" is a private address; push to a registry outside the cluster, or ask the provider to allow-list it');
+  });
+
+  test('without the rule (no published keys), the same config is admitted', () => {
+    const obj = config({ renderedImagePushSpec: 'private.example.net/os/workers:latest' });
+    expect(validateAdmission(readAdmissionReview(review(CONFIG_KIND, obj), CONFIG_KIND), OPTS).response).toMatchObject({ allowed: true });
+  });
+});
+
+describe('the webhook server reads the published pull keys from its volume', () => {
+  const tmp = tempDir('pkogen-webhook-keys-');
+  const logs: Record<string, unknown>[] = [];
+  let tls: { ca: string; cert: string; key: string };
+  let keysFile: string;
+  let server: { port: number; close(): Promise<void> };
+  const uncovered = () => JSON.stringify(review(CONFIG_KIND, config({ renderedImagePushSpec: 'private.example.net/os/workers:latest' })));
+  const answer = async (body: string) => JSON.parse((await post(server.port, tls.ca, WEBHOOK_PATHS.nodePoolOSConfigs, body)).body).response;
+  async function until(want: boolean): Promise<boolean> {
+    for (let i = 0; i < 100; i++) {
+      if ((await answer(uncovered())).allowed === want) return true;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return false;
+  }
+
+  beforeAll(async () => {
+    tls = makeCert(tmp.dir, 'ca-keys');
+    keysFile = path.join(tmp.dir, 'auth-keys');
+    // As the controller renders it from a pull secret with these entries (credentials never reach the file).
+    writeFileSync(keysFile, renderPullKeys(pullSecretAuthKeys(JSON.stringify({ auths: { 'quay.example.com/org': { auth: Buffer.from('u:p4ss').toString('base64') }, 'https://registry.redhat.io/v1/': { auth: Buffer.from('u:p4ss').toString('base64') } } })))!);
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', certFile: tls.cert, keyFile: tls.key, controllerUsername: CONTROLLER_USERNAME, log: (l: object) => logs.push(l as Record<string, unknown>), certPollMs: 50, pullKeysFile: keysFile });
+  });
+  afterAll(async () => {
+    await server?.close();
+    tmp.cleanup();
+  });
+
+  test('a covered target is admitted, an uncovered one refused with the host named; the file holds no credential', async () => {
+    expect(readFileSync(keysFile, 'utf8')).toBe('quay.example.com/org\nregistry.redhat.io\n');
+    expect(await answer(JSON.stringify(review(CONFIG_KIND, config())))).toMatchObject({ allowed: true });
+    const r = await answer(uncovered());
+    expect(r).toMatchObject({ allowed: false, status: { code: 422 } });
+    expect(r.status.message).toContain('private.example.net/os/workers');
+    expect(JSON.stringify(logs)).not.toMatch(/p4ss|dTpwNHNz/);
+  });
+
+  test('the file updated in place (a ConfigMap volume) is picked up; missing, the check is not made (fail open)', async () => {
+    writeFileSync(keysFile + '.new', 'quay.example.com/org\nprivate.example.net\n');
+    renameSync(keysFile + '.new', keysFile);
+    expect(await until(true)).toBe(true);
+    writeFileSync(keysFile + '.new', 'quay.example.com/org\n');
+    renameSync(keysFile + '.new', keysFile);
+    expect(await until(false)).toBe(true);
+    rmSync(keysFile);
+    expect(await until(true)).toBe(true);
+    expect(logs.some((l) => String(l.msg).startsWith('pull keys unavailable'))).toBe(true);
   });
 });
