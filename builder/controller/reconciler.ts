@@ -29,7 +29,7 @@ import {
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
-import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION } from './handoff.js';
+import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
 import { WorkQueue } from './queue.js';
 import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
@@ -156,7 +156,7 @@ export interface Observed {
   nodeTuningDisabled: boolean;
   nodes: Obj[];
   /** Hand-off ConfigMaps by NodePool: the image and the build it came from. */
-  handoffs: Map<string, { name: string; image?: string; build?: string; config?: string }>;
+  handoffs: Map<string, { name: string; image?: string; build?: string; config?: string; wantedRelease?: string }>;
   /** Build Jobs in the hosted build namespace, trimmed. */
   jobs: Obj[];
   /** `<nodepool>/<config hash>` → the image our MachineConfig in that config names (from token Secrets). */
@@ -229,7 +229,7 @@ export class Reconciler {
       const np = n.metadata.labels?.['hypershift.openshift.io/nodePool'];
       if (np) hostedNodesByPool.set(np, (hostedNodesByPool.get(np) ?? 0) + 1);
     }
-    const handoffs = new Map<string, { name: string; image?: string; build?: string; config?: string }>();
+    const handoffs = new Map<string, { name: string; image?: string; build?: string; config?: string; wantedRelease?: string }>();
     for (const cm of cms.items as Obj[]) {
       if (!cm.metadata.name!.startsWith(HANDOFF_PREFIX)) continue;
       const np = cm.metadata.name!.slice(HANDOFF_PREFIX.length);
@@ -239,7 +239,8 @@ export class Reconciler {
       } catch {
         image = undefined;
       }
-      handoffs.set(np, { name: cm.metadata.name!, image, build: cm.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION], config: cm.metadata.labels?.[CONFIG_LABEL] });
+      const wantedRelease = wantedReleaseOf(cm);
+      handoffs.set(np, { name: cm.metadata.name!, image, build: cm.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION], config: cm.metadata.labels?.[CONFIG_LABEL], ...(wantedRelease ? { wantedRelease } : {}) });
     }
     this.observed = {
       configs: new Map((configs.items as Obj[]).map((c) => [c.metadata.name!, c])),
@@ -295,11 +296,15 @@ export class Reconciler {
     if (problems.length) return this.setConfigStatus(cfg, { degraded: ['InvalidSpec', problems.join('; ')] });
 
     const nodePool: string = cfg.spec!.nodePool.name;
-    const inputs = obs.inputs.get(nodePool);
+    let inputs = obs.inputs.get(nodePool);
     if (!inputs) {
       return this.setConfigStatus(cfg, { degraded: ['NodePoolNotFound', `no token Secret for NodePool "${nodePool}" in namespace ${this.o.namespace}: is it a NodePool of this hosted cluster?`] });
     }
     if ('error' in inputs) return this.setConfigStatus(cfg, { degraded: ['NodePoolInputsInvalid', inputs.error] });
+    // Issue 27: the fleet gate holds this NodePool for a release no token Secret names yet (HyperShift
+    // writes it after its pause check) and says which on the hand-off: build for that one.
+    const wanted = obs.handoffs.get(nodePool)?.wantedRelease;
+    if (wanted !== undefined) inputs = { ...inputs, releaseImage: wanted };
     const npKey = `${inputs.nodePoolNamespace}/${nodePool}`;
 
     const stream = baseOSTagForStream(inputs.osStream);
@@ -681,6 +686,16 @@ function sameOutcome(build: Obj, recorded: BuildState, observed: BuildState, j: 
 function nodePoolNamespaceOf(obs: Observed, nodePool: string): string {
   const i = obs.inputs.get(nodePool);
   return i && !('error' in i) ? i.nodePoolNamespace : '';
+}
+
+/**
+ * The fleet gate's wanted release on a hand-off (builder/fleet/gate.ts WANTED_RELEASE_ANNOTATION):
+ * management-side only (HCP namespaces are not tenant-writable); a value that is not a plausible
+ * pull spec is ignored, and a bad one fails release resolution with its own status.
+ */
+function wantedReleaseOf(cm: Obj): string | undefined {
+  const v = cm.metadata.annotations?.[WANTED_RELEASE_ANNOTATION];
+  return typeof v === 'string' && v.length > 0 && v.length <= 512 && !/\s/.test(v) ? v : undefined;
 }
 
 function handoffUnavailable(): [string, string] {
