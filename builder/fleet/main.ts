@@ -24,7 +24,7 @@ import { allowList } from '../webhook/main.js';
 import { describeError } from '../wiring.js';
 import { BuildRegistry, imageForFromRegistry } from './build-registry.js';
 import type { ImageKey, ImageState } from './gate.js';
-import { ProviderBuilds } from './provider-build.js';
+import { ProviderBuilds, repositoryOnly } from './provider-build.js';
 import { runFleet } from './run.js';
 import { startFleetWebhook } from './webhook.js';
 
@@ -56,13 +56,12 @@ export function checkFleetFlags(f: FlagValues): void {
   if (layerFile && image) throw new FlagError('on-cluster-build fleet: give --provider-layer-file or --provider-image, not both');
   if (image && !DIGEST_IMAGE_RE.test(image)) throw new FlagError(`on-cluster-build fleet: --provider-image must be an image by digest (repo@sha256:<64 hex>)`);
   const repo = String(f['provider-repository'] ?? '');
-  let ref;
   try {
-    ref = parseReference(repo);
+    parseReference(repo);
   } catch (e) {
     throw new FlagError(`on-cluster-build fleet: --provider-repository ${JSON.stringify(repo.slice(0, 200))} is not a repository: ${(e as Error).message}`);
   }
-  if (ref.tag || ref.digest || /[:@]/.test(repo.slice(repo.indexOf('/') + 1))) throw new FlagError('on-cluster-build fleet: --provider-repository names a repository, without a tag or digest');
+  if (!repositoryOnly(repo)) throw new FlagError('on-cluster-build fleet: --provider-repository names a repository (registry/path), without a tag or digest');
   if (!['Enabled', 'Disabled'].includes(String(f['tenant-layer-default']))) throw new FlagError(`on-cluster-build fleet: --tenant-layer-default takes Enabled or Disabled`);
   for (const n of ['max-hold-seconds', 'resync-period']) if (!(Number(f[n]) > 0)) throw new FlagError(`on-cluster-build fleet: --${n} must be a positive number of seconds`);
   for (const n of ['webhook-port', 'health-port']) if (!(Number(f[n]) >= 0 && Number(f[n]) <= 65535)) throw new FlagError(`on-cluster-build fleet: --${n} must be a port number`);

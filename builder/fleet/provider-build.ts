@@ -60,8 +60,8 @@ const MAX_MESSAGE = 1024;
 
 export class ProviderBuilds {
   constructor(private readonly o: ProviderBuildsOptions) {
-    const r = parseReference(o.repository);
-    if (r.tag || r.digest) throw new Error(`--provider-repository ${JSON.stringify(o.repository)} must name a repository without a tag or digest`);
+    parseReference(o.repository);
+    if (!repositoryOnly(o.repository)) throw new Error(`--provider-repository ${JSON.stringify(o.repository)} must name a repository without a tag or digest`);
   }
 
   private async pushSecret(): Promise<string | undefined> {
@@ -165,6 +165,12 @@ export class ProviderBuilds {
     if (!r.ok) throw new Error(`${pushRef} is not a provider layer on the release's base OS image: ${r.reason}`.slice(0, MAX_MESSAGE));
     return pushRef;
   }
+}
+
+/** `registry/path` with neither a tag nor a digest (parseReference defaults a missing tag to latest). */
+export function repositoryOnly(repo: string): boolean {
+  const slash = repo.indexOf('/');
+  return slash > 0 && !repo.includes('@') && !repo.slice(repo.lastIndexOf('/') + 1).includes(':');
 }
 
 async function createIfMissing(k: Kube, r: typeof RESOURCES.configMaps, obj: KubeObject): Promise<void> {
