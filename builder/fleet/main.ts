@@ -22,7 +22,7 @@ import { NetGuard } from '../net-guard.js';
 import { ReleaseResolver } from '../release.js';
 import { allowList } from '../webhook/main.js';
 import { describeError } from '../wiring.js';
-import { BuildRegistry, imageForFromRegistry } from './build-registry.js';
+import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
 import type { ImageKey, ImageState } from './gate.js';
 import { ProviderBuilds, repositoryOnly } from './provider-build.js';
 import { runFleet } from './run.js';
@@ -89,7 +89,16 @@ export async function startFleet(
   flags: FlagValues,
   log: Log,
   signal: AbortSignal,
-  over: { management?: Kube; now?: () => number; waitingRecheckMs?: number; host?: string; imageFor?: (k: ImageKey) => Promise<ImageState> | ImageState; leaseSeconds?: [number, number, number] } = {},
+  over: {
+    management?: Kube;
+    now?: () => number;
+    waitingRecheckMs?: number;
+    host?: string;
+    imageFor?: (k: ImageKey) => Promise<ImageState> | ImageState;
+    /** The build registry's seams (tests: no build pod runs on the API test server). */
+    providerBuilds?: { build: (k: BuildKey) => Promise<{ image: string }>; lookup?: (k: BuildKey) => Promise<{ image: string } | undefined> };
+    leaseSeconds?: [number, number, number];
+  } = {},
 ): Promise<FleetProcess> {
   const namespace = String(flags.namespace);
   const management = over.management ?? (await Kube.load(String(flags.kubeconfig) || undefined));
@@ -116,7 +125,7 @@ export async function startFleet(
   else if (containerfile !== undefined) {
     const resolver = new ReleaseResolver({ cacheSize: 16, connectPolicy: guard });
     const credentials = (auth: string | undefined) => dockerConfigCredentials(auth, { file: `Secret ${namespace}/${pushSecretName}`, path: '.dockerconfigjson' });
-    const builds = new ProviderBuilds({
+    const builds = over.providerBuilds ?? new ProviderBuilds({
       management,
       namespace,
       repository,
