@@ -581,9 +581,9 @@ describe('on-cluster-build controller, end to end', () => {
     pushed('workers-wanted', DIGEST('5'), 'amd64', baseFor(RELEASE_419, 'amd64'));
     finishJob(j1.metadata!.name, { digest: DIGEST('5') });
     await r().reconcileAll();
-    expect(handoff('workers-wanted')!.metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_419);
+    expect((handoff('workers-wanted') as any).metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_419);
     // The fleet gate holds the NodePool for 5.0 and names it on the hand-off; no token Secret names it yet.
-    const h = handoff('workers-wanted')!;
+    const h = handoff('workers-wanted') as any;
     mgmt.store.put({ ...h, metadata: { ...h.metadata, annotations: { ...h.metadata.annotations, [WANTED_RELEASE_ANNOTATION]: RELEASE_50 } } });
     await r().reconcileAll();
     const j2 = jobFor('workers-wanted');
@@ -595,7 +595,7 @@ describe('on-cluster-build controller, end to end', () => {
     pushed('workers-wanted', DIGEST('6'), 'amd64', baseFor(RELEASE_419, 'amd64'));
     finishJob(j2.metadata!.name, { digest: DIGEST('6') });
     await r().reconcileAll();
-    expect(handoff('workers-wanted')!.metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_419);
+    expect((handoff('workers-wanted') as any).metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_419);
     const cfg = config('workers-wanted');
     hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: 'wanted' } } });
     await r().reconcileAll();
@@ -603,7 +603,7 @@ describe('on-cluster-build controller, end to end', () => {
     const image = pushed('workers-wanted', DIGEST('7'), 'amd64', baseFor(RELEASE_50, 'amd64'));
     finishJob(j3.metadata!.name, { digest: DIGEST('7') });
     await r().reconcileAll();
-    const after = handoff('workers-wanted')!;
+    const after = handoff('workers-wanted') as any;
     expect(after.metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_50);
     expect(after.metadata.annotations[WANTED_RELEASE_ANNOTATION]).toBe(RELEASE_50); // kept: the token Secret catches up later
     expect(JSON.parse(after.data.config).spec.osImageURL).toBe(image);
