@@ -1,7 +1,8 @@
 /**
- * `on-cluster-build controller | webhook | token-minter`: one image, three roles in the HCP
- * namespace. Exit codes: 0 stopped cleanly, 1 failed, 2 usage error. Logs are JSON lines on
- * stderr and never carry object contents or credentials.
+ * `on-cluster-build controller | webhook | token-minter | fleet`: one image; the first three run in
+ * the HCP namespace, `fleet` once per management cluster (builder/fleet/main.ts). Exit codes: 0
+ * stopped cleanly, 1 failed, 2 usage error. Logs are JSON lines on stderr and never carry object
+ * contents or credentials.
  */
 import * as http from 'node:http';
 import { hostname } from 'node:os';
@@ -16,6 +17,7 @@ import { runTokenMinter } from './token-minter.js';
 import { wiring } from './wiring.js';
 import { parseTenantLayer } from './layers.js';
 import { allowList, runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
+import { checkFleetFlags, FLEET_FLAGS, FLEET_SUMMARY, startFleet } from './fleet/main.js';
 
 export const VERSION = '0.1.0';
 import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME } from './api/types.js';
@@ -60,7 +62,10 @@ const COMMANDS: Record<string, { flags: FlagSpec[]; summary: string }> = {
   controller: { flags: CONTROLLER_FLAGS, summary: 'build OS images for the NodePools of one hosted cluster (runs in its HCP namespace)' },
   webhook: { flags: WEBHOOK_FLAGS, summary: WEBHOOK_SUMMARY },
   'token-minter': { flags: MINTER_FLAGS, summary: "keep a token of the controller's hosted-cluster ServiceAccount fresh on disk" },
+  fleet: { flags: FLEET_FLAGS, summary: FLEET_SUMMARY },
 };
+
+export { FLEET_FLAGS };
 
 export function usage(): string {
   return [
@@ -81,7 +86,9 @@ export function commandHelp(command: string): string {
 export function parseCommand(command: string, args: string[], env: Record<string, string | undefined> = {}): FlagValues {
   const c = COMMANDS[command];
   if (!c) throw new FlagError(`on-cluster-build: unknown command ${JSON.stringify(command)}`);
-  return parseFlags(`on-cluster-build ${command}`, c.flags, args, env);
+  const flags = parseFlags(`on-cluster-build ${command}`, c.flags, args, env);
+  if (command === 'fleet') checkFleetFlags(flags);
+  return flags;
 }
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
@@ -126,6 +133,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'controller') await controller(flags, log, signal);
     else if (command === 'webhook') await webhook(flags, log, signal);
+    else if (command === 'fleet') await (await startFleet(flags, log, signal)).done;
     else await runTokenMinter(
       {
         adminKubeconfig: String(flags.kubeconfig),

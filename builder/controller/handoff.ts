@@ -22,6 +22,12 @@ export const HANDOFF_PREFIX = 'on-cluster-build-os-image-';
 /** On the hand-off: the NodePool release (`spec.release.image`) its image was built for (the fleet gate compares it). */
 export const HANDOFF_RELEASE_ANNOTATION = `${LABEL_PREFIX}/release-image`;
 
+/**
+ * On the hand-off: the NodePool release the fleet gate holds the NodePool for (issue 27); the
+ * per-HCP controller builds for it instead of the token Secret's release (builder/fleet/gate.ts).
+ */
+export const WANTED_RELEASE_ANNOTATION = `${LABEL_PREFIX}/wanted-release`;
+
 export const handoffName = (nodePool: string) => `${HANDOFF_PREFIX}${nodePool}`.slice(0, 253);
 
 export function osImageMachineConfigYaml(imagePullSpec: string): string {

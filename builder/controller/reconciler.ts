@@ -31,7 +31,7 @@ import {
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
-import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION } from './handoff.js';
+import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
 import { WorkQueue } from './queue.js';
 import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
@@ -444,11 +444,15 @@ export class Reconciler {
     if (problems.length) return this.setConfigStatus(cfg, { degraded: ['InvalidSpec', problems.join('; ')] });
 
     const nodePool: string = cfg.spec!.nodePool.name;
-    const inputs = obs.inputs.get(nodePool);
+    let inputs = obs.inputs.get(nodePool);
     if (!inputs) {
       return this.setConfigStatus(cfg, { degraded: ['NodePoolNotFound', `no token Secret for NodePool "${nodePool}" in namespace ${this.o.namespace}: is it a NodePool of this hosted cluster?`] });
     }
     if ('error' in inputs) return this.setConfigStatus(cfg, { degraded: ['NodePoolInputsInvalid', inputs.error] });
+    // Issue 27: the fleet gate holds this NodePool for a release no token Secret names yet (HyperShift
+    // writes it after its pause check) and says which on the hand-off: build for that one.
+    const wanted = obs.handoffs.get(nodePool)?.wantedRelease;
+    if (wanted !== undefined) inputs = { ...inputs, releaseImage: wanted };
     const npKey = `${inputs.nodePoolNamespace}/${nodePool}`;
 
     const stream = baseOSTagForStream(inputs.osStream);
@@ -921,6 +925,16 @@ function nodePoolNamespaceOf(obs: Observed, nodePool: string): string {
   return i && !('error' in i) ? i.nodePoolNamespace : '';
 }
 
+/**
+ * The fleet gate's wanted release on a hand-off (builder/fleet/gate.ts WANTED_RELEASE_ANNOTATION):
+ * management-side only (HCP namespaces are not tenant-writable); a value that is not a plausible
+ * pull spec is ignored, and a bad one fails release resolution with its own status.
+ */
+function wantedReleaseOf(cm: Obj): string | undefined {
+  const v = cm.metadata.annotations?.[WANTED_RELEASE_ANNOTATION];
+  return typeof v === 'string' && v.length > 0 && v.length <= 512 && !/\s/.test(v) ? v : undefined;
+}
+
 function handoffUnavailable(): [string, string] {
   return [
     'HandoffUnavailable',
@@ -973,7 +987,8 @@ function handoffEntry(cm: Obj): { nodePool: string; entry: HandoffEntry } | unde
   } catch {
     image = undefined;
   }
-  return { nodePool: np, entry: { name: cm.metadata.name!, image, build: cm.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION], config: cm.metadata.labels?.[CONFIG_LABEL] } };
+  const wantedRelease = wantedReleaseOf(cm);
+  return { nodePool: np, entry: { name: cm.metadata.name!, image, build: cm.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION], config: cm.metadata.labels?.[CONFIG_LABEL], ...(wantedRelease ? { wantedRelease } : {}) } };
 }
 
 /** What decisions read of the HostedControlPlane (mirrors, whether NodeTuning is disabled). */

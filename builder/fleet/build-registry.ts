@@ -20,6 +20,11 @@ export interface BuildKey {
   stream?: string;
   layerDigest: string;
   builderImageDigest: string;
+  /**
+   * Where the release can be pulled by that digest (`repo@sha256:…`): not part of the key (the
+   * digest is the content), only what the build pulls; the first requester's is used.
+   */
+  releasePullSpec?: string;
 }
 
 export interface BuildRegistryOptions {
@@ -184,6 +189,8 @@ export function imageForFromRegistry(o: {
     } catch (e) {
       return { pending: `resolving ${k.releaseImage}: ${String(e instanceof Error ? e.message : e).slice(0, MAX_REASON)}` };
     }
-    return o.registry.ensure({ releaseDigest, arch: k.arch, ...(k.stream ? { stream: k.stream } : {}), layerDigest: o.layerDigest(k.layer), builderImageDigest: o.builderImageDigest });
+    const at = k.releaseImage.indexOf('@');
+    const repo = at >= 0 ? k.releaseImage.slice(0, at) : k.releaseImage.replace(/:[^:/]+$/, '');
+    return o.registry.ensure({ releaseDigest, arch: k.arch, ...(k.stream ? { stream: k.stream } : {}), layerDigest: o.layerDigest(k.layer), builderImageDigest: o.builderImageDigest, releasePullSpec: `${repo}@${releaseDigest}` });
   };
 }

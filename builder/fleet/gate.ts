@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { KubeApiError } from 'pkogen/kube';
 import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
 import { GROUP } from '../api/types.js';
-import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap, handoffName } from '../controller/handoff.js';
+import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap, handoffName, WANTED_RELEASE_ANNOTATION } from '../controller/handoff.js';
 import { CONFIG_LABEL } from '../controller/build-job.js';
 
 export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true };
@@ -43,6 +43,14 @@ export const RELEASED_FOR_ANNOTATION = `${GROUP}/gate-released-for`;
 export const REASON_ANNOTATION = `${GROUP}/gate-reason`;
 /** On the NodePool: the gate applies (set by the gate when a hand-off exists; the admission mutation selects on it). */
 export const GATED_LABEL = `${GROUP}/upgrade-gate`;
+/**
+ * On a tenant-layered hand-off ConfigMap (one the per-HCP controller wrote: it carries the
+ * NodePoolOSConfig label): the NodePool release the gate holds the NodePool for. While held, no
+ * token Secret for that release exists (HyperShift writes it after the pause check), so the
+ * per-HCP controller learns the release to build for from here; its verified build for it, handed
+ * off with HANDOFF_RELEASE_ANNOTATION set to it, is what releases the hold.
+ */
+export { WANTED_RELEASE_ANNOTATION };
 /** What we write into spec.pausedUntil; the only value we ever lift. */
 export const PAUSE_VALUE = 'true';
 
@@ -78,7 +86,7 @@ export interface GateOptions {
 
 export type GateStep =
   | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting'; message: string }
-  | { done: false; did: 'Labelled' | 'Paused' | 'HandedOff' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden'; message: string };
+  | { done: false; did: 'Labelled' | 'Paused' | 'HandedOff' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden'; message: string };
 
 type NodePool = KubeObject & { spec?: { release?: { image?: string }; arch?: string; pausedUntil?: string; osImageStream?: { name?: string } } };
 
@@ -170,7 +178,16 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   }
 
   // The hand-off is for another release than the NodePool's.
-  const state = await o.imageFor(key);
+  const tenant = cm.metadata.labels?.[CONFIG_LABEL] !== undefined;
+  if (tenant && cm.metadata.annotations?.[WANTED_RELEASE_ANNOTATION] !== key.releaseImage) {
+    // A tenant layer: only the per-HCP controller builds it (FROM the provider image) and hands it
+    // off, after verifying it. The gate tells it which release to build for, then waits.
+    return step('Wanted', `asked the per-HCP controller for the tenant image for ${key.releaseImage}`, () =>
+      // `update` with the resourceVersion read (HANDOFF_RULES grant no patch): a concurrent write by the per-HCP controller wins.
+      m.update(RESOURCES.configMaps, { ...cm, metadata: { ...cm.metadata, annotations: { ...(cm.metadata.annotations ?? {}), [WANTED_RELEASE_ANNOTATION]: key.releaseImage } } }),
+    );
+  }
+  const state: ImageState = tenant ? { pending: `the per-HCP controller builds the tenant layer for ${key.releaseImage} and hands it off` } : await o.imageFor(key);
   if ('image' in state) {
     return step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off rewritten`, async () => {
       const want = handoffConfigMap(o.hcpNamespace, o.nodePoolName, '', state.image);

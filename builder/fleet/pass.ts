@@ -1,7 +1,8 @@
 /**
  * One pass of the fleet component's upgrade gate over every NodePool on the management cluster:
  * list them once (cluster-wide), and settle the gate for each. The running component drives this
- * from watches of NodePools and hand-off ConfigMaps (not in this branch); a pass is also its resync.
+ * from watches of NodePools and hand-off ConfigMaps (builder/fleet/run.ts), and resyncs
+ * from the same listing (`listGateTargets`).
  *
  * The HCP namespace of a NodePool is HyperShift's own rule: `<NodePool namespace>-<clusterName
  * with dots as dashes>` (hypershift-operator/controllers/manifests/manifests.go
@@ -26,21 +27,32 @@ export interface FleetPassResult {
   nodePools: Map<string, GateStep | { error: string }>;
 }
 
-export async function fleetPass(o: FleetPassOptions): Promise<FleetPassResult> {
-  const list = await o.management.list(NODEPOOLS, {
+/** A NodePool the gate looks at: its key and its HCP namespace (none without a spec.clusterName). */
+export function gateTargetOf(np: { metadata: { name?: string; namespace?: string }; spec?: unknown }): { key: string; namespace: string; name: string; hcpNamespace: string } | undefined {
+  const clusterName = (np.spec as { clusterName?: unknown } | undefined)?.clusterName;
+  const { name, namespace } = np.metadata;
+  if (typeof clusterName !== 'string' || !clusterName || !name || !namespace) return undefined;
+  return { key: `${namespace}/${name}`, namespace, name, hcpNamespace: hcpNamespaceOf(namespace, clusterName) };
+}
+
+/** Every NodePool the gate looks at, from one cluster-wide list (the pass's and the running component's resync). */
+export async function listGateTargets(management: Kube): Promise<NonNullable<ReturnType<typeof gateTargetOf>>[]> {
+  const list = await management.list(NODEPOOLS, {
     // Only what the pass needs: a NodePool's spec (platform, config, …) is not kept.
     keep: (np) => ({ apiVersion: np.apiVersion, kind: np.kind, metadata: { name: np.metadata.name, namespace: np.metadata.namespace }, spec: { clusterName: (np as { spec?: { clusterName?: string } }).spec?.clusterName } }),
   });
-  const todo = list.items.filter((np) => typeof (np as { spec?: { clusterName?: unknown } }).spec?.clusterName === 'string');
+  return list.items.map(gateTargetOf).filter((t): t is NonNullable<typeof t> => t !== undefined);
+}
+
+export async function fleetPass(o: FleetPassOptions): Promise<FleetPassResult> {
+  const todo = await listGateTargets(o.management);
   const out = new Map<string, GateStep | { error: string }>();
   let next = 0;
   const worker = async () => {
     while (next < todo.length) {
-      const np = todo[next++] as { metadata: { name?: string; namespace?: string }; spec: { clusterName: string } };
-      const ns = np.metadata.namespace!;
-      const name = np.metadata.name!;
+      const { namespace: ns, name, hcpNamespace } = todo[next++]!;
       try {
-        const { steps } = await settleGate({ ...o, nodePoolNamespace: ns, nodePoolName: name, hcpNamespace: hcpNamespaceOf(ns, np.spec.clusterName) });
+        const { steps } = await settleGate({ ...o, nodePoolNamespace: ns, nodePoolName: name, hcpNamespace });
         out.set(`${ns}/${name}`, steps[steps.length - 1]);
       } catch (e) {
         out.set(`${ns}/${name}`, { error: (e as Error).message });

@@ -20,3 +20,21 @@ export const FLEET_CLUSTER_RULES: readonly PolicyRule[] = [
 export const HANDOFF_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'update'] },
 ];
+
+/**
+ * A Role in the fleet component's own namespace (`--namespace`), nothing cluster-wide:
+ * - leases get/create/update: leader election (one replica runs the gate; builder/controller/leader.ts);
+ * - jobs get/create: one provider-layer build Job per build key (builder/fleet/provider-build.ts);
+ *   never update or delete (the Job's TTL/owner is the package's concern, a finished Job is the record);
+ * - pods list: the build pod's termination message carries the pushed digest (and a failure's tail);
+ * - configmaps create: the build's Containerfile volume (owned by its Job);
+ * - secrets get/create: read the push Secret (`--push-secret-name`); create the build's credentials
+ *   volume (owned by its Job). The namespace holds only the fleet component's own objects.
+ */
+export const FLEET_NAMESPACE_RULES: readonly PolicyRule[] = [
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'create'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
+];

@@ -204,20 +204,23 @@ function readBody(req: IncomingMessage, res: ServerResponse, l: BodyLimits): Pro
 
 const clipLog = (v: unknown, n: number): string => (typeof v === 'string' ? (v.length > n ? `${v.slice(0, n)}...` : v) : '');
 
+/**
+ * One admission endpoint of an admission server: it gets the parsed JSON body (an AdmissionReview
+ * not yet checked) and answers the review to send with the line to log, or throws BadReviewError
+ * for a malformed review (400, fail closed: the API server applies the webhook's failurePolicy).
+ */
+export type AdmissionHandler = (parsed: unknown, started: number) => { review: object; log: object };
+
+export interface AdmissionServerOptions extends Omit<WebhookServerOptions, 'controllerUsername' | 'pushTarget' | 'tenantLayerDisabled' | 'pullKeysFile'> {
+  /** path → handler; anything else is 404. */
+  handlers: Record<string, AdmissionHandler>;
+  /** Runs on each certificate poll (the HCP webhook re-reads its pull keys there). */
+  onPoll?: () => Promise<void>;
+}
+
+/** The validating webhook of the HCP namespace: NodePoolOSConfigs and NodePoolOSBuilds. */
 export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
   const log = opts.log ?? ((line: object) => process.stdout.write(JSON.stringify(line) + '\n'));
-  let current: KeyPair;
-  try {
-    current = await readKeyPair(opts.certFile, opts.keyFile);
-  } catch (e) {
-    throw new Error(`cannot read the serving certificate (${opts.certFile}, ${opts.keyFile}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-
-  const stats: WebhookStats = { bytesInFlight: 0, peakBytesInFlight: 0, refusedBusy: 0, refusedTooLarge: 0, timedOut: 0, decisions: 0 };
-  const budget = new BodyBudget(opts.maxBytesInFlight ?? MAX_BYTES_IN_FLIGHT);
-  const limits: BodyLimits = { maxBody: opts.maxBodyBytes ?? MAX_BODY_BYTES, budget, timeoutMs: opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS, stats };
-  const headersTimeout = opts.headersTimeoutMs ?? 5_000;
-
   // The pull keys: a Set for the lookup, or undefined (not known: admit). Never a credential.
   let pullKeys: Set<string> | undefined;
   let pullKeysText: string | undefined;
@@ -245,13 +248,60 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         return r.covered ? undefined : r.reason;
       }
     : undefined;
+  const handlers: Record<string, AdmissionHandler> = {};
+  for (const [path, kind] of Object.entries(KIND_BY_PATH)) {
+    handlers[path] = (parsed, started) => {
+      const review = readAdmissionReview(parsed, kind);
+      const d = decideAdmission(review, { controllerUsername: opts.controllerUsername, pushTarget: opts.pushTarget, tenantLayerDisabled: opts.tenantLayerDisabled === true, ...(pushTargetPullable ? { pushTargetPullable } : {}) });
+      const r = review.request;
+      const meta = (r.object ?? r.oldObject) as { metadata?: { name?: unknown } } | undefined;
+      // Bounded: names and uids clipped, at most MAX_LOGGED_FIELDS field paths (each clipped).
+      const fields = d.fields.slice(0, MAX_LOGGED_FIELDS).map((f) => clipLog(f, 120));
+      return {
+        review: d.review,
+        log: {
+          msg: 'admission',
+          uid: clipLog(r.uid, 128),
+          kind,
+          name: clipLog(typeof r.name === 'string' && r.name ? r.name : meta?.metadata?.name, 253),
+          ...(r.subResource ? { subResource: clipLog(r.subResource, 32) } : {}),
+          operation: r.operation,
+          allowed: d.allowed,
+          ...(d.allowed ? {} : { reason: d.reason, fields, ...(d.fields.length > fields.length ? { moreFields: d.fields.length - fields.length } : {}) }),
+          // Headers received to answer ready (body read, parsed, decided): the webhook's own share of the call.
+          ms: Math.round((performance.now() - started) * 100) / 100,
+        },
+      };
+    };
+  }
+  return startAdmissionServer({ ...opts, handlers, onPoll: loadPullKeys });
+}
+
+/**
+ * The bounded HTTPS admission server (body cap, in-flight budget, timeouts, certificate reload,
+ * /healthz and /readyz): one home for the HCP namespace's validating webhook and the fleet
+ * component's mutating one (builder/fleet/webhook.ts).
+ */
+export async function startAdmissionServer(opts: AdmissionServerOptions): Promise<WebhookServer> {
+  const log = opts.log ?? ((line: object) => process.stdout.write(JSON.stringify(line) + '\n'));
+  let current: KeyPair;
+  try {
+    current = await readKeyPair(opts.certFile, opts.keyFile);
+  } catch (e) {
+    throw new Error(`cannot read the serving certificate (${opts.certFile}, ${opts.keyFile}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+
+  const stats: WebhookStats = { bytesInFlight: 0, peakBytesInFlight: 0, refusedBusy: 0, refusedTooLarge: 0, timedOut: 0, decisions: 0 };
+  const budget = new BodyBudget(opts.maxBytesInFlight ?? MAX_BYTES_IN_FLIGHT);
+  const limits: BodyLimits = { maxBody: opts.maxBodyBytes ?? MAX_BODY_BYTES, budget, timeoutMs: opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS, stats };
+  const headersTimeout = opts.headersTimeoutMs ?? 5_000;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const url = (req.url ?? '/').split('?')[0]!;
     if (url === '/healthz' || url === '/readyz') return send(res, 200, 'ok\n');
-    const kind = KIND_BY_PATH[url];
-    if (!kind) return send(res, 404, `no webhook at ${JSON.stringify(url.slice(0, 100))}; paths: ${Object.values(WEBHOOK_PATHS).join(', ')}\n`);
+    const handler = Object.prototype.hasOwnProperty.call(opts.handlers, url) ? opts.handlers[url] : undefined;
+    if (!handler) return send(res, 404, `no webhook at ${JSON.stringify(url.slice(0, 100))}; paths: ${Object.keys(opts.handlers).join(', ')}\n`);
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
       return send(res, 405, 'a webhook takes POST with an AdmissionReview\n');
@@ -264,33 +314,16 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     } catch {
       return send(res, 400, 'request body is not valid JSON (an admission.k8s.io/v1 AdmissionReview)\n');
     }
-    let review;
+    let answer;
     try {
-      review = readAdmissionReview(parsed, kind);
+      answer = handler(parsed, started);
     } catch (e) {
       if (e instanceof BadReviewError) return send(res, 400, `${e.message}\n`);
       throw e;
     }
-    const d = decideAdmission(review, { controllerUsername: opts.controllerUsername, pushTarget: opts.pushTarget, tenantLayerDisabled: opts.tenantLayerDisabled === true, ...(pushTargetPullable ? { pushTargetPullable } : {}) });
     stats.decisions++;
-    const r = review.request;
-    const meta = (r.object ?? r.oldObject) as { metadata?: { name?: unknown } } | undefined;
-    // Bounded: names and uids clipped, at most MAX_LOGGED_FIELDS field paths (each clipped).
-    const fields = d.fields.slice(0, MAX_LOGGED_FIELDS).map((f) => clipLog(f, 120));
-    const json = JSON.stringify(d.review);
-    log({
-      msg: 'admission',
-      uid: clipLog(r.uid, 128),
-      kind,
-      name: clipLog(typeof r.name === 'string' && r.name ? r.name : meta?.metadata?.name, 253),
-      ...(r.subResource ? { subResource: clipLog(r.subResource, 32) } : {}),
-      operation: r.operation,
-      allowed: d.allowed,
-      ...(d.allowed ? {} : { reason: d.reason, fields, ...(d.fields.length > fields.length ? { moreFields: d.fields.length - fields.length } : {}) }),
-      // Headers received to answer ready (body read, parsed, decided): the webhook's own share of the call.
-      ms: Math.round((performance.now() - started) * 100) / 100,
-    });
-    send(res, 200, json, 'application/json');
+    log(answer.log);
+    send(res, 200, JSON.stringify(answer.review), 'application/json');
   };
 
   const server = https.createServer({
@@ -342,7 +375,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const timer = setInterval(() => {
     if (reloading) return;
     reloading = true;
-    void Promise.all([reload(), loadPullKeys()]).finally(() => (reloading = false));
+    void Promise.all([reload(), opts.onPoll?.()]).finally(() => (reloading = false));
   }, opts.certPollMs ?? 10_000);
   timer.unref();
 

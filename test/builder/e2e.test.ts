@@ -20,7 +20,7 @@ import { wiring } from '../../builder/wiring.js';
 import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, PolicyRule } from '../../builder/rbac.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { managementUser, startClusters } from './clusters.js';
-import { HANDOFF_PREFIX, OS_IMAGE_MACHINE_CONFIG } from '../../builder/controller/handoff.js';
+import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, OS_IMAGE_MACHINE_CONFIG, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -625,5 +625,42 @@ describe('on-cluster-build controller, end to end', () => {
     const c = condition(config('workers-off'), 'Degraded');
     expect(c).toMatchObject({ status: 'True', reason: 'TenantLayerDisabled' });
     expect(c.message).toMatch(/^the provider has turned the tenant OS layer off for this hosted cluster \(HostedCluster annotation on-cluster-build\.pkogen\.io\/tenant-layer: Disabled\): NodePoolOSConfigs are not accepted or built here/);
+  });
+  it("builds for the release the fleet gate names on a held NodePool's hand-off (wanted-release), not the token Secret's older one", async () => {
+    nodePool('workers-wanted', { release: RELEASE_419, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-wanted'));
+    const r = () => reconciler({ maxConcurrentBuilds: 20 });
+    await r().reconcileAll();
+    const j1 = jobFor('workers-wanted');
+    expect(j1.metadata!.annotations['on-cluster-build.pkogen.io/release-image']).toBe(RELEASE_419);
+    pushed('workers-wanted', DIGEST('5'), 'amd64', baseFor(RELEASE_419, 'amd64'));
+    finishJob(j1.metadata!.name, { digest: DIGEST('5') });
+    await r().reconcileAll();
+    expect((handoff('workers-wanted') as any).metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_419);
+    // The fleet gate holds the NodePool for 5.0 and names it on the hand-off; no token Secret names it yet.
+    const h = handoff('workers-wanted') as any;
+    mgmt.store.put({ ...h, metadata: { ...h.metadata, annotations: { ...h.metadata.annotations, [WANTED_RELEASE_ANNOTATION]: RELEASE_50 } } });
+    await r().reconcileAll();
+    const j2 = jobFor('workers-wanted');
+    expect(j2.metadata!.name).not.toBe(j1.metadata!.name);
+    expect(j2.metadata!.annotations['on-cluster-build.pkogen.io/release-image']).toBe(RELEASE_50);
+    const cf = hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: j2.metadata!.name, namespace: BUILD_NS })!;
+    expect(cf.data.Containerfile).toContain(`FROM ${baseFor(RELEASE_50, 'amd64')} AS configs`);
+    // Verified against 5.0's base before it is handed off, with the release it was built for.
+    pushed('workers-wanted', DIGEST('6'), 'amd64', baseFor(RELEASE_419, 'amd64'));
+    finishJob(j2.metadata!.name, { digest: DIGEST('6') });
+    await r().reconcileAll();
+    expect((handoff('workers-wanted') as any).metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_419);
+    const cfg = config('workers-wanted');
+    hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: 'wanted' } } });
+    await r().reconcileAll();
+    const j3 = jobFor('workers-wanted');
+    const image = pushed('workers-wanted', DIGEST('7'), 'amd64', baseFor(RELEASE_50, 'amd64'));
+    finishJob(j3.metadata!.name, { digest: DIGEST('7') });
+    await r().reconcileAll();
+    const after = handoff('workers-wanted') as any;
+    expect(after.metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_50);
+    expect(after.metadata.annotations[WANTED_RELEASE_ANNOTATION]).toBe(RELEASE_50); // kept: the token Secret catches up later
+    expect(JSON.parse(after.data.config).spec.osImageURL).toBe(image);
   });
 });

@@ -7,9 +7,10 @@ import { createHash } from 'node:crypto';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject } from '../../builder/kube.js';
 import { BuildKey, BuildRegistry, buildTag, imageForFromRegistry } from '../../builder/fleet/build-registry.js';
-import { admitNodePoolUpdate, HANDOFF_RELEASE_ANNOTATION, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
+import { admitNodePoolUpdate, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
-import { handedOffImage, handoffConfigMap, handoffName } from '../../builder/controller/handoff.js';
+import { handedOffImage, handoffName } from '../../builder/controller/handoff.js';
+import { providerHandoff } from './fleet-fixtures.js';
 
 const D = (c: string) => 'sha256:' + c.repeat(64);
 const sha = (s: string) => 'sha256:' + createHash('sha256').update(s).digest('hex');
@@ -130,9 +131,7 @@ describe('three HCPs upgrading at once behind the gate', () => {
     for (const h of HCPS) {
       mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `clusters-${h}` } });
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: `${h}-workers`, namespace: 'clusters' }, spec: { clusterName: h, release: { image: R1 } } });
-      const cm = handoffConfigMap(`clusters-${h}`, `${h}-workers`, `${h}-workers`, `quay.example.com/provider/rhcos@${D('e')}`);
-      cm.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
-      mgmt.store.put(cm);
+      mgmt.store.put(providerHandoff(`clusters-${h}`, `${h}-workers`, `quay.example.com/provider/rhcos@${D('e')}`, R1));
     }
     const fleet = new Kube(mgmt.kubeConfig(FLEET_USER));
     const admin = new Kube(mgmt.kubeConfig('system:admin'));
@@ -161,7 +160,7 @@ describe('three HCPs upgrading at once behind the gate', () => {
     );
     const first = await Promise.all(HCPS.map((h) => settleGate(gate(h))));
     expect(first.map((s) => s.steps.map((x) => ('did' in x ? x.did : x.state)))).toEqual(HCPS.map(() => ['Paused', 'Waiting']));
-    expect(b.calls).toEqual([{ releaseDigest: D('2'), arch: 'amd64', layerDigest: D('a'), builderImageDigest: D('b') }]);
+    expect(b.calls).toEqual([{ releaseDigest: D('2'), arch: 'amd64', layerDigest: D('a'), builderImageDigest: D('b'), releasePullSpec: R2 }]);
     b.finish();
     await registry.idle();
     const second = await Promise.all(HCPS.map((h) => settleGate(gate(h))));

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, KubeObject } from '../../builder/kube.js';
+import { Kube, KubeObject, RESOURCES } from '../../builder/kube.js';
 import {
   admitNodePoolUpdate,
   GATED_LABEL,
@@ -25,9 +25,11 @@ import {
   REASON_ANNOTATION,
   RELEASED_FOR_ANNOTATION,
   settleGate,
+  WANTED_RELEASE_ANNOTATION,
 } from '../../builder/fleet/gate.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
-import { handoffConfigMap, handoffName, handedOffImage } from '../../builder/controller/handoff.js';
+import { handoffName, handedOffImage } from '../../builder/controller/handoff.js';
+import { providerHandoff, tenantHandoff } from './fleet-fixtures.js';
 
 const HC_NS = 'clusters';
 const HCP_NS = 'clusters-banana';
@@ -111,9 +113,7 @@ describe('fleet upgrade gate', () => {
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
     for (const name of [HC_NS, HCP_NS]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: 'workers', namespace: HC_NS }, spec: { clusterName: 'banana', arch: 'amd64', release: { image: R1 }, replicas: 3 } });
-    const h = handoffConfigMap(HCP_NS, 'workers', 'workers', imageOf(R1));
-    h.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
-    mgmt.store.put(h);
+    mgmt.store.put(providerHandoff(HCP_NS, 'workers', imageOf(R1), R1));
     fleet = new Observed(mgmt.kubeConfig(FLEET_USER));
     admin = new Observed(mgmt.kubeConfig('system:admin'));
     observe();
@@ -144,7 +144,7 @@ describe('fleet upgrade gate', () => {
     expect(n.spec.pausedUntil).toBeUndefined();
     expect(Object.keys(n.metadata.annotations ?? {}).filter((k) => k.startsWith('on-cluster-build'))).toEqual([]);
     expect(cm()!.metadata.annotations![HANDOFF_RELEASE_ANNOTATION]).toBe(R2);
-    expect(cm()!.metadata.labels).toEqual(handoffConfigMap(HCP_NS, 'workers', 'workers', imageOf(R1)).metadata.labels); // the per-HCP controller's config label kept
+    expect(cm()!.metadata.labels).toEqual(providerHandoff(HCP_NS, 'workers', imageOf(R1), R1).metadata.labels);
     // Only the rights the fleet component is given, all used as granted, none refused.
     const mine = mgmt.audit.filter((e) => e.user === FLEET_USER && e.resource);
     expect(mine.filter((e) => (e.code ?? 0) >= 400)).toEqual([]);
@@ -247,14 +247,29 @@ describe('fleet upgrade gate', () => {
   });
 
   it("hands off without adding the per-HCP controller's NodePoolOSConfig label (a provider-only hand-off is not a tenant's)", async () => {
-    const h = cm()!;
-    delete h.metadata.labels!['on-cluster-build.pkogen.io/nodepoolosconfig'];
-    mgmt.store.put(h);
     await bump(R2, true);
     images.set(R2, { image: imageOf(R2) });
     expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
     expect(cm()!.metadata.labels!['on-cluster-build.pkogen.io/nodepoolosconfig']).toBeUndefined();
     expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R2));
+  });
+
+  it("a tenant-layered hand-off: the gate names the wanted release and waits for the per-HCP controller's verified hand-off, never writing an image itself", async () => {
+    mgmt.store.put(tenantHandoff(HCP_NS, 'workers', 'my-config', imageOf(R1), R1));
+    await bump(R2, true);
+    images.set(R2, { image: imageOf(R2) }); // a provider image exists: not what a tenant NodePool runs
+    expect(await did()).toEqual(['Wanted', 'Paused', 'Waiting']);
+    expect(cm()!.metadata.annotations![WANTED_RELEASE_ANNOTATION]).toBe(R2);
+    expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R1));
+    expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/the per-HCP controller builds the tenant layer for .*2{64} and hands it off$/);
+    expect(await did()).toEqual(['Waiting']);
+    // The per-HCP controller hands off its verified build for R2 (as reconciler.ts does).
+    const tenantR2 = `quay.example.com/tenant/os@sha256:${'7'.repeat(64)}`;
+    const h = tenantHandoff(HCP_NS, 'workers', 'my-config', tenantR2, R2);
+    h.metadata.annotations![WANTED_RELEASE_ANNOTATION] = R2;
+    await admin.update(RESOURCES.configMaps, { ...h, metadata: { ...h.metadata, resourceVersion: cm()!.metadata.resourceVersion } });
+    expect(await did()).toEqual(['Unpaused', 'Consistent']);
+    expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, tenantR2)]);
   });
 
   it('leaves alone a NodePool that has no hand-off, and lifts a hold of its own if the hand-off goes', async () => {

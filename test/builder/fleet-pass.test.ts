@@ -6,10 +6,11 @@
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject } from '../../builder/kube.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from '../../builder/fleet/build-registry.js';
-import { admitNodePoolUpdate, HANDOFF_RELEASE_ANNOTATION, NODEPOOLS } from '../../builder/fleet/gate.js';
+import { admitNodePoolUpdate, NODEPOOLS } from '../../builder/fleet/gate.js';
 import { fleetPass, hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
-import { handedOffImage, handoffConfigMap, handoffName } from '../../builder/controller/handoff.js';
+import { handedOffImage, handoffName } from '../../builder/controller/handoff.js';
+import { providerHandoff } from './fleet-fixtures.js';
 
 const D = (c: string) => 'sha256:' + c.repeat(64);
 const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
@@ -52,9 +53,7 @@ describe('a fleet pass', () => {
       mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: hcp } });
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: npName(c.name), namespace: 'clusters' }, spec: { clusterName: c.name, release: { image: R1 }, arch: 'arm64' } });
       if (!c.ours) continue;
-      const cm = handoffConfigMap(hcp, npName(c.name), npName(c.name), `quay.example.com/provider/rhcos@${D('e')}`);
-      cm.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
-      mgmt.store.put(cm);
+      mgmt.store.put(providerHandoff(hcp, npName(c.name), `quay.example.com/provider/rhcos@${D('e')}`, R1));
     }
     const calls: BuildKey[] = [];
     let finish: () => void = () => {};
@@ -83,7 +82,7 @@ describe('a fleet pass', () => {
     const np = (c: string) => mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name: npName(c), namespace: 'clusters' }) as KubeObject & { spec: any };
     expect(np('cherry').spec.pausedUntil).toBeUndefined(); // never labelled: the mutation leaves it
     expect(await states()).toEqual({ 'clusters/apple-workers': 'Waiting', 'clusters/my-banana-workers': 'Waiting', 'clusters/cherry-workers': 'NotGated' });
-    expect(calls).toEqual([{ releaseDigest: D('2'), arch: 'arm64', layerDigest: D('a'), builderImageDigest: D('b') }]);
+    expect(calls).toEqual([{ releaseDigest: D('2'), arch: 'arm64', layerDigest: D('a'), builderImageDigest: D('b'), releasePullSpec: R2 }]);
     finish();
     await registry.idle();
     expect(await states()).toEqual({ 'clusters/apple-workers': 'Consistent', 'clusters/my-banana-workers': 'Consistent', 'clusters/cherry-workers': 'NotGated' });

@@ -1,0 +1,224 @@
+/**
+ * `on-cluster-build fleet`: the fleet component's process on the management cluster (issue 27;
+ * docs/design.md "The fleet component"). Every replica serves the mutating webhook
+ * (`/mutate-nodepool`: pure, reads nothing, so it needs no leadership) and /healthz, /readyz; the
+ * leader (a Lease in --namespace) runs the gate's loop (builder/fleet/run.ts) with the provider
+ * layer's build registry (builder/fleet/provider-build.ts).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import { hostname } from 'node:os';
+import * as path from 'node:path';
+import { parseReference, RegistryClient } from 'pkogen/oci';
+import { FlagError, type FlagSpec, type FlagValues } from '../flags.js';
+import { Kube, RESOURCES } from '../kube.js';
+import { dockerConfigJson } from '../controller/reconciler.js';
+import { LeaderElector } from '../controller/leader.js';
+import { builderImageFor } from '../controller/build-job.js';
+import { dockerConfigCredentials } from '../dockerconfig.js';
+import { verifyBuiltImage } from '../image-check.js';
+import { NetGuard } from '../net-guard.js';
+import { ReleaseResolver } from '../release.js';
+import { allowList } from '../webhook/main.js';
+import { describeError } from '../wiring.js';
+import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
+import type { ImageKey, ImageState } from './gate.js';
+import { ProviderBuilds, repositoryOnly } from './provider-build.js';
+import { runFleet } from './run.js';
+import { startFleetWebhook } from './webhook.js';
+
+export const FLEET_SUMMARY = 'gate NodePool upgrades and build the provider OS layer once for the fleet (runs on the management cluster)';
+
+export const FLEET_FLAGS: FlagSpec[] = [
+  { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: "the fleet component's own namespace: its Lease, provider build Jobs and push Secret" },
+  { name: 'kubeconfig', type: 'string', default: '', description: "kubeconfig for the management cluster; empty: the pod's in-cluster ServiceAccount" },
+  { name: 'provider-repository', type: 'string', required: true, description: 'repository (registry/path, no tag) provider-layer images are pushed to' },
+  { name: 'provider-layer-file', type: 'string', default: '', description: "path of the provider's Containerfile (final stage FROM configs); empty: no provider layer build" },
+  { name: 'provider-image', type: 'string', default: '', description: 'a prebuilt provider image by digest (repo@sha256:…), instead of --provider-layer-file' },
+  { name: 'push-secret-name', type: 'string', default: 'provider-push', description: 'Secret in --namespace (dockerconfigjson): push credentials for --provider-repository, pull credentials for release registries' },
+  { name: 'tenant-layer-default', type: 'string', default: 'Disabled', description: 'Enabled or Disabled: the tenant layer of a HostedCluster without the on-cluster-build.pkogen.io/tenant-layer annotation' },
+  { name: 'max-hold-seconds', type: 'int', default: 3600, description: 'the longest the gate holds one NodePool for one release' },
+  { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full passes over every NodePool' },
+  { name: 'webhook-port', type: 'int', default: 9443, description: 'HTTPS port of the mutating webhook (/mutate-nodepool)' },
+  { name: 'tls-dir', type: 'string', default: '/var/run/tls', description: 'directory with tls.crt and tls.key (re-read when they change)' },
+  { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
+  { name: 'leader-elect', type: 'bool', default: true, description: 'hold a Lease in --namespace before running the gate' },
+  { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) the fleet component may reach although they are internal (a mirror registry)' },
+];
+
+const DIGEST_IMAGE_RE = /^[^@\s]+@sha256:[0-9a-f]{64}$/;
+
+/** Checks what the flag parser cannot (usage errors: exit 2). */
+export function checkFleetFlags(f: FlagValues): void {
+  const layerFile = String(f['provider-layer-file'] ?? '');
+  const image = String(f['provider-image'] ?? '');
+  if (layerFile && image) throw new FlagError('on-cluster-build fleet: give --provider-layer-file or --provider-image, not both');
+  if (image && !DIGEST_IMAGE_RE.test(image)) throw new FlagError(`on-cluster-build fleet: --provider-image must be an image by digest (repo@sha256:<64 hex>)`);
+  const repo = String(f['provider-repository'] ?? '');
+  try {
+    parseReference(repo);
+  } catch (e) {
+    throw new FlagError(`on-cluster-build fleet: --provider-repository ${JSON.stringify(repo.slice(0, 200))} is not a repository: ${(e as Error).message}`);
+  }
+  if (!repositoryOnly(repo)) throw new FlagError('on-cluster-build fleet: --provider-repository names a repository (registry/path), without a tag or digest');
+  if (!['Enabled', 'Disabled'].includes(String(f['tenant-layer-default']))) throw new FlagError(`on-cluster-build fleet: --tenant-layer-default takes Enabled or Disabled`);
+  for (const n of ['max-hold-seconds', 'resync-period']) if (!(Number(f[n]) > 0)) throw new FlagError(`on-cluster-build fleet: --${n} must be a positive number of seconds`);
+  for (const n of ['webhook-port', 'health-port']) if (!(Number(f[n]) >= 0 && Number(f[n]) <= 65535)) throw new FlagError(`on-cluster-build fleet: --${n} must be a port number`);
+  try {
+    allowList(f['registry-allow']).forEach((e) => new NetGuard({ allow: [e] }));
+  } catch (e) {
+    throw new FlagError(`on-cluster-build fleet: --registry-allow: ${(e as Error).message}`);
+  }
+}
+
+type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+/** The builder is the release's own MCO image (≥ 4.17): a function of the release digest, so this key part is a constant. */
+export const RELEASE_BUILDER_DIGEST = `sha256:${createHash('sha256').update('on-cluster-build: the release machine-config-operator image').digest('hex')}`;
+
+export interface FleetProcess {
+  webhookPort: number;
+  healthPort: number;
+  /** Resolves when the process has stopped (signal aborted, or leadership lost: then it rejects). */
+  done: Promise<void>;
+}
+
+/** Starts the fleet component; `done` settles when it stops. Tests run it in-process (its own seams via `over`). */
+export async function startFleet(
+  flags: FlagValues,
+  log: Log,
+  signal: AbortSignal,
+  over: {
+    management?: Kube;
+    now?: () => number;
+    waitingRecheckMs?: number;
+    host?: string;
+    imageFor?: (k: ImageKey) => Promise<ImageState> | ImageState;
+    /** The build registry's seams (tests: no build pod runs on the API test server). */
+    providerBuilds?: { build: (k: BuildKey) => Promise<{ image: string }>; lookup?: (k: BuildKey) => Promise<{ image: string } | undefined> };
+    leaseSeconds?: [number, number, number];
+  } = {},
+): Promise<FleetProcess> {
+  const namespace = String(flags.namespace);
+  const management = over.management ?? (await Kube.load(String(flags.kubeconfig) || undefined));
+  const guard = new NetGuard({ allow: allowList(flags['registry-allow']) });
+  const pushSecretName = String(flags['push-secret-name']);
+  const repository = String(flags['provider-repository']);
+  const layerFile = String(flags['provider-layer-file']);
+  const providerImage = String(flags['provider-image']);
+  let containerfile: string | undefined;
+  if (layerFile) {
+    try {
+      containerfile = readFileSync(layerFile, 'utf8');
+    } catch (e) {
+      throw new Error(`--provider-layer-file ${layerFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (!/^\s*FROM\s+configs\b/im.test(containerfile)) throw new Error(`--provider-layer-file ${layerFile}: the provider's Containerfile must build FROM configs (the release's base OS), like a tenant's`);
+  }
+  const layerDigest = `sha256:${createHash('sha256').update(containerfile ?? providerImage).digest('hex')}`;
+  const layer = providerImage || (containerfile !== undefined ? `provider-layer@${layerDigest}` : 'none');
+
+  let imageFor: (k: ImageKey) => Promise<ImageState> | ImageState;
+  if (over.imageFor) imageFor = over.imageFor;
+  else if (providerImage) imageFor = () => ({ image: providerImage });
+  else if (containerfile !== undefined) {
+    const resolver = new ReleaseResolver({ cacheSize: 16, connectPolicy: guard });
+    const credentials = (auth: string | undefined) => dockerConfigCredentials(auth, { file: `Secret ${namespace}/${pushSecretName}`, path: '.dockerconfigjson' });
+    const builds = over.providerBuilds ?? new ProviderBuilds({
+      management,
+      namespace,
+      repository,
+      containerfile,
+      pushSecretName,
+      connectPolicy: guard,
+      signal,
+      async resolveBase(key, auth) {
+        let r;
+        try {
+          r = await resolver.resolve(key.releasePullSpec ?? key.releaseDigest, auth, { arch: key.arch, ...(key.stream ? { osStream: key.stream } : {}) });
+        } catch (e) {
+          throw new Error(describeError(e));
+        }
+        const b = builderImageFor({ releaseVersion: r.version ?? '', mcoImage: r.machineConfigOperatorImage });
+        if ('refused' in b) throw new Error(b.refused);
+        return { baseOSImage: r.baseOSImage, builderImage: b.image };
+      },
+      async verify(i) {
+        const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard });
+        return r.ok ? { ok: true } : { ok: false, reason: `${r.reason}: ${r.message}` };
+      },
+    });
+    const registry = new BuildRegistry({ build: builds.build, lookup: builds.lookup });
+    imageFor = imageForFromRegistry({
+      registry,
+      layerDigest: () => layerDigest,
+      builderImageDigest: RELEASE_BUILDER_DIGEST,
+      async resolveReleaseDigest(releaseImage) {
+        const ref = parseReference(releaseImage);
+        if (ref.digest) return ref.digest;
+        const s = await management.get(RESOURCES.secrets, pushSecretName, namespace);
+        const auth = s ? dockerConfigJson(s) : undefined;
+        const c = new RegistryClient({ credentials: credentials(auth), connectPolicy: guard, attempts: 3 });
+        try {
+          return await c.resolveDigest(ref);
+        } catch (e) {
+          throw new Error(describeError(e));
+        } finally {
+          c.close();
+        }
+      },
+    });
+  } else imageFor = () => ({ failed: 'no provider layer is configured (--provider-layer-file or --provider-image): a provider-only hand-off cannot be rebuilt for a new release' });
+
+  const tlsDir = String(flags['tls-dir']);
+  const webhook = await startFleetWebhook({
+    port: Number(flags['webhook-port']),
+    ...(over.host ? { host: over.host } : {}),
+    certFile: path.join(tlsDir, 'tls.crt'),
+    keyFile: path.join(tlsDir, 'tls.key'),
+    ...(over.now ? { now: () => new Date(over.now!()) } : {}),
+    log: (line) => log('admission', line as Record<string, unknown>),
+  });
+  let health: http.Server;
+  try {
+    health = await healthServer(Number(flags['health-port']), over.host);
+  } catch (e) {
+    await webhook.close();
+    throw e;
+  }
+  const healthAddr = health.address();
+  log('serving', { webhookPort: webhook.port, healthPort: typeof healthAddr === 'object' && healthAddr ? healthAddr.port : Number(flags['health-port']), layer, tenantLayerDefault: String(flags['tenant-layer-default']) });
+
+  const clock = over.now
+    ? { now: over.now, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) }
+    : undefined;
+  const run = (s: AbortSignal) =>
+    runFleet({ management, layer, imageFor, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+  const done = (async () => {
+    try {
+      if (flags['leader-elect'] === false) return await run(signal);
+      const [d, r, p] = over.leaseSeconds ?? [137, 107, 26];
+      const elector = new LeaderElector(management, { namespace, name: 'on-cluster-build-fleet', identity: `${hostname()}_${randomUUID()}`, leaseDurationSeconds: d, renewDeadlineSeconds: r, retryPeriodSeconds: p, log });
+      const outcome = await elector.run(signal, run);
+      if (outcome === 'lost') throw new Error('leader election lost');
+    } finally {
+      await webhook.close();
+      await new Promise<void>((res) => health.close(() => res()));
+    }
+  })();
+  const addr = health.address();
+  return { webhookPort: webhook.port, healthPort: typeof addr === 'object' && addr ? addr.port : Number(flags['health-port']), done };
+}
+
+/** /healthz and /readyz: up once the webhook serves (it runs in every replica, leader or not). */
+function healthServer(port: number, host?: string): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    const ok = req.url === '/healthz' || req.url === '/readyz';
+    res.writeHead(ok ? 200 : 404, { 'Content-Type': 'text/plain' }).end(ok ? 'ok\n' : 'not found\n');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new Error(`cannot listen on port ${port} for /healthz: ${e.code ?? e.message}`)));
+    server.listen(port, host ?? '0.0.0.0', () => resolve(server));
+  });
+}

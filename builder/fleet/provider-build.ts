@@ -1,0 +1,184 @@
+/**
+ * The build registry's real seams (issue 27; builder/fleet/build-registry.ts):
+ *
+ * - `lookup(key)`: is `<--provider-repository>:<buildTag(key)>` in the registry? A manifest HEAD
+ *   (pkogen/oci's client, through the network guard, with the push Secret's credentials); if so,
+ *   its digest, verified (builder/image-check.ts: at that digest, for the key's arch, layers
+ *   beginning with the release's base OS image's) before it is answered.
+ * - `build(key)`: a Job in the fleet component's own namespace on the management cluster, the
+ *   same build pod as tenant builds (builder/controller/build-job.ts `buildJob`, `buildConfigMap`,
+ *   `buildSecret`: not forked), running the provider's Containerfile (trusted content: the
+ *   provider's ConfigMap) on the release's base OS, pushing to the build tag; its reported digest
+ *   is verified the same way before it is answered.
+ *
+ * Credentials: the Secret `--push-secret-name` in `--namespace` (a dockerconfigjson) carries the
+ * push credentials for the provider repository and the pull credentials for the release
+ * registries (the build pulls the base OS image with it). Never logged, never in a message.
+ */
+import type { Credential } from 'pkogen/oci';
+import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
+import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../kube.js';
+import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, type BuildArch } from '../controller/build-job.js';
+import { dockerConfigJson } from '../controller/reconciler.js';
+import { dockerConfigCredentials } from '../dockerconfig.js';
+import { abortableSleep } from '../controller/leader.js';
+import { BuildKey, buildTag } from './build-registry.js';
+
+/** What a key's build is FROM and built by: the release's images for the key's arch and stream. */
+export interface ProviderBase {
+  /** The release's base OS image for the arch (and stream), by digest. */
+  baseOSImage: string;
+  /** The image with buildah (`builderImageFor`): the release's MCO image from 4.17. */
+  builderImage: string;
+}
+
+export interface ProviderBuildsOptions {
+  management: Kube;
+  /** The fleet component's namespace: where build Jobs run and the push Secret is. */
+  namespace: string;
+  /** `registry/repo`, no tag. */
+  repository: string;
+  /** The provider's Containerfile (its `final` stage FROM `configs`, as tenant Containerfiles). */
+  containerfile: string;
+  pushSecretName: string;
+  /** The key's release → its base OS and builder images (the release resolver, with the push Secret's pull credentials). */
+  resolveBase: (key: BuildKey, pullSecret: string | undefined) => Promise<ProviderBase>;
+  /** builder/image-check.ts's verifyBuiltImage, reduced (the wiring passes it with the guard). */
+  verify: (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined }) => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Which hosts the registry client may connect to (builder/net-guard.ts NetGuard). */
+  connectPolicy: ConnectPolicy;
+  activeDeadlineSeconds?: number;
+  backoffLimit?: number;
+  /** How often a running Job is looked at (default 10 s). */
+  pollMs?: number;
+  proxyEnv?: { name: string; value: string }[];
+  signal?: AbortSignal;
+}
+
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+const MAX_MESSAGE = 1024;
+
+export class ProviderBuilds {
+  constructor(private readonly o: ProviderBuildsOptions) {
+    parseReference(o.repository);
+    if (!repositoryOnly(o.repository)) throw new Error(`--provider-repository ${JSON.stringify(o.repository)} must name a repository without a tag or digest`);
+  }
+
+  private async pushSecret(): Promise<string | undefined> {
+    const s = await this.o.management.get(RESOURCES.secrets, this.o.pushSecretName, this.o.namespace);
+    const text = s ? dockerConfigJson(s) : undefined;
+    if (!text) throw new Error(`Secret ${this.o.namespace}/${this.o.pushSecretName} is missing or has no .dockerconfigjson`);
+    return text;
+  }
+
+  private client(auth: string | undefined): RegistryClient {
+    const credentials: (registry: string, repository: string) => Promise<Credential | undefined> = dockerConfigCredentials(auth, { file: `Secret ${this.o.namespace}/${this.o.pushSecretName}`, path: '.dockerconfigjson' });
+    return new RegistryClient({ credentials, connectPolicy: this.o.connectPolicy, attempts: 3 });
+  }
+
+  /** The verified image already pushed for a key, or undefined when the tag is not there. */
+  lookup = async (key: BuildKey): Promise<{ image: string } | undefined> => {
+    const auth = await this.pushSecret();
+    const ref = parseReference(`${this.o.repository}:${buildTag(key)}`);
+    const c = this.client(auth);
+    let digest: string;
+    try {
+      if (!(await c.exists(ref))) return undefined;
+      digest = await c.resolveDigest(ref);
+    } finally {
+      c.close();
+    }
+    return { image: await this.verified(key, digest, auth) };
+  };
+
+  /** Builds the key's provider layer in a Job and answers the verified image. */
+  build = async (key: BuildKey): Promise<{ image: string }> => {
+    const auth = await this.pushSecret();
+    const base = await this.o.resolveBase(key, auth);
+    const tag = buildTag(key);
+    const i: BuildJobInput = {
+      namespace: this.o.namespace,
+      jobName: `provider-${tag}`,
+      buildName: tag,
+      configName: 'provider-layer',
+      nodePool: 'provider-layer',
+      releaseImage: key.releasePullSpec ?? key.releaseDigest,
+      baseOSImage: base.baseOSImage,
+      builderImage: base.builderImage,
+      pushTag: `${this.o.repository}:${tag}`,
+      containerfile: this.o.containerfile,
+      activeDeadlineSeconds: this.o.activeDeadlineSeconds ?? 3600,
+      backoffLimit: this.o.backoffLimit ?? 2,
+      arch: key.arch as BuildArch,
+      ...(this.o.proxyEnv?.length ? { proxyEnv: this.o.proxyEnv } : {}),
+    };
+    const m = this.o.management;
+    let job = await m.get(RESOURCES.jobs, i.jobName, i.namespace);
+    if (!job) {
+      try {
+        job = await m.create(RESOURCES.jobs, buildJob(i));
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        job = (await m.get(RESOURCES.jobs, i.jobName, i.namespace))!;
+      }
+      // The pod waits for these volumes; created after the Job so they are owned by it and go with it.
+      await createIfMissing(m, RESOURCES.configMaps, buildConfigMap(i, job));
+      await createIfMissing(m, RESOURCES.secrets, buildSecret(i, job, auth ?? '{"auths":{}}', auth ?? '{"auths":{}}'));
+    }
+    const deadline = Date.now() + (i.activeDeadlineSeconds + 300) * 1000;
+    const never = new AbortController().signal;
+    for (;;) {
+      const outcome = await this.outcome(i.jobName);
+      if ('digest' in outcome) return { image: await this.verified(key, outcome.digest, auth, base) };
+      if ('failed' in outcome) throw new Error(outcome.failed);
+      if (Date.now() > deadline || this.o.signal?.aborted) throw new Error(`provider build job ${i.namespace}/${i.jobName} did not finish within ${i.activeDeadlineSeconds + 300}s`);
+      await abortableSleep(this.o.pollMs ?? 10_000, this.o.signal ?? never);
+    }
+  };
+
+  /** The Job's end: the digest its pod reported, its failure, or still running. */
+  private async outcome(jobName: string): Promise<{ digest: string } | { failed: string } | { running: true }> {
+    const m = this.o.management;
+    const job = await m.get<KubeObject & { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } }>(RESOURCES.jobs, jobName, this.o.namespace);
+    if (!job) return { failed: `provider build job ${this.o.namespace}/${jobName} is gone` };
+    const conds = job.status?.conditions ?? [];
+    const complete = conds.some((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True');
+    const failed = conds.find((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True');
+    if (!complete && !failed) return { running: true };
+    const pods = (await m.list(RESOURCES.pods, { namespace: this.o.namespace, labelSelector: `${JOB_NAME_LABEL}=${jobName}` })).items as (KubeObject & { status?: { containerStatuses?: { state?: { terminated?: { exitCode?: number; message?: string } } }[] } })[];
+    const ends = pods
+      .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
+      .flatMap((p) => (p.status?.containerStatuses ?? []).map((cs) => cs.state?.terminated).filter((t): t is { exitCode?: number; message?: string } => !!t));
+    if (complete) {
+      const digest = ends.map((t) => String(t.message ?? '').trim()).find((s) => DIGEST_RE.test(s));
+      return digest ? { digest } : { failed: `provider build job ${jobName} completed but no pod reported an image digest` };
+    }
+    const last = ends.find((t) => t.exitCode !== 0 && t.message);
+    const msg = `provider build job ${jobName} failed: ${failed!.message ?? failed!.reason ?? 'failed'}${last ? `; last pod: ${String(last.message).trim().slice(-600)}` : ''}`;
+    return { failed: msg.slice(0, MAX_MESSAGE) };
+  }
+
+  private async verified(key: BuildKey, digest: string, auth: string | undefined, known?: ProviderBase): Promise<string> {
+    const base = known ?? (await this.o.resolveBase(key, auth));
+    const pushRef = `${this.o.repository}@${digest}`;
+    const r = await this.o.verify({ pushRef, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth });
+    if (!r.ok) throw new Error(`${pushRef} is not a provider layer on the release's base OS image: ${r.reason}`.slice(0, MAX_MESSAGE));
+    return pushRef;
+  }
+}
+
+/** `registry/path` with neither a tag nor a digest (parseReference defaults a missing tag to latest). */
+export function repositoryOnly(repo: string): boolean {
+  const slash = repo.indexOf('/');
+  return slash > 0 && !repo.includes('@') && !repo.slice(repo.lastIndexOf('/') + 1).includes(':');
+}
+
+async function createIfMissing(k: Kube, r: typeof RESOURCES.configMaps, obj: KubeObject): Promise<void> {
+  try {
+    await k.create(r, obj);
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e;
+  }
+}
+
+

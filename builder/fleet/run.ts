@@ -1,0 +1,194 @@
+/**
+ * The fleet component's loop (issue 27), controller-runtime's shape: a cluster-wide watch of
+ * NodePools and, per HCP namespace that one of them maps to, a label-selected watch of our
+ * hand-off ConfigMaps feed a work queue (builder/controller/queue.ts: one worker per NodePool at
+ * a time, per-key backoff) whose worker settles the upgrade gate for that NodePool
+ * (`settleGate`). Every resync period every NodePool is queued again (the fleet pass's listing,
+ * `listGateTargets`, through the same queue, so a resync never settles a NodePool twice at once).
+ * A NodePool left Waiting or HeldByOther is looked at again after `waitingRecheckMs`: a build
+ * lands, or a hold reaches its bound, without any event.
+ *
+ * Hand-off watches are per HCP namespace, not cluster-wide: the fleet component may read
+ * ConfigMaps only where a per-HCP package bound HANDOFF_RULES to it (a cluster-wide ConfigMap
+ * watch would need a ClusterRole over every ConfigMap). A 403 there (our package is not installed
+ * for that HostedCluster) backs off to the resync period.
+ *
+ * Memory: names only (NodePool key → HCP namespace); the gate reads objects when it runs.
+ * Logs: one structured line per gate action (Paused, Wanted, HandedOff, Unpaused, TimedOut,
+ * Overridden, Forgot): NodePool, HCP namespace, action, the gate's message (releases and images
+ * by reference; never object contents, never credentials).
+ */
+import { KubeApiError } from 'pkogen/kube';
+import type { Kube, KubeObject, Resource } from '../kube.js';
+import { RESOURCES } from '../kube.js';
+import { MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
+import { HANDOFF_PREFIX, NTO_GENERATED_LABEL } from '../controller/handoff.js';
+import { abortableSleep } from '../controller/leader.js';
+import { Clock, realClock, WorkQueue } from '../controller/queue.js';
+import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
+import { gateTargetOf, listGateTargets } from './pass.js';
+
+type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' | 'nodePoolName' | 'hcpNamespace' | 'now'> {
+  management: Kube;
+  resyncSeconds: number;
+  /** A NodePool the gate is waiting on is settled again after this (default 15 s). */
+  waitingRecheckMs?: number;
+  /** NodePools settled at once (default 8). */
+  workers?: number;
+  /** Timers of the queue and the gate's clock (`now`). */
+  clock?: Clock;
+  log?: Log;
+  /** Called after each settle (tests, metrics): the NodePool key and its last step. */
+  onSettled?: (key: string, last: GateStep) => void;
+}
+
+/** The label selector of our hand-off ConfigMaps (what HyperShift selects, and ours). */
+export const HANDOFF_SELECTOR = `${NTO_GENERATED_LABEL}=true,${MANAGED_BY}=${MANAGED_BY_VALUE}`;
+
+/** Gate actions worth a log line each. */
+const LOGGED = new Set(['Paused', 'Wanted', 'HandedOff', 'Unpaused', 'TimedOut', 'Overridden', 'Forgot']);
+
+export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise<void> {
+  const log = o.log ?? (() => {});
+  const clock = o.clock ?? realClock;
+  const now = () => new Date(clock.now());
+  /** NodePool `<ns>/<name>` → HCP namespace. */
+  const targets = new Map<string, string>();
+  /** HCP namespace → its hand-off watch (stopped when no NodePool maps to it). */
+  const handoffWatches = new Map<string, AbortController>();
+  const loops: Promise<void>[] = [];
+
+  const queue = new WorkQueue({
+    concurrency: o.workers ?? 8,
+    clock,
+    process: async (key) => {
+      const hcpNamespace = targets.get(key);
+      if (hcpNamespace === undefined) return;
+      const i = key.indexOf('/');
+      const { steps } = await settleGate({ ...o, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
+      for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
+      const last = steps[steps.length - 1]!;
+      o.onSettled?.(key, last);
+      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther')) return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
+      return;
+    },
+    onError: (key, e, attempt) => log('gate failed', { nodePool: key, error: (e as Error).message, attempt }),
+  });
+
+  const syncHandoffWatches = () => {
+    const want = new Set(targets.values());
+    for (const [ns, c] of handoffWatches) if (!want.has(ns)) {
+      c.abort();
+      handoffWatches.delete(ns);
+    }
+    for (const ns of want) {
+      if (handoffWatches.has(ns)) continue;
+      const c = new AbortController();
+      const stop = () => c.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      handoffWatches.set(ns, c);
+      loops.push(
+        watchLoop(o.management, RESOURCES.configMaps, ns, HANDOFF_SELECTOR, (obj) => {
+          const name = obj.metadata.name ?? '';
+          if (!name.startsWith(HANDOFF_PREFIX)) return;
+          const np = name.slice(HANDOFF_PREFIX.length);
+          for (const [k, hcp] of targets) if (hcp === ns && k.slice(k.indexOf('/') + 1) === np) queue.add(k);
+        }, c.signal, log, o.resyncSeconds).finally(() => signal.removeEventListener('abort', stop)),
+      );
+    }
+  };
+
+  const track = (obj: KubeObject, deleted: boolean) => {
+    const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    const t = deleted ? undefined : gateTargetOf(obj);
+    if (t) targets.set(key, t.hcpNamespace);
+    else if (targets.delete(key)) queue.forget(key);
+    syncHandoffWatches();
+    if (t) queue.add(key);
+  };
+
+  loops.push(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => track(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
+    // A fresh list: NodePools gone while we were not watching are dropped.
+    const seen = new Set(items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
+    for (const k of [...targets.keys()]) if (!seen.has(k)) targets.delete(k);
+    for (const i of items) track(i, false);
+  }));
+
+  // The resync: every NodePool again, from a fresh list (the fleet pass's listing).
+  while (!signal.aborted) {
+    await abortableSleep(o.resyncSeconds * 1000, signal);
+    if (signal.aborted) break;
+    try {
+      const all = await listGateTargets(o.management);
+      for (const t of all) targets.set(t.key, t.hcpNamespace);
+      syncHandoffWatches();
+      for (const t of all) queue.add(t.key);
+    } catch (e) {
+      log('resync failed', { error: (e as Error).message });
+    }
+  }
+  queue.stop();
+  for (const c of handoffWatches.values()) c.abort();
+  await Promise.all(loops);
+}
+
+/**
+ * List (trimmed to names and the NodePool's clusterName), then watch from the list's
+ * resourceVersion; on any end back off and do it again. A 403 backs off to the resync period
+ * (not installed there; it may be later).
+ */
+async function watchLoop(
+  kube: Kube,
+  r: Resource,
+  namespace: string | undefined,
+  labelSelector: string | undefined,
+  onObject: (o: KubeObject, type: string) => void,
+  signal: AbortSignal,
+  log: Log,
+  resyncSeconds: number,
+  onList?: (items: KubeObject[]) => void,
+): Promise<void> {
+  let attempt = 0;
+  const trim = (o: KubeObject): KubeObject => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace }, ...(r === NODEPOOLS ? { spec: { clusterName: (o as { spec?: { clusterName?: unknown } }).spec?.clusterName } } : {}) });
+  while (!signal.aborted) {
+    let forbidden = false;
+    try {
+      const list = await kube.list(r, { namespace, labelSelector, keep: trim });
+      if (onList) onList(list.items);
+      else for (const i of list.items) onObject(i, 'ADDED');
+      await new Promise<void>((resolve) => {
+        let handle: { stop(): void } | undefined;
+        const onAbort = () => handle?.stop();
+        signal.addEventListener('abort', onAbort, { once: true });
+        kube
+          .watch(
+            r,
+            { namespace, labelSelector, resourceVersion: list.resourceVersion },
+            (e) => {
+              attempt = 0;
+              if (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED') onObject(trim(e.object), e.type);
+            },
+            () => {
+              signal.removeEventListener('abort', onAbort);
+              resolve();
+            },
+          )
+          .then((h) => {
+            handle = h;
+            if (signal.aborted) h.stop();
+          })
+          .catch(() => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          });
+      });
+    } catch (e) {
+      forbidden = e instanceof KubeApiError && e.code === 403;
+      if (!forbidden) log('watch failed', { resource: r.plural, ...(namespace ? { namespace } : {}), error: (e as Error).message });
+    }
+    attempt++;
+    await abortableSleep(forbidden ? resyncSeconds * 1000 : Math.min(30_000, 250 * 2 ** Math.min(attempt, 7)), signal);
+  }
+}
