@@ -20,11 +20,6 @@ export const fleetConfigSchema: JSONSchemaProps = {
   description:
     "Settings of the on-cluster-build fleet component on one management cluster, filled in by its rollout Template. Exactly one of providerLayer (a Containerfile the component builds once per release, arch and stream) and providerImage (an image built elsewhere, by digest) is non-empty.",
   required: ['image', 'providerRepository'],
-  // Both keys default to "" (so templates can always read them); exactly one must be non-empty.
-  oneOf: [
-    { required: ['providerLayer'], properties: { providerLayer: { minLength: 1 } } },
-    { required: ['providerImage'], properties: { providerImage: { minLength: 1 } } },
-  ],
   properties: {
     image: {
       type: 'string',

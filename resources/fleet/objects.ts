@@ -29,6 +29,7 @@ export const LAYER_FILE = 'Containerfile';
 /** The path the fleet webhook serves the NodePool UPDATE mutation at (builder/fleet/main.ts). */
 export const MUTATE_NODEPOOL_PATH = '/mutate-nodepool';
 export const RESYNC_SECONDS = 300;
+export const EXACTLY_ONE = 'on-cluster-build-fleet config: set exactly one of providerLayer (a Containerfile) and providerImage (an image by digest)';
 
 /**
  * Requests and limits of the fleet container: NOT YET MEASURED. Taken from the per-HCP
@@ -155,8 +156,11 @@ export function fleetDeployment(): PackageObject[] {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: LAYER_CONFIGMAP, namespace: FLEET_NAMESPACE, labels },
-        // JSON is a YAML double-quoted scalar: any Containerfile text survives as it is.
-        data: { [LAYER_FILE]: new RawValue(() => ' {{ .config.providerLayer | toJson }}') as unknown as string },
+        // JSON is a YAML double-quoted scalar: any Containerfile text survives as it is. Exactly one
+        // of the two keys is set, checked here because PKO's config admission cannot say
+        // "exactly one non-empty" for keys with defaults: the render fails, the Package is Invalid
+        // with this message, and nothing is applied.
+        data: { [LAYER_FILE]: new RawValue(() => ` {{ if eq (empty .config.providerLayer) (empty .config.providerImage) }}{{ fail ${JSON.stringify(EXACTLY_ONE)} }}{{ end }}{{ .config.providerLayer | toJson }}`) as unknown as string },
       },
     },
     { phase: 'deploy', object: deployment },
@@ -230,7 +234,7 @@ export const HANDOFF_KEPT_LABELS = [NTO_GENERATED_LABEL, NODEPOOL_LABEL, MANAGED
 const q = (s: string) => JSON.stringify(s);
 const list = (xs: readonly string[]) => `[${xs.map(q).join(', ')}]`;
 const orEmpty = (path: string, empty = '{}') => `has(${path}) ? ${path} : ${empty}`;
-/** Keys of two maps differ only in `allowed` (a CEL list literal) or the expression `allowedExpr(k)`. */
+/** The maps `a` (old) and `b` (new) differ only at keys in `allowed` (a CEL list literal). `a`, `b` must be primaries (variables), not ternaries. */
 const onlyChanged = (a: string, b: string, allowed: string) =>
   `${b}.all(k, k in ${allowed} || (k in ${a} && ${a}[k] == ${b}[k])) && ${a}.all(k, k in ${allowed} || k in ${b})`;
 
@@ -309,6 +313,8 @@ export const HANDOFF_POLICY: PolicySpec = {
   variables: [
     { name: 'oldLabels', expression: orEmpty('oldObject.metadata.labels') },
     { name: 'newLabels', expression: orEmpty('object.metadata.labels') },
+    { name: 'oldAnnotations', expression: orEmpty('oldObject.metadata.annotations') },
+    { name: 'newAnnotations', expression: orEmpty('object.metadata.annotations') },
   ],
   validations: [
     {
@@ -327,7 +333,7 @@ export const HANDOFF_POLICY: PolicySpec = {
       reason: 'Invalid',
     },
     {
-      expression: `${orEmpty('object.metadata.annotations')}.all(k, k == ${q(HANDOFF_RELEASE_ANNOTATION)} || (has(oldObject.metadata.annotations) && k in oldObject.metadata.annotations && oldObject.metadata.annotations[k] == object.metadata.annotations[k]))`,
+      expression: onlyChanged('variables.oldAnnotations', 'variables.newAnnotations', list([HANDOFF_RELEASE_ANNOTATION])),
       message: `the on-cluster-build fleet component may change only the annotation ${HANDOFF_RELEASE_ANNOTATION} of a hand-off`,
       reason: 'Forbidden',
     },
