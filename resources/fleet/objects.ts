@@ -111,7 +111,6 @@ export function fleetDeployment(): PackageObject[] {
         },
         spec: {
           serviceAccountName: FLEET_SERVICE_ACCOUNT,
-          priorityClassName: 'system-cluster-critical',
           affinity: {
             podAntiAffinity: {
               preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: labels }, topologyKey: 'kubernetes.io/hostname' } }],
