@@ -10,7 +10,7 @@
  */
 import { hypershift, RawValue, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
-import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSE_VALUE, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate.js';
+import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSE_VALUE, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate-names.js';
 import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../../builder/controller/handoff.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
 import { GROUP } from '../../builder/api/types.js';
