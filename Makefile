@@ -20,6 +20,9 @@ NODE        ?= node
 PKOGEN      := $(NODE) pkogen/bin/pkogen.js
 BUNDLE      := dist/resources/resources.js
 PACKAGE_DIR := package
+# The fleet component's ClusterPackage (issue 27), generated beside the per-HCP package by its own bundle module.
+FLEET_BUNDLE      := dist/resources/fleet/fleet.js
+FLEET_PACKAGE_DIR := package-fleet
 OUTPUT_DIR  := _output
 
 PKOGEN_SOURCES := $(shell find pkogen/src pkogen/test -name '*.ts' ! -name '*.test.ts' 2>/dev/null) pkogen/tsconfig.json pkogen/tsconfig.build.json
@@ -64,14 +67,18 @@ dist/.build-stamp: pkogen/dist/.build-stamp $(SOURCES) hack/precompile-webhook.m
 
 build: dist/.build-stamp
 
-## package: regenerate package/ and every other generated file, then run the generation checks
+## package: regenerate package/, package-fleet/ and every other generated file, then run the generation checks
 package: build
 	$(PKOGEN) generate $(BUNDLE)
+	$(PKOGEN) generate $(FLEET_BUNDLE)
+	$(PKOGEN) validate $(FLEET_PACKAGE_DIR) --strict
 
 ## verify: fail, naming the files, when committed generated output differs from a fresh generation
 verify: build
 	$(PKOGEN) verify $(BUNDLE)
+	$(PKOGEN) verify $(FLEET_BUNDLE)
 	$(PKOGEN) validate $(PACKAGE_DIR) --strict
+	$(PKOGEN) validate $(FLEET_PACKAGE_DIR) --strict
 
 # Debian tools the integration suites drive (binary:package). `make test` installs the missing
 # ones itself, as `make package` installs npm dependencies; silent when all are present.

@@ -15,6 +15,8 @@ import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js'
 // generating the package does not need.
 import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
 import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
+import { HANDOFF_RULES } from '../builder/fleet/rbac.js';
+import { FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from './fleet/identity.js';
 
 export const CONTROLLER = 'on-cluster-build-controller';
 export const HOSTED_NAMESPACE = CONTROLLER_SERVICE_ACCOUNT.namespace;
@@ -58,6 +60,33 @@ export function controllerRbac(): PackageObject[] {
     { phase: 'rbac', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: CONTROLLER, labels }, automountServiceAccountToken: false } },
     { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, labels }, rules: rules(MANAGEMENT_RULES) } },
     { phase: 'rbac', object: binding('RoleBinding', '{{ .package.metadata.namespace }}') },
+    ...fleetHandoffRbac(),
+  ];
+}
+
+/** The Role and RoleBinding of the fleet component's hand-off rights, in this HCP namespace only. */
+export const FLEET_HANDOFF_ROLE = 'on-cluster-build-fleet-handoff';
+
+/**
+ * The fleet component (one per management cluster, resources/fleet/) may update the hand-off
+ * ConfigMaps only where this package is installed: its rights there (builder/fleet/rbac.ts
+ * HANDOFF_RULES) are bound here, in the HCP namespace, to its ServiceAccount in its own namespace.
+ * The fleet package's ValidatingAdmissionPolicy narrows them to our hand-offs.
+ */
+export function fleetHandoffRbac(): PackageObject[] {
+  const labels = { app: CONTROLLER };
+  return [
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: FLEET_HANDOFF_ROLE, labels }, rules: rules(HANDOFF_RULES) } },
+    {
+      phase: 'rbac',
+      object: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: FLEET_HANDOFF_ROLE, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: FLEET_HANDOFF_ROLE },
+        subjects: [{ kind: 'ServiceAccount', name: FLEET_SERVICE_ACCOUNT, namespace: FLEET_NAMESPACE }],
+      },
+    },
   ];
 }
 

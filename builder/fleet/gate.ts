@@ -25,7 +25,6 @@
 import { createHash } from 'node:crypto';
 import { KubeApiError } from 'pkogen/kube';
 import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
-import { GROUP } from '../api/types.js';
 import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap, handoffName, WANTED_RELEASE_ANNOTATION } from '../controller/handoff.js';
 import { CONFIG_LABEL } from '../controller/build-job.js';
 
@@ -33,16 +32,10 @@ export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 
 
 /** On the hand-off ConfigMap: the NodePool release (`spec.release.image`) its image was built for (the per-HCP controller writes it too). */
 export { HANDOFF_RELEASE_ANNOTATION };
-/** On the NodePool: we set pausedUntil, holding it for this release. Absent: any pause is not ours. */
-export const PAUSED_FOR_ANNOTATION = `${GROUP}/gate-paused-for`;
-/** On the NodePool: when our hold began (RFC3339, from the injected clock). */
-export const HELD_SINCE_ANNOTATION = `${GROUP}/gate-held-since`;
-/** On the NodePool: the gate will not hold again for this release (hold timed out, or a human lifted it). */
-export const RELEASED_FOR_ANNOTATION = `${GROUP}/gate-released-for`;
-/** On the NodePool: why the gate last held or released (human-readable, bounded). */
-export const REASON_ANNOTATION = `${GROUP}/gate-reason`;
-/** On the NodePool: the gate applies (set by the gate when a hand-off exists; the admission mutation selects on it). */
-export const GATED_LABEL = `${GROUP}/upgrade-gate`;
+// The names the gate writes on NodePools: their own module, so the packages (resources/) read
+// them without loading this module's Kubernetes client.
+import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSE_VALUE, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from './gate-names.js';
+export { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSE_VALUE, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION };
 /**
  * On a tenant-layered hand-off ConfigMap (one the per-HCP controller wrote: it carries the
  * NodePoolOSConfig label): the NodePool release the gate holds the NodePool for. While held, no
@@ -51,8 +44,6 @@ export const GATED_LABEL = `${GROUP}/upgrade-gate`;
  * off with HANDOFF_RELEASE_ANNOTATION set to it, is what releases the hold.
  */
 export { WANTED_RELEASE_ANNOTATION };
-/** What we write into spec.pausedUntil; the only value we ever lift. */
-export const PAUSE_VALUE = 'true';
 
 const MAX_REASON = 1024;
 

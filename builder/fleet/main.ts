@@ -20,6 +20,7 @@ import { dockerConfigCredentials } from '../dockerconfig.js';
 import { verifyBuiltImage } from '../image-check.js';
 import { NetGuard } from '../net-guard.js';
 import { ReleaseResolver } from '../release.js';
+import { FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
 import { allowList } from '../webhook/main.js';
 import { describeError } from '../wiring.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
@@ -36,7 +37,7 @@ export const FLEET_FLAGS: FlagSpec[] = [
   { name: 'provider-repository', type: 'string', required: true, description: 'repository (registry/path, no tag) provider-layer images are pushed to' },
   { name: 'provider-layer-file', type: 'string', default: '', description: "path of the provider's Containerfile (final stage FROM configs); empty: no provider layer build" },
   { name: 'provider-image', type: 'string', default: '', description: 'a prebuilt provider image by digest (repo@sha256:…), instead of --provider-layer-file' },
-  { name: 'push-secret-name', type: 'string', default: 'provider-push', description: 'Secret in --namespace (dockerconfigjson): push credentials for --provider-repository, pull credentials for release registries' },
+  { name: 'push-secret-name', type: 'string', default: PUSH_SECRET_NAME, description: 'Secret in --namespace (dockerconfigjson): push credentials for --provider-repository, pull credentials for release registries' },
   { name: 'tenant-layer-default', type: 'string', default: 'Disabled', description: 'Enabled or Disabled: the tenant layer of a HostedCluster without the on-cluster-build.pkogen.io/tenant-layer annotation' },
   { name: 'max-hold-seconds', type: 'int', default: 3600, description: 'the longest the gate holds one NodePool for one release' },
   { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full passes over every NodePool' },
@@ -199,7 +200,7 @@ export async function startFleet(
     try {
       if (flags['leader-elect'] === false) return await run(signal);
       const [d, r, p] = over.leaseSeconds ?? [137, 107, 26];
-      const elector = new LeaderElector(management, { namespace, name: 'on-cluster-build-fleet', identity: `${hostname()}_${randomUUID()}`, leaseDurationSeconds: d, renewDeadlineSeconds: r, retryPeriodSeconds: p, log });
+      const elector = new LeaderElector(management, { namespace, name: FLEET_LEASE_NAME, identity: `${hostname()}_${randomUUID()}`, leaseDurationSeconds: d, renewDeadlineSeconds: r, retryPeriodSeconds: p, log });
       const outcome = await elector.run(signal, run);
       if (outcome === 'lost') throw new Error('leader election lost');
     } finally {

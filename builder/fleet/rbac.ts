@@ -22,19 +22,31 @@ export const HANDOFF_RULES: readonly PolicyRule[] = [
 ];
 
 /**
- * A Role in the fleet component's own namespace (`--namespace`), nothing cluster-wide:
- * - leases get/create/update: leader election (one replica runs the gate; builder/controller/leader.ts);
- * - jobs get/create: one provider-layer build Job per build key (builder/fleet/provider-build.ts);
- *   never update or delete (the Job's TTL/owner is the package's concern, a finished Job is the record);
- * - pods list: the build pod's termination message carries the pushed digest (and a failure's tail);
- * - configmaps create: the build's Containerfile volume (owned by its Job);
- * - secrets get/create: read the push Secret (`--push-secret-name`); create the build's credentials
- *   volume (owned by its Job). The namespace holds only the fleet component's own objects.
+ * The Secret (in the fleet namespace) with push credentials to the provider's repository: made by
+ * the provider, never by a package or a Template (`--push-secret-name` defaults to it).
+ */
+export const PUSH_SECRET_NAME = 'provider-push';
+/** The Lease the fleet replicas elect their leader with (builder/fleet/main.ts). */
+export const FLEET_LEASE_NAME = 'on-cluster-build-fleet';
+
+/**
+ * A Role in the fleet component's own namespace (`--namespace`), nothing cluster-wide: what the
+ * leader-elected process that runs provider builds as Jobs needs.
  */
 export const FLEET_NAMESPACE_RULES: readonly PolicyRule[] = [
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+  // Leader election (one replica runs the gate; builder/controller/leader.ts): RBAC cannot name an
+  // object that create makes, so create is unnamed; reading and renewing are limited to our Lease.
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [FLEET_LEASE_NAME], verbs: ['get', 'update'] },
+  // One provider-layer build Job per build key (builder/fleet/provider-build.ts); never update or
+  // delete: a finished Job is the build's record (owner references clean its volumes up).
   { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'create'] },
+  // The build pod's termination message carries the pushed digest (and a failure's tail).
   { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+  // The build's Containerfile volume (owned by its Job).
   { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
-  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
+  // The push credentials, by name (to look a build's tag up in the provider's repository); create:
+  // the build's credentials volume, owned by its Job. The namespace holds only our own objects.
+  { apiGroups: [''], resources: ['secrets'], resourceNames: [PUSH_SECRET_NAME], verbs: ['get'] },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
 ];

@@ -52,9 +52,10 @@ describe('the on-cluster-build package', () => {
   it('grants the builder no wildcard and nothing cluster-wide', () => {
     const def = definition();
     const rbac = def.objects.filter((o) => o.phase === 'rbac').map((o) => o.object);
-    expect(rbac.map((o) => o.kind).sort()).toEqual(['Role', 'RoleBinding', 'ServiceAccount', 'ServiceAccount']);
+    // The controller's Role and binding, and the fleet component's hand-off Role bound to its ServiceAccount (issue 27).
+    expect(rbac.map((o) => o.kind).sort()).toEqual(['Role', 'Role', 'RoleBinding', 'RoleBinding', 'ServiceAccount', 'ServiceAccount']);
     expect(def.objects.filter((o) => o.phase !== 'hosted-api').map((o) => o.object.kind)).not.toContain('ClusterRole');
-    const role = rbac.find((o) => o.kind === 'Role')!;
+    const role = rbac.find((o) => o.kind === 'Role' && o.metadata.name === 'on-cluster-build-controller')!;
     const rules = role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
     for (const r of rules) {
       expect(r.verbs).not.toContain('*');

@@ -1,0 +1,90 @@
+/**
+ * The fleet package's config (one ClusterPackage per management cluster, filled in by its rollout
+ * Template) and its template test cases. What the provider decides for the whole fleet: the
+ * provider layer (a Containerfile, or an image built elsewhere), the repository provider-layered
+ * images are pushed to, whether hosted clusters may add a tenant layer by default, and how long
+ * the upgrade gate may hold a NodePool. A HostedCluster's own tenant-layer switch is its
+ * annotation (builder/layers.ts TENANT_LAYER_ANNOTATION), not config.
+ */
+import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from 'pkogen';
+import { TENANT_LAYER_VALUES } from '../../builder/layers.js';
+
+export const DIGEST_REF = '^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*@sha256:[a-f0-9]{64}$';
+/** A repository without tag or digest (`host[:port]/path`): pushes go to `<repository>@sha256:…` and `<repository>:ocb-…`. */
+export const REPOSITORY = '^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$';
+/** The provider layer's largest Containerfile: it is a ConfigMap key (1 MiB object limit) and a Template parameter. */
+export const MAX_LAYER_BYTES = 65536;
+
+export const fleetConfigSchema: JSONSchemaProps = {
+  type: 'object',
+  description:
+    "Settings of the on-cluster-build fleet component on one management cluster, filled in by its rollout Template. Exactly one of providerLayer (a Containerfile the component builds once per release, arch and stream) and providerImage (an image built elsewhere, by digest) is non-empty.",
+  required: ['image', 'providerRepository'],
+  properties: {
+    image: {
+      type: 'string',
+      description: 'Image of the on-cluster-build fleet component (this repository), by digest.',
+      pattern: DIGEST_REF,
+    },
+    providerRepository: {
+      type: 'string',
+      description: "Repository the provider-layered images are pushed to (host/path, no tag or digest). Only the fleet component may push there: its credentials are Secret provider-push in the fleet namespace, made by the provider.",
+      pattern: REPOSITORY,
+      maxLength: 255,
+    },
+    providerLayer: {
+      type: 'string',
+      description: "The provider layer as Containerfile text (its FROM is replaced by each release's OS image). Empty when providerImage is set.",
+      maxLength: MAX_LAYER_BYTES,
+      default: '',
+    },
+    providerImage: {
+      type: 'string',
+      description: 'A provider-layered image built elsewhere, by digest. Empty when providerLayer is set.',
+      pattern: `^$|${DIGEST_REF}`,
+      default: '',
+    },
+    tenantLayerDefault: {
+      type: 'string',
+      description: "Whether hosted clusters may add their own OS layer (NodePoolOSConfigs) when their HostedCluster carries no on-cluster-build.pkogen.io/tenant-layer annotation.",
+      enum: [...TENANT_LAYER_VALUES],
+      default: 'Disabled',
+    },
+    maxHoldSeconds: {
+      type: 'integer',
+      description: "Longest the upgrade gate holds one NodePool for one release (spec.pausedUntil) while its image is built; at the bound the hold is lifted and the NodePool rolls with the old image, then again when the new one lands.",
+      minimum: 300,
+      maximum: 86400,
+      default: 3600,
+    },
+  },
+};
+
+const FLEET_IMAGE = 'quay.io/app-sre/on-cluster-build@sha256:' + '3'.repeat(64);
+const LAYER = 'FROM configs\nRUN dnf install -y provider-agent && dnf clean all\nCOPY --from=configs /etc/provider /etc/provider\n';
+
+export const fleetTestCases: PackageManifestTestCaseTemplate[] = [
+  {
+    name: 'fleet-layer',
+    context: {
+      package: { metadata: { name: 'on-cluster-build-fleet', namespace: '' } },
+      config: { image: FLEET_IMAGE, providerRepository: 'quay.io/provider/os-layered', providerLayer: LAYER },
+      // A management cluster: OpenShift 4.17 (Kubernetes 1.30) is the oldest with ValidatingAdmissionPolicy v1.
+      environment: { kubernetes: { version: 'v1.30.7' }, openShift: { version: '4.17.10' } },
+    },
+  },
+  {
+    name: 'fleet-prebuilt-image',
+    context: {
+      package: { metadata: { name: 'on-cluster-build-fleet', namespace: '' } },
+      config: {
+        image: FLEET_IMAGE,
+        providerRepository: 'registry.example.com:5000/provider/os',
+        providerImage: 'registry.example.com:5000/provider/os@sha256:' + '4'.repeat(64),
+        tenantLayerDefault: 'Enabled',
+        maxHoldSeconds: 7200,
+      },
+      environment: { kubernetes: { version: 'v1.31.4' }, openShift: { version: '4.18.9' } },
+    },
+  },
+];

@@ -1,0 +1,72 @@
+/**
+ * The fleet component's package (issue 27): a ClusterPackage, one per HyperShift management
+ * cluster, generated beside the per-HCP package (`make package`: `pkogen generate` on this module
+ * writes package-fleet/ and its rollout Template). Phases in order: the namespace; the identity
+ * and its rights; the ValidatingAdmissionPolicies that narrow those rights, in place before the
+ * process runs; the process; last the admission mutation, registered only once the Deployment is
+ * available (its failurePolicy is Fail).
+ */
+import {
+  asFindings,
+  deploymentAvailabilityProbe,
+  emitRolloutTemplate,
+  lintRolloutTemplate,
+  packageOutput,
+  renderObjectTemplateText,
+  rolloutSchemaValidator,
+  type GeneratedOutput,
+  type PackageDefinition,
+  type RolloutTemplateOptions,
+} from 'pkogen';
+import { fleetConfigSchema, fleetTestCases } from './config.js';
+import { fleetDeployment, fleetNamespace, fleetPolicies, fleetRbac, fleetWebhook } from './objects.js';
+import { FLEET_NAME } from './identity.js';
+
+export const FLEET_PACKAGE_NAME = FLEET_NAME;
+export const FLEET_PACKAGE_DIR = 'package-fleet';
+export const FLEET_ROLLOUT_PATH = `hack/${FLEET_PACKAGE_NAME}.SelectorSyncSet.yaml.tmpl`;
+/** The label hive ClusterDeployments of HyperShift management clusters carry (pkogen's rollout fleet model uses the same; pkogen does not export its constant). */
+export const CLUSTER_TYPE_LABEL = 'ext-hypershift.openshift.io/cluster-type';
+
+export function fleetDefinition(): PackageDefinition {
+  return {
+    name: FLEET_PACKAGE_NAME,
+    // One per management cluster, over every HostedCluster namespace there.
+    scopes: ['Cluster'],
+    phases: [{ name: 'namespace' }, { name: 'rbac' }, { name: 'policies' }, { name: 'deploy' }, { name: 'webhooks' }],
+    availabilityProbes: [deploymentAvailabilityProbe()],
+    config: fleetConfigSchema,
+    testCases: fleetTestCases,
+    objects: [...fleetNamespace(), ...fleetRbac(), ...fleetPolicies(), ...fleetDeployment(), ...fleetWebhook()],
+  };
+}
+
+/**
+ * The classic rollout: a SelectorSyncSet whose ClusterPackage hive applies on every management
+ * cluster of the shard. PROVIDER_LAYER is required in the Template: a ClusterPackage rollout
+ * applies its config as written and cannot leave an empty key out (pkogen refuses an optional
+ * parameter without a default there), so the Template carries the Containerfile form; the
+ * prebuilt-image form (providerImage) is for a ClusterPackage written by hand or another Template.
+ */
+export function fleetRolloutOptions(): RolloutTemplateOptions {
+  return {
+    packageName: FLEET_PACKAGE_NAME,
+    delivery: 'ClusterPackage',
+    clusterLabels: { [CLUSTER_TYPE_LABEL]: 'management-cluster' },
+    configSchema: fleetConfigSchema as RolloutTemplateOptions['configSchema'],
+    config: [
+      { parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' },
+      { parameter: 'PROVIDER_REPOSITORY', configKey: 'providerRepository' },
+      { parameter: 'PROVIDER_LAYER', configKey: 'providerLayer', optional: false },
+      { parameter: 'TENANT_LAYER_DEFAULT', configKey: 'tenantLayerDefault', value: 'Disabled' },
+      { parameter: 'MAX_HOLD_SECONDS', configKey: 'maxHoldSeconds', value: '3600' },
+    ],
+  };
+}
+
+export default async function generate(): Promise<GeneratedOutput> {
+  const rollout = emitRolloutTemplate(fleetRolloutOptions());
+  const out = await packageOutput(fleetDefinition(), { dir: FLEET_PACKAGE_DIR, files: { [FLEET_ROLLOUT_PATH]: rollout } });
+  const lint = lintRolloutTemplate(FLEET_ROLLOUT_PATH, rollout, { schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText });
+  return { ...out, findings: [...out.findings, ...asFindings(lint.findings)] };
+}

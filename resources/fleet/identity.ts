@@ -1,0 +1,13 @@
+/**
+ * Who the fleet component is on the management cluster (issue 27): one namespace, one
+ * ServiceAccount. The per-HCP package binds the hand-off rights to this ServiceAccount in each
+ * HCP namespace, and the fleet package's ValidatingAdmissionPolicies match its username; both
+ * read these names from here.
+ */
+export { FLEET_LEASE_NAME, PUSH_SECRET_NAME } from '../../builder/fleet/rbac.js';
+
+export const FLEET_NAME = 'on-cluster-build-fleet';
+export const FLEET_NAMESPACE = FLEET_NAME;
+export const FLEET_SERVICE_ACCOUNT = FLEET_NAME;
+/** The Kubernetes username of the fleet ServiceAccount's tokens (`request.userInfo.username` in the VAPs). */
+export const FLEET_USERNAME = `system:serviceaccount:${FLEET_NAMESPACE}:${FLEET_SERVICE_ACCOUNT}`;

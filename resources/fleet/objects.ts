@@ -1,0 +1,378 @@
+/**
+ * The fleet component's objects on the management cluster (issue 27; docs/design.md "The fleet
+ * component", packaging): its namespace; its ServiceAccount with a ClusterRole (NodePools) and a
+ * Role in its own namespace (build Jobs, push Secret, Lease, Events), both generated from
+ * builder/fleet/rbac.ts; its Deployment (the `fleet` command: gate, provider builds and the
+ * NodePool admission mutation in one process); the webhook's Service with a service-ca serving
+ * certificate; the MutatingWebhookConfiguration for NodePool release changes; and the
+ * ValidatingAdmissionPolicies that narrow what its ServiceAccount may change, below what RBAC can
+ * express.
+ */
+import { hypershift, RawValue, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
+import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
+import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSE_VALUE, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate-names.js';
+import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
+import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
+import { GROUP } from '../../builder/api/types.js';
+import { CONTROLLER_NODE_OPTIONS, CONTROLLER_RESOURCES } from '../builder-controller.js';
+import { FLEET_NAME, FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT, FLEET_USERNAME, PUSH_SECRET_NAME } from './identity.js';
+
+const labels = { app: FLEET_NAME };
+export const FLEET_IMAGE = '{{ .config.image }}';
+export const WEBHOOK_PORT = 9443;
+export const HEALTH_PORT = 8081;
+export const TLS_DIR = '/var/run/tls';
+export const SERVING_CERT_SECRET = `${FLEET_NAME}-serving-cert`;
+export const LAYER_CONFIGMAP = `${FLEET_NAME}-provider-layer`;
+export const LAYER_DIR = '/etc/provider-layer';
+export const LAYER_FILE = 'Containerfile';
+/** The path the fleet webhook serves the NodePool UPDATE mutation at (builder/fleet/main.ts). */
+export const MUTATE_NODEPOOL_PATH = '/mutate-nodepool';
+export const RESYNC_SECONDS = 300;
+export const EXACTLY_ONE = 'on-cluster-build-fleet config: set exactly one of providerLayer (a Containerfile) and providerImage (an image by digest)';
+
+/**
+ * Requests and limits of the fleet container: NOT YET MEASURED. Taken from the per-HCP
+ * controller's measured figures (resources/builder-controller.ts CONTROLLER_RESOURCES,
+ * docs/benchmarks.md "Controller footprint"), which hold one list of NodePools and one build
+ * registry as this process does; the fleet process lists every NodePool of the management cluster
+ * and also serves admission, so this needs a bench of its own before it is trusted.
+ */
+export const FLEET_RESOURCES = CONTROLLER_RESOURCES;
+export const FLEET_NODE_OPTIONS = CONTROLLER_NODE_OPTIONS;
+
+type Rule = { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[]; resourceNames?: readonly string[] };
+export const rbacRules = (rs: readonly Rule[]): YamlValue[] =>
+  rs.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}), verbs: [...r.verbs] }));
+
+/**
+ * The fleet command's flags, exactly as `on-cluster-build fleet` (builder/fleet/main.ts) declares
+ * them; `--namespace` comes from POD_NAMESPACE and `--kubeconfig` stays '' (in-cluster).
+ */
+export function fleetArgs(): string[] {
+  return [
+    'fleet',
+    '--provider-repository={{ .config.providerRepository }}',
+    `--provider-layer-file={{ if .config.providerLayer }}${LAYER_DIR}/${LAYER_FILE}{{ end }}`,
+    '--provider-image={{ .config.providerImage }}',
+    `--push-secret-name=${PUSH_SECRET_NAME}`,
+    '--tenant-layer-default={{ .config.tenantLayerDefault }}',
+    '--max-hold-seconds={{ .config.maxHoldSeconds }}',
+    `--resync-period=${RESYNC_SECONDS}`,
+    `--webhook-port=${WEBHOOK_PORT}`,
+    `--tls-dir=${TLS_DIR}`,
+    `--health-port=${HEALTH_PORT}`,
+    '--leader-elect=true',
+  ];
+}
+
+export function fleetNamespace(): PackageObject[] {
+  return [
+    {
+      phase: 'namespace',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: FLEET_NAMESPACE, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted', 'openshift.io/cluster-monitoring': 'false' } },
+      },
+    },
+  ];
+}
+
+export function fleetRbac(): PackageObject[] {
+  const subjects = [{ kind: 'ServiceAccount', name: FLEET_SERVICE_ACCOUNT, namespace: FLEET_NAMESPACE }];
+  const ref = (kind: 'Role' | 'ClusterRole') => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name: FLEET_NAME });
+  return [
+    { phase: 'rbac', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: FLEET_SERVICE_ACCOUNT, namespace: FLEET_NAMESPACE, labels } } },
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: FLEET_NAME, labels }, rules: rbacRules(FLEET_CLUSTER_RULES) } },
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: FLEET_NAME, labels }, roleRef: ref('ClusterRole'), subjects } },
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels }, rules: rbacRules(FLEET_NAMESPACE_RULES) } },
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels }, roleRef: ref('Role'), subjects } },
+  ];
+}
+
+export function fleetDeployment(): PackageObject[] {
+  const deployment: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels },
+    spec: {
+      // Two replicas: every replica serves the admission mutation (pure, no state), one holds the
+      // Lease and runs the gate and the builds. The webhook's failurePolicy is Fail, so one replica
+      // must survive a node drain.
+      replicas: 2,
+      selector: { matchLabels: labels },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      template: {
+        metadata: {
+          labels,
+          // A new provider layer restarts the pods: the process reads the file at start.
+          annotations: { [`${GROUP}/provider-layer-sha256`]: '{{ .config.providerLayer | sha256sum }}' },
+        },
+        spec: {
+          serviceAccountName: FLEET_SERVICE_ACCOUNT,
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: labels }, topologyKey: 'kubernetes.io/hostname' } }],
+            },
+          },
+          containers: [
+            {
+              name: 'fleet',
+              image: FLEET_IMAGE,
+              command: ['/usr/local/bin/on-cluster-build'],
+              args: fleetArgs(),
+              env: [
+                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                { name: 'NODE_OPTIONS', value: FLEET_NODE_OPTIONS },
+              ],
+              ports: [
+                { name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' },
+                { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+              ],
+              volumeMounts: [
+                { name: 'serving-cert', mountPath: TLS_DIR, readOnly: true },
+                { name: 'provider-layer', mountPath: LAYER_DIR, readOnly: true },
+              ],
+              resources: FLEET_RESOURCES,
+              livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 10, periodSeconds: 30 },
+              readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 10 },
+            },
+          ],
+          volumes: [
+            { name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } },
+            { name: 'provider-layer', configMap: { name: LAYER_CONFIGMAP, defaultMode: 0o440 } },
+          ],
+        },
+      },
+    },
+  };
+  hypershift.withRestrictedSecurity(deployment);
+  return [
+    {
+      phase: 'deploy',
+      object: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: LAYER_CONFIGMAP, namespace: FLEET_NAMESPACE, labels },
+        // JSON is a YAML double-quoted scalar: any Containerfile text survives as it is. Exactly one
+        // of the two keys is set, checked here because PKO's config admission cannot say
+        // "exactly one non-empty" for keys with defaults: the render fails, the Package is Invalid
+        // with this message, and nothing is applied.
+        data: { [LAYER_FILE]: new RawValue(() => ` {{ if eq (empty .config.providerLayer) (empty .config.providerImage) }}{{ fail ${JSON.stringify(EXACTLY_ONE)} }}{{ end }}{{ .config.providerLayer | toJson }}`) as unknown as string },
+      },
+    },
+    { phase: 'deploy', object: deployment },
+    {
+      phase: 'deploy',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels, annotations: { [hypershift.SERVING_CERT_ANNOTATION]: SERVING_CERT_SECRET } },
+        spec: { type: 'ClusterIP', selector: labels, ports: [{ name: 'webhook', port: 443, protocol: 'TCP', targetPort: 'webhook' }] },
+      },
+    },
+    {
+      phase: 'deploy',
+      object: {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels },
+        spec: { maxUnavailable: 1, selector: { matchLabels: labels }, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+      },
+    },
+  ];
+}
+
+/** The matchCondition that makes a release change of a gated NodePool go through the fleet webhook. */
+export const RELEASE_CHANGED = 'has(object.spec.release) && has(oldObject.spec.release) && object.spec.release.image != oldObject.spec.release.image';
+
+/**
+ * NodePool UPDATE, only for NodePools the gate labelled, only when the release changes: the
+ * mutation adds the hold in the same write (builder/fleet/gate.ts admitNodePoolUpdate).
+ * failurePolicy Fail: a missed hold is two rollouts of a customer's NodePool (the new release with
+ * the old image, then again) and nodes on a release with an OS image built for another; Fail
+ * costs only that a release change of a gated NodePool is refused while no fleet replica answers
+ * (retried by whoever upgrades). HyperShift's own operator never writes spec.release of a NodePool
+ * and its status writes go to nodepools/status, which this rule does not match, so nothing of
+ * HyperShift's reconciliation (finalizers, annotations, scaling) is ever blocked.
+ */
+export function fleetWebhook(): PackageObject[] {
+  return [
+    {
+      phase: 'webhooks',
+      object: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingWebhookConfiguration',
+        metadata: { name: FLEET_NAME, labels, annotations: { [hypershift.INJECT_CABUNDLE_ANNOTATION]: 'true' } },
+        webhooks: [
+          {
+            name: `nodepools.${GROUP}`,
+            admissionReviewVersions: ['v1'],
+            clientConfig: { service: { namespace: FLEET_NAMESPACE, name: FLEET_NAME, path: MUTATE_NODEPOOL_PATH, port: 443 } },
+            rules: [{ apiGroups: ['hypershift.openshift.io'], apiVersions: ['v1beta1'], operations: ['UPDATE'], resources: ['nodepools'], scope: 'Namespaced' }],
+            objectSelector: { matchLabels: { [GATED_LABEL]: 'true' } },
+            matchConditions: [{ name: 'release-changed', expression: RELEASE_CHANGED }],
+            failurePolicy: 'Fail',
+            matchPolicy: 'Equivalent',
+            sideEffects: 'None',
+            reinvocationPolicy: 'Never',
+            timeoutSeconds: 5,
+          },
+        ],
+      },
+    },
+  ];
+}
+
+/** The gate's own NodePool annotations (builder/fleet/gate.ts): the only ones the fleet may change. */
+export const GATE_ANNOTATIONS = [PAUSED_FOR_ANNOTATION, HELD_SINCE_ANNOTATION, RELEASED_FOR_ANNOTATION, REASON_ANNOTATION];
+/** Hand-off labels the fleet must keep as they are: HyperShift selects on the first two, the per-HCP controller owns the others. */
+export const HANDOFF_KEPT_LABELS = [NTO_GENERATED_LABEL, NODEPOOL_LABEL, MANAGED_BY, CONFIG_LABEL];
+
+const q = (s: string) => JSON.stringify(s);
+const list = (xs: readonly string[]) => `[${xs.map(q).join(', ')}]`;
+const orEmpty = (path: string, empty = '{}') => `has(${path}) ? ${path} : ${empty}`;
+/** The maps `a` (old) and `b` (new) differ only at keys in `allowed` (a CEL list literal). `a`, `b` must be primaries (variables), not ternaries. */
+const onlyChanged = (a: string, b: string, allowed: string) =>
+  `${b}.all(k, k in ${allowed} || (k in ${a} && ${a}[k] == ${b}[k])) && ${a}.all(k, k in ${allowed} || k in ${b})`;
+
+export interface CelValidation {
+  expression: string;
+  message: string;
+  reason: 'Forbidden' | 'Invalid';
+}
+export interface PolicySpec {
+  name: string;
+  resourceRule: { apiGroups: string[]; apiVersions: string[]; operations: string[]; resources: string[] };
+  variables: { name: string; expression: string }[];
+  validations: CelValidation[];
+}
+
+export const ONLY_FLEET = { name: 'fleet-service-account', expression: `request.userInfo.username == ${q(FLEET_USERNAME)}` };
+
+/**
+ * NodePools: the fleet ServiceAccount's `patch` may change only spec.pausedUntil (set to "true",
+ * or removed when it is "true"), the gate's annotations and its label. The spec comparison walks
+ * every key, so a field the NodePool API gains later is covered without a change here.
+ */
+export const NODEPOOL_POLICY: PolicySpec = {
+  name: `${FLEET_NAME}-nodepools`,
+  resourceRule: { apiGroups: ['hypershift.openshift.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['nodepools'] },
+  variables: [
+    { name: 'oldSpec', expression: orEmpty('oldObject.spec') },
+    { name: 'newSpec', expression: orEmpty('object.spec') },
+    { name: 'oldLabels', expression: orEmpty('oldObject.metadata.labels') },
+    { name: 'newLabels', expression: orEmpty('object.metadata.labels') },
+    { name: 'oldAnnotations', expression: orEmpty('oldObject.metadata.annotations') },
+    { name: 'newAnnotations', expression: orEmpty('object.metadata.annotations') },
+  ],
+  validations: [
+    {
+      expression: onlyChanged('variables.oldSpec', 'variables.newSpec', list(['pausedUntil'])),
+      message: 'the on-cluster-build fleet component may change only spec.pausedUntil of a NodePool',
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!has(object.spec.pausedUntil) || object.spec.pausedUntil == ${q(PAUSE_VALUE)} || (has(oldObject.spec.pausedUntil) && oldObject.spec.pausedUntil == object.spec.pausedUntil)`,
+      message: `the on-cluster-build fleet component may set spec.pausedUntil only to ${q(PAUSE_VALUE)}`,
+      reason: 'Invalid',
+    },
+    {
+      expression: `has(object.spec.pausedUntil) || !has(oldObject.spec.pausedUntil) || oldObject.spec.pausedUntil == ${q(PAUSE_VALUE)}`,
+      message: `the on-cluster-build fleet component may remove only a spec.pausedUntil of ${q(PAUSE_VALUE)} (a pause with a date is not its own)`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: onlyChanged('variables.oldLabels', 'variables.newLabels', list([GATED_LABEL])),
+      message: `the on-cluster-build fleet component may change only the label ${GATED_LABEL} of a NodePool`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: onlyChanged('variables.oldAnnotations', 'variables.newAnnotations', list(GATE_ANNOTATIONS)),
+      message: `the on-cluster-build fleet component may change only its gate annotations (${GROUP}/gate-*) of a NodePool`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `(${orEmpty('object.metadata.finalizers', '[]')}) == (${orEmpty('oldObject.metadata.finalizers', '[]')}) && (${orEmpty('object.metadata.ownerReferences', '[]')}) == (${orEmpty('oldObject.metadata.ownerReferences', '[]')})`,
+      message: 'the on-cluster-build fleet component may not change the finalizers or owner references of a NodePool',
+      reason: 'Forbidden',
+    },
+  ],
+};
+
+/**
+ * ConfigMaps: the fleet ServiceAccount's `update` (bound only in HCP namespaces with our package)
+ * may touch only our hand-offs, keep the labels HyperShift and the per-HCP controller select on,
+ * and carry only the `config` key.
+ */
+export const HANDOFF_POLICY: PolicySpec = {
+  name: `${FLEET_NAME}-handoffs`,
+  resourceRule: { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['configmaps'] },
+  variables: [
+    { name: 'oldLabels', expression: orEmpty('oldObject.metadata.labels') },
+    { name: 'newLabels', expression: orEmpty('object.metadata.labels') },
+    { name: 'oldAnnotations', expression: orEmpty('oldObject.metadata.annotations') },
+    { name: 'newAnnotations', expression: orEmpty('object.metadata.annotations') },
+  ],
+  validations: [
+    {
+      expression: `oldObject.metadata.name.startsWith(${q(HANDOFF_PREFIX)}) && ${q(MANAGED_BY)} in variables.oldLabels && variables.oldLabels[${q(MANAGED_BY)}] == ${q(MANAGED_BY_VALUE)}`,
+      message: `the on-cluster-build fleet component may update only hand-off ConfigMaps (${HANDOFF_PREFIX}*, label ${MANAGED_BY}=${MANAGED_BY_VALUE})`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `${list(HANDOFF_KEPT_LABELS)}.all(k, (k in variables.newLabels) == (k in variables.oldLabels) && (!(k in variables.oldLabels) || variables.newLabels[k] == variables.oldLabels[k]))`,
+      message: `the on-cluster-build fleet component may not change the labels ${HANDOFF_KEPT_LABELS.join(', ')} of a hand-off`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `(!has(object.data) || object.data.all(k, k == "config")) && !has(object.binaryData)`,
+      message: 'a hand-off ConfigMap carries only data.config',
+      reason: 'Invalid',
+    },
+    {
+      // release-image: a provider hand-off for the new release; wanted-release: the release the
+      // per-HCP controller is asked to build a tenant layer for (builder/fleet/gate.ts).
+      expression: onlyChanged('variables.oldAnnotations', 'variables.newAnnotations', list([HANDOFF_RELEASE_ANNOTATION, WANTED_RELEASE_ANNOTATION])),
+      message: `the on-cluster-build fleet component may change only the annotations ${HANDOFF_RELEASE_ANNOTATION} and ${WANTED_RELEASE_ANNOTATION} of a hand-off`,
+      reason: 'Forbidden',
+    },
+  ],
+};
+
+export const FLEET_POLICIES = [NODEPOOL_POLICY, HANDOFF_POLICY];
+
+function policyObjects(p: PolicySpec): PackageObject[] {
+  return [
+    {
+      phase: 'policies',
+      object: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: p.name, labels },
+        spec: {
+          // An expression that errors denies: the policy fails closed for the fleet identity only.
+          failurePolicy: 'Fail',
+          matchConstraints: { resourceRules: [{ ...p.resourceRule, scope: 'Namespaced' }] },
+          matchConditions: [ONLY_FLEET],
+          variables: p.variables.map((v) => ({ ...v })),
+          validations: p.validations.map((v) => ({ ...v })),
+        },
+      },
+    },
+    {
+      phase: 'policies',
+      object: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: p.name, labels },
+        spec: { policyName: p.name, validationActions: ['Deny'] },
+      },
+    },
+  ];
+}
+
+export function fleetPolicies(): PackageObject[] {
+  return FLEET_POLICIES.flatMap(policyObjects);
+}

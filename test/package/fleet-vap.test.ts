@@ -1,0 +1,243 @@
+/**
+ * The fleet package's CEL (resources/fleet/objects.ts): the two ValidatingAdmissionPolicies that
+ * narrow the fleet ServiceAccount's NodePool `patch` and hand-off `update`, and the mutating
+ * webhook's matchCondition. Evaluated with @bufbuild/cel (a CEL-spec evaluator; pkogen uses it
+ * for PKO's CEL) over plain JSON maps, which is what the apiserver hands a VAP: its filter turns
+ * object and oldObject into unstructured maps (k8s.io/apiserver admission/plugin/cel filter.go
+ * objectToResolveVal). What this does NOT execute: a real apiserver's admission chain (binding
+ * selection, validationActions, the CEL cost budget, cel-go's Kubernetes libraries — none used).
+ *
+ * The positive cases are not hand-written: every write the real gate (builder/fleet/gate.ts)
+ * makes on the API test server through a release bump, a hold, a hand-off, a lift and a timeout
+ * is recorded as (oldObject, object) and must be admitted.
+ */
+import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
+import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import { Kube, KubeObject } from '../../builder/kube.js';
+import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { admitNodePoolUpdate, GateOptions, HANDOFF_RELEASE_ANNOTATION, ImageState, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
+import { handoffConfigMap, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
+import { tenantHandoff } from '../builder/fleet-fixtures.js';
+import { HANDOFF_POLICY, NODEPOOL_POLICY, ONLY_FLEET, RELEASE_CHANGED, type PolicySpec } from '../../resources/fleet/objects.js';
+import { FLEET_USERNAME } from '../../resources/fleet/identity.js';
+import { fleetDefinition } from '../../resources/fleet/fleet.js';
+
+const env = celEnv();
+function toCel(v: unknown): CelInput {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) return v.map(toCel) as CelInput;
+  if (typeof v === 'object') return new Map(Object.entries(v as object).map(([k, x]) => [k, toCel(x)])) as unknown as CelInput;
+  return v as CelInput;
+}
+function evalCel(expr: string, vars: Record<string, unknown>): unknown {
+  const p = plan(env, parse(expr)) as unknown as (v: Record<string, CelInput>) => unknown;
+  return p(Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k === 'variables' ? (v as CelInput) : toCel(v)])));
+}
+
+/** A VAP as the apiserver applies it to one UPDATE: not matched, or the messages of failed validations (an error fails: failurePolicy Fail). */
+function admit(p: PolicySpec, username: string, oldObject: unknown, object: unknown): 'not matched' | string[] {
+  const request = { operation: 'UPDATE', userInfo: { username } };
+  if (evalCel(ONLY_FLEET.expression, { request }) !== true) return 'not matched';
+  const variables = new Map<string, CelInput>();
+  for (const v of p.variables) {
+    const r = evalCel(v.expression, { object, oldObject, request, variables });
+    if (isCelError(r)) throw new Error(`variable ${v.name}: ${String(r)}`);
+    variables.set(v.name, r as CelInput);
+  }
+  const denied: string[] = [];
+  for (const v of p.validations) {
+    const r = evalCel(v.expression, { object, oldObject, request, variables });
+    if (r !== true) denied.push(isCelError(r) ? `error: ${String(r)} (${v.message})` : v.message);
+  }
+  return denied;
+}
+
+const D = (c: string) => 'sha256:' + c.repeat(64);
+const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
+const R2 = `quay.io/openshift-release-dev/ocp-release@${D('2')}`;
+const R3 = `quay.io/openshift-release-dev/ocp-release@${D('3')}`;
+const HC_NS = 'clusters';
+const HCP_NS = 'clusters-banana';
+const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x));
+
+describe('the fleet ValidatingAdmissionPolicies', () => {
+  let mgmt: ApiTestServer;
+  const writes: { resource: string; before: KubeObject; after: KubeObject }[] = [];
+  afterAll(async () => mgmt?.stop());
+
+  test('the package ships exactly these policies and bindings, Fail, Deny, for the fleet identity only', () => {
+    const objs = fleetDefinition().objects.filter((o) => o.phase === 'policies').map((o) => o.object as KubeObject & { spec: any });
+    const policies = objs.filter((o) => o.kind === 'ValidatingAdmissionPolicy');
+    expect(policies.map((p) => p.metadata.name)).toEqual([NODEPOOL_POLICY.name, HANDOFF_POLICY.name]);
+    for (const p of policies) {
+      expect(p.apiVersion).toBe('admissionregistration.k8s.io/v1');
+      expect(p.spec.failurePolicy).toBe('Fail');
+      expect(p.spec.matchConditions).toEqual([ONLY_FLEET]);
+    }
+    const bindings = objs.filter((o) => o.kind === 'ValidatingAdmissionPolicyBinding');
+    expect(bindings.map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual([
+      [NODEPOOL_POLICY.name, ['Deny']],
+      [HANDOFF_POLICY.name, ['Deny']],
+    ]);
+    expect(ONLY_FLEET.expression).toBe('request.userInfo.username == "system:serviceaccount:on-cluster-build-fleet:on-cluster-build-fleet"');
+  });
+
+  test('admit every write the real gate makes through bump, hold, hand-off, lift and timeout', async () => {
+    mgmt = await startApiServer({
+      identities: [
+        { name: FLEET_USERNAME, token: 'fleet-token', rules: [...FLEET_CLUSTER_RULES.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })), ...HANDOFF_RULES.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], namespaces: [HCP_NS] }))] },
+        { name: 'system:admin', token: 'admin-token' },
+      ],
+    });
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
+    mgmt.store.put({
+      apiVersion: 'hypershift.openshift.io/v1beta1',
+      kind: 'NodePool',
+      metadata: { name: 'workers', namespace: HC_NS, labels: { team: 'a' }, annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'abc' }, finalizers: ['hypershift.openshift.io/finalizer'] },
+      spec: { clusterName: 'banana', arch: 'amd64', release: { image: R1 }, replicas: 3, management: { upgradeType: 'Replace' }, platform: { type: 'AWS' } },
+    });
+    const h = handoffConfigMap(HCP_NS, 'workers', 'workers', 'quay.example.com/p@' + D('a'));
+    h.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
+    mgmt.store.put(h);
+    const get = (resource: string, ns: string, name: string) =>
+      clone(mgmt.store.get(resource === 'nodepools' ? { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name, namespace: ns } : { apiVersion: 'v1', kind: 'ConfigMap', name, namespace: ns }) as KubeObject);
+    class Recorded extends Kube {
+      override async request(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+        const m = /\/namespaces\/([^/]+)\/(nodepools|configmaps)\/([^/?]+)$/.exec(path.split('?')[0]);
+        const before = method !== 'GET' && m ? get(m[2], m[1], m[3]) : undefined;
+        const r = await super.request(method, path, body, contentType);
+        if (before && m) writes.push({ resource: m[2], before, after: get(m[2], m[1], m[3]) });
+        return r;
+      }
+    }
+    let clock = new Date('2026-11-25T00:00:00Z');
+    const images = new Map<string, ImageState>();
+    const o: GateOptions = {
+      management: new Recorded(mgmt.kubeConfig(FLEET_USERNAME)),
+      nodePoolNamespace: HC_NS,
+      nodePoolName: 'workers',
+      hcpNamespace: HCP_NS,
+      layer: 'provider',
+      imageFor: (k) => images.get(k.releaseImage) ?? { pending: 'build queued' },
+      maxHoldSeconds: 3600,
+      now: () => clock,
+    };
+    const admin = new Kube(mgmt.kubeConfig('system:admin'));
+    const bump = async (release: string, admitted: boolean) => {
+      const old = get('nodepools', HC_NS, 'workers') as KubeObject & { spec: any };
+      const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...(admitted ? admitNodePoolUpdate(old, { ...old, spec: { ...old.spec, release: { image: release } } }, clock) : [])];
+      await admin.request('PATCH', admin.path(NODEPOOLS, HC_NS, 'workers'), ops, 'application/json-patch+json');
+    };
+    const steps = async () => (await settleGate(o)).steps.map((s) => ('did' in s ? s.did : s.state));
+    expect(await steps()).toEqual(['Labelled', 'Consistent']);
+    await bump(R2, true); // held by the admission mutation, in the release change's own write
+    expect(await steps()).toEqual(['Paused', 'Waiting']);
+    images.set(R2, { image: 'quay.example.com/p@' + D('b') });
+    expect(await steps()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+    await bump(R3, false); // no mutation: the gate holds after the fact
+    expect(await steps()).toEqual(['Paused', 'Waiting']);
+    clock = new Date(clock.getTime() + 3601_000);
+    expect(await steps()).toEqual(['TimedOut', 'Released']);
+    expect(writes.map((w) => w.resource)).toEqual(['nodepools', 'nodepools', 'configmaps', 'nodepools', 'nodepools', 'nodepools']);
+
+    for (const w of writes) {
+      const policy = w.resource === 'nodepools' ? NODEPOOL_POLICY : HANDOFF_POLICY;
+      expect([w.after.metadata.name, admit(policy, FLEET_USERNAME, w.before, w.after)]).toEqual([w.after.metadata.name, []]);
+      // The other policy does not apply to this kind; and another user is never matched.
+      expect(admit(policy, 'system:serviceaccount:clusters:someone', w.before, w.after)).toBe('not matched');
+    }
+  });
+
+  test('refuse NodePool changes beyond the gate, each with its own message', () => {
+    const held = writes.find((w) => w.resource === 'nodepools' && (w.after as any).spec.pausedUntil === 'true')!;
+    expect(held).toBeDefined();
+    const deny = (f: (np: any) => void, from = held.after) => {
+      const next = clone(from) as any;
+      f(next);
+      return admit(NODEPOOL_POLICY, FLEET_USERNAME, from, next);
+    };
+    const SPEC = 'the on-cluster-build fleet component may change only spec.pausedUntil of a NodePool';
+    expect(deny((n) => (n.spec.replicas = 30))).toEqual([SPEC]);
+    expect(deny((n) => (n.spec.release.image = R1))).toEqual([SPEC]);
+    expect(deny((n) => (n.spec.config = [{ name: 'root-on-every-node' }]))).toEqual([SPEC]);
+    expect(deny((n) => delete n.spec.management)).toEqual([SPEC]);
+    expect(deny((n) => (n.spec.someFieldAddedLater = true))).toEqual([SPEC]);
+    expect(deny((n) => (n.spec.pausedUntil = '2099-01-01T00:00:00Z'))).toEqual(['the on-cluster-build fleet component may set spec.pausedUntil only to "true"']);
+    const dated = clone(held.after) as any;
+    dated.spec.pausedUntil = '2099-01-01T00:00:00Z';
+    expect(deny((n) => delete n.spec.pausedUntil, dated)).toEqual(['the on-cluster-build fleet component may remove only a spec.pausedUntil of "true" (a pause with a date is not its own)']);
+    expect(deny((n) => (n.metadata.labels.team = 'b'))).toEqual(['the on-cluster-build fleet component may change only the label on-cluster-build.pkogen.io/upgrade-gate of a NodePool']);
+    expect(deny((n) => delete n.metadata.labels.team)).toEqual(['the on-cluster-build fleet component may change only the label on-cluster-build.pkogen.io/upgrade-gate of a NodePool']);
+    expect(deny((n) => (n.metadata.annotations['hypershift.openshift.io/nodePoolCurrentConfig'] = 'x'))).toEqual(['the on-cluster-build fleet component may change only its gate annotations (on-cluster-build.pkogen.io/gate-*) of a NodePool']);
+    expect(deny((n) => (n.metadata.annotations['on-cluster-build.pkogen.io/other'] = 'x'))).toEqual(['the on-cluster-build fleet component may change only its gate annotations (on-cluster-build.pkogen.io/gate-*) of a NodePool']);
+    expect(deny((n) => (n.metadata.finalizers = []))).toEqual(['the on-cluster-build fleet component may not change the finalizers or owner references of a NodePool']);
+    expect(deny((n) => (n.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'u' }]))).toEqual(['the on-cluster-build fleet component may not change the finalizers or owner references of a NodePool']);
+    // What the gate does is admitted from any state: a no-op, the label, the hold.
+    expect(deny(() => {})).toEqual([]);
+  });
+
+  test('refuse ConfigMap changes beyond the hand-off', () => {
+    const w = writes.find((x) => x.resource === 'configmaps')!;
+    const deny = (f: (cm: any) => void, from: KubeObject = w.before) => {
+      const next = clone(w.after) as any;
+      f(next);
+      return admit(HANDOFF_POLICY, FLEET_USERNAME, from, next);
+    };
+    const ONLY = 'the on-cluster-build fleet component may update only hand-off ConfigMaps (on-cluster-build-os-image-*, label app.kubernetes.io/managed-by=on-cluster-build)';
+    const other = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-apiserver', namespace: HCP_NS, labels: {} }, data: { config: 'x' } };
+    expect(admit(HANDOFF_POLICY, FLEET_USERNAME, other, { ...other, data: { config: 'y' } })).toEqual([ONLY]);
+    const relabelled = clone(w.before) as any;
+    relabelled.metadata.name = 'on-cluster-build-os-image-x';
+    delete relabelled.metadata.labels['app.kubernetes.io/managed-by'];
+    expect(admit(HANDOFF_POLICY, FLEET_USERNAME, relabelled, relabelled)).toEqual([ONLY]);
+    const KEPT = 'the on-cluster-build fleet component may not change the labels hypershift.openshift.io/nto-generated-machine-config, hypershift.openshift.io/nodePool, app.kubernetes.io/managed-by, on-cluster-build.pkogen.io/nodepoolosconfig of a hand-off';
+    expect(deny((c) => (c.metadata.labels['hypershift.openshift.io/nodePool'] = 'another-pool'))).toEqual([KEPT]);
+    expect(deny((c) => delete c.metadata.labels['hypershift.openshift.io/nto-generated-machine-config'])).toEqual([KEPT]);
+    expect(deny((c) => (c.metadata.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] = 'stolen'))).toEqual([KEPT]);
+    expect(deny((c) => (c.data.extra = 'x'))).toEqual(['a hand-off ConfigMap carries only data.config']);
+    expect(deny((c) => (c.binaryData = { x: 'eA==' }))).toEqual(['a hand-off ConfigMap carries only data.config']);
+    expect(deny((c) => (c.metadata.annotations['x'] = 'y'))).toEqual([`the on-cluster-build fleet component may change only the annotations ${HANDOFF_RELEASE_ANNOTATION} and ${WANTED_RELEASE_ANNOTATION} of a hand-off`]);
+  });
+
+  test('the mutating webhook is called only for a release change', () => {
+    const np = (image?: string) => ({ spec: image ? { release: { image } } : {} });
+    const m = (o: unknown, n: unknown) => evalCel(RELEASE_CHANGED, { oldObject: o, object: n });
+    expect(m(np(R1), np(R2))).toBe(true);
+    expect(m(np(R1), np(R1))).toBe(false);
+    expect(m(np(), np(R1))).toBe(false);
+    expect(m(np(R1), np())).toBe(false);
+  });
+  test("admit the gate's wanted-release write on a tenant-layered hand-off (the per-HCP controller's), made by the real gate", async () => {
+    // A second NodePool whose hand-off the per-HCP controller wrote (it carries the NodePoolOSConfig label).
+    mgmt.store.put({
+      apiVersion: 'hypershift.openshift.io/v1beta1',
+      kind: 'NodePool',
+      metadata: { name: 'tenant', namespace: HC_NS },
+      spec: { clusterName: 'banana', arch: 'amd64', release: { image: R1 }, replicas: 1, management: { upgradeType: 'Replace' }, platform: { type: 'AWS' } },
+    });
+    mgmt.store.put(tenantHandoff(HCP_NS, 'tenant', 'my-config', 'quay.example.com/t@' + D('c'), R1));
+    const cm = () => clone(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'on-cluster-build-os-image-tenant', namespace: HCP_NS }) as KubeObject);
+    const o: GateOptions = {
+      management: new Kube(mgmt.kubeConfig(FLEET_USERNAME)),
+      nodePoolNamespace: HC_NS,
+      nodePoolName: 'tenant',
+      hcpNamespace: HCP_NS,
+      layer: 'provider',
+      imageFor: () => ({ pending: 'build queued' }),
+      maxHoldSeconds: 3600,
+      now: () => new Date('2026-11-25T00:00:00Z'),
+    };
+    expect((await settleGate(o)).steps.map((s) => ('did' in s ? s.did : s.state))).toEqual(['Labelled', 'Consistent']);
+    const admin = new Kube(mgmt.kubeConfig('system:admin'));
+    await admin.request('PATCH', admin.path(NODEPOOLS, HC_NS, 'tenant'), [{ op: 'replace', path: '/spec/release/image', value: R2 }], 'application/json-patch+json');
+    const before = cm();
+    expect((await settleGate(o)).steps.map((s) => ('did' in s ? s.did : s.state))).toEqual(['Wanted', 'Paused', 'Waiting']);
+    const after = cm();
+    expect(after.metadata.annotations![WANTED_RELEASE_ANNOTATION]).toBe(R2);
+    expect(admit(HANDOFF_POLICY, FLEET_USERNAME, before, after)).toEqual([]);
+    // The same write with the image swapped is what the fleet may never do to a tenant's hand-off: only the annotations are its.
+    const forged = clone(after) as any;
+    forged.metadata.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] = 'other';
+    expect(admit(HANDOFF_POLICY, FLEET_USERNAME, before, forged)).not.toEqual([]);
+  });
+});

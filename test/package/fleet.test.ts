@@ -1,0 +1,195 @@
+/**
+ * The fleet component's package (resources/fleet/, generated into package-fleet/ by `make
+ * package`): it generates without findings, its test cases render, its config refuses what it
+ * must, its RBAC is exactly builder/fleet/rbac.ts, the Deployment's args are the fleet command's
+ * flags, the per-HCP package binds the hand-off rights to the fleet ServiceAccount, and its rollout
+ * Template lints and simulates (pkogen's CLI, the one `make` builds).
+ */
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { readDirToFileMap } from '../../pkogen/src/core/fs.js';
+import { loadPackage } from '../../pkogen/src/pko/loader.js';
+import { renderPackage } from '../../pkogen/src/pko/render.js';
+import { testCaseRequest } from '../../pkogen/src/pko/template-tests.js';
+import { admitConfig } from '../../pkogen/src/pko/config-admission.js';
+import { buildPackage } from '../../pkogen/src/model/build-package.js';
+import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { definition } from '../../resources/resources.js';
+import { FLEET_HANDOFF_ROLE } from '../../resources/builder-controller.js';
+import { FLEET_PACKAGE_DIR, FLEET_ROLLOUT_PATH, fleetDefinition } from '../../resources/fleet/fleet.js';
+import { fleetConfigSchema } from '../../resources/fleet/config.js';
+import { EXACTLY_ONE, FLEET_RESOURCES, LAYER_DIR, LAYER_FILE } from '../../resources/fleet/objects.js';
+import { FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from '../../resources/fleet/identity.js';
+import { CONTROLLER_RESOURCES } from '../../resources/builder-controller.js';
+
+const DIR = path.resolve(FLEET_PACKAGE_DIR);
+const norm = (rs: readonly { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[]; resourceNames?: readonly string[] }[]) =>
+  rs.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}), verbs: [...r.verbs] }));
+const D = (c: string) => 'sha256:' + c.repeat(64);
+const IMAGE = `quay.io/app-sre/on-cluster-build@${D('3')}`;
+
+/**
+ * `on-cluster-build fleet`'s flags as builder/fleet/main.ts declares them (the brief both branches
+ * share). At merge, this list is replaced by parsing the rendered args with parseCommand('fleet').
+ */
+const FLEET_FLAGS = ['namespace', 'kubeconfig', 'provider-repository', 'provider-layer-file', 'provider-image', 'push-secret-name', 'tenant-layer-default', 'max-hold-seconds', 'resync-period', 'webhook-port', 'tls-dir', 'health-port', 'leader-elect', 'registry-allow'];
+
+async function rendered() {
+  const pkg = loadPackage(await readDirToFileMap(DIR));
+  return { pkg, cases: Object.fromEntries((pkg.manifest.test?.template ?? []).map((tc) => [tc.name, renderPackage(testCaseRequest(pkg, tc))])) };
+}
+
+describe('the fleet package', () => {
+  test('generates without findings, a ClusterPackage with its phases in order', async () => {
+    const built = await buildPackage(fleetDefinition());
+    expect(built.findings).toEqual([]);
+    const { pkg } = await rendered();
+    expect(pkg.manifest.spec.scopes).toEqual(['Cluster']);
+    expect(pkg.manifest.spec.phases.map((p) => p.name)).toEqual(['namespace', 'rbac', 'policies', 'deploy', 'webhooks']);
+  });
+
+  test('every test case renders; args, the layer file and resources as configured', async () => {
+    const { cases } = await rendered();
+    expect(Object.keys(cases).sort()).toEqual(['fleet-layer', 'fleet-prebuilt-image']);
+    const deploymentOf = (name: string) => cases[name].objects.find((o) => o.object.kind === 'Deployment')!.object as any;
+    for (const [name, r] of Object.entries(cases)) {
+      expect([name, r.configErrors]).toEqual([name, []]);
+      const c = deploymentOf(name).spec.template.spec.containers[0];
+      const flags = (c.args as string[]).slice(1).map((a) => /^--([a-z-]+)=/.exec(a)?.[1]);
+      expect(c.args[0]).toBe('fleet');
+      for (const f of flags) expect(FLEET_FLAGS).toContain(f);
+      expect(new Set(flags).size).toBe(flags.length);
+      expect(c.resources).toEqual(FLEET_RESOURCES);
+      expect(FLEET_RESOURCES).toBe(CONTROLLER_RESOURCES);
+      expect(c.env).toContainEqual({ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+      expect(c.image).toMatch(/@sha256:[0-9a-f]{64}$/);
+    }
+    const args = (name: string) => Object.fromEntries((deploymentOf(name).spec.template.spec.containers[0].args as string[]).slice(1).map((a) => a.slice(2).split(/=(.*)/s).slice(0, 2)));
+    expect(args('fleet-layer')).toMatchObject({ 'provider-layer-file': `${LAYER_DIR}/${LAYER_FILE}`, 'provider-image': '', 'tenant-layer-default': 'Disabled', 'max-hold-seconds': '3600', 'provider-repository': 'quay.io/provider/os-layered', 'push-secret-name': 'provider-push' });
+    expect(args('fleet-prebuilt-image')).toMatchObject({ 'provider-layer-file': '', 'provider-image': `registry.example.com:5000/provider/os@${D('4')}`, 'tenant-layer-default': 'Enabled', 'max-hold-seconds': '7200' });
+    // The Containerfile reaches the pod byte for byte (a ConfigMap key mounted at the flag's path).
+    const cm = cases['fleet-layer'].objects.find((o) => o.object.kind === 'ConfigMap')!.object as any;
+    expect(cm.data[LAYER_FILE]).toBe('FROM configs\nRUN dnf install -y provider-agent && dnf clean all\nCOPY --from=configs /etc/provider /etc/provider\n');
+    // A new layer restarts the pods.
+    const ann = (name: string) => deploymentOf(name).spec.template.metadata.annotations['on-cluster-build.pkogen.io/provider-layer-sha256'];
+    expect(ann('fleet-layer')).toMatch(/^[0-9a-f]{64}$/);
+    expect(ann('fleet-layer')).not.toBe(ann('fleet-prebuilt-image'));
+  });
+
+  test('the config refuses what it must: digests, enums, bounds', () => {
+    const base = { image: IMAGE, providerRepository: 'quay.io/provider/os' };
+    const errors = (c: Record<string, unknown>) => admitConfig(c, fleetConfigSchema).errors.map((e) => e.field);
+    expect(errors({ ...base, providerLayer: 'RUN true' })).toEqual([]);
+    expect(errors({ ...base, providerImage: `quay.io/provider/os@${D('5')}` })).toEqual([]);
+    expect(admitConfig({ ...base, providerLayer: 'RUN true' }, fleetConfigSchema).config).toMatchObject({ providerImage: '', tenantLayerDefault: 'Disabled', maxHoldSeconds: 3600 });
+    expect(errors({ ...base, providerImage: 'quay.io/provider/os:latest' })).toContain('spec.config.providerImage');
+    expect(errors({ ...base, providerLayer: 'RUN true', image: 'quay.io/app-sre/on-cluster-build:latest' })).toContain('spec.config.image');
+    expect(errors({ ...base, providerLayer: 'RUN true', providerRepository: 'quay.io/provider/os:tag' })).toContain('spec.config.providerRepository');
+    expect(errors({ ...base, providerLayer: 'RUN true', providerRepository: 'os' })).toContain('spec.config.providerRepository');
+    expect(errors({ ...base, providerLayer: 'RUN true', tenantLayerDefault: 'Maybe' })).toContain('spec.config.tenantLayerDefault');
+    expect(errors({ ...base, providerLayer: 'RUN true', maxHoldSeconds: 10 })).toContain('spec.config.maxHoldSeconds');
+    expect(errors({ ...base, providerLayer: 'x'.repeat(65537) })).toContain('spec.config.providerLayer');
+  });
+
+  test('exactly one of providerLayer and providerImage, or the render fails with one message', async () => {
+    const { pkg } = await rendered();
+    const tc = pkg.manifest.test!.template!.find((t) => t.name === 'fleet-layer')!;
+    const render = (config: Record<string, unknown>) => {
+      try {
+        const r = renderPackage(testCaseRequest(pkg, { ...tc, context: { ...tc.context, config: { image: IMAGE, providerRepository: 'quay.io/provider/os', ...config } } }));
+        return r.configErrors.length ? `config: ${JSON.stringify(r.configErrors)}` : 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(render({ providerLayer: 'RUN true' })).toBe('ok');
+    expect(render({ providerImage: `quay.io/provider/os@${D('5')}` })).toBe('ok');
+    for (const c of [{}, { providerLayer: '', providerImage: '' }, { providerLayer: 'RUN true', providerImage: `quay.io/provider/os@${D('5')}` }]) {
+      expect(render(c)).toContain(EXACTLY_ONE);
+    }
+  });
+
+  test('its RBAC is exactly builder/fleet/rbac.ts, bound to the fleet ServiceAccount', () => {
+    const objs = fleetDefinition().objects.map((o) => o.object as any);
+    const one = (kind: string) => {
+      const xs = objs.filter((o) => o.kind === kind);
+      expect(xs).toHaveLength(1);
+      return xs[0];
+    };
+    expect(one('ClusterRole').rules).toEqual(norm(FLEET_CLUSTER_RULES));
+    expect(one('Role').rules).toEqual(norm(FLEET_NAMESPACE_RULES));
+    expect(one('Role').metadata.namespace).toBe(FLEET_NAMESPACE);
+    const subject = [{ kind: 'ServiceAccount', name: FLEET_SERVICE_ACCOUNT, namespace: FLEET_NAMESPACE }];
+    expect(one('ClusterRoleBinding').subjects).toEqual(subject);
+    expect(one('RoleBinding').subjects).toEqual(subject);
+    expect(one('RoleBinding').roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: one('Role').metadata.name });
+    expect(one('ClusterRoleBinding').roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: one('ClusterRole').metadata.name });
+    expect(one('Deployment').spec.template.spec.serviceAccountName).toBe(FLEET_SERVICE_ACCOUNT);
+    // No wildcard, no escalation verb anywhere.
+    for (const r of [...FLEET_CLUSTER_RULES, ...FLEET_NAMESPACE_RULES, ...HANDOFF_RULES]) {
+      for (const x of [...r.verbs, ...r.resources, ...r.apiGroups]) expect(x).not.toBe('*');
+      for (const v of ['escalate', 'bind', 'impersonate']) expect(r.verbs).not.toContain(v);
+    }
+  });
+
+  test('the per-HCP package binds HANDOFF_RULES to the fleet ServiceAccount in its HCP namespace only', () => {
+    const objs = definition().objects.filter((o) => o.object.metadata.name === FLEET_HANDOFF_ROLE);
+    expect(objs.map((o) => [o.phase, o.object.kind, o.object.metadata.namespace])).toEqual([
+      ['rbac', 'Role', undefined], // the Package's own (HCP) namespace
+      ['rbac', 'RoleBinding', undefined],
+    ]);
+    expect((objs[0].object as any).rules).toEqual(norm(HANDOFF_RULES));
+    expect((objs[1].object as any).subjects).toEqual([{ kind: 'ServiceAccount', name: FLEET_SERVICE_ACCOUNT, namespace: FLEET_NAMESPACE }]);
+    expect((objs[1].object as any).roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: FLEET_HANDOFF_ROLE });
+  });
+
+  test('the mutating webhook: the fleet Service, service-ca, Fail, release changes of gated NodePools only', () => {
+    const w = (fleetDefinition().objects.find((o) => o.object.kind === 'MutatingWebhookConfiguration')!.object as any);
+    expect(w.metadata.annotations).toEqual({ 'service.beta.openshift.io/inject-cabundle': 'true' });
+    const svc = fleetDefinition().objects.find((o) => o.object.kind === 'Service')!.object as any;
+    expect(svc.metadata.annotations['service.beta.openshift.io/serving-cert-secret-name']).toBe('on-cluster-build-fleet-serving-cert');
+    expect(w.webhooks).toHaveLength(1);
+    expect(w.webhooks[0]).toMatchObject({
+      clientConfig: { service: { namespace: FLEET_NAMESPACE, name: svc.metadata.name, path: '/mutate-nodepool', port: 443 } },
+      rules: [{ apiGroups: ['hypershift.openshift.io'], operations: ['UPDATE'], resources: ['nodepools'] }],
+      objectSelector: { matchLabels: { 'on-cluster-build.pkogen.io/upgrade-gate': 'true' } },
+      failurePolicy: 'Fail',
+      sideEffects: 'None',
+    });
+    // After the Deployment: PKO's availability probe gates the registration.
+    const phases = fleetDefinition().phases.map((p) => p.name);
+    expect(phases.indexOf('webhooks')).toBeGreaterThan(phases.indexOf('deploy'));
+    expect(phases.indexOf('policies')).toBeLessThan(phases.indexOf('deploy'));
+  });
+
+  describe('its rollout Template', () => {
+    const pkogen = (args: string[]) => {
+      try {
+        return { code: 0, out: execFileSync(process.execPath, ['pkogen/bin/pkogen.js', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+      } catch (e) {
+        const x = e as { status: number; stdout: string; stderr: string };
+        return { code: x.status, out: `${x.stdout}${x.stderr}` };
+      }
+    };
+    const params = (over: Record<string, string> = {}) =>
+      Object.entries({ REGISTRY_IMG: 'quay.io/app-sre/on-cluster-build-fleet-package', ON_CLUSTER_BUILD_IMAGE: IMAGE, PROVIDER_REPOSITORY: 'quay.io/provider/os', PROVIDER_LAYER: 'RUN dnf install -y agent\nCOPY a b\n', ...over }).flatMap(([k, v]) => ['-p', `${k}=${v}`]);
+
+    test('lints against the package and simulates on a management cluster', () => {
+      const lint = pkogen(['lint-rollout', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, ...params()]);
+      expect(lint).toMatchObject({ code: 0 });
+      expect(lint.out).toContain('0 error(s), 0 warning(s)');
+      const sim = pkogen(['simulate', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, '--hcp-namespaces', '2', '-o', 'json', ...params()]);
+      expect(sim.code).toBe(0);
+      const r = JSON.parse(sim.out);
+      expect(r.totals).toMatchObject({ validPackages: 1, errors: 0 });
+    });
+
+    test('fails on a config the package refuses', () => {
+      const bad = pkogen(['simulate', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, '--hcp-namespaces', '1', ...params({ TENANT_LAYER_DEFAULT: 'Maybe' })]);
+      expect(bad.code).toBe(1);
+      expect(bad.out).toContain('tenantLayerDefault');
+      const noLayer = pkogen(['lint-rollout', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, ...params({ PROVIDER_LAYER: '' })]);
+      expect(noLayer.code).toBe(1);
+    });
+  });
+});
