@@ -175,6 +175,8 @@ export interface HandoffEntry {
   image?: string;
   build?: string;
   config?: string;
+  /** The release the fleet gate asks this NodePool's tenant layer to be built for (WANTED_RELEASE_ANNOTATION). */
+  wantedRelease?: string;
 }
 
 /**

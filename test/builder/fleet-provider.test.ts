@@ -99,7 +99,15 @@ describe('provider-layer lookup in the registry', () => {
   });
   it('the network guard applies: a registry not allow-listed is refused; a missing push Secret is named, its content never', async () => {
     await expect(builds({ connectPolicy: new NetGuard({ allow: [] }) }).lookup(KEY)).rejects.toThrow(/127\.0\.0\.1/);
-    await expect(builds({ pushSecretName: 'absent' }).lookup(KEY)).rejects.toThrow(`Secret ${NS}/absent is missing or has no .dockerconfigjson`);
+    // The Role names the push Secret (FLEET_NAMESPACE_RULES): a missing one is a 404, named.
+    const saved = mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: 'provider-push', namespace: NS })!;
+    mgmt.store.delete({ apiVersion: 'v1', kind: 'Secret', name: 'provider-push', namespace: NS });
+    try {
+      await expect(builds().lookup(KEY)).rejects.toThrow(`Secret ${NS}/provider-push is missing or has no .dockerconfigjson`);
+    } finally {
+      const { resourceVersion: _rv, uid: _uid, ...meta } = saved.metadata as Record<string, unknown>;
+      mgmt.store.put({ ...saved, metadata: meta } as typeof saved);
+    }
     const e = await builds({ connectPolicy: new NetGuard({ allow: [] }) }).lookup(KEY).catch((x: Error) => x);
     expect(String((e as Error).message)).not.toContain(reg.password!);
   });

@@ -16,8 +16,8 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube, KubeObject } from '../../builder/kube.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { admitNodePoolUpdate, GateOptions, HANDOFF_RELEASE_ANNOTATION, ImageState, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
-import { handoffConfigMap, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
-import { tenantHandoff } from '../builder/fleet-fixtures.js';
+import { WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
+import { providerHandoff, tenantHandoff } from '../builder/fleet-fixtures.js';
 import { HANDOFF_POLICY, NODEPOOL_POLICY, ONLY_FLEET, RELEASE_CHANGED, type PolicySpec } from '../../resources/fleet/objects.js';
 import { FLEET_USERNAME } from '../../resources/fleet/identity.js';
 import { fleetDefinition } from '../../resources/fleet/fleet.js';
@@ -96,9 +96,8 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
       metadata: { name: 'workers', namespace: HC_NS, labels: { team: 'a' }, annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'abc' }, finalizers: ['hypershift.openshift.io/finalizer'] },
       spec: { clusterName: 'banana', arch: 'amd64', release: { image: R1 }, replicas: 3, management: { upgradeType: 'Replace' }, platform: { type: 'AWS' } },
     });
-    const h = handoffConfigMap(HCP_NS, 'workers', 'workers', 'quay.example.com/p@' + D('a'));
-    h.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
-    mgmt.store.put(h);
+    // A provider-only hand-off (no NodePoolOSConfig label): the gate rewrites it itself.
+    mgmt.store.put(providerHandoff(HCP_NS, 'workers', 'quay.example.com/p@' + D('a'), R1));
     const get = (resource: string, ns: string, name: string) =>
       clone(mgmt.store.get(resource === 'nodepools' ? { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name, namespace: ns } : { apiVersion: 'v1', kind: 'ConfigMap', name, namespace: ns }) as KubeObject);
     class Recorded extends Kube {
