@@ -13,7 +13,10 @@ import { crdEstablishedProbe, deploymentAvailabilityProbe } from '../model/hyper
 import { groupOf } from '../schema/scope.js';
 import { LOCK_FILES, MANIFEST_FILES, loadPackage } from '../pko/loader.js';
 import { isObjectFile } from '../pko/objects.js';
-import { isTemplateFile } from '../pko/render.js';
+import { isTemplateFile, stripTemplateSuffix } from '../pko/render.js';
+import { TEMPLATE_SUFFIX } from '../model/synthesize.js';
+import { testCaseFromSchema } from './testcase.js';
+import { splitTemplateFile, type TemplatedDoc } from './templated.js';
 import { FIXTURES_DIR } from '../pko/template-tests.js';
 import { type ObjectSetProbe, PHASE_ANNOTATION, type PackageManifestScope, Violation } from '../pko/types.js';
 import { parseAllYaml11, parseYaml11, splitPkoDocuments, YamlParseError } from '../yaml/parse.js';
@@ -51,6 +54,8 @@ export interface KickstartResult {
   converted: number;
   notConverted: NotConverted[];
   warnings: string[];
+  /** What kickstart added (not a problem): printed with the summary. */
+  notes?: string[];
 }
 
 /** Metadata the API server fills in; copying it into a package would make PKO fight the server. */
@@ -68,6 +73,15 @@ export function isBuildFile(p: string): boolean {
 
 export function formatNotConverted(n: NotConverted): string {
   return `${where(n)}: ${n.object ? n.object + ': ' : ''}${n.reason}`;
+}
+
+function parseStatic(text: string, file: string): unknown {
+  try {
+    return parseYaml11(text, file);
+  } catch (e) {
+    if (!(e instanceof YamlParseError)) throw e;
+    throw new UserError(`cannot kickstart this package: invalid YAML: ${e.message}`, { file, line: e.line, column: e.column });
+  }
 }
 
 function decodeUtf8(file: string, bytes: Uint8Array): string {
@@ -215,6 +229,7 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   if (m.test?.kubeconform) refuse('test.kubeconform is not supported by the package model');
 
   const warnings: string[] = [];
+  const notes: string[] = [];
   const objects: PackageObject[] = [];
   const files: Record<string, string> = {};
   const phases = new Set(s.phases.map((p) => p.name));
@@ -227,23 +242,34 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
       continue;
     }
     const text = decodeUtf8(p, bytes);
-    // Templates, helpers, lock file, docs: carried unchanged. Static YAML holding `{{` is carried
-    // too, because the model would turn it into a template and change what it means.
-    if (LOCK_FILES.includes(p) || isTemplateFile(p) || !isObjectFile(p) || text.includes('{{')) {
+    const templated = isTemplateFile(p) && isObjectFile(stripTemplateSuffix(p));
+    // Helpers, lock file, docs: carried unchanged. Static YAML holding `{{` is carried too,
+    // because the model would turn it into a template and change what it means.
+    if (LOCK_FILES.includes(p) || (!templated && (isTemplateFile(p) || !isObjectFile(p) || text.includes('{{')))) {
       files[p] = text;
       continue;
     }
-    for (const [i, d] of splitPkoDocuments(text).entries()) {
-      if (d.text === '') continue;
-      let v: unknown;
-      try {
-        v = parseYaml11(d.text, p);
-      } catch (e) {
-        if (!(e instanceof YamlParseError)) throw e;
-        refuse(`invalid YAML: ${e.message}`, p);
+    const docs: TemplatedDoc[] = templated ? [] : splitPkoDocuments(text).map((d) => ({ kind: 'object' as const, value: d.text === '' ? null : parseStatic(d.text, `${src.name.replace(/\/+$/, '')}/${p}`), line: d.line }));
+    if (templated) {
+      const t = splitTemplateFile(text, s.config?.openAPIV3Schema);
+      if (t.whole) {
+        warnings.push(`${formatLocation({ file: p, line: t.whole.line })}: kept as template text: ${t.whole.reason}`);
+        files[p] = text;
+        continue;
       }
-      if (v === null || v === undefined) continue;
-      const o = asKubeObject(v, warnings, formatLocation({ file: p, doc: i }));
+      docs.push(...t.docs);
+    }
+    const kept: string[] = [];
+    const fromFile: PackageObject[] = [];
+    for (const [i, d] of docs.entries()) {
+      if (d.kind === 'empty' || (d.kind === 'object' && (d.value === null || d.value === undefined))) continue;
+      if (d.kind === 'template') {
+        const label = /^kind:\s*(\S+)/m.exec(d.text)?.[1];
+        warnings.push(`${formatLocation({ file: p, line: d.line })}: document ${i}${label ? ` (${label})` : ''}: kept as template text: ${d.reason}`);
+        kept.push(d.text + '\n');
+        continue;
+      }
+      const o = asKubeObject(d.value, warnings, formatLocation({ file: p, doc: i }));
       if (typeof o === 'string') refuse(`document ${i}: ${o}`, p);
       const obj = o as KubeObject;
       const { [PHASE_ANNOTATION]: phase, ...annotations } = (obj.metadata.annotations ?? {}) as Record<string, unknown>;
@@ -251,7 +277,13 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
       const metadata = { ...obj.metadata };
       if (Object.keys(annotations).length) metadata.annotations = annotations as KubeObject['metadata'][string];
       else delete metadata.annotations;
-      objects.push({ phase: phase as string, file: p, object: { ...obj, metadata } });
+      fromFile.push({ phase: phase as string, file: stripTemplateSuffix(p), object: { ...obj, metadata } });
+    }
+    objects.push(...fromFile);
+    if (kept.length) {
+      // Documents kept as text go to a file of their own when converted objects take the path.
+      const keptPath = fromFile.length === 0 ? p : stripTemplateSuffix(p).replace(/(\.ya?ml)$/, '.templated$1') + TEMPLATE_SUFFIX;
+      files[keptPath] = kept.join('---\n');
     }
   }
   const definition: PackageDefinition = { name: m.metadata.name ?? '', scopes: s.scopes, phases: s.phases, objects };
@@ -260,6 +292,15 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   if (s.images?.length) definition.images = s.images;
   if (s.constraints?.length) definition.constraints = s.constraints;
   if (m.test?.template?.length) definition.testCases = m.test.template;
+  else {
+    // No test case: one from the config schema's required keys, so that fixtures are written and
+    // `make test` renders the package.
+    const ns = s.scopes.includes('Namespaced') ? (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(definition.name) ? definition.name : 'kickstart') : '';
+    const { testCase, unsure } = testCaseFromSchema(definition.name, ns, definition.config);
+    definition.testCases = [testCase];
+    notes.push(`manifest.yaml: test.template: added test case "kickstart" with the config schema's required keys`);
+    if (unsure.length) warnings.push(`manifest.yaml: test.template: test case "kickstart": check the values of ${unsure.join(', ')} (no value surely fits the schema)`);
+  }
   if (Object.keys(files).length) definition.files = files;
-  return { from: 'pko-package', definition, relaxRules: await brokenRules(definition), converted: objects.length + Object.keys(files).length, notConverted: [], warnings };
+  return { from: 'pko-package', definition, relaxRules: await brokenRules(definition), converted: objects.length + Object.keys(files).length, notConverted: [], warnings, notes };
 }

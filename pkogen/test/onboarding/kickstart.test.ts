@@ -45,7 +45,7 @@ describe('kickstart round trip over PKO test packages', () => {
     }
     const rt = await kickstartAndGenerate([src], path.join(tmp.dir, name));
     expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
-    const before = renderedObjects(files);
+    const before = renderedObjects(files, rt.result.definition.testCases);
     expect(Object.keys(before).length).toBeGreaterThan(0);
     expect(renderedObjects(rt.pkg)).toEqual(before);
   });

@@ -58,6 +58,7 @@ export const command: Command = {
     for (const w of result.warnings) io.stderr(`warning: ${w}\n`);
     for (const n of result.notConverted) io.stderr(`not converted: ${formatNotConverted(n)}\n`);
     if (result.relaxRules.length) io.stderr(`note: the package breaks pkogen's generation checks ${result.relaxRules.join(', ')}; resources.ts reports them as warnings (relaxRules)\n`);
+    for (const n of result.notes ?? []) io.stdout(`note: ${n}\n`);
     io.stdout(`kickstarted ${result.from === 'pko-package' ? 'a PKO package' : 'manifests'}: ${result.converted} converted, ${result.notConverted.length} not converted; wrote ${[...files.keys()].map((f) => path.join(outShown, f)).join(', ')}\n`);
     return result.notConverted.length ? 1 : 0;
   },
