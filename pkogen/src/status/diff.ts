@@ -22,6 +22,8 @@ export interface ObjectChange {
   namespace: string;
   name: string;
   change: 'added' | 'removed' | 'changed';
+  /** The test case it differs in, when the diff compared several. */
+  testCase?: string;
   verdicts: Verdict[];
   diff: string;
 }
