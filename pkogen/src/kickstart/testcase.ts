@@ -5,6 +5,7 @@
  * Keys that are not required are left out: PKO fills their defaults.
  */
 import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from '../pko/types.js';
+import { placeholderImage } from '../model/package.js';
 
 const FORMAT_SAMPLES: Record<string, string> = {
   'date-time': '2024-01-01T00:00:00Z',
@@ -34,7 +35,7 @@ export interface SampleResult {
   unsure: string[];
 }
 
-function sampleString(s: JSONSchemaProps): string | undefined {
+function sampleString(s: JSONSchemaProps, first?: string): string | undefined {
   const fits = (v: string) => {
     if (typeof s.minLength === 'number' && v.length < s.minLength) return false;
     if (typeof s.maxLength === 'number' && v.length > s.maxLength) return false;
@@ -49,7 +50,7 @@ function sampleString(s: JSONSchemaProps): string | undefined {
   };
   const byFormat = typeof s.format === 'string' ? FORMAT_SAMPLES[s.format] : undefined;
   const pad = (v: string) => (typeof s.minLength === 'number' && v.length < s.minLength ? v + 'x'.repeat(s.minLength - v.length) : v);
-  for (const c of [byFormat, ...STRING_CANDIDATES].filter((x): x is string => x !== undefined).map(pad)) if (fits(c)) return c;
+  for (const c of [first, byFormat, ...STRING_CANDIDATES].filter((x): x is string => x !== undefined).map(pad)) if (fits(c)) return c;
   return undefined;
 }
 
@@ -61,7 +62,11 @@ function sampleNumber(s: JSONSchemaProps, integer: boolean): number {
   return v;
 }
 
-export function sampleValue(s: JSONSchemaProps | undefined, at = ''): SampleResult {
+/**
+ * `image`: what a key whose name says it holds a container image gets first (the init scaffold's
+ * digest-pinned placeholder, so that `validate --strict` accepts the rendered Deployment).
+ */
+export function sampleValue(s: JSONSchemaProps | undefined, hints: { image?: string } = {}): SampleResult {
   const unsure: string[] = [];
   const go = (x: JSONSchemaProps | undefined, p: string): unknown => {
     if (!x || typeof x !== 'object') return (unsure.push(p || '.'), '');
@@ -82,19 +87,20 @@ export function sampleValue(s: JSONSchemaProps | undefined, at = ''): SampleResu
     if (x.type === 'integer' || x.type === 'number') return sampleNumber(x, x.type === 'integer');
     if (x.type === 'boolean') return false;
     if (x.type === 'string' || x['x-kubernetes-int-or-string'] === true || x.type === undefined) {
-      const v = sampleString(x);
+      const key = p.split('.').pop() ?? '';
+      const v = sampleString(x, /image$/i.test(key) ? hints.image : undefined);
       if (v === undefined) unsure.push(p || '.');
       return v ?? 'example';
     }
     unsure.push(p || '.');
     return '';
   };
-  return { value: go(s, at), unsure };
+  return { value: go(s, ''), unsure };
 }
 
 /** The test case kickstart writes when a package has none. */
 export function testCaseFromSchema(name: string, namespace: string, schema: JSONSchemaProps | undefined): { testCase: PackageManifestTestCaseTemplate; unsure: string[] } {
-  const { value, unsure } = schema ? sampleValue(schema) : { value: {}, unsure: [] };
+  const { value, unsure } = schema ? sampleValue(schema, { image: placeholderImage(name || 'package') }) : { value: {}, unsure: [] };
   const config = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   return {
     testCase: {

@@ -45,3 +45,8 @@ export interface PackageDefinition {
 export function defaultObjectPath(o: PackageObject): string {
   return `${o.phase}/${o.object.metadata.name}.${o.object.kind}.yaml`;
 }
+
+/** An example image when none is given (init's scaffold, kickstart's test case): pinned by digest (a placeholder), so --strict accepts it. */
+export function placeholderImage(name: string): string {
+  return `quay.io/example/${name}@sha256:${'0'.repeat(64)}`;
+}

@@ -150,7 +150,7 @@ describe('kickstart of a templated package', () => {
         name: 'kickstart',
         context: {
           package: { metadata: { name: 'webhook', namespace: 'webhook' } },
-          config: { image: 'example', replicas: 2, mode: 'strict', ca: 'example', endpoint: 'https://example.com/' },
+          config: { image: `quay.io/example/webhook@sha256:${'0'.repeat(64)}`, replicas: 2, mode: 'strict', ca: 'example', endpoint: 'https://example.com/' },
           environment: { kubernetes: { version: 'v1.31.4' } },
         },
       },
