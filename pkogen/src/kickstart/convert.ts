@@ -222,11 +222,8 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   const m = pkg.manifest;
   const s = m.spec;
   // Manifest fields the model cannot express: refuse rather than drop them silently.
-  if (pkg.components || s.components !== undefined) refuse('multi-component packages (spec.components) are not supported by the package model');
-  if (s.filter !== undefined) refuse('spec.filter (CEL conditions and path filters) is not supported by the package model');
   if (s.dependencies?.length) refuse('spec.dependencies is not supported by the package model');
   if (s.repositories?.length) refuse('spec.repositories is not supported by the package model');
-  if (m.test?.kubeconform) refuse('test.kubeconform is not supported by the package model');
 
   const warnings: string[] = [];
   const notes: string[] = [];
@@ -235,6 +232,15 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   const phases = new Set(s.phases.map((p) => p.name));
   for (const [p, bytes] of [...src.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (MANIFEST_FILES.includes(p) || p.startsWith(`${FIXTURES_DIR}/`)) continue;
+    // A multi-component package's components are packages of their own: carried as they are.
+    if ((pkg.components || s.components != null) && p.startsWith('components/')) {
+      if (isBuildFile(p)) {
+        warnings.push(`${p}: not carried: a build file, not part of the package (it would ship in the package image)`);
+        continue;
+      }
+      files[p] = decodeUtf8(p, bytes);
+      continue;
+    }
     // Files that build the package image (Dockerfile.pko, Containerfile, Makefile, ignore files)
     // live beside many packages; carried, they would ship inside the package image.
     if (isBuildFile(p)) {
@@ -291,6 +297,9 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   if (s.config?.openAPIV3Schema) definition.config = s.config.openAPIV3Schema;
   if (s.images?.length) definition.images = s.images;
   if (s.constraints?.length) definition.constraints = s.constraints;
+  if (s.filter !== undefined) definition.filter = s.filter;
+  if (pkg.components || s.components != null) definition.components = true;
+  if (m.test?.kubeconform) definition.kubeconform = m.test.kubeconform;
   if (m.test?.template?.length) definition.testCases = m.test.template;
   else {
     // No test case: one from the config schema's required keys, so that fixtures are written and

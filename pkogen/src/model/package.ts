@@ -8,9 +8,11 @@ import type {
   JSONSchemaProps,
   ObjectSetProbe,
   PackageManifestConstraint,
+  PackageManifest,
   PackageManifestImage,
   PackageManifestPhase,
   PackageManifestScope,
+  PackageManifestSpec,
   PackageManifestTestCaseTemplate,
 } from '../pko/types.js';
 
@@ -37,6 +39,12 @@ export interface PackageDefinition {
   images?: PackageManifestImage[];
   constraints?: PackageManifestConstraint[];
   testCases?: PackageManifestTestCaseTemplate[];
+  /** spec.filter: CEL conditions and path filters, as PKO reads them. */
+  filter?: PackageManifestSpec['filter'];
+  /** spec.components: a multi-component package (its components/<name>/ directories go in `files`). */
+  components?: boolean;
+  /** test.kubeconform: PKO validates rendered test cases with kubeconform for this Kubernetes version. */
+  kubeconform?: NonNullable<PackageManifest['test']>['kubeconform'];
   objects: PackageObject[];
   /** Extra files copied as they are (helpers `_x.gotmpl`, README.md, …). */
   files?: Record<string, string>;
