@@ -16,6 +16,7 @@ import { isObjectFile } from '../pko/objects.js';
 import { isTemplateFile, stripTemplateSuffix } from '../pko/render.js';
 import { TEMPLATE_SUFFIX } from '../model/synthesize.js';
 import { testCaseFromSchema } from './testcase.js';
+import { parametrize, type ParametrizeOption } from './parametrize.js';
 import { splitTemplateFile, type TemplatedDoc } from './templated.js';
 import { FIXTURES_DIR } from '../pko/template-tests.js';
 import { type ObjectSetProbe, PHASE_ANNOTATION, type PackageManifestScope, Violation } from '../pko/types.js';
@@ -44,6 +45,8 @@ export interface KickstartOptions {
   name?: string;
   /** Scopes for plain manifests (default: both, as `kubectl package kickstart` writes). */
   scopes?: PackageManifestScope[];
+  /** Plain manifests: what to turn into config, as `kubectl package kickstart --parametrize`. */
+  parametrize?: ParametrizeOption[];
 }
 
 export interface KickstartResult {
@@ -129,6 +132,7 @@ export async function kickstart(sources: KickstartSource[], opts: KickstartOptio
   const pkoDirs = sources.filter((s) => s.isDirectory && MANIFEST_FILES.some((m) => s.files.has(m)));
   if (pkoDirs.length > 0) {
     if (sources.length > 1) throw new UserError('a PKO package directory must be the only source', { file: pkoDirs[0].name });
+    if (opts.parametrize?.length) throw new UserError('--parametrize applies to plain manifests: a PKO package directory is already templated', { file: pkoDirs[0].name });
     return fromPkoPackage(pkoDirs[0]);
   }
   return fromManifests(sources, opts);
@@ -185,11 +189,13 @@ async function fromManifests(sources: KickstartSource[], opts: KickstartOptions)
   // Stable order: by phase, then as the inputs listed them.
   const order = (p: string) => ORDERED_PHASES.indexOf(p as (typeof ORDERED_PHASES)[number]);
   objects.sort((a, b) => order(a.phase) - order(b.phase));
+  const param = opts.parametrize?.length ? parametrize(objects, new Set(opts.parametrize)) : undefined;
   const definition: PackageDefinition = {
     name,
     scopes,
     phases: ORDERED_PHASES.filter((p) => used.has(p)).map((p) => ({ name: p })),
-    objects,
+    ...(param && Object.keys(param.schema.properties ?? {}).length ? { config: param.schema } : {}),
+    objects: param ? param.objects : objects,
     availabilityProbes: probesFor(objects),
     // One test case so that `pkogen generate` writes fixtures a reviewer can diff.
     testCases: [{ name: 'default', context: { package: { metadata: { name, namespace: scopes.includes('Namespaced') ? name : '' } }, environment: {} } }],

@@ -77,7 +77,7 @@ export function emitResources(def: PackageDefinition, opts: EmitOptions): Map<st
     const ident = camel(`${phase.name}-objects`);
     const sf = project.createSourceFile(file, '');
     const init = literal(objs.map((o) => ({ phase: o.phase, file: o.file, object: o.object })));
-    const helpers = (['templateBoolean', 'templateNumber'] as const).filter((h) => init.includes(`${h}(`));
+    const helpers = (['templateBoolean', 'templateNumber', 'templateObject'] as const).filter((h) => init.includes(`${h}(`));
     const text = init.includes('templateText(');
     sf.addImportDeclaration({ moduleSpecifier: lib, namedImports: ['PackageObject'], isTypeOnly: true });
     if (helpers.length || text) sf.addImportDeclaration({ moduleSpecifier: lib, namedImports: [...(text ? ['RawValue'] : []), ...helpers] });

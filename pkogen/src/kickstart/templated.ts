@@ -21,7 +21,7 @@ import { parseYaml11, splitPkoDocuments, YamlParseError } from '../yaml/parse.js
 /** A template value as kickstart writes it in TypeScript: `code` is the expression that makes it. */
 export class KickstartTemplateValue extends RawValue {
   constructor(
-    readonly code: { helper: 'templateNumber' | 'templateBoolean' | 'templateText'; arg: string },
+    readonly code: { helper: 'templateNumber' | 'templateBoolean' | 'templateObject' | 'templateText'; arg: string },
     render: (indent: number) => string,
   ) {
     super(render);

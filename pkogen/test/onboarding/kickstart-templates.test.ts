@@ -183,3 +183,56 @@ describe('kickstart of a templated package', () => {
     expect(Object.keys(r.definition.files ?? {}).some((f) => /Dockerfile/.test(f))).toBe(false);
   });
 });
+
+describe('kickstart --parametrize (plain manifests, as kubectl package kickstart)', () => {
+  const MANIFESTS = `apiVersion: v1
+kind: Namespace
+metadata: {name: demo}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: demo}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "quay.io/example/web@sha256:${'1'.repeat(64)}"}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: web}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects: [{kind: ServiceAccount, name: default, namespace: demo}]
+`;
+  const src = () => [{ name: 'all.yaml', files: new Map([['all.yaml', toBytes(MANIFESTS)]]), isDirectory: false }];
+
+  it('turns namespaces, replicas and node selectors into config with upstream\'s keys; defaults render the input', async () => {
+    const rt = await kickstartAndGenerate(src(), path.join(tmp.dir, 'param'), { name: 'web', parametrize: ['namespaces', 'replicas', 'nodeselectors'] });
+    expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(rt.sources.get('phase-deploy.ts')).toContain(`replicas: templateNumber('index .config "deployments" "demo" "web" "replicas"')`);
+    expect(rt.sources.get('phase-deploy.ts')).toContain(`nodeSelector: templateObject('index .config "deployments" "demo" "web" "nodeSelector" | toJson')`);
+    const schema = rt.result.definition.config!;
+    expect(Object.keys(schema.properties!)).toEqual(['namespace', 'namespaces', 'deployments']);
+    const pkg = new Map([...rt.pkg].filter(([p]) => !p.startsWith('.')));
+    const tc = (config: Record<string, unknown>): PackageManifestTestCaseTemplate => ({ name: 't', context: { package: { metadata: { name: 'web', namespace: 'web' } }, config, environment: {} } });
+    const objs = (config: Record<string, unknown>) => Object.fromEntries(render(pkg, tc(config)).map((j) => JSON.parse(j)).map((o) => [o.kind, o]));
+    const plain = objs({});
+    expect(plain.Namespace.metadata.name).toBe('demo');
+    expect(plain.Deployment.metadata.namespace).toBe('demo');
+    expect(plain.Deployment.spec.replicas).toBe(3);
+    expect(plain.ClusterRoleBinding.subjects[0].namespace).toBe('demo');
+    const moved = objs({ namespace: 'other', deployments: { demo: { web: { replicas: 5, nodeSelector: { disk: 'ssd' } } } } });
+    expect([moved.Namespace.metadata.name, moved.Deployment.metadata.namespace, moved.ClusterRoleBinding.subjects[0].namespace]).toEqual(['other', 'other', 'other']);
+    expect(moved.Deployment.spec.replicas).toBe(5);
+    expect(moved.Deployment.spec.template.spec.nodeSelector).toEqual({ disk: 'ssd' });
+  });
+
+  it('refuses what it does not do yet, and a PKO package directory', async () => {
+    const { runCli } = await import('../helpers.js');
+    expect(await runCli(['kickstart', 'x.yaml', '-p', 'tolerations'])).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/--parametrize tolerations is not supported yet \(supported: namespaces, replicas, nodeselectors\)/) });
+    expect(await runCli(['kickstart', 'x.yaml', '-p', 'replicaz'])).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/--parametrize takes namespaces, replicas, /) });
+    await expect(kickstart([{ name: 'pkg', files: files(), isDirectory: true }], { parametrize: ['replicas'] })).rejects.toThrow(/--parametrize applies to plain manifests/);
+  });
+});
