@@ -14,8 +14,11 @@ const HELP = `Usage: pkogen kickstart SOURCE... [--output-dir DIR] [--name NAME]
 
 Writes TypeScript (resources/*.ts) that generates the package you have today, so you can keep
 going with pkogen. SOURCE is either
-  - one PKO package directory (manifest.yaml and its files): phases, probes, config schema and
-    test cases are kept; .gotmpl files stay Go templates, carried as files; or
+  - one PKO package directory (manifest.yaml and its files): phases, probes, config schema, test
+    cases, filters, components and kubeconform settings are kept; .yaml.gotmpl documents become
+    objects with their template expressions in place (a document that cannot, for example one
+    with {{ if }} over lines, stays template text, with a note naming file and line); a package
+    without test cases gets one from the config schema's required keys; or
   - YAML files or directories of manifests (multi-document, Lists, OpenShift Templates):
     objects are put into phases like 'kubectl package kickstart' does (namespaces, policies,
     rbac, crds, storage, deploy, publish, other).
