@@ -13,7 +13,11 @@ import { crdEstablishedProbe, deploymentAvailabilityProbe } from '../model/hyper
 import { groupOf } from '../schema/scope.js';
 import { LOCK_FILES, MANIFEST_FILES, loadPackage } from '../pko/loader.js';
 import { isObjectFile } from '../pko/objects.js';
-import { isTemplateFile } from '../pko/render.js';
+import { isTemplateFile, stripTemplateSuffix } from '../pko/render.js';
+import { TEMPLATE_SUFFIX } from '../model/synthesize.js';
+import { testCaseFromSchema } from './testcase.js';
+import { parametrize, type ParametrizeOption } from './parametrize.js';
+import { splitTemplateFile, type TemplatedDoc } from './templated.js';
 import { FIXTURES_DIR } from '../pko/template-tests.js';
 import { type ObjectSetProbe, PHASE_ANNOTATION, type PackageManifestScope, Violation } from '../pko/types.js';
 import { parseAllYaml11, parseYaml11, splitPkoDocuments, YamlParseError } from '../yaml/parse.js';
@@ -41,6 +45,8 @@ export interface KickstartOptions {
   name?: string;
   /** Scopes for plain manifests (default: both, as `kubectl package kickstart` writes). */
   scopes?: PackageManifestScope[];
+  /** Plain manifests: what to turn into config, as `kubectl package kickstart --parametrize`. */
+  parametrize?: ParametrizeOption[];
 }
 
 export interface KickstartResult {
@@ -51,6 +57,8 @@ export interface KickstartResult {
   converted: number;
   notConverted: NotConverted[];
   warnings: string[];
+  /** What kickstart added (not a problem): printed with the summary. */
+  notes?: string[];
 }
 
 /** Metadata the API server fills in; copying it into a package would make PKO fight the server. */
@@ -68,6 +76,15 @@ export function isBuildFile(p: string): boolean {
 
 export function formatNotConverted(n: NotConverted): string {
   return `${where(n)}: ${n.object ? n.object + ': ' : ''}${n.reason}`;
+}
+
+function parseStatic(text: string, file: string): unknown {
+  try {
+    return parseYaml11(text, file);
+  } catch (e) {
+    if (!(e instanceof YamlParseError)) throw e;
+    throw new UserError(`cannot kickstart this package: invalid YAML: ${e.message}`, { file, line: e.line, column: e.column });
+  }
 }
 
 function decodeUtf8(file: string, bytes: Uint8Array): string {
@@ -115,6 +132,7 @@ export async function kickstart(sources: KickstartSource[], opts: KickstartOptio
   const pkoDirs = sources.filter((s) => s.isDirectory && MANIFEST_FILES.some((m) => s.files.has(m)));
   if (pkoDirs.length > 0) {
     if (sources.length > 1) throw new UserError('a PKO package directory must be the only source', { file: pkoDirs[0].name });
+    if (opts.parametrize?.length) throw new UserError('--parametrize applies to plain manifests: a PKO package directory is already templated', { file: pkoDirs[0].name });
     return fromPkoPackage(pkoDirs[0]);
   }
   return fromManifests(sources, opts);
@@ -171,11 +189,13 @@ async function fromManifests(sources: KickstartSource[], opts: KickstartOptions)
   // Stable order: by phase, then as the inputs listed them.
   const order = (p: string) => ORDERED_PHASES.indexOf(p as (typeof ORDERED_PHASES)[number]);
   objects.sort((a, b) => order(a.phase) - order(b.phase));
+  const param = opts.parametrize?.length ? parametrize(objects, new Set(opts.parametrize)) : undefined;
   const definition: PackageDefinition = {
     name,
     scopes,
     phases: ORDERED_PHASES.filter((p) => used.has(p)).map((p) => ({ name: p })),
-    objects,
+    ...(param && Object.keys(param.schema.properties ?? {}).length ? { config: param.schema } : {}),
+    objects: param ? param.objects : objects,
     availabilityProbes: probesFor(objects),
     // One test case so that `pkogen generate` writes fixtures a reviewer can diff.
     testCases: [{ name: 'default', context: { package: { metadata: { name, namespace: scopes.includes('Namespaced') ? name : '' } }, environment: {} } }],
@@ -208,18 +228,25 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   const m = pkg.manifest;
   const s = m.spec;
   // Manifest fields the model cannot express: refuse rather than drop them silently.
-  if (pkg.components || s.components !== undefined) refuse('multi-component packages (spec.components) are not supported by the package model');
-  if (s.filter !== undefined) refuse('spec.filter (CEL conditions and path filters) is not supported by the package model');
   if (s.dependencies?.length) refuse('spec.dependencies is not supported by the package model');
   if (s.repositories?.length) refuse('spec.repositories is not supported by the package model');
-  if (m.test?.kubeconform) refuse('test.kubeconform is not supported by the package model');
 
   const warnings: string[] = [];
+  const notes: string[] = [];
   const objects: PackageObject[] = [];
   const files: Record<string, string> = {};
   const phases = new Set(s.phases.map((p) => p.name));
   for (const [p, bytes] of [...src.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (MANIFEST_FILES.includes(p) || p.startsWith(`${FIXTURES_DIR}/`)) continue;
+    // A multi-component package's components are packages of their own: carried as they are.
+    if ((pkg.components || s.components != null) && p.startsWith('components/')) {
+      if (isBuildFile(p)) {
+        warnings.push(`${p}: not carried: a build file, not part of the package (it would ship in the package image)`);
+        continue;
+      }
+      files[p] = decodeUtf8(p, bytes);
+      continue;
+    }
     // Files that build the package image (Dockerfile.pko, Containerfile, Makefile, ignore files)
     // live beside many packages; carried, they would ship inside the package image.
     if (isBuildFile(p)) {
@@ -227,23 +254,34 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
       continue;
     }
     const text = decodeUtf8(p, bytes);
-    // Templates, helpers, lock file, docs: carried unchanged. Static YAML holding `{{` is carried
-    // too, because the model would turn it into a template and change what it means.
-    if (LOCK_FILES.includes(p) || isTemplateFile(p) || !isObjectFile(p) || text.includes('{{')) {
+    const templated = isTemplateFile(p) && isObjectFile(stripTemplateSuffix(p));
+    // Helpers, lock file, docs: carried unchanged. Static YAML holding `{{` is carried too,
+    // because the model would turn it into a template and change what it means.
+    if (LOCK_FILES.includes(p) || (!templated && (isTemplateFile(p) || !isObjectFile(p) || text.includes('{{')))) {
       files[p] = text;
       continue;
     }
-    for (const [i, d] of splitPkoDocuments(text).entries()) {
-      if (d.text === '') continue;
-      let v: unknown;
-      try {
-        v = parseYaml11(d.text, p);
-      } catch (e) {
-        if (!(e instanceof YamlParseError)) throw e;
-        refuse(`invalid YAML: ${e.message}`, p);
+    const docs: TemplatedDoc[] = templated ? [] : splitPkoDocuments(text).map((d) => ({ kind: 'object' as const, value: d.text === '' ? null : parseStatic(d.text, `${src.name.replace(/\/+$/, '')}/${p}`), line: d.line }));
+    if (templated) {
+      const t = splitTemplateFile(text, s.config?.openAPIV3Schema);
+      if (t.whole) {
+        warnings.push(`${formatLocation({ file: p, line: t.whole.line })}: kept as template text: ${t.whole.reason}`);
+        files[p] = text;
+        continue;
       }
-      if (v === null || v === undefined) continue;
-      const o = asKubeObject(v, warnings, formatLocation({ file: p, doc: i }));
+      docs.push(...t.docs);
+    }
+    const kept: string[] = [];
+    const fromFile: PackageObject[] = [];
+    for (const [i, d] of docs.entries()) {
+      if (d.kind === 'empty' || (d.kind === 'object' && (d.value === null || d.value === undefined))) continue;
+      if (d.kind === 'template') {
+        const label = /^kind:\s*(\S+)/m.exec(d.text)?.[1];
+        warnings.push(`${formatLocation({ file: p, line: d.line })}: document ${i}${label ? ` (${label})` : ''}: kept as template text: ${d.reason}`);
+        kept.push(d.text + '\n');
+        continue;
+      }
+      const o = asKubeObject(d.value, warnings, formatLocation({ file: p, doc: i }));
       if (typeof o === 'string') refuse(`document ${i}: ${o}`, p);
       const obj = o as KubeObject;
       const { [PHASE_ANNOTATION]: phase, ...annotations } = (obj.metadata.annotations ?? {}) as Record<string, unknown>;
@@ -251,7 +289,13 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
       const metadata = { ...obj.metadata };
       if (Object.keys(annotations).length) metadata.annotations = annotations as KubeObject['metadata'][string];
       else delete metadata.annotations;
-      objects.push({ phase: phase as string, file: p, object: { ...obj, metadata } });
+      fromFile.push({ phase: phase as string, file: stripTemplateSuffix(p), object: { ...obj, metadata } });
+    }
+    objects.push(...fromFile);
+    if (kept.length) {
+      // Documents kept as text go to a file of their own when converted objects take the path.
+      const keptPath = fromFile.length === 0 ? p : stripTemplateSuffix(p).replace(/(\.ya?ml)$/, '.templated$1') + TEMPLATE_SUFFIX;
+      files[keptPath] = kept.join('---\n');
     }
   }
   const definition: PackageDefinition = { name: m.metadata.name ?? '', scopes: s.scopes, phases: s.phases, objects };
@@ -259,7 +303,19 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   if (s.config?.openAPIV3Schema) definition.config = s.config.openAPIV3Schema;
   if (s.images?.length) definition.images = s.images;
   if (s.constraints?.length) definition.constraints = s.constraints;
+  if (s.filter !== undefined) definition.filter = s.filter;
+  if (pkg.components || s.components != null) definition.components = true;
+  if (m.test?.kubeconform) definition.kubeconform = m.test.kubeconform;
   if (m.test?.template?.length) definition.testCases = m.test.template;
+  else {
+    // No test case: one from the config schema's required keys, so that fixtures are written and
+    // `make test` renders the package.
+    const ns = s.scopes.includes('Namespaced') ? (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(definition.name) ? definition.name : 'kickstart') : '';
+    const { testCase, unsure } = testCaseFromSchema(definition.name, ns, definition.config);
+    definition.testCases = [testCase];
+    notes.push(`manifest.yaml: test.template: added test case "kickstart" with the config schema's required keys`);
+    if (unsure.length) warnings.push(`manifest.yaml: test.template: test case "kickstart": check the values of ${unsure.join(', ')} (no value surely fits the schema)`);
+  }
   if (Object.keys(files).length) definition.files = files;
-  return { from: 'pko-package', definition, relaxRules: await brokenRules(definition), converted: objects.length + Object.keys(files).length, notConverted: [], warnings };
+  return { from: 'pko-package', definition, relaxRules: await brokenRules(definition), converted: objects.length + Object.keys(files).length, notConverted: [], warnings, notes };
 }

@@ -7,6 +7,7 @@
 import type { Project as ProjectT, SourceFile } from 'ts-morph';
 import type { PackageDefinition } from '../model/package.js';
 import { loadTsMorph } from '../codegen/ts-morph.js';
+import { KickstartTemplateValue } from './templated.js';
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 
@@ -26,6 +27,7 @@ function stringLiteral(s: string): string {
 export function literal(v: unknown, indent = ''): string {
   const inner = indent + '  ';
   if (v === null) return 'null';
+  if (v instanceof KickstartTemplateValue) return `${v.code.helper}(${stringLiteral(v.code.arg)})`;
   if (typeof v === 'string') return stringLiteral(v);
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new Error(`cannot write ${v} as a literal`);
@@ -74,12 +76,30 @@ export function emitResources(def: PackageDefinition, opts: EmitOptions): Map<st
     const file = `phase-${phase.name.replace(/[^A-Za-z0-9._-]/g, '_')}.ts`;
     const ident = camel(`${phase.name}-objects`);
     const sf = project.createSourceFile(file, '');
+    const init = literal(objs.map((o) => ({ phase: o.phase, file: o.file, object: o.object })));
+    const helpers = (['templateBoolean', 'templateNumber', 'templateObject'] as const).filter((h) => init.includes(`${h}(`));
+    const text = init.includes('templateText(');
     sf.addImportDeclaration({ moduleSpecifier: lib, namedImports: ['PackageObject'], isTypeOnly: true });
+    if (helpers.length || text) sf.addImportDeclaration({ moduleSpecifier: lib, namedImports: [...(text ? ['RawValue'] : []), ...helpers] });
+    if (text) {
+      sf.addFunction({
+        name: 'templateText',
+        parameters: [{ name: 'text', type: 'string' }],
+        returnType: 'RawValue',
+        docs: [
+          'A template value written unquoted, as the source package had it: PKO renders it, then reads the\nresult as YAML (a number, a boolean, a string, or a literal block when it starts with `|`).',
+        ],
+        statements: [
+          "const [head, ...rest] = text.split('\\n');",
+          "return new RawValue((indent) => [` ${head}`, ...rest.map((l) => (l === '' ? '' : ' '.repeat(indent + 2) + l))].join('\\n'));",
+        ],
+      });
+    }
     sf.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
       docs: [`Objects of phase "${phase.name}".`],
-      declarations: [{ name: ident, type: 'PackageObject[]', initializer: literal(objs.map((o) => ({ phase: o.phase, file: o.file, object: o.object }))) }],
+      declarations: [{ name: ident, type: 'PackageObject[]', initializer: init }],
     });
     sf.insertStatements(0, `// ${header}`);
     out.set(file, finish(sf));

@@ -52,6 +52,8 @@ export const GENERATION_CHECKS: readonly GenerationCheck[] = [
     run(def) {
       const declared = new Set(def.phases.map((p) => p.name));
       const used = new Set(def.objects.map((o) => o.phase).filter((p) => declared.has(p)));
+      // Objects in files carried as template text (kickstart keeps what it cannot convert) name their phase too.
+      for (const text of Object.values(def.files ?? {})) for (const m of text.matchAll(/^\s*package-operator\.run\/phase:\s*['"]?([A-Za-z0-9_.-]+)['"]?\s*$/gm)) used.add(m[1]);
       return def.phases.flatMap((p, i) => (used.has(p.name) ? [] : [{ ...err('phase-empty', `phase "${p.name}" has no objects`, 'manifest.yaml', `spec.phases[${i}]`), severity: 'warning' as const }]));
     },
   },

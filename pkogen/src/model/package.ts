@@ -8,9 +8,11 @@ import type {
   JSONSchemaProps,
   ObjectSetProbe,
   PackageManifestConstraint,
+  PackageManifest,
   PackageManifestImage,
   PackageManifestPhase,
   PackageManifestScope,
+  PackageManifestSpec,
   PackageManifestTestCaseTemplate,
 } from '../pko/types.js';
 
@@ -37,6 +39,12 @@ export interface PackageDefinition {
   images?: PackageManifestImage[];
   constraints?: PackageManifestConstraint[];
   testCases?: PackageManifestTestCaseTemplate[];
+  /** spec.filter: CEL conditions and path filters, as PKO reads them. */
+  filter?: PackageManifestSpec['filter'];
+  /** spec.components: a multi-component package (its components/<name>/ directories go in `files`). */
+  components?: boolean;
+  /** test.kubeconform: PKO validates rendered test cases with kubeconform for this Kubernetes version. */
+  kubeconform?: NonNullable<PackageManifest['test']>['kubeconform'];
   objects: PackageObject[];
   /** Extra files copied as they are (helpers `_x.gotmpl`, README.md, …). */
   files?: Record<string, string>;
@@ -44,4 +52,9 @@ export interface PackageDefinition {
 
 export function defaultObjectPath(o: PackageObject): string {
   return `${o.phase}/${o.object.metadata.name}.${o.object.kind}.yaml`;
+}
+
+/** An example image when none is given (init's scaffold, kickstart's test case): pinned by digest (a placeholder), so --strict accepts it. */
+export function placeholderImage(name: string): string {
+  return `quay.io/example/${name}@sha256:${'0'.repeat(64)}`;
 }

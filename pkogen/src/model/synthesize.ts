@@ -19,13 +19,20 @@ export function manifestObject(def: PackageDefinition): Record<string, YamlValue
   if (def.config) spec.config = { openAPIV3Schema: def.config as YamlValue };
   if (def.images?.length) spec.images = def.images as unknown as YamlValue;
   if (def.constraints?.length) spec.constraints = def.constraints as unknown as YamlValue;
+  if (def.components) spec.components = {};
+  if (def.filter) spec.filter = def.filter as unknown as YamlValue;
   const doc: Record<string, YamlValue> = {
     apiVersion: MANIFEST_API_VERSION,
     kind: 'PackageManifest',
     metadata: { name: def.name },
     spec,
   };
-  if (def.testCases?.length) doc.test = { template: def.testCases as unknown as YamlValue };
+  if (def.testCases?.length || def.kubeconform) {
+    const test: Record<string, YamlValue> = {};
+    if (def.testCases?.length) test.template = def.testCases as unknown as YamlValue;
+    if (def.kubeconform) test.kubeconform = def.kubeconform as unknown as YamlValue;
+    doc.test = test;
+  }
   return doc;
 }
 

@@ -23,10 +23,7 @@ export interface InitOptions {
   lockTimestamp?: string;
 }
 
-/** The example image when none is given: pinned by digest (a placeholder), so --strict accepts it. */
-export function placeholderImage(name: string): string {
-  return `quay.io/example/${name}@sha256:${'0'.repeat(64)}`;
-}
+export { placeholderImage } from '../model/package.js';
 
 /** Where the scaffold's lock file goes (generate keeps it; pkogen update rewrites it). */
 export const LOCK_PATH = 'package/manifest.lock.yaml';

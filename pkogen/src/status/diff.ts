@@ -22,6 +22,8 @@ export interface ObjectChange {
   namespace: string;
   name: string;
   change: 'added' | 'removed' | 'changed';
+  /** The test case it differs in, when the diff compared several. */
+  testCase?: string;
   verdicts: Verdict[];
   diff: string;
 }
@@ -164,6 +166,18 @@ function secretSafe(o: Obj | undefined): Obj | undefined {
  * order, and map entries whose value is null dropped (a defaulted `creationTimestamp: null` is
  * the same object as none). Key order, scalar style and indentation are already gone once parsed.
  */
+/**
+ * An object as a rollout writes it: normalized (above), and without its top-level `status`, which
+ * the API server keeps for itself (create and update of the main resource ignore it, so a
+ * `status: {}` left in a manifest is no change).
+ */
+export function semanticObject(o: unknown): unknown {
+  const n = normalizeObject(o);
+  if (!isMap(n) || !('status' in n)) return n;
+  const { status: _status, ...rest } = n;
+  return rest;
+}
+
 export function normalizeObject(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalizeObject);
   if (v && typeof v === 'object') {
@@ -265,7 +279,7 @@ export function diffRenders(
       objects.push({ ...base, change: 'added', verdicts: [{ class: 'added', message: `object added in phase "${y.phase}"` }], diff: labelDiff(unifiedDiff(id, '', y.text), id, labels.old, labels.new) });
       continue;
     }
-    const [nx, ny] = mode === 'semantic' ? [normalizeObject(x!.object), normalizeObject(y!.object)] : [undefined, undefined];
+    const [nx, ny] = mode === 'semantic' ? [semanticObject(x!.object), semanticObject(y!.object)] : [undefined, undefined];
     const unchanged = mode === 'semantic' ? JSON.stringify(nx) === JSON.stringify(ny) : x!.text === y!.text;
     if (unchanged && x!.phase === y!.phase) continue;
     const verdicts: Verdict[] = [];

@@ -6,6 +6,7 @@ import { UserError } from '../../src/core/errors.js';
 import { kickstart } from '../../src/kickstart/convert.js';
 import { emitResources } from '../../src/kickstart/emit.js';
 import { PHASE_ANNOTATION } from '../../src/pko/types.js';
+import { loadPackage } from '../../src/pko/loader.js';
 import { parseAllYaml11 } from '../../src/yaml/parse.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { ROOT, runCli, SHARED } from '../helpers.js';
@@ -17,13 +18,8 @@ const packages = readdirSync(PKO, { withFileTypes: true })
   .map((e) => e.name)
   .sort();
 
-/** Packages kickstart refuses, and the reason it gives: features the package model cannot express. */
-const REFUSED: Record<string, RegExp> = {
-  'test-stub-cel': /spec\.filter/,
-  'validate-testdata-cel': /spec\.filter/,
-  'test-stub-multi': /multi-component/,
-  'remote-phase-component': /test\.kubeconform/,
-};
+/** Packages kickstart refuses, and the reason it gives: features the package model cannot express (none left among PKO's test packages). */
+const REFUSED: Record<string, RegExp> = {};
 
 // Emitted modules run through jest's TypeScript transform, which only treats files under the
 // project (tsconfig's include) as ES modules: so the scratch directory lives in test/onboarding/.
@@ -45,9 +41,18 @@ describe('kickstart round trip over PKO test packages', () => {
     }
     const rt = await kickstartAndGenerate([src], path.join(tmp.dir, name));
     expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
-    const before = renderedObjects(files);
+    const before = renderedObjects(files, rt.result.definition.testCases);
     expect(Object.keys(before).length).toBeGreaterThan(0);
     expect(renderedObjects(rt.pkg)).toEqual(before);
+    // Filters, components and kubeconform are carried into the manifest as they were.
+    const manifestOf = (fm: Map<string, Uint8Array>) => loadPackage(new Map([...fm].filter(([p]) => !p.split('/').some((x) => x.startsWith('.'))))).manifest;
+    const [a, b] = [manifestOf(files), manifestOf(rt.pkg)];
+    expect([b.spec.filter, b.spec.components, b.test?.kubeconform]).toEqual([a.spec.filter, a.spec.components ?? undefined, a.test?.kubeconform]);
+    if (a.spec.components !== undefined) expect([...rt.pkg.keys()].filter((p) => p.startsWith('components/') && !p.includes('/.'))).toEqual([...files.keys()].filter((p) => p.startsWith('components/') && !p.includes('/.')).sort());
+  });
+
+  it('carries spec.filter, spec.components and test.kubeconform (PKO test packages that use them)', () => {
+    expect(packages).toEqual(expect.arrayContaining(['test-stub-cel', 'test-stub-multi', 'remote-phase-component']));
   });
 
   it('never carries build files (Dockerfile.pko, Containerfile, Makefile, .dockerignore) into the package', async () => {

@@ -13,6 +13,7 @@ import { loadPackage } from '../../src/pko/loader.js';
 import { renderPackage } from '../../src/pko/render.js';
 import { goJson } from '../../src/pko/objects.js';
 import { testCaseRequest } from '../../src/pko/template-tests.js';
+import type { PackageManifestTestCaseTemplate } from '../../src/pko/types.js';
 
 export interface RoundTrip {
   result: KickstartResult;
@@ -32,13 +33,13 @@ export async function kickstartAndGenerate(sources: KickstartSource[], outDir: s
 }
 
 /** Rendered objects per test case, each as Go-style JSON (sorted keys), sorted. */
-export function renderedObjects(all: FileMap): Record<string, string[]> {
+export function renderedObjects(all: FileMap, fallback?: PackageManifestTestCaseTemplate[]): Record<string, string[]> {
   // As PKO imports a directory: dot-files (the generated .test-fixtures/) are not package files.
   const files: FileMap = new Map([...all].filter(([p]) => !p.split('/').some((s) => s.startsWith('.'))));
   const pkg = loadPackage(files);
   const out: Record<string, string[]> = {};
-  // A package without test cases is compared under one plain context.
-  const cases = pkg.manifest.test?.template?.length ? pkg.manifest.test.template : [{ name: 'default', context: { package: { metadata: { name: 'test', namespace: 'test' } }, environment: {} } }];
+  // A package without test cases is rendered under the given ones (the kickstarted package's).
+  const cases = pkg.manifest.test?.template?.length ? pkg.manifest.test.template : fallback?.length ? fallback : [{ name: 'default', context: { package: { metadata: { name: 'test', namespace: 'test' } }, environment: {} } }];
   for (const tc of cases) {
     out[tc.name] = renderPackage(testCaseRequest(pkg, tc)).objects.map((o) => goJson(o.object)).sort();
   }

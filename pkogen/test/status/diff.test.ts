@@ -56,7 +56,7 @@ describe('pkogen diff', () => {
     expect(r.stdout).toMatch(/ {2}~ spec\.template\.spec\.containers\[name=webhook\]\.image: "\S+" → "quay\.io\/example\/webhook@sha256:a{64}"\n/);
     // An inserted list element is one addition, not a shifted list.
     expect(r.stdout).toMatch(/changed rbac\.authorization\.k8s\.io\/Role \S+\n {2}changed: updated in place\n {2}\+ rules\[0\]\.verbs\[0\]: "deletecollection"\n\n/);
-    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, 1 removed, \d+ changed$/);
+    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, \d+ removed, \d+ changed(, in \d+ of \d+ test cases)?$/);
   });
 
   it('--text: a unified diff of the rendered text per object (the old output); exit 1', async () => {
@@ -71,7 +71,7 @@ describe('pkogen diff', () => {
     expect(r.stdout).toMatch(/ {2}images-changed: spec\.template\.spec\.containers\[0\]\.image \S+ → quay\.io\/example\/webhook@sha256:a{64}\n/);
     expect(r.stdout).toMatch(/changed rbac\.authorization\.k8s\.io\/Role \S+\n {2}changed: updated in place\n--- OLD\/rbac\.authorization\.k8s\.io\/Role\/\S+\n\+\+\+ NEW\/[^\n]+\n@@ [^\n]+ @@\n/);
     expect(r.stdout).toContain('+      - deletecollection\n');
-    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, 1 removed, \d+ changed$/);
+    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, \d+ removed, \d+ changed(, in \d+ of \d+ test cases)?$/);
   });
 
   it('JSON names the classes; a directory side and the same commit give no difference (exit 0)', async () => {
@@ -82,7 +82,7 @@ describe('pkogen diff', () => {
     expect([...classes].sort()).toEqual(['changed', 'images-changed', 'immutable-field', 'phase-changed', 'removed', 'required-config']);
     const same = await run(['diff', 'git:HEAD', 'package'], repo);
     expect(same.code).toBe(0);
-    expect(same.stdout).toBe('no difference in rendered objects\n');
+    expect(same.stdout).toMatch(/^no difference in rendered objects( \(\d+ test cases\))?\n$/);
   });
 
   it('bad sides are clear errors', async () => {
@@ -129,6 +129,40 @@ describe('diff compares objects, not text', () => {
     const files = pkgFiles(A);
     const b = write('d', { ...files, 'manifest.yaml': files['manifest.yaml'].replace('config: {level: info}', 'config: {level: debug}') });
     expect(await run(['diff', a, b], tmp.dir)).toEqual({ code: 0, stdout: 'no difference in rendered objects\n', stderr: '' });
+  });
+});
+
+describe('diff per test case', () => {
+  const tmp = tempDir('pkogen-diff-cases-');
+  afterAll(() => tmp.cleanup());
+  const manifest = (cases: string) =>
+    `apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: p\nspec:\n  scopes: [Namespaced]\n  phases: [{name: deploy}]\n  config:\n    openAPIV3Schema:\n      type: object\n      properties:\n        mode: {type: string}\ntest:\n  template:\n${cases}`;
+  const tc = (name: string, mode: string) => `  - name: ${name}\n    context:\n      package: {metadata: {name: p, namespace: ns}}\n      config: {mode: ${mode}}\n`;
+  const write = (name: string, files: Record<string, string>) => {
+    const d = path.join(tmp.dir, name);
+    mkdirSync(d);
+    for (const [f, t] of Object.entries(files)) writeFileSync(path.join(d, f), t);
+    return d;
+  };
+  // OLD and NEW agree on "lax" and differ on "strict": only a second test case shows it.
+  const OLD = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations: {package-operator.run/phase: deploy}\ndata:\n  strict: {{ if eq .config.mode "strict" }}"yes"{{ else }}"no"{{ end }}\n';
+  const NEW = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations: {package-operator.run/phase: deploy}\ndata:\n  strict: "no"\n';
+
+  it('renders every test case of NEW on both sides and names the case that differs', async () => {
+    const a = write('old', { 'manifest.yaml': manifest(tc('lax', 'lax') + tc('strict', 'strict')), 'cm.yaml.gotmpl': OLD });
+    const b = write('new', { 'manifest.yaml': manifest(tc('lax', 'lax') + tc('strict', 'strict')), 'cm.yaml.gotmpl': NEW });
+    const r = await run(['diff', a, b], tmp.dir);
+    expect(r).toEqual({
+      code: 1,
+      stderr: '',
+      stdout: 'test case "lax": no difference\ntest case "strict":\nchanged ConfigMap cm\n  changed: updated in place\n  ~ data.strict: "yes" → "no"\n\n1 object(s) differ: 0 added, 0 removed, 1 changed, in 1 of 2 test cases\n',
+    });
+    const j = JSON.parse((await run(['diff', a, b, '-o', 'json'], tmp.dir)).stdout);
+    expect(j.result?.testCases ?? j.testCases).toEqual(['lax', 'strict']);
+    const only = await run(['diff', a, b, '--test-case', 'lax'], tmp.dir);
+    expect(only).toEqual({ code: 0, stdout: 'no difference in rendered objects\n', stderr: '' });
+    const same = await run(['diff', b, b], tmp.dir);
+    expect(same).toEqual({ code: 0, stdout: 'no difference in rendered objects (2 test cases)\n', stderr: '' });
   });
 });
 

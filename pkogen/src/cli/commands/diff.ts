@@ -12,7 +12,7 @@ import { renderPackage, type RenderRequest, type RenderResult } from '../../pko/
 import { toUserError } from '../../pko/render-errors.js';
 import { testCaseRequest } from '../../pko/template-tests.js';
 import type { LoadedPackage } from '../../pko/types.js';
-import { diffRenders, formatDiffText } from '../../status/diff.js';
+import { type DiffResult, diffRenders, formatDiffText } from '../../status/diff.js';
 import { parseCommandArgs } from '../args.js';
 import type { CliIO, Command } from '../io.js';
 import { registryOptions } from '../registry-options.js';
@@ -41,8 +41,9 @@ Each side is one of:
   REF               a package image reference (pulled)
 
 Options:
-  --test-case NAME  render both sides with this test.template case, NEW's context (config,
-                    package, environment) on both sides (default: NEW's first case)
+  --test-case NAME  render both sides with only this test.template case (default: every case
+                    of NEW, or of OLD when NEW has none); each case's context (config, package,
+                    environment) is NEW's, the same on both sides
   --config FILE     render both sides with this config (YAML) instead
   --namespace NS    Package namespace with --config (default: hcp-example)
   --text            compare the rendered text and show a unified diff per object (the old output)
@@ -128,15 +129,22 @@ async function imageFiles(ref: string, io: CliIO, insecure: boolean): Promise<Fi
   }
 }
 
-function renderSide(side: Side, how: { testCase?: string; config?: Record<string, unknown>; namespace: string }, fallbackCase: string | undefined, contextFrom?: LoadedPackage): RenderResult {
+/** The test case a diff renders both sides with: NEW's (or OLD's when NEW has none by that name). */
+function findCase(sides: LoadedPackage[], name: string) {
+  for (const p of sides) {
+    const tc = (p.manifest.test?.template ?? []).find((t) => t.name === name);
+    if (tc) return tc;
+  }
+  return undefined;
+}
+
+function renderSide(side: Side, how: { config?: Record<string, unknown>; namespace: string }, caseName: string | undefined, contextFrom: LoadedPackage[]): RenderResult {
   const pkg = side.pkg;
   let req: RenderRequest;
-  const caseName = side.liveConfig || how.config ? undefined : (how.testCase ?? fallbackCase);
-  if (caseName !== undefined) {
-    // The same context on both sides (NEW's test case, when it has one by that name): a diff shows
-    // what the package changes, not what the test case's config changes.
-    const find = (p: LoadedPackage) => (p.manifest.test?.template ?? []).find((t) => t.name === caseName);
-    const tc = (contextFrom && find(contextFrom)) ?? find(pkg);
+  if (caseName !== undefined && !side.liveConfig && !how.config) {
+    // The same context on both sides: a diff shows what the package changes, not what the test
+    // case's config changes.
+    const tc = findCase([...contextFrom, pkg], caseName);
     if (!tc) throw new UserError(`${side.label}: no test case ${JSON.stringify(caseName)} in test.template`, { file: 'manifest.yaml' });
     req = testCaseRequest(pkg, tc);
   } else {
@@ -146,8 +154,59 @@ function renderSide(side: Side, how: { testCase?: string; config?: Record<string
   try {
     return renderPackage(req);
   } catch (e) {
-    throw new UserError(`${side.label}: ${toUserError(e).describe()}`);
+    throw new UserError(`${side.label}${caseName !== undefined ? ` (test case ${JSON.stringify(caseName)})` : ''}: ${toUserError(e).describe()}`);
   }
+}
+
+/** Test cases to compare: the one asked for, or every case of NEW (of OLD when NEW has none). */
+function caseNames(oldSide: Side, newSide: Side, asked: string | undefined, config: unknown): (string | undefined)[] {
+  if (config !== undefined || oldSide.liveConfig || newSide.liveConfig) return [undefined];
+  if (asked !== undefined) return [asked];
+  for (const s of [newSide, oldSide]) {
+    const names = (s.pkg.manifest.test?.template ?? []).map((t) => t.name);
+    if (names.length) return names;
+  }
+  return [undefined];
+}
+
+/** Per-case results merged: package verdicts once, objects tagged with their case when there are several. */
+function mergeCases(results: { testCase?: string; d: DiffResult }[]): DiffResult & { testCases: string[] } {
+  const several = results.length > 1;
+  const seen = new Set<string>();
+  const pkg = results.flatMap((r) => r.d.package).filter((v) => {
+    const k = `${v.class}\n${v.message}`;
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
+  return {
+    testCases: results.flatMap((r) => (r.testCase !== undefined ? [r.testCase] : [])),
+    package: pkg,
+    objects: results.flatMap((r) => r.d.objects.map((o) => (several && r.testCase !== undefined ? { ...o, testCase: r.testCase } : o))),
+  };
+}
+
+/** Text per test case (a heading each when there are several), then one summary line. */
+function formatCases(results: { testCase?: string; d: DiffResult }[]): string {
+  if (results.length === 1) return formatDiffText(results[0].d);
+  let out = '';
+  const pkgSeen = new Set<string>();
+  const all: DiffResult['objects'] = [];
+  let changed = 0;
+  for (const r of results) {
+    const pkg = r.d.package.filter((v) => !pkgSeen.has(v.message));
+    for (const v of pkg) pkgSeen.add(v.message);
+    if (r.d.objects.length === 0 && r.d.package.length === 0) {
+      out += `test case ${JSON.stringify(r.testCase)}: no difference\n`;
+      continue;
+    }
+    changed++;
+    all.push(...r.d.objects);
+    // formatDiffText's own last line is its summary: one summary for all cases follows.
+    const body = formatDiffText({ package: pkg, objects: r.d.objects }).trimEnd().split('\n').slice(0, -1).join('\n').trimEnd() + '\n';
+    out += `test case ${JSON.stringify(r.testCase)}:\n${body}\n`;
+  }
+  if (changed === 0) return `no difference in rendered objects (${results.length} test cases)\n`;
+  const n = (c: string) => all.filter((o) => o.change === c).length;
+  return out + `${all.length} object(s) differ: ${n('added')} added, ${n('removed')} removed, ${n('changed')} changed, in ${changed} of ${results.length} test cases\n`;
 }
 
 export const command: Command = {
@@ -193,12 +252,14 @@ export const command: Command = {
     const kube = { kubeconfig: values.kubeconfig, context: values.context, insecure: values.insecure === true };
     const oldSide = await openSide(positionals[0], io, kube);
     const newSide = await openSide(positionals[1], io, kube);
-    // Default: NEW's first test case, when OLD has it too (the usual case between two commits).
-    const first = newSide.pkg.manifest.test?.template?.[0]?.name;
-    const how = { testCase: values['test-case'], config, namespace: values.namespace ?? 'hcp-example' };
-    const oldR = renderSide(oldSide, how, first, newSide.pkg);
-    const newR = renderSide(newSide, how, first);
-    const d = diffRenders(oldR, newR, oldSide.pkg.manifest, newSide.pkg.manifest, { old: 'OLD', new: 'NEW' }, values.text ? 'text' : 'semantic');
+    const how = { config, namespace: values.namespace ?? 'hcp-example' };
+    const mode = values.text ? 'text' : 'semantic';
+    const results = caseNames(oldSide, newSide, values['test-case'], config).map((testCase) => {
+      const oldR = renderSide(oldSide, how, testCase, [newSide.pkg]);
+      const newR = renderSide(newSide, how, testCase, [newSide.pkg, oldSide.pkg]);
+      return { testCase, d: diffRenders(oldR, newR, oldSide.pkg.manifest, newSide.pkg.manifest, { old: 'OLD', new: 'NEW' }, mode) };
+    });
+    const d = mergeCases(results);
     const same = d.objects.length === 0 && d.package.length === 0;
     // A change is not a finding: the verdicts are the result (findings stay empty).
     io.stdout(renderReport(output, {
@@ -207,7 +268,7 @@ export const command: Command = {
       findings: [],
       ok: same,
       result: { old: oldSide.label, new: newSide.label, ...d },
-      text: () => formatDiffText(d),
+      text: () => formatCases(results),
     }));
     return same ? 0 : 1;
   },

@@ -3,18 +3,22 @@ import { UsageError } from '../../core/errors.js';
 import { toBytes } from '../../core/filemap.js';
 import { writeFileMapAtomic } from '../../core/fs.js';
 import { formatNotConverted, kickstart } from '../../kickstart/convert.js';
+import { PARAMETRIZE_SUPPORTED, PARAMETRIZE_UPSTREAM, type ParametrizeOption } from '../../kickstart/parametrize.js';
 import type { PackageManifestScope } from '../../pko/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { outputFormat } from '../output.js';
 import { checkOutputDir, readSourceArgs } from '../sources.js';
 
-const HELP = `Usage: pkogen kickstart SOURCE... [--output-dir DIR] [--name NAME] [--scope Cluster|Namespaced]... [--force]
+const HELP = `Usage: pkogen kickstart SOURCE... [--output-dir DIR] [--name NAME] [--scope Cluster|Namespaced]... [-p WHAT]... [--force]
 
 Writes TypeScript (resources/*.ts) that generates the package you have today, so you can keep
 going with pkogen. SOURCE is either
-  - one PKO package directory (manifest.yaml and its files): phases, probes, config schema and
-    test cases are kept; .gotmpl files stay Go templates, carried as files; or
+  - one PKO package directory (manifest.yaml and its files): phases, probes, config schema, test
+    cases, filters, components and kubeconform settings are kept; .yaml.gotmpl documents become
+    objects with their template expressions in place (a document that cannot, for example one
+    with {{ if }} over lines, stays template text, with a note naming file and line); a package
+    without test cases gets one from the config schema's required keys; or
   - YAML files or directories of manifests (multi-document, Lists, OpenShift Templates):
     objects are put into phases like 'kubectl package kickstart' does (namespaces, policies,
     rbac, crds, storage, deploy, publish, other).
@@ -25,6 +29,10 @@ Options:
   --output-dir DIR   where to write the TypeScript (default: resources); replaced atomically
   --name NAME        package name for plain manifests (default: my-package)
   --scope SCOPE      package scope for plain manifests; repeat for both
+  -p, --parametrize WHAT
+                     plain manifests: turn WHAT into config, as 'kubectl package kickstart
+                     --parametrize' does (repeat or comma-separate): namespaces, replicas,
+                     nodeselectors (tolerations, resources, env, images, all: not yet)
   --force            replace a non-empty output directory
 
 Example:
@@ -39,7 +47,7 @@ export const command: Command = {
     const { values, positionals } = parseCommandArgs(
       'kickstart',
       args,
-      { output: { type: 'string', short: 'o' }, 'output-dir': { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, force: { type: 'boolean' } },
+      { output: { type: 'string', short: 'o' }, 'output-dir': { type: 'string' }, name: { type: 'string' }, scope: { type: 'string', multiple: true }, parametrize: { type: 'string', short: 'p', multiple: true }, force: { type: 'boolean' } },
       { min: 1, max: Infinity, names: 'SOURCE' },
     );
     // kickstart has one form of output; -o is kept for the hint to --output-dir.
@@ -48,16 +56,22 @@ export const command: Command = {
     for (const s of scopes ?? []) if (s !== 'Cluster' && s !== 'Namespaced') throw new UsageError(`kickstart: --scope must be Cluster or Namespaced, got ${JSON.stringify(s)}`);
     const name = values.name as string | undefined;
     if (name !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new UsageError(`kickstart: --name must be a DNS label, got ${JSON.stringify(name)}`);
+    const param = ((values.parametrize as string[] | undefined) ?? []).flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter(Boolean);
+    for (const v of param) {
+      if (!(PARAMETRIZE_UPSTREAM as readonly string[]).includes(v)) throw new UsageError(`kickstart: --parametrize takes ${PARAMETRIZE_UPSTREAM.join(', ')}; got ${JSON.stringify(v)}`);
+      if (!(PARAMETRIZE_SUPPORTED as readonly string[]).includes(v)) throw new UsageError(`kickstart: --parametrize ${v} is not supported yet (supported: ${PARAMETRIZE_SUPPORTED.join(', ')})`);
+    }
     const outShown = (values['output-dir'] as string | undefined) ?? 'resources';
     const outDir = path.resolve(io.cwd, outShown);
     const sources = await readSourceArgs(positionals, io.cwd);
     await checkOutputDir(outDir, outShown, values.force === true);
-    const result = await kickstart(sources, { name, scopes: scopes as PackageManifestScope[] | undefined });
+    const result = await kickstart(sources, { name, scopes: scopes as PackageManifestScope[] | undefined, parametrize: param as ParametrizeOption[] });
     const files = (await import('../../kickstart/emit.js')).emitResources(result.definition, { origin: positionals.join(', '), relaxRules: result.relaxRules });
     await writeFileMapAtomic(outDir, new Map([...files].map(([p, t]) => [p, toBytes(t)])));
     for (const w of result.warnings) io.stderr(`warning: ${w}\n`);
     for (const n of result.notConverted) io.stderr(`not converted: ${formatNotConverted(n)}\n`);
     if (result.relaxRules.length) io.stderr(`note: the package breaks pkogen's generation checks ${result.relaxRules.join(', ')}; resources.ts reports them as warnings (relaxRules)\n`);
+    for (const n of result.notes ?? []) io.stdout(`note: ${n}\n`);
     io.stdout(`kickstarted ${result.from === 'pko-package' ? 'a PKO package' : 'manifests'}: ${result.converted} converted, ${result.notConverted.length} not converted; wrote ${[...files.keys()].map((f) => path.join(outShown, f)).join(', ')}\n`);
     return result.notConverted.length ? 1 : 0;
   },
