@@ -38,7 +38,7 @@ export const JSON_KEYS = ['command', 'findings', 'ok', 'subject', 'summary'] as 
 export type Strategy = (r: Report) => string;
 
 /** The strategies every finding-reporting command offers. */
-export const FINDING_FORMATS = ['text', 'json', 'github', 'junit'] as const;
+export const FINDING_FORMATS = ['text', 'json', 'github', 'junit', 'tap'] as const;
 
 /** Spellings kept so that existing Makefiles keep working (`validate --output human`). */
 const ALIASES: Record<string, string> = { human: 'text' };
@@ -73,7 +73,7 @@ export function renderReport(format: string, r: Report, extra: Record<string, St
   return s(r);
 }
 
-const STRATEGIES: Record<string, Strategy> = { text: textReport, json: jsonReport, github: githubReport, junit: junitReport };
+const STRATEGIES: Record<string, Strategy> = { text: textReport, json: jsonReport, github: githubReport, junit: junitReport, tap: tapReport };
 
 // ---- text ---------------------------------------------------------------------------------
 
@@ -173,15 +173,7 @@ function rooted(root: string | undefined, file: string | undefined): string | un
  */
 export function junitReport(r: Report): string {
   const fails = r.fails ?? ((f: Finding) => f.severity === 'error');
-  const groups = new Map<string, Finding[]>();
-  for (const c of r.checked ?? []) groups.set(rooted(r.root, c)!, []);
-  for (const f of r.findings) {
-    const key = r.caseOf?.(f) ?? rooted(r.root, f.file) ?? r.subject;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(f);
-  }
-  const names = [...groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const { groups, names } = testCases(r);
   let failures = 0;
   let cases = '';
   for (const name of names) {
@@ -212,6 +204,49 @@ export function junitReport(r: Report): string {
     '  </testsuite>\n' +
     '</testsuites>\n'
   );
+}
+
+/** The test cases of JUnit and TAP: one per file checked (or per unit `caseOf` names), sorted. */
+function testCases(r: Report): { groups: Map<string, Finding[]>; names: string[] } {
+  const groups = new Map<string, Finding[]>();
+  for (const c of r.checked ?? []) groups.set(rooted(r.root, c)!, []);
+  for (const f of r.findings) {
+    const key = r.caseOf?.(f) ?? rooted(r.root, f.file) ?? r.subject;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(f);
+  }
+  const names = [...groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { groups, names };
+}
+
+// ---- tap ----------------------------------------------------------------------------------
+
+/**
+ * TAP version 13 (as kubeconform's `-output tap`): the plan, then one test point per test case of
+ * the JUnit form, `not ok` when it has a finding that fails the run; its findings follow as a YAML
+ * block (`message`, `severity`, `rule`, and where known `line`). No timing: same run, same bytes.
+ */
+export function tapReport(r: Report): string {
+  const fails = r.fails ?? ((f: Finding) => f.severity === 'error');
+  const { groups, names: cases } = testCases(r);
+  // A run with nothing to name still has one test point: the subject.
+  const names = cases.length ? cases : [r.subject];
+  if (!cases.length) groups.set(r.subject, []);
+  const one = (s: string) => s.replace(/[\r\n]+/g, ' ');
+  let out = `TAP version 13\n1..${names.length}\n`;
+  names.forEach((name, i) => {
+    const g = groups.get(name)!;
+    out += `${g.some(fails) ? 'not ok' : 'ok'} ${i + 1} - ${one(name).replace(/#/g, '\\#')}\n`;
+    if (!g.length) return;
+    out += '  ---\n  findings:\n';
+    for (const f of g) {
+      out += `    - message: ${JSON.stringify(formatFinding(f))}\n      severity: ${f.severity}\n      rule: ${JSON.stringify(f.rule)}\n`;
+      if (f.line !== undefined) out += `      line: ${f.line}\n`;
+    }
+    out += '  ...\n';
+  });
+  return out;
 }
 
 /** Characters XML 1.0 cannot carry at all (controls, lone surrogates) become a visible \uXXXX. */

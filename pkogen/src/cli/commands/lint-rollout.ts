@@ -11,7 +11,7 @@ import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [-o text|json|github|junit]
+const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [-o text|json|github|junit|tap]
 
 Lint an OpenShift Template that ships a PKO Package through Hive SelectorSyncSet → ACM Policy →
 ConfigurationPolicy, or a ClusterPackage/Package carried by the SelectorSyncSet itself (the classic
@@ -23,7 +23,7 @@ Options:
   -p, --param NAME=VALUE   a parameter as the SaaS file sets it (repeatable)
   --package DIR            the package the (Cluster)Packages install: their scope and literal config
                            are checked against its manifest (rule K2)
-  -o, --output FORMAT      text (default), json, github (GitHub Actions annotations) or junit
+  -o, --output FORMAT      text (default), json, github (GitHub Actions annotations), junit or tap
 Exit: 0 no errors (warnings allowed), 1 errors or unreadable file, 2 usage error.`;
 
 export const command: Command = {

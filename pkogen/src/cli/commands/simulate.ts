@@ -18,7 +18,7 @@ import type { Command } from '../io.js';
 import { FINDING_FORMATS, outputFormat, renderReport } from '../output.js';
 import { isObj } from '../../core/guards.js';
 
-const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [-o text|json|github|junit]
+const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [-o text|json|github|junit|tap]
 
 Process a rollout Template like app-interface (oc process with saasherder's parameters), follow
 hive (SelectorSyncSet → service clusters) and ACM (PlacementRule/Placement → management clusters,
@@ -34,7 +34,7 @@ Options:
 ${registryTimeoutHelp(2, 28)}
   --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
                             a fleet replaces --hcp-namespaces, see docs/rollout.md)
-  -o, --output FORMAT       text (default), json, github (GitHub Actions annotations) or junit
+  -o, --output FORMAT       text (default), json, github (GitHub Actions annotations), junit or tap
 Exit: 0 every namespace got a valid Package, 1 errors, 2 usage error.`;
 
 async function readEnvironment(file: string, cwd: string): Promise<{ environment?: PackageEnvironment; fleet?: Fleet }> {

@@ -7,7 +7,7 @@ import { processIO, type CliIO, type Command } from '../io.js';
 import { FINDING_FORMATS, outputFormat, renderReport, type Report } from '../output.js';
 
 const HELP = `Usage: pkogen status [NAME] [-A | -n NS] [-l SELECTOR] [--kubeconfig FILE] [--context C] [--expect-image REF] [-o text|wide|json] [--watch [--watch-timeout S]]
-       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure] [-o text|json|github|junit]
+       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure] [-o text|json|github|junit|tap]
 
 Shows every Package Operator Package of the selected namespaces in one table: revision, image
 digest, state (Available, Progressing, Unpacking, Invalid, Paused, NotReady) with reason and age,
@@ -23,7 +23,7 @@ Options:
   --context C            kubeconfig context
   --expect-image REF     count a Package whose running image differs as drift (digest or reference)
   -o, --output FORMAT    text (default), wide (adds revision history), json;
-                         with --explain: text, json, github or junit
+                         with --explain: text, json, github, junit or tap
   --watch                redraw on every change (list, then watch; bounded reconnects)
   --watch-timeout S      with --watch: stop after S seconds (exit code of the last state)
   --explain NS/NAME      pull an Invalid Package's image and validate it with its config: located findings

@@ -15,7 +15,7 @@ import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [-o text|json|github|junit] [--insecure]
+const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [-o text|json|github|junit|tap] [--insecure]
                        [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Validates a Package Operator package with PKO's own rules and messages (structure, manifest,
@@ -33,7 +33,7 @@ Options:
   --config FILE       config for templates no test.template case renders (default: schema defaults)
   --strict            warnings fail too (exit 1), except "no schema for this kind"
   -o, --output FORMAT text (default; human is the same), json, github (GitHub Actions
-                      annotations) or junit (JUnit XML): see README "Output formats"
+                      annotations), junit (JUnit XML) or tap (TAP 13): see README "Output formats"
   --insecure          allow plain-HTTP registries for --pull
 ${registryTimeoutHelp(2, 22)}
 
