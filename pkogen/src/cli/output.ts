@@ -40,6 +40,23 @@ export type Strategy = (r: Report) => string;
 /** The strategies every finding-reporting command offers. */
 export const FINDING_FORMATS = ['text', 'json', 'github', 'junit', 'tap'] as const;
 
+/** `--skip RULE` (repeatable): the one way to ignore a rule by id in validate, lint-rollout and simulate. */
+export const SKIP_OPTION = { skip: { type: 'string', multiple: true } } as const;
+
+/**
+ * The findings filter `--skip` asks for, or a usage error: a rule id as findings print it
+ * (`image-digest`, `schema/additionalProperties`, `T3`), never one of PKO's (`pko/…`: PKO refuses
+ * the package whatever pkogen reports).
+ */
+export function skipRules(command: string, ids: readonly string[] | undefined): <F extends Finding>(findings: readonly F[]) => F[] {
+  const skip = new Set(ids ?? []);
+  for (const id of skip) {
+    if (!/^[A-Za-z0-9][\w./-]*$/.test(id)) throw new UsageError(`${command}: --skip takes a rule id as findings print it in [brackets], got ${JSON.stringify(id)}`);
+    if (id.startsWith('pko/')) throw new UsageError(`${command}: --skip ${id}: PKO's own rules cannot be skipped (PKO refuses the package whatever pkogen reports)`);
+  }
+  return (findings) => (skip.size ? findings.filter((f) => !skip.has(f.rule)) : [...findings]);
+}
+
 /** Spellings kept so that existing Makefiles keep working (`validate --output human`). */
 const ALIASES: Record<string, string> = { human: 'text' };
 

@@ -9,9 +9,9 @@ import { renderObjectTemplateText } from '../../rollout/pko-render.js';
 import { readYamlFileText, type YamlFileError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
-import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
+import { FINDING_FORMATS, findingLines, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 
-const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [-o text|json|github|junit|tap]
+const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [--skip RULE]... [-o text|json|github|junit|tap]
 
 Lint an OpenShift Template that ships a PKO Package through Hive SelectorSyncSet → ACM Policy →
 ConfigurationPolicy, or a ClusterPackage/Package carried by the SelectorSyncSet itself (the classic
@@ -21,6 +21,7 @@ parameters the SaaS file must supply replaced by placeholders (reported as info)
 
 Options:
   -p, --param NAME=VALUE   a parameter as the SaaS file sets it (repeatable)
+  --skip RULE              drop the findings of this rule (the id in [brackets]; repeatable)
   --package DIR            the package the (Cluster)Packages install: their scope and literal config
                            are checked against its manifest (rule K2)
   -o, --output FORMAT      text (default), json, github (GitHub Actions annotations), junit or tap
@@ -35,7 +36,9 @@ export const command: Command = {
       param: { type: 'string', short: 'p', multiple: true },
       output: { type: 'string', short: 'o' },
       package: { type: 'string' },
+      ...SKIP_OPTION,
     }, { min: 1, max: 1, names: 'FILE' });
+    const skip = skipRules('lint-rollout', values.skip as string[] | undefined);
     const output = outputFormat({ command: 'lint-rollout', formats: FINDING_FORMATS }, values.output as string | undefined);
     const params = parseKeyValues('lint-rollout', '-p', values.param as string[] | undefined);
     const file = positionals[0];
@@ -58,7 +61,7 @@ export const command: Command = {
     await prepareRolloutSchemas(file, text);
     const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, checkPackage });
     // A RolloutFinding is a Finding (file, line, column, path, object chain).
-    const findings: Finding[] = res.findings;
+    const findings: Finding[] = skip(res.findings);
     const counts = countBySeverity(findings);
     io.stdout(renderReport(output, {
       command: 'lint-rollout',

@@ -13,9 +13,9 @@ import { renderUntestedTemplates, templateTestRunner } from '../../pko/validate-
 import { readConfigFile } from '../yaml-file.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
-import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
+import { FINDING_FORMATS, findingLines, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 
-const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [-o text|json|github|junit|tap] [--insecure]
+const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [--skip RULE]... [-o text|json|github|junit|tap] [--insecure]
                        [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Validates a Package Operator package with PKO's own rules and messages (structure, manifest,
@@ -32,6 +32,8 @@ Options:
                       CRDs the package ships are used without it)
   --config FILE       config for templates no test.template case renders (default: schema defaults)
   --strict            warnings fail too (exit 1), except "no schema for this kind"
+  --skip RULE         drop the findings of this rule (the id in [brackets]; repeatable);
+                      PKO's own rules (pko/...) cannot be skipped
   -o, --output FORMAT text (default; human is the same), json, github (GitHub Actions
                       annotations), junit (JUnit XML) or tap (TAP 13): see README "Output formats"
   --insecure          allow plain-HTTP registries for --pull
@@ -61,6 +63,7 @@ export const command: Command = {
       strict: { type: 'boolean' },
       output: { type: 'string', short: 'o' },
       insecure: { type: 'boolean' },
+      ...SKIP_OPTION,
       ...REGISTRY_TIMEOUT_FLAGS,
     }, { min: 0, max: 1, names: 'DIR' });
     const values = parsed.values;
@@ -75,6 +78,7 @@ export const command: Command = {
     if (sources.length > 1) throw new UsageError('validate: give exactly one of DIR, --pull, --oci-layout, --archive');
     const timeouts = registryTimeouts('validate', values);
     const output = outputFormat({ command: 'validate', formats: FINDING_FORMATS }, values.output);
+    const skip = skipRules('validate', values.skip);
 
     let fm: FileMap | undefined;
     const opts: ValidateOptions = {};
@@ -104,7 +108,7 @@ export const command: Command = {
     const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
     opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
     opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
-    const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];
+    const findings = skip([...pre, ...(fm ? await validatePackage(fm, opts) : [])]);
     const strict = values.strict === true;
     const ok = !hasErrors(findings, strict);
     const dir = positionals[0];
