@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 
 /** The only things a command may touch from the outside world; tests pass their own. */
 export interface CliIO {
@@ -8,6 +9,8 @@ export interface CliIO {
   cwd: string;
   /** Asks the user a question; present only when a terminal is attached (commands never prompt otherwise). */
   prompt?: (question: string) => Promise<string>;
+  /** Which of stdout and stderr are terminals (colour and progress: terminal.ts); absent = neither. */
+  isTTY?: { stdout: boolean; stderr: boolean };
 }
 
 /**
@@ -40,6 +43,10 @@ export const processIO: CliIO = {
   stderr: fdWriter(2),
   env: process.env,
   cwd: process.cwd(),
+  // isatty(2), not process.stdout.isTTY: building the stream costs milliseconds at every start.
+  get isTTY() {
+    return { stdout: isatty(1), stderr: isatty(2) };
+  },
   // A getter: touching process.stdin builds its stream (~10 ms), which `--help` must not pay for.
   get prompt() {
     return process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined;

@@ -5,6 +5,7 @@
  * adds for itself (status `wide`, build `digest`). Every strategy is a pure function of the report:
  * same report, same bytes.
  */
+import { colorSeverities } from './terminal.js';
 import { countBySeverity, formatFinding, UsageError, type Finding, type Severity } from '../core/errors.js';
 
 export interface Report {
@@ -84,10 +85,11 @@ export function outputFormat(spec: OutputSpec, value: string | undefined): strin
 }
 
 /** Prints the report with the named strategy (built-in, or one of the command's `extra`). */
-export function renderReport(format: string, r: Report, extra: Record<string, Strategy> = {}): string {
+export function renderReport(format: string, r: Report, extra: Record<string, Strategy> = {}, opts: { color?: boolean } = {}): string {
   const s = extra[format] ?? STRATEGIES[format];
   if (!s) throw new Error(`no output strategy ${JSON.stringify(format)}`);
-  return s(r);
+  // Colour (terminal.ts: a terminal, NO_COLOR, FORCE_COLOR) only ever marks the text form's severities.
+  return opts.color && format === 'text' ? colorSeverities(s(r)) : s(r);
 }
 
 const STRATEGIES: Record<string, Strategy> = { text: textReport, json: jsonReport, github: githubReport, junit: junitReport, tap: tapReport };

@@ -1,5 +1,5 @@
 /**
- * No config value whose key looks secret in any output format (text, json, github, junit) of the
+ * No config value (and no value whose key looks secret) in any output format (text, json, github, junit) of the
  * commands that check config: validate (a test case's config), lint-rollout and simulate (a
  * parameter that lands in the Package config), with the value failing the schema, so that every
  * message that could quote it is produced.

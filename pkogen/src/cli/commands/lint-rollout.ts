@@ -9,6 +9,7 @@ import { renderObjectTemplateText } from '../../rollout/pko-render.js';
 import { readYamlFileText, type YamlFileError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
+import { colorFor, progress } from '../terminal.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 
 const HELP = `Usage: pkogen lint-rollout FILE [-p NAME=VALUE]... [--package DIR] [--skip RULE]... [-o text|json|github|junit|tap]
@@ -58,8 +59,14 @@ export const command: Command = {
         throw e;
       }
     }
-    await prepareRolloutSchemas(file, text);
-    const res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, checkPackage });
+    const busy = progress(io, `linting ${file}`, { enabled: output === 'text' });
+    let res;
+    try {
+      await prepareRolloutSchemas(file, text);
+      res = lintRolloutTemplate(file, text, { parameters: params, schema: rolloutSchemaValidator(), renderTemplate: renderObjectTemplateText, checkPackage });
+    } finally {
+      busy.stop();
+    }
     // A RolloutFinding is a Finding (file, line, column, path, object chain).
     const findings: Finding[] = skip(res.findings);
     const counts = countBySeverity(findings);
@@ -70,7 +77,7 @@ export const command: Command = {
       ok: counts.error === 0,
       checked: [file],
       text: () => findingLines(findings) + `${file}: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`,
-    }));
+    }, {}, { color: colorFor(io, 1) }));
     return counts.error > 0 ? 1 : 0;
   },
 };

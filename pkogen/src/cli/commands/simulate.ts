@@ -15,6 +15,7 @@ import { redactConfig, simulateRollout, SimulationResult } from '../../rollout/s
 import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
+import { colorFor, progress } from '../terminal.js';
 import { FINDING_FORMATS, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 import { isObj } from '../../core/guards.js';
 
@@ -159,15 +160,21 @@ export const command: Command = {
         throw e;
       }
     }
-    await prepareRolloutSchemas(file, textIn);
-    const res = simulateRollout(file, textIn, {
-      parameters: params,
-      fleet: env.fleet ?? defaultFleet(names),
-      environment: env.environment,
-      schema: rolloutSchemaValidator(),
-      renderTemplate: renderObjectTemplateText,
-      renderPackage,
-    });
+    const busy = progress(io, `simulating ${file}`, { enabled: output === 'text' });
+    let res;
+    try {
+      await prepareRolloutSchemas(file, textIn);
+      res = simulateRollout(file, textIn, {
+        parameters: params,
+        fleet: env.fleet ?? defaultFleet(names),
+        environment: env.environment,
+        schema: rolloutSchemaValidator(),
+        renderTemplate: renderObjectTemplateText,
+        renderPackage,
+      });
+    } finally {
+      busy.stop();
+    }
     // --skip drops a rule's findings everywhere before anything is counted.
     for (const p of res.packages) p.findings = skip(p.findings);
     // The Template's findings, the simulation's, then the package's own (its files under --package).
@@ -201,7 +208,7 @@ export const command: Command = {
         packages: res.packages.map(({ findings: _f, ...p }) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined })),
       },
       text: () => text(res, shared, file),
-    }));
+    }, {}, { color: colorFor(io, 1) }));
     return s.errors > 0 ? 1 : 0;
   },
 };

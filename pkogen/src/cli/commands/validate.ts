@@ -13,6 +13,7 @@ import { renderUntestedTemplates, templateTestRunner } from '../../pko/validate-
 import { readConfigFile } from '../yaml-file.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
+import { colorFor, progress } from '../terminal.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 
 const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [--skip RULE]... [-o text|json|github|junit|tap] [--insecure]
@@ -80,50 +81,55 @@ export const command: Command = {
     const output = outputFormat({ command: 'validate', formats: FINDING_FORMATS }, values.output);
     const skip = skipRules('validate', values.skip);
 
-    let fm: FileMap | undefined;
-    const opts: ValidateOptions = {};
-    const pre: Finding[] = [];
-    if (positionals[0] !== undefined) {
-      const root = path.resolve(io.cwd, positionals[0]);
-      const skippedSymlinks: string[] = [];
-      fm = await readDirToFileMap(root, { skippedSymlinks });
-      opts.skippedSymlinks = skippedSymlinks;
-      // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
-      opts.templateTests = templateTestRunner({ ...(await readFixtureTree(root)), root });
-    } else {
-      // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
-      // Image sources (zlib, crypto, the registry client) load only here: a folder never needs them.
-      const [{ openDockerArchive, openOciLayout, pullImage }, { packageFilesFromImage }] = await Promise.all([import('../../oci/sources.js'), import('../../pko/package-image.js')]);
-      let image: Image;
-      if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
-      else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
-      else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true, timeouts));
-      try {
-        fm = packageFilesFromImage(image).files;
-      } catch (e) {
-        if (!(e instanceof Violation)) throw e;
-        pre.push(violationFinding(e));
+    const busy = progress(io, `validating ${positionals[0] ?? values.pull ?? values['oci-layout'] ?? values.archive}`, { enabled: output === 'text' });
+    try {
+      let fm: FileMap | undefined;
+      const opts: ValidateOptions = {};
+      const pre: Finding[] = [];
+      if (positionals[0] !== undefined) {
+        const root = path.resolve(io.cwd, positionals[0]);
+        const skippedSymlinks: string[] = [];
+        fm = await readDirToFileMap(root, { skippedSymlinks });
+        opts.skippedSymlinks = skippedSymlinks;
+        // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
+        opts.templateTests = templateTestRunner({ ...(await readFixtureTree(root)), root });
+      } else {
+        // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
+        // Image sources (zlib, crypto, the registry client) load only here: a folder never needs them.
+        const [{ openDockerArchive, openOciLayout, pullImage }, { packageFilesFromImage }] = await Promise.all([import('../../oci/sources.js'), import('../../pko/package-image.js')]);
+        let image: Image;
+        if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
+        else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
+        else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true, timeouts));
+        try {
+          fm = packageFilesFromImage(image).files;
+        } catch (e) {
+          if (!(e instanceof Violation)) throw e;
+          pre.push(violationFinding(e));
+        }
       }
+      const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
+      opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
+      opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
+      const findings = skip([...pre, ...(fm ? await validatePackage(fm, opts) : [])]);
+      const strict = values.strict === true;
+      const ok = !hasErrors(findings, strict);
+      const dir = positionals[0];
+      const subject = dir ?? values.pull ?? values['oci-layout'] ?? values.archive!;
+      io.stdout(renderReport(output, {
+        command: 'validate',
+        subject,
+        findings,
+        ok,
+        fails: (f) => hasErrors([f], strict),
+        root: dir,
+        checked: fm ? [...fm.keys()].sort() : [],
+        // PKO prints its success line whenever it accepts the package; our warnings come before it.
+        text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
+      }, {}, { color: colorFor(io, 1) }));
+      return ok ? 0 : 1;
+    } finally {
+      busy.stop();
     }
-    const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
-    opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
-    opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
-    const findings = skip([...pre, ...(fm ? await validatePackage(fm, opts) : [])]);
-    const strict = values.strict === true;
-    const ok = !hasErrors(findings, strict);
-    const dir = positionals[0];
-    const subject = dir ?? values.pull ?? values['oci-layout'] ?? values.archive!;
-    io.stdout(renderReport(output, {
-      command: 'validate',
-      subject,
-      findings,
-      ok,
-      fails: (f) => hasErrors([f], strict),
-      root: dir,
-      checked: fm ? [...fm.keys()].sort() : [],
-      // PKO prints its success line whenever it accepts the package; our warnings come before it.
-      text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
-    }));
-    return ok ? 0 : 1;
   },
 };
