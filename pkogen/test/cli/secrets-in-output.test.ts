@@ -19,6 +19,9 @@ afterAll(() => tmp.cleanup());
 const pkg = path.join(tmp.dir, 'pkg');
 /** A package whose template fails with a message that quotes a config value. */
 const failing = path.join(tmp.dir, 'failing');
+/** A package whose rendered object carries a config value its schema rejects (a label value with a space). */
+const labelled = path.join(tmp.dir, 'labelled');
+const PLANTED_LABEL = 'PLANTED label-7e6f';
 const tpl = path.join(tmp.dir, 'rollout.yaml');
 beforeAll(() => {
   mkdirSync(pkg);
@@ -65,6 +68,27 @@ test:
       config: {region: ${JSON.stringify(PLANTED_PLAIN)}}
 `);
   writeFileSync(path.join(failing, 'cm.yaml.gotmpl'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n  annotations:\n    package-operator.run/phase: deploy\ndata:\n  region: {{ fail (printf "no such region %s" .config.region) }}\n');
+  mkdirSync(labelled);
+  writeFileSync(path.join(labelled, 'manifest.yaml'), `apiVersion: manifests.package-operator.run/v1alpha1
+kind: PackageManifest
+metadata:
+  name: labelled
+spec:
+  scopes: [Namespaced]
+  phases: [{name: deploy}]
+  config:
+    openAPIV3Schema:
+      type: object
+      properties:
+        team: {type: string, description: team}
+test:
+  template:
+  - name: default
+    context:
+      package: {metadata: {name: labelled, namespace: ns}}
+      config: {team: ${JSON.stringify(PLANTED_LABEL)}}
+`);
+  writeFileSync(path.join(labelled, 'cm.yaml.gotmpl'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: l\n  labels:\n    team: {{ .config.team | quote }}\n  annotations:\n    package-operator.run/phase: deploy\n');
   writeFileSync(tpl, emitRolloutTemplate({ packageName: 'sec', config: [{ parameter: 'API_TOKEN', configKey: 'apiToken' }, { parameter: 'LEVEL', configKey: 'level' }, { parameter: 'REGION', configKey: 'region' }] }));
 });
 
@@ -76,14 +100,16 @@ describe.each(['text', 'json', 'github', 'junit'])('-o %s', (format) => {
     ['lint-rollout', () => ['lint-rollout', tpl, '--package', pkg, ...P]],
     ['simulate', () => ['simulate', tpl, '--hcp-namespaces', '2', '--package', pkg, ...P]],
     ['validate (a template error quoting a config value)', () => ['validate', failing]],
+    ['validate (a rendered object with a config value its schema rejects)', () => ['validate', labelled]],
   ])('%s fails on the planted value and never prints it', async (_, args) => {
     const r = await runCli([...args(), '-o', format]);
     if (process.env.SHOW_OUT) console.log(r.stdout + r.stderr);
     expect(r.code).toBe(1);
     // The failure is about the token (so the message that could have quoted it was produced).
-    expect(r.stdout + r.stderr).toMatch(args()[1] === failing ? /no such region (<|&lt;)redacted/ : /apiToken/);
+    const about = { [failing]: /no such region (<|&lt;)redacted/, [labelled]: /labels/ }[args()[1]] ?? /apiToken/;
+    expect(r.stdout + r.stderr).toMatch(about);
     // And about the plain key, whose field error names the field but not the value.
-    expect(r.stdout + r.stderr).toMatch(/region/);
+    if (args()[1] !== labelled) expect(r.stdout + r.stderr).toMatch(/region/);
     expect(r.stdout + r.stderr).not.toContain(PLANTED);
     expect(r.stdout + r.stderr).not.toContain('PLANTED');
     expect(r.stdout + r.stderr).not.toContain('s3cr3t');
