@@ -1,5 +1,4 @@
-import { writeSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, writeSync } from 'node:fs';
 
 /** The only things a command may touch from the outside world; tests pass their own. */
 export interface CliIO {
@@ -38,14 +37,23 @@ function fdWriter(fd: 1 | 2): (text: string) => void {
   };
 }
 
+function isCharDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
 export const processIO: CliIO = {
   stdout: fdWriter(1),
   stderr: fdWriter(2),
   env: process.env,
   cwd: process.cwd(),
-  // isatty(2), not process.stdout.isTTY: building the stream costs milliseconds at every start.
+  // A character device (a terminal; /dev/null too, where colour and progress are lost anyway):
+  // node:tty's isatty would load net, and process.stdout.isTTY builds the stream, at every start.
   get isTTY() {
-    return { stdout: isatty(1), stderr: isatty(2) };
+    return { stdout: isCharDevice(1), stderr: isCharDevice(2) };
   },
   // A getter: touching process.stdin builds its stream (~10 ms), which `--help` must not pay for.
   get prompt() {

@@ -242,7 +242,8 @@ function testCases(r: Report): { groups: Map<string, Finding[]>; names: string[]
 // ---- tap ----------------------------------------------------------------------------------
 
 /**
- * TAP version 13 (as kubeconform's `-output tap`): the plan, then one test point per test case of
+ * TAP version 13 (testanything.org; kubeconform's `-output tap` has one point per object and the
+ * plan last, without the version line: docs/validate.md): the plan, then one test point per test case of
  * the JUnit form, `not ok` when it has a finding that fails the run; its findings follow as a YAML
  * block (`message`, `severity`, `rule`, and where known `line`). No timing: same run, same bytes.
  */
