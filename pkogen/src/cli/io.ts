@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 
 /** The only things a command may touch from the outside world; tests pass their own. */
 export interface CliIO {
@@ -8,6 +8,8 @@ export interface CliIO {
   cwd: string;
   /** Asks the user a question; present only when a terminal is attached (commands never prompt otherwise). */
   prompt?: (question: string) => Promise<string>;
+  /** Which of stdout and stderr are terminals (colour and progress: terminal.ts); absent = neither. */
+  isTTY?: { stdout: boolean; stderr: boolean };
 }
 
 /**
@@ -35,11 +37,24 @@ function fdWriter(fd: 1 | 2): (text: string) => void {
   };
 }
 
+function isCharDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
 export const processIO: CliIO = {
   stdout: fdWriter(1),
   stderr: fdWriter(2),
   env: process.env,
   cwd: process.cwd(),
+  // A character device (a terminal; /dev/null too, where colour and progress are lost anyway):
+  // node:tty's isatty would load net, and process.stdout.isTTY builds the stream, at every start.
+  get isTTY() {
+    return { stdout: isCharDevice(1), stderr: isCharDevice(2) };
+  },
   // A getter: touching process.stdin builds its stream (~10 ms), which `--help` must not pay for.
   get prompt() {
     return process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined;

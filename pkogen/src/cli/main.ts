@@ -2,6 +2,7 @@ import { UsageError, UserError } from '../core/errors.js';
 import { CliIO, Command, processIO } from './io.js';
 import { pkogenVersion } from './package-root.js';
 import { didYouMean } from './suggest.js';
+import { colorFor, colorSeverities } from './terminal.js';
 
 /**
  * Every command, in help order. Each lives in `commands/<file>.ts` and is loaded only when run,
@@ -85,7 +86,8 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       return 2;
     }
     if (e instanceof UserError) {
-      io.stderr(`error: ${e.describe()}\n`);
+      const line = `error: ${e.describe()}\n`;
+      io.stderr(colorFor(io, 2) ? colorSeverities(line) : line);
       return 1;
     }
     const err = e as Error;

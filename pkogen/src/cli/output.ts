@@ -5,6 +5,7 @@
  * adds for itself (status `wide`, build `digest`). Every strategy is a pure function of the report:
  * same report, same bytes.
  */
+import { colorSeverities } from './terminal.js';
 import { countBySeverity, formatFinding, UsageError, type Finding, type Severity } from '../core/errors.js';
 
 export interface Report {
@@ -38,7 +39,24 @@ export const JSON_KEYS = ['command', 'findings', 'ok', 'subject', 'summary'] as 
 export type Strategy = (r: Report) => string;
 
 /** The strategies every finding-reporting command offers. */
-export const FINDING_FORMATS = ['text', 'json', 'github', 'junit'] as const;
+export const FINDING_FORMATS = ['text', 'json', 'github', 'junit', 'tap'] as const;
+
+/** `--skip RULE` (repeatable): the one way to ignore a rule by id in validate, lint-rollout and simulate. */
+export const SKIP_OPTION = { skip: { type: 'string', multiple: true } } as const;
+
+/**
+ * The findings filter `--skip` asks for, or a usage error: a rule id as findings print it
+ * (`image-digest`, `schema/additionalProperties`, `T3`), never one of PKO's (`pko/…`: PKO refuses
+ * the package whatever pkogen reports).
+ */
+export function skipRules(command: string, ids: readonly string[] | undefined): <F extends Finding>(findings: readonly F[]) => F[] {
+  const skip = new Set(ids ?? []);
+  for (const id of skip) {
+    if (!/^[A-Za-z0-9][\w./-]*$/.test(id)) throw new UsageError(`${command}: --skip takes a rule id as findings print it in [brackets], got ${JSON.stringify(id)}`);
+    if (id.startsWith('pko/')) throw new UsageError(`${command}: --skip ${id}: PKO's own rules cannot be skipped (PKO refuses the package whatever pkogen reports)`);
+  }
+  return (findings) => (skip.size ? findings.filter((f) => !skip.has(f.rule)) : [...findings]);
+}
 
 /** Spellings kept so that existing Makefiles keep working (`validate --output human`). */
 const ALIASES: Record<string, string> = { human: 'text' };
@@ -67,13 +85,14 @@ export function outputFormat(spec: OutputSpec, value: string | undefined): strin
 }
 
 /** Prints the report with the named strategy (built-in, or one of the command's `extra`). */
-export function renderReport(format: string, r: Report, extra: Record<string, Strategy> = {}): string {
+export function renderReport(format: string, r: Report, extra: Record<string, Strategy> = {}, opts: { color?: boolean } = {}): string {
   const s = extra[format] ?? STRATEGIES[format];
   if (!s) throw new Error(`no output strategy ${JSON.stringify(format)}`);
-  return s(r);
+  // Colour (terminal.ts: a terminal, NO_COLOR, FORCE_COLOR) only ever marks the text form's severities.
+  return opts.color && format === 'text' ? colorSeverities(s(r)) : s(r);
 }
 
-const STRATEGIES: Record<string, Strategy> = { text: textReport, json: jsonReport, github: githubReport, junit: junitReport };
+const STRATEGIES: Record<string, Strategy> = { text: textReport, json: jsonReport, github: githubReport, junit: junitReport, tap: tapReport };
 
 // ---- text ---------------------------------------------------------------------------------
 
@@ -173,15 +192,7 @@ function rooted(root: string | undefined, file: string | undefined): string | un
  */
 export function junitReport(r: Report): string {
   const fails = r.fails ?? ((f: Finding) => f.severity === 'error');
-  const groups = new Map<string, Finding[]>();
-  for (const c of r.checked ?? []) groups.set(rooted(r.root, c)!, []);
-  for (const f of r.findings) {
-    const key = r.caseOf?.(f) ?? rooted(r.root, f.file) ?? r.subject;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(f);
-  }
-  const names = [...groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const { groups, names } = testCases(r);
   let failures = 0;
   let cases = '';
   for (const name of names) {
@@ -212,6 +223,50 @@ export function junitReport(r: Report): string {
     '  </testsuite>\n' +
     '</testsuites>\n'
   );
+}
+
+/** The test cases of JUnit and TAP: one per file checked (or per unit `caseOf` names), sorted. */
+function testCases(r: Report): { groups: Map<string, Finding[]>; names: string[] } {
+  const groups = new Map<string, Finding[]>();
+  for (const c of r.checked ?? []) groups.set(rooted(r.root, c)!, []);
+  for (const f of r.findings) {
+    const key = r.caseOf?.(f) ?? rooted(r.root, f.file) ?? r.subject;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(f);
+  }
+  const names = [...groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { groups, names };
+}
+
+// ---- tap ----------------------------------------------------------------------------------
+
+/**
+ * TAP version 13 (testanything.org; kubeconform's `-output tap` has one point per object and the
+ * plan last, without the version line: docs/validate.md): the plan, then one test point per test case of
+ * the JUnit form, `not ok` when it has a finding that fails the run; its findings follow as a YAML
+ * block (`message`, `severity`, `rule`, and where known `line`). No timing: same run, same bytes.
+ */
+export function tapReport(r: Report): string {
+  const fails = r.fails ?? ((f: Finding) => f.severity === 'error');
+  const { groups, names: cases } = testCases(r);
+  // A run with nothing to name still has one test point: the subject.
+  const names = cases.length ? cases : [r.subject];
+  if (!cases.length) groups.set(r.subject, []);
+  const one = (s: string) => s.replace(/[\r\n]+/g, ' ');
+  let out = `TAP version 13\n1..${names.length}\n`;
+  names.forEach((name, i) => {
+    const g = groups.get(name)!;
+    out += `${g.some(fails) ? 'not ok' : 'ok'} ${i + 1} - ${one(name).replace(/#/g, '\\#')}\n`;
+    if (!g.length) return;
+    out += '  ---\n  findings:\n';
+    for (const f of g) {
+      out += `    - message: ${JSON.stringify(formatFinding(f))}\n      severity: ${f.severity}\n      rule: ${JSON.stringify(f.rule)}\n`;
+      if (f.line !== undefined) out += `      line: ${f.line}\n`;
+    }
+    out += '  ...\n';
+  });
+  return out;
 }
 
 /** Characters XML 1.0 cannot carry at all (controls, lone surrogates) become a visible \uXXXX. */

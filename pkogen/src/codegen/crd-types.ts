@@ -154,3 +154,15 @@ export function emitCrdTypes(inputs: CrdInput[], opts: { command: string }): Map
   }
   return out;
 }
+
+/** The command line that (re)writes the committed OpenShift type modules (`pkogen/k8s`). */
+export const OPENSHIFT_TYPES_COMMAND = 'node hack/gen-openshift-types.mjs';
+
+/**
+ * Type modules of the OpenShift kinds pkogen validates (src/schema/generated/openshift-types/),
+ * from the same CRD schemas as the validators; for `pkogen/k8s` (types only: the builders in them
+ * are not exported there).
+ */
+export function openshiftTypeModules(crds: readonly BundledCrd[]): Map<string, string> {
+  return emitCrdTypes(crds.map((crd) => ({ crd, source: crd.source })), { command: OPENSHIFT_TYPES_COMMAND });
+}

@@ -6,6 +6,7 @@
  */
 import { RawEntry, YamlValue } from '../yaml/emit.js';
 import type { KubeObject } from './package.js';
+import type { ContainerPort, EnvVar, NodeAffinity, PodAffinity, PodAntiAffinity, PodSecurityContext, Probe, SecurityContext, Toleration, Volume, VolumeMount } from '../schema/generated/k8s-types.js';
 
 /** The HCP namespace the Package is installed in. */
 export const HCP_NAMESPACE = '{{ .package.metadata.namespace }}';
@@ -20,7 +21,7 @@ export const SERVING_CERT_ANNOTATION = 'service.beta.openshift.io/serving-cert-s
 export const INJECT_CABUNDLE_ANNOTATION = 'service.beta.openshift.io/inject-cabundle';
 
 /** Prefer control-plane nodes, and the nodes dedicated to this hosted cluster even more. */
-export function controlPlaneNodeAffinity(): YamlValue {
+export function controlPlaneNodeAffinity(): NodeAffinity {
   return {
     preferredDuringSchedulingIgnoredDuringExecution: [
       { weight: 50, preference: { matchExpressions: [{ key: 'hypershift.openshift.io/control-plane', operator: 'In', values: ['true'] }] } },
@@ -30,7 +31,7 @@ export function controlPlaneNodeAffinity(): YamlValue {
 }
 
 /** Colocate with the other pods of this hosted control plane. */
-export function hcpPodAffinity(): YamlValue {
+export function hcpPodAffinity(): PodAffinity {
   return {
     preferredDuringSchedulingIgnoredDuringExecution: [
       {
@@ -42,7 +43,7 @@ export function hcpPodAffinity(): YamlValue {
 }
 
 /** Spread replicas of one workload over zones (required: a webhook backend must survive a zone). */
-export function zoneAntiAffinity(selector: Record<string, string>, required: boolean): YamlValue {
+export function zoneAntiAffinity(selector: Record<string, string>, required: boolean): PodAntiAffinity {
   const term = { labelSelector: { matchLabels: selector }, topologyKey: 'topology.kubernetes.io/zone' };
   return required
     ? { requiredDuringSchedulingIgnoredDuringExecution: [term] }
@@ -50,7 +51,7 @@ export function zoneAntiAffinity(selector: Record<string, string>, required: boo
 }
 
 /** The three tolerations of HCP components. */
-export function controlPlaneTolerations(): YamlValue[] {
+export function controlPlaneTolerations(): Toleration[] {
   return [
     { key: 'hypershift.openshift.io/control-plane', operator: 'Equal', value: 'true', effect: 'NoSchedule' },
     { key: 'hypershift.openshift.io/hosted-control-plane', operator: 'Equal', value: 'true', effect: 'NoSchedule' },
@@ -84,25 +85,25 @@ export function proxyEnv(): RawEntry {
   ]);
 }
 
-export function hostedKubeconfigVolume(): YamlValue {
+export function hostedKubeconfigVolume(): Volume {
   return { name: 'hosted-kubeconfig', secret: { secretName: HOSTED_KUBECONFIG_SECRET, defaultMode: 0o440 } };
 }
 
-export function hostedKubeconfigMount(): YamlValue {
+export function hostedKubeconfigMount(): VolumeMount {
   return { name: 'hosted-kubeconfig', mountPath: HOSTED_KUBECONFIG_DIR, readOnly: true };
 }
 
-export function hostedKubeconfigEnv(): YamlValue {
+export function hostedKubeconfigEnv(): EnvVar {
   return { name: 'KUBECONFIG', value: `${HOSTED_KUBECONFIG_DIR}/kubeconfig` };
 }
 
 /** Pod Security "restricted" at pod level. */
-export function restrictedPodSecurityContext(): YamlValue {
+export function restrictedPodSecurityContext(): PodSecurityContext {
   return { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
 }
 
 /** Pod Security "restricted" at container level, plus a read-only root filesystem. */
-export function restrictedContainerSecurityContext(): YamlValue {
+export function restrictedContainerSecurityContext(): SecurityContext {
   return {
     allowPrivilegeEscalation: false,
     capabilities: { drop: ['ALL'] },
@@ -126,12 +127,12 @@ export interface HcpContainer {
   image: string;
   command?: string[];
   args?: string[];
-  env?: YamlValue[];
-  ports?: YamlValue[];
-  volumeMounts?: YamlValue[];
+  env?: EnvVar[];
+  ports?: ContainerPort[];
+  volumeMounts?: VolumeMount[];
   resources: { requests: { cpu: string; memory: string }; limits: { cpu?: string; memory: string } };
-  livenessProbe?: YamlValue;
-  readinessProbe?: YamlValue;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
   /**
    * Mount the hosted cluster's admin kubeconfig (`service-network-admin-kubeconfig`) and set
    * KUBECONFIG to it. Opt-in: it is cluster-admin in the hosted cluster, so only a container
@@ -142,13 +143,14 @@ export interface HcpContainer {
 
 export interface HcpDeploymentOptions {
   name: string;
-  replicas: number | string;
+  /** A number, or `templateNumber('.config.replicas')` (pkogen/model) for a template expression. */
+  replicas: number;
   serviceAccountName: string;
   automountServiceAccountToken: boolean;
   /** Needs the management cluster's kube-apiserver (NetworkPolicy `management-kas`). */
   managementKasAccess: boolean;
   containers: HcpContainer[];
-  volumes?: YamlValue[];
+  volumes?: Volume[];
   /** Required zone anti-affinity between replicas (for HA backends). */
   spreadOverZones?: boolean;
   maxUnavailable?: number;

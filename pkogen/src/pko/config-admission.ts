@@ -60,7 +60,7 @@ export function defaultConfig(value: Json, schema: JSONSchemaProps | undefined):
  * of `value`. One implementation shared with manifest validation (config-schema.ts).
  */
 export function validateConfig(value: unknown, schema: JSONSchemaProps | undefined, path = 'spec.config'): FieldError[] {
-  return schema ? validateConfigValue(schema, value, path) : [];
+  return schema ? validateConfigValue(schema, value, path, { hideValues: true }) : [];
 }
 
 export interface AdmissionResult {

@@ -256,8 +256,10 @@ function patternRegExp(p: string): RegExp | undefined {
   return re;
 }
 
-export function validateConfigValue(schema: unknown, value: unknown, fld: string): FieldError[] {
-  const errs: FieldError[] = [];
+export function validateConfigValue(schema: unknown, value: unknown, fld: string, opts: { hideValues?: boolean } = {}): FieldError[] {
+  const found: FieldError[] = [];
+  // A package's config values (not the schema's own defaults) are never quoted in a message.
+  const errs = { push: (...es: FieldError[]) => found.push(...es.map((e) => (opts.hideValues ? { ...e, hideValue: true } : e))) };
   const walk = (s: unknown, v: unknown, name: string): void => {
     if (!isObj(s)) return;
     const path = name ? `${fld}.${name}` : fld;
@@ -313,7 +315,7 @@ export function validateConfigValue(schema: unknown, value: unknown, fld: string
     }
   };
   walk(schema, value, '');
-  return errs;
+  return found;
 }
 
 /** JSONSchemaProps fields that hold nested schemas (maps of them, lists of them, or one). */

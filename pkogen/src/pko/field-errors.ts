@@ -12,6 +12,8 @@ export interface FieldError {
   field: string;
   value?: unknown;
   detail?: string;
+  /** The value is a package's config value: never printed, whatever the key (as `status` never prints config). */
+  hideValue?: boolean;
 }
 
 const TYPE_TEXT: Record<FieldErrorType, string> = {
@@ -41,7 +43,7 @@ export function fieldErrorBody(e: FieldError): string {
   let s: string;
   if (e.type === 'Required' || e.type === 'Forbidden' || e.type === 'TooLong') s = TYPE_TEXT[e.type];
   // A field named like a credential (spec.config.dbPassword) never has its value printed.
-  else s = `${TYPE_TEXT[e.type]}: ${looksSecretPath(e.field) && !e.field.includes('openAPIV3Schema') ? '(value not shown)' : valueText(e.value)}`;
+  else s = `${TYPE_TEXT[e.type]}: ${e.hideValue || (looksSecretPath(e.field) && !e.field.includes('openAPIV3Schema')) ? '(value not shown)' : valueText(e.value)}`;
   if (e.detail) s += `: ${e.detail}`;
   return s;
 }

@@ -77,7 +77,7 @@ export function validatePackageManifest(m: PackageManifest): FieldError[] {
   if (schema !== undefined && schema !== null) {
     (m.test?.template ?? []).forEach((tc, i) => {
       const cfg = tc?.context?.config ?? {};
-      errs.push(...validateConfigValue(schema, cfg, `test.template[${i}].context.config`));
+      errs.push(...validateConfigValue(schema, cfg, `test.template[${i}].context.config`, { hideValues: true }));
     });
   }
   if (m.test?.kubeconform && !m.test.kubeconform.kubernetesVersion) errs.push(required('test.kubeconform.kubernetesVersion'));

@@ -127,7 +127,23 @@ export function redactContext<T>(data: T, depth = 0): T {
 }
 
 /** Every scalar under `v` replaced by the marker; maps and lists keep their keys and lengths. */
-function redactLeaves<T>(v: T, depth = 0): T {
+/** The scalar leaves of a package's config, as text: what no message may quote. Bounded like secretValuesOf. */
+export function configValuesOf(config: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number): void => {
+    if (out.length >= 10_000 || depth > 64) return;
+    if (v instanceof GoTyped) walk(v.value, depth + 1);
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
+    else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
+    else if (v instanceof Map) for (const x of v.values()) walk(x, depth + 1);
+    else if (isObj(v)) for (const x of Object.values(v)) walk(x, depth + 1);
+  };
+  walk(config, 0);
+  return out;
+}
+
+/** Every leaf value replaced by the marker, keys kept: how a package's config is shown anywhere (`status` shows its keys only). */
+export function redactLeaves<T>(v: T, depth = 0): T {
   if (depth > 64) return REDACTED as T;
   if (v instanceof GoTyped) return new GoTyped(v.goType, redactLeaves(v.value, depth + 1)) as T;
   if (Array.isArray(v)) return v.map((x) => redactLeaves(x, depth + 1)) as T;

@@ -7,7 +7,7 @@ import { type FileMap, toBytes, toText } from '../core/filemap.js';
 import { jsonRoundTrip } from '../core/json.js';
 import { GoTemplateError } from '../gotemplate/exec.js';
 import { formatValue } from '../gotemplate/fmt.js';
-import { redactRenderContext } from './redact.js';
+import { configValuesOf, redactRenderContext, redactValues } from './redact.js';
 import { pkoFuncMap } from '../gotemplate/funcs/index.js';
 import { fromJs } from '../gotemplate/funcs/json.js';
 import { GoTyped, type GoMap } from '../gotemplate/types.js';
@@ -248,7 +248,7 @@ function runTemplates(req: RenderRequest, ctx: Record<string, unknown>, cel: Cel
         r = runner.executeWithHoles(p, data);
       } catch (e) {
         if (e instanceof GoTemplateError) {
-          throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(redactRenderContext(data))}: ${e.message}`), e.template || p, e.line || undefined, e.column);
+          throw new RenderError(prefix(req, `executing template from ${p} with context ${formatValue(redactRenderContext(data))}: ${redactValues(e.message, configValuesOf(data.config))}`), e.template || p, e.line || undefined, e.column);
         }
         throw e;
       }

@@ -32,6 +32,8 @@ export interface TreeOptions {
   format?: TreeFormat;
   /** Told when `testCase` names no test case (PKO then renders with placeholders, silently). */
   onUnknownTestCase?: (name: string) => void;
+  /** Told when the package is Cluster-only and `cluster` was not given: it is rendered as a ClusterPackage (PKO refuses). */
+  onClusterOnly?: () => void;
 }
 
 export type TreeFormat = 'pko' | 'pkogen';
@@ -90,7 +92,11 @@ export function packageTree(pkg: LoadedPackage, opts: TreeOptions = {}): string 
   if (opts.config) config = opts.config;
   let prefix = 'Package';
   let scope: PackageManifestScope = 'Namespaced';
-  if (opts.cluster || !metadata.namespace) {
+  const scopes = pkg.manifest.spec?.scopes ?? [];
+  // A Cluster-only package has one way to be installed: show it that way instead of PKO's "unsupported scope".
+  const clusterOnly = !opts.cluster && scopes.includes('Cluster') && !scopes.includes('Namespaced');
+  if (clusterOnly) opts.onClusterOnly?.();
+  if (opts.cluster || clusterOnly || !metadata.namespace) {
     scope = 'Cluster';
     metadata = { ...metadata, namespace: '' };
     prefix = 'ClusterPackage';

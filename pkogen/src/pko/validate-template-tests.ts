@@ -4,6 +4,7 @@
  * filtering, as PKO does), then compare with `.test-fixtures/<case>/` when the case passed.
  * Fixtures are read-only here: a missing fixture directory is reported, never written.
  */
+import { configValuesOf, redactValues } from './redact.js';
 import type { Finding } from '../core/errors.js';
 import type { FileMap } from '../core/filemap.js';
 import { validateObjects } from './object-validators.js';
@@ -90,7 +91,10 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
   for (const m of missingFixtures) {
     findings.push({ severity: 'warning', rule: 'pko/fixtures-missing', message: `${component ? `component "${component}": ` : ''}test case "${m}" has no ${dir}${m}/ directory; kubectl package validate would generate it and pass`, file: `${dir}${m}` });
   }
-  return { findings, rendered, missingFixtures };
+  // The test cases' config values never reach a message (object validators quote the values they reject, fixture diffs show rendered text).
+  const values = (pkg.manifest.test?.template ?? []).flatMap((tc) => configValuesOf(tc.context?.config));
+  const shown = values.length ? findings.map((f) => ({ ...f, message: redactValues(f.message, values) })) : findings;
+  return { findings: shown, rendered, missingFixtures };
 }
 
 /** A TemplateTestRunner for validatePackage, over fixtures read from the package directory. */

@@ -10,7 +10,7 @@ import type { CheckContext, ScopeLookup } from './checks/context.js';
 import { OBJECT_CHECKS } from './checks/index.js';
 import { aggregateText, FieldError, fieldErrorText } from './field-errors.js';
 import { decodeNotes, loadPackage, LOCK_FILES, MANIFEST_FILES } from './loader.js';
-import { redactFor } from './redact.js';
+import { configValuesOf, redactFor, redactValues } from './redact.js';
 import { validateLockConsistency } from './lock-consistency.js';
 import { validatePackageManifest, validatePackageManifestLock } from './manifest-validation.js';
 import { validateObjects } from './object-validators.js';
@@ -301,6 +301,10 @@ async function checkObjectSets(r: ValidationRun): Promise<void> {
       }
     }
     if (set.testCase !== undefined) pointAtTemplates(r.findings.slice(start), part.pkg.files, ctx.filePrefix);
+    // Objects a test case rendered hold its config values: no finding about them may quote one.
+    const tc = set.testCase === undefined ? undefined : (part.pkg.manifest.test?.template ?? []).find((t) => t.name === set.testCase);
+    const values = tc ? configValuesOf(tc.context?.config) : [];
+    if (values.length) for (let k = start; k < r.findings.length; k++) r.findings[k] = { ...r.findings[k], message: redactValues(r.findings[k].message, values) };
   }
 }
 

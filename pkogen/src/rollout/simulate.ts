@@ -6,6 +6,7 @@
  *     rendered by PKO with its sources) → one Package per HCP namespace → PKO renders it.
  * Pure: the fleet, the Go template engine and the package renderer come in as values.
  */
+import { redactLeaves } from '../pko/redact.js';
 import type { PackageEnvironment } from '../pko/types.js';
 import { parseYaml11, YamlParseError } from '../yaml/parse.js';
 import type { Fleet, FleetManagedCluster, FleetNamespace } from './fleet.js';
@@ -80,13 +81,9 @@ export interface SimulateOptions {
   renderPackage?: PackageRenderer;
 }
 
-const SECRETISH = /(password|passwd|token|credential|private[-_]?key|secret(?!name))/i;
-
-/** Config values whose key looks secret are replaced, so no secret reaches an output. */
+/** A Package's config as a report shows it: its keys, every value replaced (no config value reaches an output). */
 export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(config)) out[k] = SECRETISH.test(k) ? '<redacted>' : isObj(v) ? redactConfig(v) : v;
-  return out;
+  return redactLeaves(config);
 }
 
 function decide(spec: Obj | undefined, kind: string, clusters: FleetManagedCluster[], hasSetBinding: (set: string) => boolean): FleetManagedCluster[] {

@@ -243,9 +243,9 @@ test('Node built-ins each command loads (process.moduleLoadList at exit): none i
 
 test('help, version and an unknown command come from main.cjs (the command table alone), as the ES bundle gives them', () => {
   // main.cjs holds main.ts and what it imports statically (suggest.ts: did-you-mean for an unknown
-  // command), no command and no npm package.
+  // command; terminal.ts: the colour of an error line), no command and no npm package.
   const meta = JSON.parse(readFileSync(path.join(bundleDir, 'cjs', 'main.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
-  expect(Object.keys(meta.inputs).map((f) => path.basename(f)).sort()).toEqual(['errors.ts', 'io.ts', 'main.ts', 'package-root.ts', 'suggest.ts']);
+  expect(Object.keys(meta.inputs).map((f) => path.basename(f)).sort()).toEqual(['errors.ts', 'io.ts', 'main.ts', 'package-root.ts', 'suggest.ts', 'terminal.ts']);
   for (const args of [['--help'], ['-h'], ['help'], ['--version'], ['version'], [], ['nope'], ['--nope']]) {
     const viaMain = bin('check', ...args);
     expect(viaMain.stderr).toMatch(/^pkogen: main\.cjs used\n/);

@@ -99,7 +99,7 @@ describe('a path given to -o is a usage error naming the flag that takes it', ()
     [['import', 'crds/', '-o', 'resources/imports'], 'pkogen: import: -o takes a format (text); to write the modules use --output-dir resources/imports\n'],
     [['kickstart', 'deploy/', '--output', 'resources'], 'pkogen: kickstart: -o takes a format (text); to write the TypeScript use --output-dir resources\n'],
     [['build', 'pkg', '--output-format', 'human'], 'pkogen: build: --output-format is now -o (text, json, digest): -o text\n'],
-    [['lint-rollout', 'rollout.tmpl', '-o', 'sarif'], 'pkogen: lint-rollout: -o takes a format (text, json, github, junit), got "sarif"\n'],
+    [['lint-rollout', 'rollout.tmpl', '-o', 'sarif'], 'pkogen: lint-rollout: -o takes a format (text, json, github, junit, tap), got "sarif"\n'],
     [['diff', 'a', 'b', '-o', 'junit'], 'pkogen: diff: -o takes a format (text, json), got "junit"\n'],
   ])('%j', async (args, stderr) => {
     expect(await run(args)).toEqual({ code: 2, stdout: '', stderr });

@@ -173,3 +173,40 @@ describe('outputFormat: -o means a format', () => {
     expect(() => outputFormat(imp, 'imports')).toThrow(new UsageError('import: -o takes a format (text); to write the modules use --output-dir imports'));
   });
 });
+
+describe('tap', () => {
+  it('is TAP 13: the plan, one point per file checked, failing files `not ok` with their findings as YAML', () => {
+    expect(renderReport('tap', REPORT)).toBe(`TAP version 13
+1..4
+ok 1 - pkg
+  ---
+  findings:
+    - message: "info: Template/t: parameter IMAGE_TAG is a placeholder [T2]"
+      severity: info
+      rule: "T2"
+  ...
+ok 2 - pkg/deploy/d.yaml
+  ---
+  findings:
+    - message: "warning: deploy/d.yaml:20 doc 1 spec.template.spec.containers[0].image: image \\"nginx:1\\" is not pinned by digest [image-digest]"
+      severity: warning
+      rule: "image-digest"
+      line: 20
+  ...
+ok 3 - pkg/deploy/svc.yaml
+not ok 4 - pkg/manifest.yaml
+  ---
+  findings:
+    - message: "error: manifest.yaml:5:3 spec.scopes: spec.scopes: Required value [pko/manifest-invalid]"
+      severity: error
+      rule: "pko/manifest-invalid"
+      line: 5
+  ...
+`);
+  });
+
+  it('a run with no file and no finding is one passing point; -o tap is accepted where findings are', () => {
+    expect(renderReport('tap', { command: 'lint-rollout', subject: 't.yaml', findings: [], ok: true })).toBe('TAP version 13\n1..1\nok 1 - t.yaml\n');
+    expect(outputFormat({ command: 'validate', formats: ['text', 'json', 'github', 'junit', 'tap'] }, 'tap')).toBe('tap');
+  });
+});

@@ -131,6 +131,28 @@ describe('pkogen as an installed package', () => {
     expect(run('node', [js], project)).toEqual({ code: 0, out: 'function manifest.yaml true\n' });
   }, LONG);
 
+  it('pkogen/k8s types a Deployment: a misspelt field fails tsc on its line, nothing is loaded at run time', () => {
+    const mod = path.join(project, 'resources', 'typed.ts');
+    const good = [
+      "import type { Deployment } from 'pkogen/k8s';",
+      "import { templateNumber } from 'pkogen/model';",
+      "export const d: Deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w' }, spec: {",
+      "  replicas: templateNumber('.config.replicas'), selector: { matchLabels: { app: 'w' } },",
+      "  template: { metadata: { labels: { app: 'w' } }, spec: {",
+      "    containers: [{ name: 'w', image: 'i' }] } } } };",
+      '',
+    ].join('\n');
+    writeFileSync(mod, good);
+    expect(run('node_modules/.bin/tsc', ['-p', 'tsconfig.json', '--noEmit'], project)).toEqual({ code: 0, out: '' });
+    writeFileSync(mod, good.replace('containers:', 'containres:'));
+    const bad = run('node_modules/.bin/tsc', ['-p', 'tsconfig.json', '--noEmit'], project);
+    expect(bad.code).not.toBe(0);
+    expect(bad.out).toMatch(/resources\/typed\.ts\(6,\d+\): error TS\d+: .*'containres' does not exist in type 'PodSpec'/);
+    writeFileSync(mod, good);
+    // The sub-path's module is empty at run time.
+    expect(readFileSync(path.join(project, 'node_modules', 'pkogen', 'dist', 'src', 'public', 'k8s.js'), 'utf8').trim()).toBe('export {};');
+  }, LONG);
+
   it('imported CRD types make a misspelt field a compile error in the consumer', () => {
     // import needs ts-morph, an optional peer dependency: first the message, then with it added.
     const without = run('node_modules/.bin/pkogen', ['import', '--bundled', 'Package', '--output-dir', 'resources/imports'], project);

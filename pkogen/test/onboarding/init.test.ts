@@ -129,9 +129,19 @@ describe('pkogen init', () => {
   it('refuses a DIR whose name is not a package name instead of renaming it (no terminal)', async () => {
     const dir = path.join(tmp.dir, 'Bad_Name');
     const r = await runCli(['init', dir]);
-    expect(r).toEqual({ code: 2, stdout: '', stderr: `pkogen: init: the package name would be DIR's name "Bad_Name", which is not a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 53 characters; pass --name NAME\n` });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: `pkogen: init: the package name would be DIR's name "Bad_Name", which is not a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 53 characters; pass --name NAME (for example --name bad-name)\n` });
     expect(() => statSync(dir)).toThrow();
     expect((await runCli(['init', dir, '--name', 'bad-name', '--pkogen', '^0.1.0'])).code).toBe(0);
+  });
+
+  it('on a terminal, a DIR name that is not a package name is said so, with the suggested name as the default', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    let err = '';
+    let out = '';
+    const dir = path.join(tmp.dir, 'Bad_Name2');
+    const code = await main(['init', dir, '--classic', '--scope', 'Cluster', '--image-in', 'config', '--pkogen', '^0.1.0'], { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {}, cwd: ROOT, prompt: async () => '' });
+    expect({ code, err }).toEqual({ code: 0, err: `DIR's name "Bad_Name2" is not a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 53 characters; suggested package name: bad-name2\n` });
+    expect(out).toMatch(/for package bad-name2 /);
   });
 
   it('Ctrl+D at a prompt is a usage error naming the question, and nothing is written', async () => {

@@ -89,12 +89,12 @@ describe('pkogen render', () => {
 
   test('unknown test case names the available ones', async () => {
     const r = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'nope']);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain('no test case "nope" in test.template (have: namespace-scope, cluster-scope)\n');
-    // A misspelt name is still bad input (exit 1: it is checked against the package), with a suggestion.
+    // A usage error (exit 2): the command line names a test case the package does not have.
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('render: no test case "nope" in manifest.yaml test.template (have: namespace-scope, cluster-scope)\n');
     const typo = await run(['render', path.join(REF, 'test-stub'), '--test-case', 'cluster-scpoe']);
-    expect(typo.code).toBe(1);
-    expect(typo.err).toContain('no test case "cluster-scpoe" in test.template (have: namespace-scope, cluster-scope); did you mean cluster-scope?\n');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('no test case "cluster-scpoe" in manifest.yaml test.template (have: namespace-scope, cluster-scope); did you mean cluster-scope?\n');
   });
 
   test('a component of a multi-component package', async () => {
@@ -131,6 +131,18 @@ describe('pkogen tree', () => {
     expect(r.out).toBe('test-stub\nPackage test-ns/test\n└── Phase deploy\n    └── /v1, Kind=ConfigMap /cel-template-cm\n    └── apps/v1, Kind=Deployment /test-deployment\n');
     const ours = await run(['tree', path.join(REF, 'test-stub-cel'), '--test-case', 'namespace-scope', '--format', 'pkogen']);
     expect(ours.out).toBe('test-stub\nPackage test-ns/test\n└── Phase deploy\n    ├── /v1, Kind=ConfigMap /cel-template-cm\n    └── apps/v1, Kind=Deployment /test-deployment\n');
+  });
+  test('a Cluster-only package is printed as a ClusterPackage without --cluster (said on stderr)', async () => {
+    const dir = tmpdir();
+    try {
+      fs.writeFileSync(path.join(dir, 'manifest.yaml'), 'apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: conly\nspec:\n  scopes: [Cluster]\n  phases: [{name: deploy}]\n');
+      fs.writeFileSync(path.join(dir, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n  annotations:\n    package-operator.run/phase: deploy\n');
+      const r = await run(['tree', dir]);
+      expect(r).toEqual({ code: 0, out: 'conly\nClusterPackage /name\n└── Phase deploy\n    └── /v1, Kind=Namespace /x\n', err: "pkogen tree: the package's only scope is Cluster: printed as a ClusterPackage (kubectl package tree needs --cluster)\n" });
+      expect(await run(['tree', dir, '--cluster'])).toEqual({ ...r, err: '' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
   test('unsupported scope fails', async () => {
     const r = await run(['tree', path.join(REF, 'remote-phase-component'), '--cluster']);

@@ -148,7 +148,7 @@ describe('CLI: --package checks scope and config (K2); simulate installs one Clu
     expect(ok.code).toBe(0);
     const bad = await runCli(['lint-rollout', tpl, '--package', pkg, '-p', 'REGISTRY_IMG=quay.io/a/b', '-p', 'LOG_LEVEL=trace']);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain('objects[0].spec.resources[0].spec.config: SelectorSyncSet/example-operator > ClusterPackage/example-operator: config: spec.config.logLevel: Unsupported value: "trace"');
+    expect(bad.stdout).toContain('objects[0].spec.resources[0].spec.config: SelectorSyncSet/example-operator > ClusterPackage/example-operator: config: spec.config.logLevel: Unsupported value: (value not shown)');
     expect(bad.stdout).toContain('[K2]');
   });
   test('lint-rollout --package: a Namespaced-only package cannot be a ClusterPackage', async () => {
@@ -171,7 +171,7 @@ describe('CLI: --package checks scope and config (K2); simulate installs one Clu
     ]);
     const bad = await runCli([...args, '-p', 'LOG_LEVEL=trace']);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain('  error: config: spec.config.logLevel: Unsupported value: "trace"');
+    expect(bad.stdout).toContain('  error: config: spec.config.logLevel: Unsupported value: (value not shown)');
     expect(bad.stdout).toMatch(/2 namespace\(s\), 0 valid Package\(s\), 2 error\(s\)/);
   });
   test('simulate: a package finding is printed once, and no row says ok while the summary counts it', async () => {

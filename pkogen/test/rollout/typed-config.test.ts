@@ -82,9 +82,9 @@ describe('typed rollout parameters', () => {
     expect(lint.code).toBe(1);
     const k2 = lint.stdout.split('\n').filter((l) => l.includes('[K2]')).map((l) => l.replace(/^.*Package\/typed: /, ''));
     expect(k2).toEqual([
-      'config: spec.config.debug: Invalid value: "true": debug in body must be of type boolean: "string" [K2]',
-      'config: spec.config.replicas: Invalid value: "3": replicas in body must be of type integer: "string" [K2]',
-      'config: spec.config.tier: Unsupported value: "": supported values: "small", "large" [K2]',
+      'config: spec.config.debug: Invalid value: (value not shown): debug in body must be of type boolean: "string" [K2]',
+      'config: spec.config.replicas: Invalid value: (value not shown): replicas in body must be of type integer: "string" [K2]',
+      'config: spec.config.tier: Unsupported value: (value not shown): supported values: "small", "large" [K2]',
     ]);
     const sim = await runCli(['simulate', tpl, '--hcp-namespaces', '1', '--package', pkg, ...SET]);
     expect(sim.code).toBe(1);
@@ -97,7 +97,7 @@ describe('typed rollout parameters', () => {
     writeFileSync(path.join(pkg, 'manifest.yaml'), MANIFEST.replace('        tier:', '        serviceCA: {type: string}\n        tier:'));
     const lint = await runCli(['lint-rollout', tpl, '--package', pkg, ...SET]);
     expect(lint.code).toBe(1);
-    expect(lint.stdout).toMatch(/error: .*spec\.template: .*Package\/typed \(rendered\): config: spec\.config\.replicas: Invalid value: "3".*\[K2\]/);
+    expect(lint.stdout).toMatch(/error: .*spec\.template: .*Package\/typed \(rendered\): config: spec\.config\.replicas: Invalid value: \(value not shown\).*\[K2\]/);
     const sim = await runCli(['simulate', tpl, '--hcp-namespaces', '1', '--package', pkg, ...SET]);
     expect(sim.code).toBe(1);
   });

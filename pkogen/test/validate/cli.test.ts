@@ -68,7 +68,7 @@ describe('pkogen validate', () => {
   test.each([
     [[], 'pkogen: validate: missing DIR (or --pull REF, --oci-layout DIR, --archive FILE)\n'],
     [['a', '--archive', 'b'], 'pkogen: validate: give exactly one of DIR, --pull, --oci-layout, --archive\n'],
-    [['a', '--output', 'xml'], 'pkogen: validate: -o takes a format (text, json, github, junit), got "xml"\n'],
+    [['a', '--output', 'xml'], 'pkogen: validate: -o takes a format (text, json, github, junit, tap), got "xml"\n'],
     [['--bogus'], "pkogen: validate: unknown option --bogus (run 'pkogen validate --help')\n"],
   ] as [string[], string][])('usage error %j exits 2 with one line', async (args, err) => {
     const r = await run(args);

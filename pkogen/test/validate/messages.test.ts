@@ -216,7 +216,7 @@ describe('more reasons and places', () => {
     m.test = { template: [{ name: 'c', context: { config: { n: 'x' } } as never }] };
     expect(validatePackageManifest(m).map((e) => aggregateText([e]))).toEqual([
       'test.template[0].context.config.img: Required value',
-      'test.template[0].context.config.n: Invalid value: "x": n in body must be of type integer: "string"',
+      'test.template[0].context.config.n: Invalid value: (value not shown): n in body must be of type integer: "string"',
     ]);
   });
 });

@@ -9,7 +9,7 @@ import { pkogenRoot } from '../package-root.js';
 import type { Command } from '../io.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
-const HELP = `Usage: pkogen generate MODULE [--root DIR] [-o text|json|github|junit]
+const HELP = `Usage: pkogen generate MODULE [--root DIR] [-o text|json|github|junit|tap]
 
 Runs a bundle module (a compiled JavaScript module whose default export returns every generated
 artifact), runs the generation checks, and writes the outputs under --root (default: the current
@@ -21,7 +21,7 @@ lock file ROOT/.pkogen.lock (a lock left by a process that no longer runs is tak
 Options:
   --root DIR           where the outputs go (default: the current directory)
   -o, --output FORMAT  how the generation checks' findings are reported: text (default, on
-                       stderr), json, github (GitHub Actions annotations) or junit, on stdout
+                       stderr), json, github (GitHub Actions annotations), junit or tap, on stdout
 
 Example:
   pkogen generate dist/resources/resources.js

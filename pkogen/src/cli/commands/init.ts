@@ -88,7 +88,11 @@ export const command: Command = {
     const defaultName = base.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 53).replace(/-+$/, '') || 'my-package';
     // Without a terminal the name is never made up: DIR's name is the package name, or init refuses.
     if (values.name === undefined && !io.prompt && !(NAME_RE.test(base) && base.length <= 53)) {
-      throw new UsageError(`init: the package name would be DIR's name ${JSON.stringify(base)}, which is not ${NAME_RULE}; pass --name NAME`);
+      throw new UsageError(`init: the package name would be DIR's name ${JSON.stringify(base)}, which is not ${NAME_RULE}; pass --name NAME (for example --name ${defaultName})`);
+    }
+    // On a terminal the suggested name is only the prompt's default, and said so: never a silent rename.
+    if (values.name === undefined && io.prompt && !(NAME_RE.test(base) && base.length <= 53)) {
+      io.stderr(`DIR's name ${JSON.stringify(base)} is not ${NAME_RULE}; suggested package name: ${defaultName}\n`);
     }
     const name = (values.name as string | undefined) ?? (await ask(io, 'Package name', defaultName, (v) => NAME_RE.test(v)));
     const hypershift = values.hypershift ? true : values.classic ? false : (await ask(io, 'HyperShift package (hcp namespace + hosted-cluster phase)? yes/no', 'yes', (v) => /^(y|yes|n|no)$/i.test(v))).toLowerCase().startsWith('y');

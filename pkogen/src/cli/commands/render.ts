@@ -97,9 +97,9 @@ export const command: Command = {
         const tc = (pkg.manifest.test?.template ?? []).find((t) => t.name === tcName);
         if (!tc) {
           const names = (pkg.manifest.test?.template ?? []).map((t) => t.name);
-          // Exit 1, not 2: the name is checked against the package (input), not against the command line.
+          // A usage error (exit 2), like an unknown flag value: the command line names what is not there.
           const hint = didYouMean(tcName, names);
-          throw new UserError(`no test case ${JSON.stringify(tcName)} in test.template${names.length ? ` (have: ${names.join(', ')})` : ''}${hint ? `; did you mean ${hint}?` : ''}`, { file: `${component ? `components/${component}/` : ''}manifest.yaml` });
+          throw new UsageError(`render: no test case ${JSON.stringify(tcName)} in ${component ? `components/${component}/` : ''}manifest.yaml test.template${names.length ? ` (have: ${names.join(', ')})` : ''}${hint ? `; did you mean ${hint}?` : ''}`);
         }
         req = testCaseRequest(pkg, tc, component || undefined);
       } else {

@@ -15,10 +15,11 @@ import { redactConfig, simulateRollout, SimulationResult } from '../../rollout/s
 import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
-import { FINDING_FORMATS, outputFormat, renderReport } from '../output.js';
+import { colorFor, progress } from '../terminal.js';
+import { FINDING_FORMATS, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 import { isObj } from '../../core/guards.js';
 
-const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [-o text|json|github|junit]
+const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [--skip RULE]... [-o text|json|github|junit|tap]
 
 Process a rollout Template like app-interface (oc process with saasherder's parameters), follow
 hive (SelectorSyncSet → service clusters) and ACM (PlacementRule/Placement → management clusters,
@@ -28,13 +29,14 @@ HCP namespace.
 
 Options:
   -p, --param NAME=VALUE    a parameter as the SaaS file sets it (repeatable); required ones must be given
+  --skip RULE               drop the findings of this rule (the id in [brackets]; repeatable)
   --hcp-namespaces N|LIST   N generated OSD-style HCP namespaces, or a comma-separated list of names
   --package DIR|REF         the package: a directory, or the package image (pulled from its registry)
   --insecure                allow plain-HTTP registries for --package REF
 ${registryTimeoutHelp(2, 28)}
   --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
                             a fleet replaces --hcp-namespaces, see docs/rollout.md)
-  -o, --output FORMAT       text (default), json, github (GitHub Actions annotations) or junit
+  -o, --output FORMAT       text (default), json, github (GitHub Actions annotations), junit or tap
 Exit: 0 every namespace got a valid Package, 1 errors, 2 usage error.`;
 
 async function readEnvironment(file: string, cwd: string): Promise<{ environment?: PackageEnvironment; fleet?: Fleet }> {
@@ -111,7 +113,9 @@ export const command: Command = {
       'hcp-namespaces': { type: 'string' },
       environment: { type: 'string' },
       output: { type: 'string', short: 'o' },
+      ...SKIP_OPTION,
     }, { min: 1, max: 1, names: 'FILE' });
+    const skip = skipRules('simulate', values.skip as string[] | undefined);
     const timeouts = registryTimeouts('simulate', values);
     const output = outputFormat({ command: 'simulate', formats: FINDING_FORMATS }, values.output as string | undefined);
     const hcp = values['hcp-namespaces'] as string | undefined;
@@ -156,21 +160,29 @@ export const command: Command = {
         throw e;
       }
     }
-    await prepareRolloutSchemas(file, textIn);
-    const res = simulateRollout(file, textIn, {
-      parameters: params,
-      fleet: env.fleet ?? defaultFleet(names),
-      environment: env.environment,
-      schema: rolloutSchemaValidator(),
-      renderTemplate: renderObjectTemplateText,
-      renderPackage,
-    });
+    const busy = progress(io, `simulating ${file}`, { enabled: output === 'text' });
+    let res;
+    try {
+      await prepareRolloutSchemas(file, textIn);
+      res = simulateRollout(file, textIn, {
+        parameters: params,
+        fleet: env.fleet ?? defaultFleet(names),
+        environment: env.environment,
+        schema: rolloutSchemaValidator(),
+        renderTemplate: renderObjectTemplateText,
+        renderPackage,
+      });
+    } finally {
+      busy.stop();
+    }
+    // --skip drops a rule's findings everywhere before anything is counted.
+    for (const p of res.packages) p.findings = skip(p.findings);
     // The Template's findings, the simulation's, then the package's own (its files under --package).
-    const shared: Finding[] = [
+    const shared: Finding[] = skip([
       ...res.lint.findings,
       ...res.findings,
       ...packageFindings.map((f) => ({ ...f, file: `${String(values.package)}/${f.file ?? ''}` })),
-    ];
+    ]);
     const s = totals(res, shared);
     // Each namespace's findings once, at the top level, with the namespace at the end of the chain.
     const namespaceOf = new Map<Finding, string>();
@@ -196,7 +208,7 @@ export const command: Command = {
         packages: res.packages.map(({ findings: _f, ...p }) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined })),
       },
       text: () => text(res, shared, file),
-    }));
+    }, {}, { color: colorFor(io, 1) }));
     return s.errors > 0 ? 1 : 0;
   },
 };

@@ -4,10 +4,11 @@ import { buildRows, summarize, type Listed, type PackageRow } from '../../status
 import { formatText } from '../../status/format.js';
 import { parseCommandArgs } from '../args.js';
 import { processIO, type CliIO, type Command } from '../io.js';
+import { progress } from '../terminal.js';
 import { FINDING_FORMATS, outputFormat, renderReport, type Report } from '../output.js';
 
 const HELP = `Usage: pkogen status [NAME] [-A | -n NS] [-l SELECTOR] [--kubeconfig FILE] [--context C] [--expect-image REF] [-o text|wide|json] [--watch [--watch-timeout S]]
-       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure] [-o text|json|github|junit]
+       pkogen status --explain NS/NAME [--kubeconfig FILE] [--context C] [--insecure] [-o text|json|github|junit|tap]
 
 Shows every Package Operator Package of the selected namespaces in one table: revision, image
 digest, state (Available, Progressing, Unpacking, Invalid, Paused, NotReady) with reason and age,
@@ -23,7 +24,7 @@ Options:
   --context C            kubeconfig context
   --expect-image REF     count a Package whose running image differs as drift (digest or reference)
   -o, --output FORMAT    text (default), wide (adds revision history), json;
-                         with --explain: text, json, github or junit
+                         with --explain: text, json, github, junit or tap
   --watch                redraw on every change (list, then watch; bounded reconnects)
   --watch-timeout S      with --watch: stop after S seconds (exit code of the last state)
   --explain NS/NAME      pull an Invalid Package's image and validate it with its config: located findings
@@ -81,20 +82,6 @@ function render(rows: PackageRow[], output: string, expectImage: string | undefi
   return renderReport(output, report, { wide: () => formatText(rows, summary, { now, wide: true, expectImage }) });
 }
 
-/** A spinner on a terminal only; never in pipes, files or tests. */
-function spinner(io: CliIO): { stop(): void } {
-  if (io !== processIO || !process.stderr.isTTY) return { stop() {} };
-  const frames = '|/-\\';
-  let i = 0;
-  const t = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} listing packages…`), 120);
-  return {
-    stop() {
-      clearInterval(t);
-      process.stderr.write('\r\x1b[K');
-    },
-  };
-}
-
 export const command: Command = {
   name: 'status',
   summary: 'Show Package state across namespaces: revision, image, what blocks a rollout',
@@ -143,7 +130,7 @@ export const command: Command = {
     const sel: StatusSelection = { allNamespaces: values['all-namespaces'] === true, namespace: values.namespace, selector: values.selector, name: positionals[0], pageSize };
     const kube = await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
 
-    const spin = spinner(io);
+    const spin = progress(io, 'listing packages', { enabled: output !== 'json' });
     let listed;
     try {
       listed = await listAll(kube, sel);

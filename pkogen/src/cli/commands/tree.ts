@@ -23,7 +23,8 @@ Options:
   --config FILE      YAML config (admitted against spec.config.openAPIV3Schema)
                      (kubectl-package spelling: --config-path)
   --component NAME   the tree of one component of a multi-component package
-  --cluster          render as a ClusterPackage
+  --cluster          render as a ClusterPackage (the default for a package whose only
+                     scope is Cluster; kubectl-package refuses one without --cluster)
   --format F         pko (default): kubectl-package's layout (gotree v1.0.0: every phase
                      marked └──, the objects of all but the last phase ├──);
                      pkogen: the same tree with the usual markers (pkogen before 0.2)
@@ -80,6 +81,7 @@ export const command: Command = {
         config,
         cluster: values.cluster === true,
         format,
+        onClusterOnly: () => io.stderr('pkogen tree: the package\'s only scope is Cluster: printed as a ClusterPackage (kubectl package tree needs --cluster)\n'),
         onUnknownTestCase: (name) => io.stderr(`pkogen tree: no test case named ${JSON.stringify(name)}: rendering with name "name", namespace "namespace" and an empty config, as kubectl package does\n`),
       });
     } catch (e) {

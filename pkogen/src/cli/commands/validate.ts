@@ -13,9 +13,10 @@ import { renderUntestedTemplates, templateTestRunner } from '../../pko/validate-
 import { readConfigFile } from '../yaml-file.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
-import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
+import { colorFor, progress } from '../terminal.js';
+import { FINDING_FORMATS, findingLines, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 
-const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [-o text|json|github|junit] [--insecure]
+const HELP = `Usage: pkogen validate DIR|--pull REF|--oci-layout DIR|--archive FILE [--strict] [--crd PATH]... [--config FILE] [--skip RULE]... [-o text|json|github|junit|tap] [--insecure]
                        [--connect-timeout D] [--stall-timeout D] [--timeout D]
 
 Validates a Package Operator package with PKO's own rules and messages (structure, manifest,
@@ -32,8 +33,10 @@ Options:
                       CRDs the package ships are used without it)
   --config FILE       config for templates no test.template case renders (default: schema defaults)
   --strict            warnings fail too (exit 1), except "no schema for this kind"
+  --skip RULE         drop the findings of this rule (the id in [brackets]; repeatable);
+                      PKO's own rules (pko/...) cannot be skipped
   -o, --output FORMAT text (default; human is the same), json, github (GitHub Actions
-                      annotations) or junit (JUnit XML): see README "Output formats"
+                      annotations), junit (JUnit XML) or tap (TAP 13): see README "Output formats"
   --insecure          allow plain-HTTP registries for --pull
 ${registryTimeoutHelp(2, 22)}
 
@@ -61,6 +64,7 @@ export const command: Command = {
       strict: { type: 'boolean' },
       output: { type: 'string', short: 'o' },
       insecure: { type: 'boolean' },
+      ...SKIP_OPTION,
       ...REGISTRY_TIMEOUT_FLAGS,
     }, { min: 0, max: 1, names: 'DIR' });
     const values = parsed.values;
@@ -75,51 +79,57 @@ export const command: Command = {
     if (sources.length > 1) throw new UsageError('validate: give exactly one of DIR, --pull, --oci-layout, --archive');
     const timeouts = registryTimeouts('validate', values);
     const output = outputFormat({ command: 'validate', formats: FINDING_FORMATS }, values.output);
+    const skip = skipRules('validate', values.skip);
 
-    let fm: FileMap | undefined;
-    const opts: ValidateOptions = {};
-    const pre: Finding[] = [];
-    if (positionals[0] !== undefined) {
-      const root = path.resolve(io.cwd, positionals[0]);
-      const skippedSymlinks: string[] = [];
-      fm = await readDirToFileMap(root, { skippedSymlinks });
-      opts.skippedSymlinks = skippedSymlinks;
-      // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
-      opts.templateTests = templateTestRunner({ ...(await readFixtureTree(root)), root });
-    } else {
-      // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
-      // Image sources (zlib, crypto, the registry client) load only here: a folder never needs them.
-      const [{ openDockerArchive, openOciLayout, pullImage }, { packageFilesFromImage }] = await Promise.all([import('../../oci/sources.js'), import('../../pko/package-image.js')]);
-      let image: Image;
-      if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
-      else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
-      else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true, timeouts));
-      try {
-        fm = packageFilesFromImage(image).files;
-      } catch (e) {
-        if (!(e instanceof Violation)) throw e;
-        pre.push(violationFinding(e));
+    const busy = progress(io, `validating ${positionals[0] ?? values.pull ?? values['oci-layout'] ?? values.archive}`, { enabled: output === 'text' });
+    try {
+      let fm: FileMap | undefined;
+      const opts: ValidateOptions = {};
+      const pre: Finding[] = [];
+      if (positionals[0] !== undefined) {
+        const root = path.resolve(io.cwd, positionals[0]);
+        const skippedSymlinks: string[] = [];
+        fm = await readDirToFileMap(root, { skippedSymlinks });
+        opts.skippedSymlinks = skippedSymlinks;
+        // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
+        opts.templateTests = templateTestRunner({ ...(await readFixtureTree(root)), root });
+      } else {
+        // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
+        // Image sources (zlib, crypto, the registry client) load only here: a folder never needs them.
+        const [{ openDockerArchive, openOciLayout, pullImage }, { packageFilesFromImage }] = await Promise.all([import('../../oci/sources.js'), import('../../pko/package-image.js')]);
+        let image: Image;
+        if (values['oci-layout'] !== undefined) image = await openOciLayout(path.resolve(io.cwd, values['oci-layout']));
+        else if (values.archive !== undefined) image = await openDockerArchive(path.resolve(io.cwd, values.archive));
+        else image = await pullImage(values.pull!, registryOptions(io, values.insecure === true, timeouts));
+        try {
+          fm = packageFilesFromImage(image).files;
+        } catch (e) {
+          if (!(e instanceof Violation)) throw e;
+          pre.push(violationFinding(e));
+        }
       }
+      const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
+      opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
+      opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
+      const findings = skip([...pre, ...(fm ? await validatePackage(fm, opts) : [])]);
+      const strict = values.strict === true;
+      const ok = !hasErrors(findings, strict);
+      const dir = positionals[0];
+      const subject = dir ?? values.pull ?? values['oci-layout'] ?? values.archive!;
+      io.stdout(renderReport(output, {
+        command: 'validate',
+        subject,
+        findings,
+        ok,
+        fails: (f) => hasErrors([f], strict),
+        root: dir,
+        checked: fm ? [...fm.keys()].sort() : [],
+        // PKO prints its success line whenever it accepts the package; our warnings come before it.
+        text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
+      }, {}, { color: colorFor(io, 1) }));
+      return ok ? 0 : 1;
+    } finally {
+      busy.stop();
     }
-    const config = values.config === undefined ? undefined : await readConfigFile(io.cwd, values.config);
-    opts.untestedTemplates = async (pkg, component) => renderUntestedTemplates(pkg, component, { config });
-    opts.schema = createSchemaRegistry({ crdFiles: (values.crd ?? []).map((c) => path.resolve(io.cwd, c)) });
-    const findings = [...pre, ...(fm ? await validatePackage(fm, opts) : [])];
-    const strict = values.strict === true;
-    const ok = !hasErrors(findings, strict);
-    const dir = positionals[0];
-    const subject = dir ?? values.pull ?? values['oci-layout'] ?? values.archive!;
-    io.stdout(renderReport(output, {
-      command: 'validate',
-      subject,
-      findings,
-      ok,
-      fails: (f) => hasErrors([f], strict),
-      root: dir,
-      checked: fm ? [...fm.keys()].sort() : [],
-      // PKO prints its success line whenever it accepts the package; our warnings come before it.
-      text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
-    }));
-    return ok ? 0 : 1;
   },
 };

@@ -9,7 +9,7 @@ import type { Finding } from '../../core/errors.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 import { failedChecks, KEPT_LOCK, keepsLock, loadBundle } from './generate.js';
 
-const HELP = `Usage: pkogen verify MODULE [--root DIR] [-o text|json|github|junit]
+const HELP = `Usage: pkogen verify MODULE [--root DIR] [-o text|json|github|junit|tap]
 
 Regenerates everything the bundle module produces, in memory, and compares it with the files
 under --root (default: the current directory). Exits 1 and names every file that was added,
@@ -19,7 +19,7 @@ the committed output is exactly what the generator makes.
 Options:
   --root DIR           where the committed outputs are (default: the current directory)
   -o, --output FORMAT  text (default: drift and diffs on stderr), json, github (GitHub Actions
-                       annotations on the drifted files) or junit, on stdout
+                       annotations on the drifted files), junit or tap, on stdout
 
 Example:
   pkogen verify dist/resources/resources.js
