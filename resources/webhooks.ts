@@ -70,8 +70,8 @@ const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
  * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts, Node 24.21): with `--jitless`
  * idle 57.7 MiB, 69 MiB after 10,000 admissions at 500/s, 75-76 MiB with 100 stalled 3 MiB bodies,
  * and 168-178 MiB peak when the in-flight budget's worth of maximum-size bodies (4 x 3 MiB of the
- * smallest JSON values) is parsed at once (with the JIT: 60 / 91 / 99 MiB, and 192-199 MiB for the
- * last, above the old 160Mi limit). Of the RSS, ~40 MiB are clean pages of the node executable
+ * smallest JSON values) is parsed at once (with the JIT: 60 / 91 / 99 MiB, and 199 MiB for the last
+ * with the old 96 MB old-space cap, above the old 160Mi limit). Of the RSS, ~40 MiB are clean pages of the node executable
  * (shared by every container of the image on a node; a bare HTTPS server is 52-54 MiB), so idle
  * <= 50 MiB is out of reach on this runtime. Request = the loaded RSS rounded up (72Mi); limit =
  * the parse peak with headroom (208Mi). V8's old space is capped at 80 MB: the live heap of one

@@ -15,6 +15,7 @@
  *   most objects per byte), sent together: peak RSS (VmHWM), which the memory limit must cover.
  * The server's own time per admission comes from its log lines (`ms`), apart from the
  * client-observed latency, which on a loaded machine includes the load generator's own delays.
+ * `WEBHOOK_BENCH_NODE_OPTIONS` replaces the Deployment's NODE_OPTIONS (to try other V8 flags).
  * Mix: 70% valid NodePoolOSConfigs, 20% invalid ones, 10% NodePoolOSBuild status writes by the
  * controller. Keep-alive connections (the kube-apiserver reuses them).
  */
