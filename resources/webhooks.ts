@@ -67,16 +67,21 @@ export const AVAILABILITY_POLICY_KEY = 'webhookAvailabilityPolicy';
 const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
 
 /**
- * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts), on Node 24: idle ~60 MiB
- * (Node 24's own floor for an HTTPS server is ~55 MiB here, 44 on Node 20), 90-93 MiB after
- * 10,000 admissions at 500/s, 97 MiB peak with 100 stalled 3 MiB bodies. Request = the loaded
- * RSS rounded up (96Mi); limit = that plus the worst the server lets in at once (the 12 MiB
- * in-flight budget, parsed: ~4x) with headroom (160Mi). V8's old space is capped below the limit
- * so the heap collects before the cgroup kills, and its young generation at 4 MB (peaks 102 -> 93
- * MiB under closed-loop load). CPU: ~0.5 ms per admission.
+ * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts, Node 24.21): with `--jitless`
+ * idle 57.7 MiB, 69 MiB after 10,000 admissions at 500/s, 75-76 MiB with 100 stalled 3 MiB bodies,
+ * and 168-178 MiB peak when the in-flight budget's worth of maximum-size bodies (4 x 3 MiB of the
+ * smallest JSON values) is parsed at once (with the JIT: 60 / 91 / 99 MiB, and 199 MiB for the last
+ * with the old 96 MB old-space cap, above the old 160Mi limit). Of the RSS, ~40 MiB are clean pages of the node executable
+ * (shared by every container of the image on a node; a bare HTTPS server is 52-54 MiB), so idle
+ * <= 50 MiB is out of reach on this runtime. Request = the loaded RSS rounded up (72Mi); limit =
+ * the parse peak with headroom (208Mi). V8's old space is capped at 80 MB: the live heap of one
+ * parsed pathological body is ~55 MB (a 48 MB cap crashed on it), and the cap keeps the heap
+ * collecting below the limit. `--jitless` (the interpreter only; the webhook uses no
+ * WebAssembly) saves ~22 MiB after load (8 MiB of compiler code, the rest JIT code and its
+ * metadata) for ~1.8x the CPU per admission (0.64-0.96 ms against 0.36-0.42 ms here).
  */
-export const WEBHOOK_RESOURCES = { requests: { cpu: '10m', memory: '96Mi' }, limits: { memory: '160Mi' } };
-export const WEBHOOK_NODE_OPTIONS = '--max-old-space-size=96 --max-semi-space-size=4';
+export const WEBHOOK_RESOURCES = { requests: { cpu: '10m', memory: '72Mi' }, limits: { memory: '208Mi' } };
+export const WEBHOOK_NODE_OPTIONS = '--max-old-space-size=80 --max-semi-space-size=4 --jitless';
 
 export function webhookServer(): PackageObject[] {
   const labels = { app: WEBHOOK_SERVER };

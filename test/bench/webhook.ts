@@ -9,14 +9,18 @@
  *   in full): p50/p99/max, and RSS (VmRSS, VmHWM) after those admissions;
  * - closed-loop throughput with CONCURRENCY requests outstanding;
  * - 100 clients that each declare a 3 MiB body, send 1 MiB and stall: peak RSS (VmHWM), the
- *   server's refusals, and that it still answers afterwards.
+ *   server's refusals, and that it still answers afterwards;
+ * - the most the server parses at once: rounds of as many maximum-size AdmissionReviews as the
+ *   in-flight budget admits (12 MiB / 3 MiB = 4), each a config of the smallest JSON values (the
+ *   most objects per byte), sent together: peak RSS (VmHWM), which the memory limit must cover.
  * The server's own time per admission comes from its log lines (`ms`), apart from the
  * client-observed latency, which on a loaded machine includes the load generator's own delays.
+ * `WEBHOOK_BENCH_NODE_OPTIONS` replaces the Deployment's NODE_OPTIONS (to try other V8 flags).
  * Mix: 70% valid NodePoolOSConfigs, 20% invalid ones, 10% NodePoolOSBuild status writes by the
  * controller. Keep-alive connections (the kube-apiserver reuses them).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import * as https from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -24,11 +28,14 @@ import { performance } from 'node:perf_hooks';
 import * as tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { WEBHOOK_NODE_OPTIONS } from '../../resources/webhooks.js';
+import { MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT } from '../../builder/webhook/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
 const RATE = Number(process.env.WEBHOOK_BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.WEBHOOK_BENCH_SECONDS ?? 20);
+/** The Deployment's NODE_OPTIONS unless WEBHOOK_BENCH_NODE_OPTIONS is set (to try other V8 flags). */
+const NODE_OPTIONS = process.env.WEBHOOK_BENCH_NODE_OPTIONS ?? WEBHOOK_NODE_OPTIONS;
 const CONCURRENCY = 16;
 const THROUGHPUT_SECONDS = 5;
 const GROUP = 'on-cluster-build.pkogen.io';
@@ -42,6 +49,29 @@ function procStatus(pid: number): { rssKb: number; hwmKb: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
   return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+}
+
+/**
+ * Where the RSS is (/proc/PID/smaps): pages of the node executable itself (clean, file-backed:
+ * shared by every process that maps the same file, dropped and re-read under memory pressure),
+ * anonymous memory (heap, V8, OpenSSL, buffers: the process's own), and other files (shared
+ * libraries).
+ */
+function rssParts(pid: number): { exeKb: number; anonKb: number; otherKb: number } {
+  const exe = readlinkSync(`/proc/${pid}/exe`);
+  let cur = '';
+  const parts = { exeKb: 0, anonKb: 0, otherKb: 0 };
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const m = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (m) cur = m[1]!;
+    else if (line.startsWith('Rss:')) {
+      const kb = Number(line.split(/\s+/)[1]);
+      if (cur === exe) parts.exeKb += kb;
+      else if (cur === '' || cur.startsWith('[')) parts.anonKb += kb;
+      else parts.otherKb += kb;
+    }
+  }
+  return parts;
 }
 
 function cpuSeconds(pid: number): number {
@@ -120,6 +150,16 @@ function post(agent: https.Agent, ca: string, port: number, r: { path: string; b
   });
 }
 
+/**
+ * An AdmissionReview of just under `bytes`, its config's `containerFile` made of `item` repeated
+ * (valid JSON; the server parses all of it before its size check refuses it).
+ */
+function bigReview(bytes: number, item: unknown): string {
+  const one = JSON.stringify(item).length + 1;
+  const object = { apiVersion: `${GROUP}/v1alpha1`, kind: 'NodePoolOSConfig', metadata: { name: 'big' }, spec: { nodePool: { name: 'big' }, containerFile: Array.from({ length: Math.floor((bytes - 4096) / one) }, () => item) } };
+  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'big', kind: { group: GROUP, version: 'v1alpha1', kind: 'NodePoolOSConfig' }, operation: 'CREATE', userInfo: { username: 'kube:admin' }, object } });
+}
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -132,7 +172,7 @@ async function startServer(dir: string, pin: string[]): Promise<{ child: ChildPr
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
     // As in its pod: no extra CA bundle, the Deployment's NODE_OPTIONS.
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: '', NODE_OPTIONS: WEBHOOK_NODE_OPTIONS },
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: '', NODE_OPTIONS },
   });
   const port = await new Promise<number>((resolve, reject) => {
     let buf = '';
@@ -171,6 +211,7 @@ export async function bench(): Promise<string> {
   try {
     await sleep(1500);
     const idle = procStatus(pid);
+    const idleParts = rssParts(pid);
 
     // Open loop: request i is due at t0 + i/RATE; its latency counts from then.
     const agent = new https.Agent({ keepAlive: true, maxSockets: 32 });
@@ -208,6 +249,7 @@ export async function bench(): Promise<string> {
     const elapsed = (performance.now() - t0) / 1000;
     const cpuUsed = cpuSeconds(pid) - cpu0;
     const loaded = procStatus(pid);
+    const loadedParts = rssParts(pid);
     lat.sort((a, b) => a - b);
     const own = serverMs.slice(0, total).sort((a, b) => a - b);
     const sent = sentToAnswer.slice(0, total).sort((a, b) => a - b);
@@ -245,16 +287,41 @@ export async function bench(): Promise<string> {
     );
     await sleep(1000);
     const stalled = procStatus(pid);
+    const stalledParts = rssParts(pid);
     for (const s of sockets) s.destroy();
     const agent2 = new https.Agent({ keepAlive: false });
     const stillServes = (await post(agent2, ca, port, request(1))) === 200;
 
+    // The most the server parses at once: 10 rounds per shape of the in-flight budget's worth of
+    // maximum-size bodies, sent together.
+    const together = Math.max(1, Math.floor(MAX_BYTES_IN_FLIGHT / MAX_BODY_BYTES));
+    const bigCodes = new Map<number | string, number>();
+    const agent3 = new https.Agent({ keepAlive: true, maxSockets: together });
+    for (const item of [[1], { containerfileArch: 'NoArch', content: 'x' }]) {
+      const body = bigReview(MAX_BODY_BYTES, item);
+      for (let round = 0; round < 10; round++) {
+        const codes = await Promise.all(Array.from({ length: together }, () => post(agent3, ca, port, { path: '/validate/nodepoolosconfigs', body }).catch(() => 'error')));
+        for (const c of codes) bigCodes.set(c, (bigCodes.get(c) ?? 0) + 1);
+      }
+    }
+    agent3.destroy();
+    // A server killed by its heap cap has no /proc entry left: its figures are NaN and it is reported dead.
+    const alive = child.exitCode === null && child.signalCode === null;
+    const parsed = alive ? procStatus(pid) : { rssKb: NaN, hwmKb: NaN };
+    const parsedParts = alive ? rssParts(pid) : { exeKb: NaN, anonKb: NaN, otherKb: NaN };
+    const servesAfterBig = alive && (await post(agent2, ca, port, request(1)).catch(() => 0)) === 200;
+
+    const split = (p: { exeKb: number; anonKb: number; otherKb: number }) => `${mib(p.exeKb)} / ${mib(p.anonKb)} / ${mib(p.otherKb)}`;
     const rows = [
       ['idle (serving, no request yet)', `${mib(idle.rssKb)} MiB`],
       ['after 200 warm-up admissions (32 connections open)', `${mib(afterWarm.rssKb)} MiB`],
       [`after ${total.toLocaleString('en-US')} more admissions at ${RATE}/s`, `${mib(loaded.rssKb)} MiB (peak ${mib(loaded.hwmKb)} MiB)`],
       [`after ${CONCURRENCY}-way closed-loop load`, `${mib(afterThroughput.rssKb)} MiB (peak ${mib(afterThroughput.hwmKb)} MiB)`],
       ['with 100 stalled 3 MiB bodies (1 MiB sent each)', `${mib(stalled.rssKb)} MiB (peak ${mib(stalled.hwmKb)} MiB); answers afterwards: ${stillServes ? 'yes' : 'NO'}`],
+      [
+        `after 20 rounds of ${together} × ${(MAX_BODY_BYTES / 1048576).toFixed(0)} MiB AdmissionReviews at once (\`[1]\` and \`{containerfileArch, content}\` items)`,
+        `${mib(parsed.rssKb)} MiB (peak ${mib(parsed.hwmKb)} MiB); answers: ${[...bigCodes].map(([c, n]) => `${n} × ${c}`).join(', ')}; alive and answering afterwards: ${servesAfterBig ? 'yes' : 'NO'}`,
+      ],
     ];
     return [
       '## Webhook (on-cluster-build webhook)',
@@ -263,9 +330,18 @@ export async function bench(): Promise<string> {
         `${pinned ? 'Server pinned to core 0 (`taskset -c 0`), load generator to core 1.' : 'Not pinned (taskset or a second core missing).'} ` +
         'Requests: 70% valid NodePoolOSConfig CREATEs (a two-stage Containerfile), 20% invalid ones, 10% NodePoolOSBuild status UPDATEs by the controller; keep-alive HTTPS.',
       '',
+      `NODE_OPTIONS: \`${NODE_OPTIONS || '(none)'}\`${NODE_OPTIONS === WEBHOOK_NODE_OPTIONS ? " (the Deployment's)" : ' (WEBHOOK_BENCH_NODE_OPTIONS)'}.`,
+      '',
       '| RSS | |',
       '|---|---:|',
       ...rows.map(([a, b]) => `| ${a} | ${b} |`),
+      '',
+      '| RSS by kind (MiB): node executable\'s pages / anonymous / other files | |',
+      '|---|---:|',
+      `| idle | ${split(idleParts)} |`,
+      `| after the open-loop run | ${split(loadedParts)} |`,
+      `| with the stalled bodies | ${split(stalledParts)} |`,
+      `| after the maximum-size bodies | ${split(parsedParts)} |`,
       '',
       `| open loop, ${RATE}/s for ${SECONDS} s | |`,
       '|---|---:|',

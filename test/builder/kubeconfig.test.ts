@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { load as loadYaml, dump } from 'js-yaml';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { inClusterConfig, loadLightKubeConfig } from '../../builder/kubeconfig.js';
+import { inClusterConfig, LightKubeConfig, loadLightKubeConfig } from '../../builder/kubeconfig.js';
 import { Kube, RESOURCES, WatchEvent } from '../../builder/kube.js';
 import { hostedKubeconfig } from '../../builder/token-minter.js';
 
@@ -125,5 +125,40 @@ describe("Kube's watch on a light kubeconfig", () => {
     const kube = await Kube.load(file);
     const err = await new Promise((resolve) => void kube.watch(RESOURCES.configMaps, { namespace: 'ns' }, () => {}, resolve));
     expect(err).toMatchObject({ code: 401 });
+  });
+});
+
+describe("client-node's KubeConfig, for the kubeconfigs the light loader leaves to it", () => {
+  /**
+   * A kubeconfig whose user is an exec plugin (what HyperShift never writes for us, but a provider's
+   * kubeconfig may): the plugin is this Node binary printing an ExecCredential with `token`.
+   */
+  const execKubeconfig = (name: string, token: string) => {
+    const d = loadYaml(api.kubeconfig('reader')) as { users: { user: Record<string, unknown> }[] };
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token } });
+    d.users[0]!.user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`], interactiveMode: 'Never' } };
+    const file = path.join(dir, name);
+    writeFileSync(file, dump(d));
+    return file;
+  };
+
+  it('Kube.load falls back to client-node for an exec plugin, and its requests reach the server with the plugin\'s token', async () => {
+    const file = execKubeconfig('exec-good', 'reader-token');
+    expect(loadLightKubeConfig(file)).toBeUndefined();
+    const kube = await Kube.load(file);
+    // The fallback, not the light loader: client-node's KubeConfig.
+    expect(kube.config).not.toBeInstanceOf(LightKubeConfig);
+    expect(kube.config.constructor.name).toBe('KubeConfig');
+    expect(kube.config.getCurrentCluster()?.server).toBe(api.url);
+    expect(await kube.get(RESOURCES.configMaps, 'absent', 'ns')).toBeUndefined();
+    api.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'via-exec', namespace: 'ns' }, data: { a: 'b' } });
+    const { items } = await kube.list(RESOURCES.configMaps, { namespace: 'ns' });
+    expect(items.map((o) => o.metadata.name)).toContain('via-exec');
+  });
+
+  it("the server sees the plugin's token: a wrong one is refused (401)", async () => {
+    const kube = await Kube.load(execKubeconfig('exec-bad', 'wrong-token'));
+    expect(kube.config).not.toBeInstanceOf(LightKubeConfig);
+    await expect(kube.get(RESOURCES.configMaps, 'absent', 'ns')).rejects.toMatchObject({ code: 401 });
   });
 });

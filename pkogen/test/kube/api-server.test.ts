@@ -578,6 +578,33 @@ describe('authentication, authorization and audit', () => {
   });
 });
 
+describe('TokenRequest', () => {
+  it('mints a token for an existing ServiceAccount that authenticates with the rules of the identity of that name', async () => {
+    server.store.put({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'machine-os-builder', namespace: 'hcp-one' } });
+    server.store.put(cm('minted', 'hcp-one'));
+    const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 900 } });
+    const res = await raw(server, 'POST', '/api/v1/namespaces/hcp-one/serviceaccounts/machine-os-builder/token', { token: ADMIN.token, body });
+    expect(res.status).toBe(201);
+    const tr = res.body as { kind: string; spec: { expirationSeconds: number }; status: { token: string; expirationTimestamp: string } };
+    expect(tr).toMatchObject({ kind: 'TokenRequest', spec: { expirationSeconds: 900 } });
+    expect(Date.parse(tr.status.expirationTimestamp) - Date.now()).toBeGreaterThan(800_000);
+    // BUILDER's rules: configmaps in hcp-one may be read, not written.
+    expect((await raw(server, 'GET', '/api/v1/namespaces/hcp-one/configmaps/minted', { token: tr.status.token })).status).toBe(200);
+    expect((await raw(server, 'POST', '/api/v1/namespaces/hcp-one/configmaps', { token: tr.status.token, body: JSON.stringify(cm('x', 'hcp-one')) })).status).toBe(403);
+  });
+
+  it('refuses an absent ServiceAccount (404), a short expiry (422), other verbs (405), and checks create on serviceaccounts/token', async () => {
+    const body = (seconds: number) => JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: seconds } });
+    expect((await raw(server, 'POST', '/api/v1/namespaces/hcp-one/serviceaccounts/absent/token', { token: ADMIN.token, body: body(3600) })).status).toBe(404);
+    const short = await raw(server, 'POST', '/api/v1/namespaces/hcp-one/serviceaccounts/machine-os-builder/token', { token: ADMIN.token, body: body(60) });
+    expect(short.body).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect((await raw(server, 'GET', '/api/v1/namespaces/hcp-one/serviceaccounts/machine-os-builder/token', { token: ADMIN.token })).status).toBe(405);
+    const denied = await raw(server, 'POST', '/api/v1/namespaces/hcp-one/serviceaccounts/machine-os-builder/token', { token: BUILDER.token, body: body(3600) });
+    expect(denied.body).toMatchObject({ code: 403 });
+    expect((denied.body as { message: string }).message).toContain('cannot create resource "serviceaccounts/token"');
+  });
+});
+
 describe('faults', () => {
   it('fails the next N matching requests with the given code, then recovers', async () => {
     server.store.put(cm('flaky', 'crud'));

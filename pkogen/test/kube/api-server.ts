@@ -561,6 +561,34 @@ export class ApiTestServer {
     }
   }
 
+  /**
+   * TokenRequest (`POST …/serviceaccounts/NAME/token`), as kube-apiserver answers it: the
+   * ServiceAccount must exist; `spec.expirationSeconds` defaults to 3600 and may not be under 600.
+   * The token authenticates as `system:serviceaccount:NS:NAME` from then on, with the rules of the
+   * identity of that name given to the server (none when there is none: every request denied).
+   */
+  private mintToken(info: RequestInfo, body: unknown): unknown {
+    const { namespace, name } = info;
+    if (!info.coll.objects.has(key(namespace, name))) throw notFound(info.type, name);
+    const spec = isObj(body) && isObj(body.spec) ? body.spec : {};
+    const seconds = spec.expirationSeconds === undefined ? 3600 : spec.expirationSeconds;
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 600) {
+      throw new StatusError(422, `TokenRequest.authentication.k8s.io "${name}" is invalid: spec.expirationSeconds: Invalid value: ${JSON.stringify(seconds)}: may not specify a duration less than 10 minutes`, 'Invalid');
+    }
+    const user = `system:serviceaccount:${namespace}:${name}`;
+    const configured = this.identities.find((i) => i.name === user);
+    let token = '';
+    while (token === '' || this.identities.some((i) => i.token === token)) token = `minted-${this.randomSuffix()}${this.randomSuffix()}`;
+    this.identities.push({ name: user, token, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`], rules: configured ? configured.rules : [] });
+    return {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      metadata: { name, namespace, creationTimestamp: this.clock().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      spec: { ...spec, expirationSeconds: seconds },
+      status: { token, expirationTimestamp: new Date(this.clock().getTime() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    };
+  }
+
   private authenticate(req: IncomingMessage): Identity {
     const h = req.headers.authorization ?? '';
     const m = h.match(/^Bearer\s+(\S+)\s*$/i);
@@ -668,7 +696,10 @@ export class ApiTestServer {
     const type = this.typeFor(group, version, plural);
     if (!type) throw UNKNOWN_RESOURCE();
     if (namespace && !type.namespaced) throw UNKNOWN_RESOURCE();
-    if (sub && (sub !== 'status' || !type.status)) throw UNKNOWN_RESOURCE();
+    // Subresources: `status` of kinds that have one; `token` of ServiceAccounts (TokenRequest, create only).
+    const tokenRequest = sub === 'token' && type.group === '' && type.plural === 'serviceaccounts';
+    if (sub && !(sub === 'status' && type.status) && !tokenRequest) throw UNKNOWN_RESOURCE();
+    if (tokenRequest && (method !== 'POST' || !name)) throw new StatusError(405, `${method} is not supported on serviceaccounts/token`, 'MethodNotAllowed');
     const watchParam = query.get('watch');
     const watch = watchParam === 'true' || watchParam === '1';
     let verb: Verb;
@@ -691,7 +722,7 @@ export class ApiTestServer {
       default:
         throw new StatusError(405, `${method} is not supported on resources of kind "${qualified(type)}"`, 'MethodNotAllowed');
     }
-    if ((verb === 'create' && name) || ((verb === 'update' || verb === 'patch') && !name)) {
+    if ((verb === 'create' && name && !tokenRequest) || ((verb === 'update' || verb === 'patch') && !name)) {
       throw new StatusError(405, `${method} is not supported on this path of resources of kind "${qualified(type)}"`, 'MethodNotAllowed');
     }
     // A namespaced kind without a namespace: only the cluster-wide list and watch exist.
@@ -757,6 +788,7 @@ export class ApiTestServer {
       case 'list':
         return [200, this.list(info)];
       case 'create': {
+        if (info.subresource === 'token') return [201, this.mintToken(info, parse())];
         const obj = this.checkBody(parse(), info, false);
         return [201, this.present(this.create(type, obj, true), info.version)];
       }
