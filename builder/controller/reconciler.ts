@@ -555,6 +555,8 @@ export class Reconciler {
 
     const mine = obs.jobs.filter((j) => j.metadata.labels?.[CONFIG_LABEL] === name);
     const existing = mine.find((j) => j.metadata.name === jobName);
+    // The slot this pass claims in the shared observation (below), released if the Job is not made.
+    let claim: Obj | undefined;
     if (!existing) {
       // Capacity: a build needs a Ready node of the NodePool's architecture; we never scale up.
       const nodes = readyNodesOfArch(obs.nodes, arch);
@@ -580,16 +582,30 @@ export class Reconciler {
         return { requeueAfterMs: minGap - since };
       }
       // Claim the slot before the first await: concurrent workers share this observation.
-      obs.jobs.push(trimJob({ metadata: { name: jobName, creationTimestamp: this.now().toISOString(), labels: { [CONFIG_LABEL]: name } } }));
+      claim = trimJob({ metadata: { name: jobName, creationTimestamp: this.now().toISOString(), labels: { [CONFIG_LABEL]: name } } });
+      obs.jobs.push(claim);
     }
+    try {
+      await this.runBuild(cfg, jobInput, obs, mine, { name, buildName, jobName, baseAuth, pushAuth, files: run.files });
+    } catch (e) {
+      // The cache is kept by watches: a Job that was made replaces the claim by name (ADDED); one
+      // that was not would hold a build slot and the rate limit until the next resync.
+      const i = claim ? obs.jobs.indexOf(claim) : -1;
+      if (i >= 0) obs.jobs.splice(i, 1);
+      throw e;
+    }
+  }
 
+  /** Drives one config's build from its record and Job to the hand-off (the slot is claimed). */
+  private async runBuild(cfg: Obj, jobInput: BuildJobInput, obs: Observed, mine: Obj[], b: { name: string; buildName: string; jobName: string; baseAuth: string; pushAuth: string; files: Partial<Record<RunMountName, Record<string, string>>> }): Promise<void> {
+    const { name, buildName, jobName, baseAuth, pushAuth } = b;
     let build = await this.ensureBuildRecord(cfg, jobInput);
     // One active build per config: a Job of superseded inputs stops.
     for (const j of mine) if (j.metadata.name !== jobName && !jobFinished(j)) {
       await this.o.hosted.delete(RESOURCES.jobs, j.metadata.name!, this.buildNamespace);
       this.log('superseded build job deleted', { job: j.metadata.name, nodePoolOSConfig: name });
     }
-    let state = await this.driveJob(jobInput, baseAuth, pushAuth, run.files);
+    let state = await this.driveJob(jobInput, baseAuth, pushAuth, b.files);
     if (state.phase === 'Succeeded') state = await this.verify(name, jobInput, state, pushAuth, obs.pullSecret);
     // A record that says more than was observed and verified (the tenant can write it, and the
     // CRD freezes a finished record) is replaced, so it never shows a forged result.

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiTestServer, AuditEntry, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube } from '../../builder/kube.js';
+import { Kube, KubeObject, RESOURCES, type Resource } from '../../builder/kube.js';
 import { REBUILD_ANNOTATION, Reconciler, ReconcilerOptions, ResolveOptions, VerifyImageInput } from '../../builder/controller/reconciler.js';
 import { runController } from '../../builder/controller/run.js';
 import { WorkQueue } from '../../builder/controller/queue.js';
@@ -541,6 +541,33 @@ describe('on-cluster-build controller, end to end', () => {
     const waiting = jobsFor('workers-e').length ? 'workers-f' : 'workers-e';
     expect(condition(config(waiting), 'Building')).toMatchObject({ status: 'False', reason: 'WaitingForBuildSlot' });
     for (const n of ['workers-e', 'workers-f']) hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: n }, { force: true });
+  });
+
+  it('a Job that could not be made gives its build slot back (the workers share one observation)', async () => {
+    await reconciler().reconcileAll();
+    const running = jobs().filter((j) => !(j.status?.conditions ?? []).length).length;
+    nodePool('workers-g', { release: RELEASE_50, arch: 'amd64' });
+    nodePool('workers-h', { release: RELEASE_50, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-g'));
+    hosted.store.put(nodePoolOSConfig('workers-h'));
+    // The hosted API refuses every build Job once (a tenant's admission webhook, a quota).
+    let refuse = true;
+    class Refusing extends Kube {
+      override async create<T extends KubeObject>(r: Resource, o: T): Promise<T> {
+        if (r.plural === RESOURCES.jobs.plural && refuse) throw new Error('admission webhook "quota.example.com" denied the request');
+        return super.create(r, o);
+      }
+    }
+    const r = reconciler({ maxConcurrentBuilds: running + 1, hosted: new Refusing(hosted.kubeConfig(CONTROLLER_USERNAME)) });
+    await r.observe();
+    await expect(r.reconcileKey('workers-g')).rejects.toThrow(/denied the request/);
+    expect(jobsFor('workers-g')).toEqual([]);
+    refuse = false;
+    // The one free slot is free again: the other config builds in the same observation.
+    await r.reconcileKey('workers-h');
+    expect(jobsFor('workers-h')).toHaveLength(1);
+    for (const n of ['workers-g', 'workers-h']) hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: n }, { force: true });
+    await reconciler().reconcileAll();
   });
 
   it('cleans up when a config is deleted: the NodePool goes back to its release image', async () => {
