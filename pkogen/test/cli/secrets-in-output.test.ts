@@ -122,3 +122,40 @@ test('render: a template error quoting a config value prints the marker instead'
   expect(r.stderr).toMatch(/no such region <redacted>/);
   expect(r.stdout + r.stderr).not.toContain('PLANTED');
 });
+
+test('diff: a changed field that carries a config value prints the marker instead, in text and json', async () => {
+  const side = (dir: string, greeting: string) => {
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'manifest.yaml'), `apiVersion: manifests.package-operator.run/v1alpha1
+kind: PackageManifest
+metadata:
+  name: greet
+spec:
+  scopes: [Namespaced]
+  phases: [{name: deploy}]
+  config:
+    openAPIV3Schema:
+      type: object
+      properties:
+        region: {type: string, description: region}
+test:
+  template:
+  - name: default
+    context:
+      package: {metadata: {name: greet, namespace: ns}}
+      config: {region: ${JSON.stringify(PLANTED_PLAIN)}}
+`);
+    writeFileSync(path.join(dir, 'cm.yaml.gotmpl'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: g\n  annotations:\n    package-operator.run/phase: deploy\ndata:\n  greeting: ${greeting} {{ .config.region }}\n`);
+  };
+  const a = path.join(tmp.dir, 'greet-a');
+  const b = path.join(tmp.dir, 'greet-b');
+  side(a, 'hello');
+  side(b, 'goodbye');
+  for (const format of ['text', 'json']) {
+    const r = await runCli(['diff', a, b, '-o', format]);
+    expect(r.code).toBe(1);
+    // The change is shown (so the value could have been printed), its config value is not.
+    expect(r.stdout).toMatch(/goodbye <redacted>/);
+    expect(r.stdout + r.stderr).not.toContain('PLANTED');
+  }
+});

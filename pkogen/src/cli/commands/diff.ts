@@ -11,6 +11,7 @@ import { loadPackage } from '../../pko/loader.js';
 import { renderPackage, type RenderRequest, type RenderResult } from '../../pko/render.js';
 import { toUserError } from '../../pko/render-errors.js';
 import { testCaseRequest } from '../../pko/template-tests.js';
+import { configValuesOf, redactValues } from '../../pko/redact.js';
 import type { LoadedPackage } from '../../pko/types.js';
 import { type DiffResult, diffRenders, formatDiffText } from '../../status/diff.js';
 import { parseCommandArgs } from '../args.js';
@@ -138,7 +139,7 @@ function findCase(sides: LoadedPackage[], name: string) {
   return undefined;
 }
 
-function renderSide(side: Side, how: { config?: Record<string, unknown>; namespace: string }, caseName: string | undefined, contextFrom: LoadedPackage[]): RenderResult {
+function renderSide(side: Side, how: { config?: Record<string, unknown>; namespace: string }, caseName: string | undefined, contextFrom: LoadedPackage[], configs: unknown[]): RenderResult {
   const pkg = side.pkg;
   let req: RenderRequest;
   if (caseName !== undefined && !side.liveConfig && !how.config) {
@@ -151,6 +152,8 @@ function renderSide(side: Side, how: { config?: Record<string, unknown>; namespa
     const ns = side.liveNamespace ?? how.namespace;
     req = { manifest: pkg.manifest, lock: pkg.manifestLock, files: pkg.files, package: { metadata: { name: pkg.manifest.metadata.name ?? '', namespace: ns } }, config: side.liveConfig ?? how.config ?? {}, environment: null, rejectInvalidConfig: true };
   }
+  // Every config a side renders with: its values never reach the output (as in validate's findings).
+  configs.push(req.config);
   try {
     return renderPackage(req);
   } catch (e) {
@@ -181,6 +184,23 @@ function mergeCases(results: { testCase?: string; d: DiffResult }[]): DiffResult
     testCases: results.flatMap((r) => (r.testCase !== undefined ? [r.testCase] : [])),
     package: pkg,
     objects: results.flatMap((r) => r.d.objects.map((o) => (several && r.testCase !== undefined ? { ...o, testCase: r.testCase } : o))),
+  };
+}
+
+/**
+ * The changes with the config's values (as validate's findings) replaced by the marker: in each
+ * change line only what follows `path: ` (keys and paths stay readable), in object verdicts the
+ * whole message. Package verdicts come from the manifests, not the config.
+ */
+function redactChanges(d: DiffResult, values: readonly string[]): DiffResult {
+  if (!values.length) return d;
+  const line = (l: string) => {
+    const m = /^(\s*[~+-]\s*[^:\s][^:]*: )(.*)$/.exec(l);
+    return m ? m[1] + redactValues(m[2], values) : redactValues(l, values);
+  };
+  return {
+    package: d.package,
+    objects: d.objects.map((o) => ({ ...o, verdicts: o.verdicts.map((v) => ({ ...v, message: redactValues(v.message, values) })), diff: o.diff.split('\n').map(line).join('\n') })),
   };
 }
 
@@ -254,11 +274,15 @@ export const command: Command = {
     const newSide = await openSide(positionals[1], io, kube);
     const how = { config, namespace: values.namespace ?? 'hcp-example' };
     const mode = values.text ? 'text' : 'semantic';
+    const configs: unknown[] = [];
     const results = caseNames(oldSide, newSide, values['test-case'], config).map((testCase) => {
-      const oldR = renderSide(oldSide, how, testCase, [newSide.pkg]);
-      const newR = renderSide(newSide, how, testCase, [newSide.pkg, oldSide.pkg]);
+      const oldR = renderSide(oldSide, how, testCase, [newSide.pkg], configs);
+      const newR = renderSide(newSide, how, testCase, [newSide.pkg, oldSide.pkg], configs);
       return { testCase, d: diffRenders(oldR, newR, oldSide.pkg.manifest, newSide.pkg.manifest, { old: 'OLD', new: 'NEW' }, mode) };
     });
+    // Compared as rendered (a change between two config values is still a change), shown without them.
+    const configValues = configs.flatMap((c) => configValuesOf(c));
+    for (const r of results) r.d = redactChanges(r.d, configValues);
     const d = mergeCases(results);
     const same = d.objects.length === 0 && d.package.length === 0;
     // A change is not a finding: the verdicts are the result (findings stay empty).
