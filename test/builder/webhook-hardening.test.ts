@@ -276,8 +276,10 @@ describe('stalled bodies (issue 25, failure 4)', () => {
     cert = makeCert(tmp.dir);
     server = await startWebhookServer({
       port: 0, host: '127.0.0.1', certFile: cert.cert, keyFile: cert.key, controllerUsername: CONTROLLER_USERNAME, log: () => {},
-      // Handshake/headers: 2 s, so 100 TLS handshakes at once fit on a loaded machine; bodies: 400 ms.
-      maxBytesInFlight: CAP, bodyTimeoutMs: 400, headersTimeoutMs: 2000,
+      // Handshake/headers: 2 s, so 100 TLS handshakes at once fit on a loaded machine. Bodies: 2 s,
+      // so the slots taken first are still held while the last clients arrive (with 400 ms, on a
+      // loaded 2-core machine the first slots expired before the rest came and none was refused busy).
+      maxBytesInFlight: CAP, bodyTimeoutMs: 2000, headersTimeoutMs: 2000,
     });
   });
   afterAll(async () => {
@@ -296,7 +298,7 @@ describe('stalled bodies (issue 25, failure 4)', () => {
     expect(await until(() => ended() >= sent)).toBe(true);
     const s1 = server.stats();
     expect(s1.peakBytesInFlight).toBeLessThanOrEqual(CAP);
-    // Which ones got a slot depends on arrival order; most cannot have (4 slots, 400 ms each).
+    // Which ones got a slot depends on arrival order; most cannot have (4 slots, 2 s each).
     expect(s1.refusedBusy - before.refusedBusy).toBeGreaterThanOrEqual(sent / 2);
     expect(s1.decisions).toBe(before.decisions);
     expect(await until(() => server.stats().bytesInFlight === 0)).toBe(true);
