@@ -52,7 +52,9 @@ export function parseFlags(command: string, specs: FlagSpec[], args: string[], e
 
 function convert(command: string, s: FlagSpec, raw: string): string | number | boolean {
   if (s.type === 'string') {
-    if (raw === '') throw new FlagError(`${command}: --${s.name} must not be empty`);
+    // An empty value is the default only for flags whose default is empty (a package renders
+    // `--provider-image=` when its config leaves the key empty); elsewhere it is a mistake.
+    if (raw === '' && s.default !== '') throw new FlagError(`${command}: --${s.name} must not be empty`);
     return raw;
   }
   if (s.type === 'bool') {

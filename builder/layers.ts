@@ -6,14 +6,30 @@
  * HostedCluster: then the per-HCP controller and its webhook refuse NodePoolOSConfigs.
  *
  * The provider's switch is an annotation on the HostedCluster (management side, not writable
- * from the hosted cluster); the fleet component carries it into the per-HCP package's config,
- * which renders it as `--tenant-layer` on the controller and the webhook.
+ * from the hosted cluster), else the per-HCP package config's `tenantLayerDefault`; the package
+ * renders it (TENANT_LAYER_TEMPLATE) as `--tenant-layer` on the controller and the webhook.
  */
 import { CONFIG_KIND, GROUP } from './api/types.js';
 
 export const TENANT_LAYER_ANNOTATION = `${GROUP}/tenant-layer`;
 export const TENANT_LAYER_VALUES = ['Enabled', 'Disabled'] as const;
 export type TenantLayer = (typeof TENANT_LAYER_VALUES)[number];
+
+/** The package config key with the provider's default for HostedClusters without the annotation. */
+export const TENANT_LAYER_DEFAULT_KEY = 'tenantLayerDefault';
+
+/**
+ * `--tenant-layer`'s value as the per-HCP package renders it: PKO's template context carries the
+ * HostedCluster's annotations (`.environment.hyperShift.hostedCluster.metadata.annotations`,
+ * package-operator `apis/manifests/v1alpha1/packagemanifest_types.go` TemplateContextObjectMeta,
+ * `internal/environment/environment.go`), which only the management side can write; without the
+ * annotation, the package config's default. Any other value fails the render (the Package says
+ * why) rather than being guessed.
+ */
+export const TENANT_LAYER_TEMPLATE =
+  `{{- $v := dig "hyperShift" "hostedCluster" "metadata" "annotations" "${TENANT_LAYER_ANNOTATION}" "" .environment -}}` +
+  `{{- if eq $v "" }}{{ .config.${TENANT_LAYER_DEFAULT_KEY} }}{{ else if or (eq $v "Enabled") (eq $v "Disabled") }}{{ $v }}` +
+  `{{ else }}{{ fail "HostedCluster annotation ${TENANT_LAYER_ANNOTATION} takes Enabled or Disabled" }}{{ end -}}`;
 
 /** The flag's value, checked (the flag parser has no enums). */
 export function parseTenantLayer(v: unknown): TenantLayer {

@@ -9,6 +9,7 @@
  *   push Secrets in, the namespace builds run in, and the controller's own ServiceAccount with
  *   one Role per namespace it touches (`builder/rbac.ts`).
  */
+import { TENANT_LAYER_TEMPLATE } from '../builder/layers.js';
 import { hypershift, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
 // builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
@@ -135,6 +136,7 @@ export function controllerArgs(): string[] {
     '--build-history-limit={{ .config.buildHistoryLimit }}',
     '--build-user-namespaces={{ .config.buildUserNamespaces }}',
     '--own-builder-image={{ .config.image }}',
+    `--tenant-layer=${TENANT_LAYER_TEMPLATE}`,
     `--health-port=${HEALTH_PORT}`,
   ];
 }

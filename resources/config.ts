@@ -41,6 +41,12 @@ export const configSchema: JSONSchemaProps = {
       enum: ['HighlyAvailable', 'SingleReplica'],
       default: 'HighlyAvailable',
     },
+    tenantLayerDefault: {
+      type: 'string',
+      description: "Whether this hosted cluster's admins may add their own OS layer (NodePoolOSConfigs) when its HostedCluster carries no on-cluster-build.pkogen.io/tenant-layer annotation (Enabled or Disabled). Off by default: the provider opts hosted clusters in, per HostedCluster with the annotation or for all with this key.",
+      enum: ['Enabled', 'Disabled'],
+      default: 'Disabled',
+    },
     buildUserNamespaces: {
       type: 'boolean',
       description: 'Run build pods in a user namespace (hostUsers: false), which rootless RUN steps need on runtimes that forbid nested namespaces otherwise; requires Kubernetes user namespace support on the management cluster.',
@@ -70,7 +76,7 @@ export const testCases: PackageManifestTestCaseTemplate[] = [
         openShift: { version: '4.18.9' },
         hyperShift: {
           hostedCluster: {
-            metadata: { name: 'banana', namespace: 'clusters' },
+            metadata: { name: 'banana', namespace: 'clusters', annotations: { 'on-cluster-build.pkogen.io/tenant-layer': 'Enabled' } },
             hostedClusterNamespace: 'clusters-banana',
             nodeSelector: { 'node-role.kubernetes.io/infra': '', 'topology.kubernetes.io/region': 'us-east-1' },
           },

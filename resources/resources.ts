@@ -2,6 +2,7 @@
  * Entry point of our bundle: on-cluster OS image builds for HyperShift hosted clusters.
  * `make package` runs `pkogen generate` on the compiled form of this module.
  */
+import { TENANT_LAYER_DEFAULT_KEY } from '../builder/layers.js';
 import {
   asFindings,
   checkWebhookRegistry,
@@ -55,7 +56,11 @@ export const ROLLOUT_PATH = `hack/${PACKAGE_NAME}.SelectorSyncSet.yaml.tmpl`;
 export function rolloutOptions(): RolloutTemplateOptions {
   return {
     packageName: PACKAGE_NAME,
-    config: [{ parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' }],
+    config: [
+      { parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' },
+      // The provider's default for HostedClusters without their own tenant-layer annotation (builder/layers.ts).
+      { parameter: 'TENANT_LAYER_DEFAULT', configKey: TENANT_LAYER_DEFAULT_KEY, value: 'Disabled' },
+    ],
     sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
   };
 }

@@ -4,6 +4,7 @@
  * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
  * builder/api/types.ts).
  */
+import { TENANT_LAYER_TEMPLATE } from '../builder/layers.js';
 import { hcpWebhookConfiguration, hypershift, RawEntry, RawValue, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from 'pkogen';
 
 const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;
@@ -54,7 +55,7 @@ export function webhookConfiguration(c: WebhookConfigurationSpec): KubeObject {
 
 /** The webhook server's args: every one is a flag of `on-cluster-build webhook` (tested with its parser). */
 export function webhookArgs(): string[] {
-  return ['webhook', `--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key'];
+  return ['webhook', `--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key', `--tenant-layer=${TENANT_LAYER_TEMPLATE}`];
 }
 
 /**

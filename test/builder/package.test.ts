@@ -50,6 +50,44 @@ describe('the package deploys our controller', () => {
     expect(flags).toMatchObject({ 'build-active-deadline-seconds': 7200, 'build-history-limit': 5, 'build-user-namespaces': true, 'leader-elect': true, namespace: 'clusters-banana' });
   });
 
+  it("renders the tenant-layer switch from the HostedCluster's annotation, else the package default, into the controller and the webhook", async () => {
+    const pkg = loadPackage(await readDirToFileMap(DIR));
+    const base = pkg.manifest.test!.template!.find((t) => t.name === 'hcp-typical')!;
+    const layerOf = (annotations: Record<string, string> | undefined, tenantLayerDefault?: string) => {
+      const tc = JSON.parse(JSON.stringify(base));
+      tc.context.environment.hyperShift.hostedCluster.metadata.annotations = annotations;
+      if (tenantLayerDefault === undefined) delete tc.context.config.tenantLayerDefault;
+      else tc.context.config.tenantLayerDefault = tenantLayerDefault;
+      let r;
+      try {
+        r = renderPackage(testCaseRequest(pkg, tc));
+      } catch (e) {
+        return `error: ${(e as Error).message}`;
+      }
+      const seen = new Set<string>();
+      for (const name of ['on-cluster-build-controller', 'on-cluster-build-webhook']) {
+        const d = r.objects.find((o) => (o.object as any).kind === 'Deployment' && (o.object as any).metadata.name === name)!.object as any;
+        const c = d.spec.template.spec.containers[0];
+        seen.add(String(parseCommand(c.args[0], c.args.slice(1), { POD_NAMESPACE: 'clusters-banana' })['tenant-layer']));
+      }
+      return [...seen].join(',');
+    };
+    const A = 'on-cluster-build.pkogen.io/tenant-layer';
+    expect(layerOf(undefined)).toBe('Disabled'); // off by default (issue 27: the provider opts in)
+    expect(layerOf(undefined, 'Enabled')).toBe('Enabled');
+    expect(layerOf({ [A]: 'Enabled' })).toBe('Enabled');
+    expect(layerOf({ [A]: 'Disabled' }, 'Enabled')).toBe('Disabled');
+    expect(layerOf({ other: 'x' }, 'Enabled')).toBe('Enabled');
+    expect(layerOf({ [A]: 'yes' })).toMatch(/^error: .*HostedCluster annotation on-cluster-build\.pkogen\.io\/tenant-layer takes Enabled or/);
+  });
+
+  it('an empty flag value is the default only where the default is empty', () => {
+    const env = { POD_NAMESPACE: 'clusters-banana' };
+    expect(parseCommand('controller', ['--hosted-kubeconfig=/k', '--registry-allow='], env)['registry-allow']).toBe('');
+    expect(() => parseCommand('controller', ['--hosted-kubeconfig='], env)).toThrow('--hosted-kubeconfig must not be empty');
+    expect(() => parseCommand('controller', ['--hosted-kubeconfig=/k', '--pull-secret-name='], env)).toThrow('--pull-secret-name must not be empty');
+  });
+
   it('keeps no fleet-wide MCO image anywhere', async () => {
     const fm = await readDirToFileMap(DIR);
     const all = [...fm.values()].map((b) => Buffer.from(b).toString('utf8')).join('\n');
