@@ -45,7 +45,7 @@ Options:
   -p, --parametrize WHAT
                      plain manifests: turn WHAT into config, as 'kubectl package kickstart
                      --parametrize' does (repeat or comma-separate): namespaces, replicas,
-                     nodeselectors (tolerations, resources, env, images, all: not yet)
+                     nodeselectors, tolerations, resources, env (images, all: not yet)
   --force            replace a non-empty output directory
 
 Example:
