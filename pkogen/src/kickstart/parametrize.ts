@@ -8,10 +8,21 @@
  *                  config.namespace (default "") and config.namespaces.NS (default NS)
  *   replicas       Deployment spec.replicas → config.deployments.NS.NAME.replicas (default: as is)
  *   nodeselectors  Deployment pod nodeSelector → config.deployments.NS.NAME.nodeSelector (toJson)
+ *   tolerations    Deployment pod tolerations: the input's, then config.deployments.NS.NAME.tolerations
+ *                  (default []) appended, as upstream's MergeBlock concatenates a list
+ *   resources      each container's resources → config.deployments.NS.NAME.containers.C.resources
+ *                  (default: the input's, toJson)
+ *   env            each container's env: the input's, then
+ *                  config.deployments.NS.NAME.containers.C.env (default []) appended
+ * Upstream: package-operator e03279db54c3fb57b195f76b8d0bf79f2bc024c8,
+ * internal/packages/internal/packagekickstart/presets/param_deployment.go (keys, schemas,
+ * expressions) and parametrize/mergeblock.go (a list is `concat` of the input's and config's).
+ * Upstream writes the input's list into a `define` block and reads it back with fromYAML; here it
+ * is a JSON string literal in the same expression (`concat (fromJson "…") (index …) | toJson`).
  * One difference: upstream leaves the name of a Namespace object that is in the input as it is, so
  * that config.namespace moves the objects but not their Namespace; here the Namespace follows.
- * Not yet: tolerations, resources, env (upstream merges config into lists there) and images
- * (upstream moves images to spec.images, which needs a lock file): the CLI refuses them by name.
+ * Not yet: images (upstream moves images to spec.images, which needs a lock file) and `all`: the
+ * CLI refuses them by name.
  */
 import type { KubeObject, PackageObject } from '../model/package.js';
 import { templateNumber, templateObject } from '../model/template-values.js';
@@ -20,7 +31,7 @@ import { KickstartTemplateValue } from './templated.js';
 import type { JSONSchemaProps } from '../pko/types.js';
 import { groupOf, isClusterScoped } from '../schema/scope.js';
 
-export const PARAMETRIZE_SUPPORTED = ['namespaces', 'replicas', 'nodeselectors'] as const;
+export const PARAMETRIZE_SUPPORTED = ['namespaces', 'replicas', 'nodeselectors', 'tolerations', 'resources', 'env'] as const;
 export const PARAMETRIZE_UPSTREAM = ['namespaces', 'replicas', 'tolerations', 'nodeselectors', 'resources', 'env', 'images', 'all'] as const;
 export type ParametrizeOption = (typeof PARAMETRIZE_SUPPORTED)[number];
 
@@ -31,6 +42,48 @@ function typed(helper: 'templateNumber' | 'templateObject', arg: string): Kickst
   const v = (helper === 'templateNumber' ? templateNumber(arg) : templateObject(arg)) as unknown as RawValue;
   return new KickstartTemplateValue({ helper, arg }, v.render);
 }
+const DEPLOYMENT_OPTIONS: ParametrizeOption[] = ['replicas', 'nodeselectors', 'tolerations', 'resources', 'env'];
+
+function podSpecOf(spec: Record<string, unknown>): Record<string, unknown> {
+  const tpl = (isMap(spec.template) ? spec.template : (spec.template = {})) as Record<string, unknown>;
+  return (isMap(tpl.spec) ? tpl.spec : (tpl.spec = {})) as Record<string, unknown>;
+}
+
+/** The input's list with the config's appended (upstream's MergeBlock over a list). */
+function appended(original: unknown[], access: string): KickstartTemplateValue {
+  return typed('templateObject', `concat (fromJson ${q(JSON.stringify(original))}) (${access}) | toJson`);
+}
+
+/** Upstream's item schemas (param_deployment.go). */
+const TOLERATION: JSONSchemaProps = {
+  type: 'object',
+  properties: { effect: { type: 'string' }, key: { type: 'string' }, operator: { type: 'string' }, tolerationSeconds: { type: 'integer', format: 'int64' }, value: { type: 'string' } },
+};
+const KEY_REF: JSONSchemaProps = { type: 'object', required: ['key'], properties: { key: { type: 'string' }, name: { type: 'string' }, optional: { type: 'boolean' } } };
+const ENV_VAR: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    value: { type: 'string' },
+    valueFrom: {
+      type: 'object',
+      properties: {
+        configMapKeyRef: KEY_REF,
+        fieldRef: { type: 'object', required: ['fieldPath'], properties: { apiVersion: { type: 'string' }, fieldPath: { type: 'string' } } },
+        secretKeyRef: KEY_REF,
+      },
+    },
+  },
+};
+const RESOURCE_LIST: JSONSchemaProps = {
+  type: 'object',
+  additionalProperties: {
+    anyOf: [{ type: 'integer' }, { type: 'string' }],
+    pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+    'x-kubernetes-int-or-string': true,
+  },
+};
+
 const nsExpr = (ns: string) => `{{ default (index .config.namespaces ${q(ns)}) .config.namespace }}`;
 
 /** Rewrites the objects in place (new objects) and returns the config schema to merge. */
@@ -57,7 +110,7 @@ export function parametrize(objects: PackageObject[], opts: ReadonlySet<Parametr
         o.metadata.namespace = ns ? nsExpr(ns) : '{{ .config.namespace }}';
       }
     }
-    if (group === 'apps' && o.kind === 'Deployment' && (opts.has('replicas') || opts.has('nodeselectors'))) {
+    if (group === 'apps' && o.kind === 'Deployment' && DEPLOYMENT_OPTIONS.some((x) => opts.has(x))) {
       const ns = typeof po.object.metadata.namespace === 'string' ? po.object.metadata.namespace : '';
       const name = po.object.metadata.name;
       const access = `index .config "deployments" ${q(ns)} ${q(name)}`;
@@ -69,9 +122,32 @@ export function parametrize(objects: PackageObject[], opts: ReadonlySet<Parametr
       }
       if (opts.has('nodeselectors')) {
         own.nodeSelector = { type: 'object', description: `NodeSelector for Deployment ${ns}/${name}.`, 'x-kubernetes-preserve-unknown-fields': true };
-        const tpl = (isMap(spec.template) ? spec.template : (spec.template = {})) as Record<string, unknown>;
-        const podSpec = (isMap(tpl.spec) ? tpl.spec : (tpl.spec = {})) as Record<string, unknown>;
+        const podSpec = podSpecOf(spec);
         podSpec.nodeSelector = typed('templateObject', `${access} "nodeSelector" | toJson`);
+      }
+      if (opts.has('tolerations')) {
+        own.tolerations = { type: 'array', description: `Additional tolerations for Deployment ${ns}/${name}.`, default: [], items: TOLERATION };
+        const podSpec = podSpecOf(spec);
+        podSpec.tolerations = appended(Array.isArray(podSpec.tolerations) ? podSpec.tolerations : [], `${access} "tolerations"`);
+      }
+      if (opts.has('resources') || opts.has('env')) {
+        const containers: Record<string, JSONSchemaProps> = {};
+        const list = podSpecOf(spec).containers;
+        for (const c of Array.isArray(list) ? list : []) {
+          if (!isMap(c) || typeof c.name !== 'string') continue;
+          const cAccess = `${access} "containers" ${q(c.name)}`;
+          const cProps: Record<string, JSONSchemaProps> = {};
+          if (opts.has('env')) {
+            cProps.env = { type: 'array', description: `Additional environment variables for container ${c.name}.`, default: [], items: ENV_VAR };
+            c.env = appended(Array.isArray(c.env) ? c.env : [], `${cAccess} "env"`);
+          }
+          if (opts.has('resources')) {
+            cProps.resources = { type: 'object', description: `Resources of container ${c.name}.`, default: isMap(c.resources) ? structuredClone(c.resources) : {}, properties: { limits: RESOURCE_LIST, requests: RESOURCE_LIST } };
+            c.resources = typed('templateObject', `${cAccess} "resources" | toJson`);
+          }
+          containers[c.name] = { type: 'object', description: `Settings of container ${c.name}.`, default: {}, properties: cProps };
+        }
+        own.containers = { type: 'object', description: `Settings per container of Deployment ${ns}/${name}.`, default: {}, properties: containers };
       }
       (deployments[ns] ??= {})[name] = { type: 'object', default: {}, properties: own };
     }

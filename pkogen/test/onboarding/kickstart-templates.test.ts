@@ -229,9 +229,72 @@ subjects: [{kind: ServiceAccount, name: default, namespace: demo}]
     expect(moved.Deployment.spec.template.spec.nodeSelector).toEqual({ disk: 'ssd' });
   });
 
+  const WITH_LISTS = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: demo}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      tolerations: [{key: infra, operator: Exists, effect: NoSchedule}]
+      containers:
+        - name: api
+          image: "quay.io/example/api@sha256:${'2'.repeat(64)}"
+          env: [{name: MODE, value: "prod"}]
+          resources: {requests: {cpu: 100m, memory: 64Mi}}
+        - name: side
+          image: "quay.io/example/side@sha256:${'3'.repeat(64)}"
+`;
+  const listSrc = () => [{ name: 'api.yaml', files: new Map([['api.yaml', toBytes(WITH_LISTS)]]), isDirectory: false }];
+  const deploymentOf = (rt: Awaited<ReturnType<typeof kickstartAndGenerate>>, config: Record<string, unknown>) => {
+    const pkg = new Map([...rt.pkg].filter(([p]) => !p.startsWith('.')));
+    const tc: PackageManifestTestCaseTemplate = { name: 't', context: { package: { metadata: { name: 'api', namespace: 'api' } }, config, environment: {} } };
+    return render(pkg, tc).map((j) => JSON.parse(j)).find((o) => o.kind === 'Deployment');
+  };
+
+  it('tolerations: the input\'s list, then config.deployments.NS.NAME.tolerations appended (upstream\'s MergeBlock)', async () => {
+    const rt = await kickstartAndGenerate(listSrc(), path.join(tmp.dir, 'param-tol'), { name: 'api', parametrize: ['tolerations'] });
+    expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(rt.sources.get('phase-deploy.ts')).toContain(`tolerations: templateObject('concat (fromJson "[{`);
+    expect(rt.sources.get('phase-deploy.ts')).toContain(`(index .config "deployments" "demo" "api" "tolerations") | toJson')`);
+    const tol = rt.result.definition.config!.properties!.deployments.properties!.demo.properties!.api.properties!.tolerations;
+    expect(tol).toMatchObject({ type: 'array', default: [], items: { type: 'object', properties: { tolerationSeconds: { type: 'integer', format: 'int64' } } } });
+    const input = [{ key: 'infra', operator: 'Exists', effect: 'NoSchedule' }];
+    expect(deploymentOf(rt, {}).spec.template.spec.tolerations).toEqual(input);
+    const extra = { key: 'gpu', operator: 'Equal', value: 'yes', effect: 'NoExecute' };
+    expect(deploymentOf(rt, { deployments: { demo: { api: { tolerations: [extra] } } } }).spec.template.spec.tolerations).toEqual([...input, extra]);
+  });
+
+  it('resources: each container\'s resources from config.deployments.NS.NAME.containers.C.resources, default the input\'s', async () => {
+    const rt = await kickstartAndGenerate(listSrc(), path.join(tmp.dir, 'param-res'), { name: 'api', parametrize: ['resources'] });
+    expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(rt.sources.get('phase-deploy.ts')).toContain(`resources: templateObject('index .config "deployments" "demo" "api" "containers" "api" "resources" | toJson')`);
+    const containers = rt.result.definition.config!.properties!.deployments.properties!.demo.properties!.api.properties!.containers.properties!;
+    expect(containers.api.properties!.resources.default).toEqual({ requests: { cpu: '100m', memory: '64Mi' } });
+    expect(containers.side.properties!.resources.default).toEqual({});
+    expect(containers.api.properties!.resources.properties!.limits.additionalProperties).toMatchObject({ 'x-kubernetes-int-or-string': true });
+    const plain = deploymentOf(rt, {}).spec.template.spec.containers;
+    expect(plain.map((c: { resources: unknown }) => c.resources)).toEqual([{ requests: { cpu: '100m', memory: '64Mi' } }, {}]);
+    const set = deploymentOf(rt, { deployments: { demo: { api: { containers: { side: { resources: { limits: { memory: '1Gi' } } } } } } } }).spec.template.spec.containers;
+    expect(set[1].resources).toEqual({ limits: { memory: '1Gi' } });
+    expect(set[0].resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' } });
+  });
+
+  it('env: each container\'s env, then config.deployments.NS.NAME.containers.C.env appended', async () => {
+    const rt = await kickstartAndGenerate(listSrc(), path.join(tmp.dir, 'param-env'), { name: 'api', parametrize: ['env'] });
+    expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    const env = rt.result.definition.config!.properties!.deployments.properties!.demo.properties!.api.properties!.containers.properties!.api.properties!.env;
+    expect(env).toMatchObject({ type: 'array', default: [], items: { properties: { valueFrom: { properties: { secretKeyRef: { required: ['key'] } } } } } });
+    expect(deploymentOf(rt, {}).spec.template.spec.containers.map((c: { env: unknown }) => c.env)).toEqual([[{ name: 'MODE', value: 'prod' }], []]);
+    const set = deploymentOf(rt, { deployments: { demo: { api: { containers: { api: { env: [{ name: 'DEBUG', value: '1' }] } } } } } }).spec.template.spec.containers;
+    expect(set[0].env).toEqual([{ name: 'MODE', value: 'prod' }, { name: 'DEBUG', value: '1' }]);
+  });
+
   it('refuses what it does not do yet, and a PKO package directory', async () => {
     const { runCli } = await import('../helpers.js');
-    expect(await runCli(['kickstart', 'x.yaml', '-p', 'tolerations'])).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/--parametrize tolerations is not supported yet \(supported: namespaces, replicas, nodeselectors\)/) });
+    expect(await runCli(['kickstart', 'x.yaml', '-p', 'images'])).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/--parametrize images is not supported yet \(supported: namespaces, replicas, nodeselectors, tolerations, resources, env\)/) });
+    expect(await runCli(['kickstart', 'x.yaml', '-p', 'all'])).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/--parametrize all is not supported yet/) });
     expect(await runCli(['kickstart', 'x.yaml', '-p', 'replicaz'])).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/--parametrize takes namespaces, replicas, /) });
     await expect(kickstart([{ name: 'pkg', files: files(), isDirectory: true }], { parametrize: ['replicas'] })).rejects.toThrow(/--parametrize applies to plain manifests/);
   });

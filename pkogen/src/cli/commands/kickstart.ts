@@ -2,11 +2,17 @@ import * as path from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { toBytes } from '../../core/filemap.js';
 import { writeFileMapAtomic } from '../../core/fs.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as os from 'node:os';
+import { type Finding, UserError } from '../../core/errors.js';
+import { BASELINE_FILE, type Baseline, baselineMakefile, baselineOf, baselineWhere } from '../../kickstart/baseline.js';
 import { formatNotConverted, kickstart } from '../../kickstart/convert.js';
+import { packageOutput } from '../../model/package-output.js';
+import type { PackageDefinition } from '../../model/package.js';
 import { PARAMETRIZE_SUPPORTED, PARAMETRIZE_UPSTREAM, type ParametrizeOption } from '../../kickstart/parametrize.js';
 import type { PackageManifestScope } from '../../pko/types.js';
 import { parseCommandArgs } from '../args.js';
-import type { Command } from '../io.js';
+import type { CliIO, Command } from '../io.js';
 import { outputFormat } from '../output.js';
 import { checkOutputDir, readSourceArgs } from '../sources.js';
 
@@ -25,6 +31,13 @@ going with pkogen. SOURCE is either
 Every object is converted or listed with the reason it was not (for example a Secret with data,
 which is never copied). Exit 1 when anything was left out.
 
+Kickstart then validates the package it generated as the scaffold's 'make test' does
+('pkogen validate package --strict'). A warning the original already has is kept (the objects
+stay as they were) and baselined: its rule goes into DIR/validate-baseline.mk, which the
+scaffold's Makefile includes and passes on as 'validate --skip RULE', with a comment naming each
+finding's file and object; a note per finding goes to stderr. Fix them and remove the file.
+Errors are never baselined.
+
 Options:
   --output-dir DIR   where to write the TypeScript (default: resources); replaced atomically
   --name NAME        package name for plain manifests (default: my-package)
@@ -32,7 +45,7 @@ Options:
   -p, --parametrize WHAT
                      plain manifests: turn WHAT into config, as 'kubectl package kickstart
                      --parametrize' does (repeat or comma-separate): namespaces, replicas,
-                     nodeselectors (tolerations, resources, env, images, all: not yet)
+                     nodeselectors, tolerations, resources, env (images, all: not yet)
   --force            replace a non-empty output directory
 
 Example:
@@ -67,12 +80,44 @@ export const command: Command = {
     await checkOutputDir(outDir, outShown, values.force === true);
     const result = await kickstart(sources, { name, scopes: scopes as PackageManifestScope[] | undefined, parametrize: param as ParametrizeOption[] });
     const files = (await import('../../kickstart/emit.js')).emitResources(result.definition, { origin: positionals.join(', '), relaxRules: result.relaxRules });
+    const baseline = await validateGenerated(result.definition, result.relaxRules, io);
+    const mk = baselineMakefile(baseline, positionals.join(', '));
+    if (mk) files.set(BASELINE_FILE, mk);
     await writeFileMapAtomic(outDir, new Map([...files].map(([p, t]) => [p, toBytes(t)])));
     for (const w of result.warnings) io.stderr(`warning: ${w}\n`);
     for (const n of result.notConverted) io.stderr(`not converted: ${formatNotConverted(n)}\n`);
     if (result.relaxRules.length) io.stderr(`note: the package breaks pkogen's generation checks ${result.relaxRules.join(', ')}; resources.ts reports them as warnings (relaxRules)\n`);
+    for (const f of baseline.findings) io.stderr(`note: baselined [${f.rule}] ${baselineWhere(f)}: the original has it too; make test skips it (${path.join(outShown, BASELINE_FILE)}): fix and remove\n`);
     for (const n of result.notes ?? []) io.stdout(`note: ${n}\n`);
     io.stdout(`kickstarted ${result.from === 'pko-package' ? 'a PKO package' : 'manifests'}: ${result.converted} converted, ${result.notConverted.length} not converted; wrote ${[...files.keys()].map((f) => path.join(outShown, f)).join(', ')}\n`);
     return result.notConverted.length ? 1 : 0;
   },
 };
+
+/**
+ * Generates the package as `make package` would and runs `pkogen validate DIR --strict` on it, as
+ * `make test` does: the warnings that fail it are the baseline. When generation itself fails,
+ * `make package` reports that, and there is nothing to baseline.
+ */
+async function validateGenerated(def: PackageDefinition, relaxRules: string[], io: CliIO): Promise<Baseline> {
+  let out;
+  try {
+    out = await packageOutput(def, { relaxRules });
+  } catch (e) {
+    if (e instanceof UserError) return { rules: [], findings: [] };
+    throw e;
+  }
+  if (out.findings.some((f) => f.severity === 'error')) return { rules: [], findings: [] };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pkogen-kickstart-'));
+  try {
+    const pkgDir = path.join(dir, 'package');
+    await writeFileMapAtomic(pkgDir, out.directories.package);
+    let json = '';
+    const { command: validate } = await import('./validate.js');
+    await validate.run([pkgDir, '--strict', '-o', 'json'], { ...io, stdout: (t) => void (json += t), stderr: () => {}, isTTY: { stdout: false, stderr: false } });
+    const findings = (JSON.parse(json) as { findings: Finding[] }).findings;
+    return baselineOf(findings);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
