@@ -59,7 +59,7 @@ export function rolloutOptions(): RolloutTemplateOptions {
     config: [
       { parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' },
       // The provider's default for HostedClusters without their own tenant-layer annotation (builder/layers.ts).
-      { parameter: 'TENANT_LAYER_DEFAULT', configKey: TENANT_LAYER_DEFAULT_KEY, value: 'Disabled' },
+      { parameter: 'TENANT_LAYER_DEFAULT', configKey: TENANT_LAYER_DEFAULT_KEY, optional: true, value: 'Disabled' },
     ],
     sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],
   };

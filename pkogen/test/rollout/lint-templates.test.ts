@@ -36,7 +36,8 @@ describe('generated templates', () => {
     expect(fs.filter((f) => f.severity !== 'info')).toEqual([]);
   });
   test('no disable-templates annotation when nothing is templated', () => {
-    expect(emitRolloutTemplate({ ...ON_CLUSTER_BUILD, sources: [] })).not.toContain('disable-templates');
+    // Required parameters only: an optional key is templated (left out of the config when empty).
+    expect(emitRolloutTemplate({ ...ON_CLUSTER_BUILD, sources: [], config: (ON_CLUSTER_BUILD.config ?? []).filter((c) => !c.optional) })).not.toContain('disable-templates');
   });
   test('options are checked: name budget, duplicate keys, sources with HostedClusterPackage', () => {
     expect(() => buildRolloutTemplate({ packageName: 'x', policyName: 'a'.repeat(41) })).toThrow(/limit is 40/);

@@ -81,7 +81,7 @@ describe('simulate', () => {
     for (const p of r.packages) {
       expect(p.findings).toEqual([]);
       expect(p.rendered).toEqual({ objects: 1 });
-      expect(p.package?.config).toEqual({ image: D1 });
+      expect(p.package?.config).toEqual({ image: D1, tenantLayerDefault: 'Disabled' });
     }
   });
 
