@@ -7,27 +7,14 @@
 // never writes it. Aliases, not interfaces, so a typed object is assignable to pkogen's KubeObject.
 // Usage (from pkogen/): node hack/gen-k8s-types.mjs [--check]
 // Output is deterministic: same kubernetes-models version → same bytes.
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, dirname, basename } from 'node:path';
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, basename } from 'node:path';
 import ts from 'typescript';
+import { dtsFiles, kubernetesModels } from './kubernetes-models.mjs';
 
 const root = process.cwd();
 const outFile = join(root, 'src', 'schema', 'generated', 'k8s-types.ts');
-const require = createRequire(join(root, 'package.json'));
-const kmDir = dirname(require.resolve('kubernetes-models/package.json'));
-const kmVersion = JSON.parse(readFileSync(join(kmDir, 'package.json'), 'utf8')).version;
-
-function dtsFiles(dir) {
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (name === '_schemas' || name === 'node_modules') continue;
-    if (statSync(p).isDirectory()) out.push(...dtsFiles(p));
-    else if (name.endsWith('.d.ts') && name !== 'index.d.ts') out.push(p);
-  }
-  return out;
-}
+const { dir: kmDir, version: kmVersion } = kubernetesModels(root);
 const kindFiles = dtsFiles(kmDir).filter((f) => /^ {4}"kind": "/m.test(readFileSync(f, 'utf8')) && !f.endsWith('List.d.ts'));
 const program = ts.createProgram(kindFiles, { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true });
 const checker = program.getTypeChecker();

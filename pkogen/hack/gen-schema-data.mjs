@@ -6,11 +6,11 @@
 //   src/schema/generated/crd-scopes.ts      group/Kind → scope of every bundled CRD (these and the OpenShift ones)
 // Usage (from the repo root): node hack/gen-schema-data.mjs [path/to/shared/reference/crds]
 // Output is deterministic: same inputs (CRD files, kubernetes-models version) → same bytes.
-import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { bundleCrds } from './schema-crds.mjs';
 import ts from 'typescript';
+import { dtsFiles, kubernetesModels } from './kubernetes-models.mjs';
 
 const root = process.cwd();
 const crdDir = process.argv[2] ?? join(root, '..', '..', 'shared', 'reference', 'crds');
@@ -46,20 +46,7 @@ writeFileSync(
 );
 
 // ---------- Built-in kinds (kubernetes-models) ----------
-const require = createRequire(join(root, 'package.json'));
-const kmDir = dirname(require.resolve('kubernetes-models/package.json'));
-const kmVersion = JSON.parse(readFileSync(join(kmDir, 'package.json'), 'utf8')).version;
-
-function dtsFiles(dir) {
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (name === '_schemas' || name === 'node_modules') continue;
-    if (statSync(p).isDirectory()) out.push(...dtsFiles(p));
-    else if (name.endsWith('.d.ts') && name !== 'index.d.ts') out.push(p);
-  }
-  return out;
-}
+const { dir: kmDir, version: kmVersion } = kubernetesModels(root);
 const kindFiles = dtsFiles(kmDir).filter((f) => {
   const text = readFileSync(f, 'utf8');
   return /^ {4}"kind": "/m.test(text) && !f.endsWith('List.d.ts');
