@@ -30,6 +30,40 @@ export const BUILD_NODEPOOL_LABEL = `${LABEL_PREFIX}/nodepool`;
 /** The label the Job controller puts on a Job's pods (Kubernetes ≥ 1.27; `job-name` before). */
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
+/** A Job condition, as read from its status. */
+export interface JobCondition { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }
+
+/** A build Job's end, from its conditions and its pods' termination messages. */
+export type JobEnd =
+  | { state: 'running' }
+  | { state: 'complete'; condition: JobCondition; digest?: string }
+  | { state: 'failed'; condition: JobCondition; lastMessage?: string };
+
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * Reads how a build Job ended (one home for the per-HCP controller and the fleet's provider
+ * builds): running until a Complete/SuccessCriteriaMet or Failed/FailureTarget condition; then
+ * the newest pods' termination messages (`listPods`, called only then) give the pushed digest or
+ * the failing container's message (its log's tail, as the build script writes it).
+ */
+export async function readJobEnd(job: KubeObject & { status?: { conditions?: JobCondition[] } }, listPods: () => Promise<KubeObject[]>): Promise<JobEnd> {
+  const conds = job.status?.conditions ?? [];
+  const complete = conds.find((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True');
+  const failed = conds.find((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True');
+  if (!complete && !failed) return { state: 'running' };
+  type Terminated = { exitCode?: number; message?: string };
+  const ends = ((await listPods()) as (KubeObject & { status?: { containerStatuses?: { state?: { terminated?: Terminated } }[] } })[])
+    .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
+    .flatMap((p) => (p.status?.containerStatuses ?? []).map((cs) => cs?.state?.terminated).filter((t): t is Terminated => !!t));
+  if (complete) {
+    const digest = ends.map((t) => String(t.message ?? '').trim()).find((m) => DIGEST_RE.test(m));
+    return { state: 'complete', condition: complete, ...(digest ? { digest } : {}) };
+  }
+  const last = ends.find((t) => t.exitCode !== 0 && t.message);
+  return { state: 'failed', condition: failed!, ...(last ? { lastMessage: String(last.message).trim() } : {}) };
+}
+
 export const CREDENTIALS_DIR = '/var/run/on-cluster-build/credentials';
 export const CONTAINERFILE_DIR = '/var/run/on-cluster-build/containerfile';
 /**

@@ -28,6 +28,7 @@ import {
   runFiles,
   type RunMountName,
   JOB_NAME_LABEL,
+  readJobEnd,
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
@@ -194,7 +195,6 @@ export interface EventEffect {
 
 const TERMINAL = ['Succeeded', 'Failed', 'Interrupted'];
 const MAX_MESSAGE = 1024;
-const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 
 export class Reconciler {
   private readonly now: () => Date;
@@ -702,25 +702,19 @@ export class Reconciler {
   }
 
   private async jobState(job: Obj, j: BuildJobInput): Promise<BuildState> {
-    const conds: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[] = job.status?.conditions ?? [];
-    const complete = conds.find((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True');
-    const failed = conds.find((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True');
     const start = job.status?.startTime as string | undefined;
-    if (!complete && !failed) return { phase: 'Building', reason: 'JobRunning', message: `job ${j.namespace}/${j.jobName} is running in the hosted cluster`, start };
-    const pods = (await this.o.hosted.list(RESOURCES.pods, { namespace: j.namespace, labelSelector: `${JOB_NAME_LABEL}=${j.jobName}` })).items as Obj[];
-    const messages = pods
-      .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
-      .flatMap((p) => ((p.status?.containerStatuses ?? []) as any[]).map((cs) => cs?.state?.terminated).filter(Boolean));
-    if (complete) {
-      const digest = messages.map((t) => String(t.message ?? '').trim()).find((msg) => DIGEST_RE.test(msg));
-      if (!digest) return { phase: 'Failed', reason: 'NoDigest', message: `job ${j.jobName} completed but no pod reported an image digest in its termination message`, start, end: complete.lastTransitionTime ?? job.status?.completionTime };
-      return { phase: 'Succeeded', reason: 'BuildSucceeded', message: `pushed ${repositoryOf(j.pushTag)}@${digest}`, start, end: job.status?.completionTime ?? complete.lastTransitionTime, digest };
+    const end = await readJobEnd(job, async () => (await this.o.hosted.list(RESOURCES.pods, { namespace: j.namespace, labelSelector: `${JOB_NAME_LABEL}=${j.jobName}` })).items);
+    if (end.state === 'running') return { phase: 'Building', reason: 'JobRunning', message: `job ${j.namespace}/${j.jobName} is running in the hosted cluster`, start };
+    if (end.state === 'complete') {
+      const complete = end.condition;
+      if (!end.digest) return { phase: 'Failed', reason: 'NoDigest', message: `job ${j.jobName} completed but no pod reported an image digest in its termination message`, start, end: complete.lastTransitionTime ?? job.status?.completionTime };
+      return { phase: 'Succeeded', reason: 'BuildSucceeded', message: `pushed ${repositoryOf(j.pushTag)}@${end.digest}`, start, end: job.status?.completionTime ?? complete.lastTransitionTime, digest: end.digest };
     }
-    const last = messages.find((t) => t.exitCode !== 0 && t.message);
-    const head = `job ${j.jobName} failed: ${failed!.message ?? failed!.reason ?? 'failed'}`;
+    const failed = end.condition;
+    const head = `job ${j.jobName} failed: ${failed.message ?? failed.reason ?? 'failed'}`;
     // The end of a build log says what went wrong; its start is pull progress.
-    const detail = last ? `; last pod: ${tail(String(last.message).trim(), MAX_MESSAGE - Math.min(head.length, 256) - 13)}` : '';
-    return { phase: 'Failed', reason: failed!.reason || 'JobFailed', message: `${head.slice(0, 256)}${detail}`, start, end: failed!.lastTransitionTime ?? this.now().toISOString() };
+    const detail = end.lastMessage ? `; last pod: ${tail(end.lastMessage, MAX_MESSAGE - Math.min(head.length, 256) - 13)}` : '';
+    return { phase: 'Failed', reason: failed.reason || 'JobFailed', message: `${head.slice(0, 256)}${detail}`, start, end: failed.lastTransitionTime ?? this.now().toISOString() };
   }
 
   private async setBuildStatus(build: Obj, j: BuildJobInput, s: BuildState): Promise<Obj> {

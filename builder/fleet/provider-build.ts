@@ -18,7 +18,7 @@
 import type { Credential } from 'pkogen/oci';
 import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
 import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../kube.js';
-import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, type BuildArch } from '../controller/build-job.js';
+import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type BuildArch, type JobCondition } from '../controller/build-job.js';
 import { dockerConfigJson } from '../controller/reconciler.js';
 import { dockerConfigCredentials } from '../dockerconfig.js';
 import { abortableSleep } from '../controller/leader.js';
@@ -55,7 +55,6 @@ export interface ProviderBuildsOptions {
   signal?: AbortSignal;
 }
 
-const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 const MAX_MESSAGE = 1024;
 
 export class ProviderBuilds {
@@ -139,22 +138,12 @@ export class ProviderBuilds {
   /** The Job's end: the digest its pod reported, its failure, or still running. */
   private async outcome(jobName: string): Promise<{ digest: string } | { failed: string } | { running: true }> {
     const m = this.o.management;
-    const job = await m.get<KubeObject & { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } }>(RESOURCES.jobs, jobName, this.o.namespace);
+    const job = await m.get<KubeObject & { status?: { conditions?: JobCondition[] } }>(RESOURCES.jobs, jobName, this.o.namespace);
     if (!job) return { failed: `provider build job ${this.o.namespace}/${jobName} is gone` };
-    const conds = job.status?.conditions ?? [];
-    const complete = conds.some((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True');
-    const failed = conds.find((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True');
-    if (!complete && !failed) return { running: true };
-    const pods = (await m.list(RESOURCES.pods, { namespace: this.o.namespace, labelSelector: `${JOB_NAME_LABEL}=${jobName}` })).items as (KubeObject & { status?: { containerStatuses?: { state?: { terminated?: { exitCode?: number; message?: string } } }[] } })[];
-    const ends = pods
-      .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
-      .flatMap((p) => (p.status?.containerStatuses ?? []).map((cs) => cs.state?.terminated).filter((t): t is { exitCode?: number; message?: string } => !!t));
-    if (complete) {
-      const digest = ends.map((t) => String(t.message ?? '').trim()).find((s) => DIGEST_RE.test(s));
-      return digest ? { digest } : { failed: `provider build job ${jobName} completed but no pod reported an image digest` };
-    }
-    const last = ends.find((t) => t.exitCode !== 0 && t.message);
-    const msg = `provider build job ${jobName} failed: ${failed!.message ?? failed!.reason ?? 'failed'}${last ? `; last pod: ${String(last.message).trim().slice(-600)}` : ''}`;
+    const end = await readJobEnd(job, async () => (await m.list(RESOURCES.pods, { namespace: this.o.namespace, labelSelector: `${JOB_NAME_LABEL}=${jobName}` })).items);
+    if (end.state === 'running') return { running: true };
+    if (end.state === 'complete') return end.digest ? { digest: end.digest } : { failed: `provider build job ${jobName} completed but no pod reported an image digest` };
+    const msg = `provider build job ${jobName} failed: ${end.condition.message ?? end.condition.reason ?? 'failed'}${end.lastMessage ? `; last pod: ${end.lastMessage.slice(-600)}` : ''}`;
     return { failed: msg.slice(0, MAX_MESSAGE) };
   }
 
