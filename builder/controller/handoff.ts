@@ -97,3 +97,95 @@ function isOurMachineConfig(doc: string): boolean {
   const o = obj as { kind?: unknown; metadata?: { name?: unknown } } | null;
   return !!o && typeof o === 'object' && o.kind === 'MachineConfig' && o.metadata?.name === OS_IMAGE_MACHINE_CONFIG;
 }
+
+/**
+ * The provider-images channel (issue 27; docs/design.md "Layers compose"): in each HCP namespace
+ * where our package is installed, the fleet component publishes, per NodePool, the
+ * provider-layered image it built and verified for that NodePool's (release, arch, stream). The
+ * per-HCP controller builds a tenant layer FROM it and verifies the tenant image descends from it;
+ * while a provider layer is in force (`_layer` set, not `none`) and the NodePool has no entry for
+ * the release it builds for, the tenant build waits instead of building on the bare release OS
+ * (which would strip the provider's layer).
+ *
+ * Written on the management side only (HCP namespaces are not tenant-writable; the fleet's right
+ * to it is narrowed by its ValidatingAdmissionPolicy). It never carries the NTO label: HyperShift
+ * must not read it as machine config. Keys: `_layer` (the provider layer's id; `_` cannot begin a
+ * NodePool name) and one key per NodePool name, whose value is a JSON ProviderImageEntry.
+ */
+export const PROVIDER_IMAGES_CONFIGMAP = 'on-cluster-build-provider-images';
+export const PROVIDER_LAYER_KEY = '_layer';
+/** `_layer` when the fleet has no provider layer (it had one before: entries are void). */
+export const NO_PROVIDER_LAYER = 'none';
+/** Bounds on what the reader takes from the ConfigMap (a fleet bug must not grow a controller's memory). */
+export const MAX_PROVIDER_ENTRIES = 1024;
+const MAX_ENTRY_CHARS = 2048;
+const DIGEST_REF_RE = /^[^@\s]+@sha256:[0-9a-f]{64}$/;
+
+export interface ProviderImageEntry {
+  /** The NodePool's `spec.release.image` the image was built for. */
+  release: string;
+  arch: string;
+  stream?: string;
+  /** The provider-layered image, by digest. */
+  image: string;
+}
+export interface ProviderImages {
+  layer: string;
+  entries: Map<string, ProviderImageEntry>;
+}
+
+/** The channel as the per-HCP controller reads it: undefined when absent; bad entries are skipped (the fleet rewrites them). */
+export function parseProviderImages(cm: { metadata: { name?: string }; data?: Record<string, string> } | undefined): ProviderImages | undefined {
+  if (!cm || cm.metadata.name !== PROVIDER_IMAGES_CONFIGMAP) return undefined;
+  const data = cm.data ?? {};
+  const layer = data[PROVIDER_LAYER_KEY];
+  if (typeof layer !== 'string' || !layer) return undefined;
+  const entries = new Map<string, ProviderImageEntry>();
+  for (const [k, v] of Object.entries(data)) {
+    if (k === PROVIDER_LAYER_KEY || entries.size >= MAX_PROVIDER_ENTRIES) continue;
+    const e = parseEntry(v);
+    if (e) entries.set(k, e);
+  }
+  return { layer, entries };
+}
+
+function parseEntry(v: unknown): ProviderImageEntry | undefined {
+  if (typeof v !== 'string' || v.length > MAX_ENTRY_CHARS) return undefined;
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(v);
+  } catch {
+    return undefined;
+  }
+  if (!o || typeof o !== 'object') return undefined;
+  const { release, arch, stream, image } = o;
+  if (typeof release !== 'string' || !release || typeof arch !== 'string' || !arch || typeof image !== 'string' || !DIGEST_REF_RE.test(image)) return undefined;
+  if (stream !== undefined && typeof stream !== 'string') return undefined;
+  return { release, arch, ...(stream ? { stream } : {}), image };
+}
+
+/** One entry's value (the writer's side of parseEntry). */
+export function providerImageEntryText(e: ProviderImageEntry): string {
+  return JSON.stringify({ release: e.release, arch: e.arch, ...(e.stream ? { stream: e.stream } : {}), image: e.image });
+}
+
+/** Whether an entry is for this (release, arch, stream). */
+export function providerEntryMatches(e: ProviderImageEntry | undefined, q: { release: string; arch: string; stream?: string }): boolean {
+  return !!e && e.release === q.release && e.arch === q.arch && (e.stream ?? '') === (q.stream ?? '');
+}
+
+/**
+ * What a tenant build of a NodePool is FROM: no provider layer (undefined: the release's base OS),
+ * the provider-layered image, or a wait with its reason.
+ */
+export function providerImageFor(p: ProviderImages | undefined, q: { nodePool: string; release: string; arch: string; stream?: string }): undefined | { image: string } | { waiting: string } {
+  if (!p || p.layer === NO_PROVIDER_LAYER) return undefined;
+  const e: ProviderImageEntry | undefined = p.entries.get(q.nodePool);
+  if (e && providerEntryMatches(e, q)) return { image: e.image };
+  const what = `release ${q.release}, ${q.arch}${q.stream ? `, ${q.stream}` : ''}`;
+  return {
+    waiting: e
+      ? `the provider's OS layer is in force on this hosted cluster, and the fleet component has published its image for NodePool ${q.nodePool} at another release or architecture (${e.release}, ${e.arch}), not yet for (${what}); the tenant layer is built FROM it when it is published`
+      : `the provider's OS layer is in force on this hosted cluster, and the fleet component has not yet published its image for NodePool ${q.nodePool} (${what}); the tenant layer is built FROM it when it is published`,
+  };
+}

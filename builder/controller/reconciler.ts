@@ -32,7 +32,7 @@ import {
   MANAGED_BY,
   MANAGED_BY_VALUE,
 } from './build-job.js';
-import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, WANTED_RELEASE_ANNOTATION } from './handoff.js';
+import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, NO_PROVIDER_LAYER, providerImageFor, type ProviderImages, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
 import { WorkQueue } from './queue.js';
 import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
@@ -118,12 +118,6 @@ export interface ReconcilerOptions {
   validateConfig: (config: KubeObject) => string[];
   /** The provider's switch (`--tenant-layer`, builder/layers.ts); Disabled: every config is Degraded TenantLayerDisabled, nothing is built. */
   tenantLayer?: TenantLayer;
-  /**
-   * The provider-layered image for a NodePool's (release, arch, stream), when the fleet component
-   * built one (issue 27): tenant builds are FROM it instead of the release's base OS, and the
-   * registry check requires the built image to descend from it. Undefined: no provider layer.
-   */
-  providerImage?: (i: { nodePool: string; releaseImage: string; releaseDigest: string; arch: string; stream?: string }) => string | undefined;
   /** Name of the HCP's pull secret (HyperShift: `pull-secret`, key `.dockerconfigjson`). */
   pullSecretName: string;
   activeDeadlineSeconds: number;
@@ -163,6 +157,8 @@ export interface Observed {
   nodes: Obj[];
   /** Hand-off ConfigMaps by NodePool: the image and the build it came from. */
   handoffs: Map<string, HandoffEntry>;
+  /** The fleet component's provider-layered images (handoff.ts PROVIDER_IMAGES_CONFIGMAP), when it publishes any here. */
+  providerImages?: ProviderImages;
   /** Build Jobs in the hosted build namespace, trimmed. */
   jobs: Obj[];
   /** `<nodepool>/<config hash>` → the image our MachineConfig in that config names (from token Secrets). */
@@ -239,6 +235,7 @@ export class Reconciler {
       if (h) handoffs.set(h.nodePool, h.entry);
     }
     const trimmedNodes = (nodes.items as Obj[]).map(trimNode);
+    const providerImages = parseProviderImages((cms.items as Obj[]).find((cm) => cm.metadata.name === PROVIDER_IMAGES_CONFIGMAP));
     this.observed = {
       configs: new Map((configs.items as Obj[]).map((c) => [c.metadata.name!, c])),
       ...this.secretFacts(secrets.items),
@@ -250,6 +247,7 @@ export class Reconciler {
       ...hcpFacts(hcp),
       nodes: trimmedNodes,
       handoffs,
+      ...(providerImages ? { providerImages } : {}),
       jobs: (jobs.items as Obj[]).map(trimJob),
       hostedNodesByPool: nodesByPool(trimmedNodes),
     };
@@ -371,6 +369,17 @@ export class Reconciler {
         return same ? none : { owner: [], concerned: [...obs.configs.keys()] };
       }
       case RESOURCES.configMaps.plural: {
+        if (name === PROVIDER_IMAGES_CONFIGMAP) {
+          const prev = obs.providerImages;
+          const next = gone ? undefined : parseProviderImages(o);
+          if (next) obs.providerImages = next;
+          else delete obs.providerImages;
+          // The layer came, went or changed: every config; else the NodePools whose entry changed.
+          if (prev?.layer !== next?.layer) return { owner: [], concerned: [...obs.configs.keys()] };
+          const pools = new Set<string>();
+          for (const k of new Set([...(prev?.entries.keys() ?? []), ...(next?.entries.keys() ?? [])])) if (JSON.stringify(prev?.entries.get(k)) !== JSON.stringify(next?.entries.get(k))) pools.add(k);
+          return pools.size ? { owner: [], concerned: this.configsOf(pools) } : none;
+        }
         if (!name.startsWith(HANDOFF_PREFIX)) return none;
         const np = name.slice(HANDOFF_PREFIX.length);
         const prev = obs.handoffs.get(np);
@@ -453,8 +462,11 @@ export class Reconciler {
     if ('error' in inputs) return this.setConfigStatus(cfg, { degraded: ['NodePoolInputsInvalid', inputs.error] });
     // Issue 27: the fleet gate holds this NodePool for a release no token Secret names yet (HyperShift
     // writes it after its pause check) and says which on the hand-off: build for that one.
+    // Once the current token Secret names that release, HyperShift has it: the annotation has done
+    // its work and goes (left, it would pin later builds to it after the fleet is uninstalled).
     const wanted = obs.handoffs.get(nodePool)?.wantedRelease;
-    if (wanted !== undefined) inputs = { ...inputs, releaseImage: wanted };
+    if (wanted !== undefined && wanted === inputs.releaseImage) await this.clearWantedRelease(nodePool, wanted, obs);
+    else if (wanted !== undefined) inputs = { ...inputs, releaseImage: wanted };
     const npKey = `${inputs.nodePoolNamespace}/${nodePool}`;
 
     const stream = baseOSTagForStream(inputs.osStream);
@@ -462,6 +474,10 @@ export class Reconciler {
     const archFact = nodePoolArch(npKey, obs.capi);
     if (archFact.arch === undefined) return this.setConfigStatus(cfg, { degraded: ['ArchitectureUnknown', `cannot tell the CPU architecture of NodePool ${nodePool}: ${(archFact as { reason: string }).reason}`] });
     const arch = archFact.arch;
+    // Layers compose: with the provider's layer in force, the tenant's image is built FROM the
+    // provider-layered image for this (release, arch, stream), and verified to descend from it.
+    const provider = providerImageFor(obs.providerImages, { nodePool, release: inputs.releaseImage, arch, ...(inputs.osStream ? { stream: inputs.osStream } : {}) });
+    if (provider && 'waiting' in provider) return this.setConfigStatus(cfg, { pending: ['WaitingForProviderImage', provider.waiting] });
 
     // New machines pull the image at first boot with the HostedCluster's pull secret only. The
     // webhook refuses such a target at admission too, but a tenant can delete webhooks: this is the control.
@@ -499,9 +515,7 @@ export class Reconciler {
     // buildah: in the release's machine-config-operator image from 4.17; before, in ours, or a refusal.
     const builder = builderImageFor({ releaseVersion: release.version ?? '', mcoImage: release.machineConfigOperatorImage, ...(this.o.ownBuilderImage ? { ownImage: this.o.ownBuilderImage } : {}) });
     if ('refused' in builder) return this.setConfigStatus(cfg, { degraded: ['NoBuilderImage', builder.refused] });
-    // Layers compose: with a provider layer, the tenant's image is built FROM it, and verified to descend from it.
-    const providerImage = this.o.providerImage?.({ nodePool, releaseImage: inputs.releaseImage, releaseDigest: release.releaseDigest, arch, ...(inputs.osStream ? { stream: inputs.osStream } : {}) });
-    if (providerImage !== undefined) release = { ...release, baseOSImage: providerImage };
+    if (provider) release = { ...release, baseOSImage: provider.image };
     const containerfile = pickContainerfile(cfg, arch);
     const pushRepo = repositoryOf(pushSpec);
     const mirrors = registriesConf(obs.imageContentSources);
@@ -906,13 +920,68 @@ export class Reconciler {
     this.log('pull keys published', { configMap: PULL_KEYS_CONFIGMAP.name, keys: 'keys' in obs.pullKeys ? obs.pullKeys.keys.length : 0 });
   }
 
-  /** A deleted config takes its Jobs and its hand-off with it: the NodePool returns to the release's OS image. Also publishes the pull keys (once per pass). */
+  /** Drops the fleet gate's wanted-release from a NodePool's hand-off (it is served: the current token Secret names it). */
+  private async clearWantedRelease(nodePool: string, wanted: string, obs: Observed): Promise<void> {
+    const h = obs.handoffs.get(nodePool);
+    if (!h) return;
+    const m = this.o.management;
+    const have = await m.get<Obj>(RESOURCES.configMaps, h.name, this.o.namespace);
+    if (!have || have.metadata.annotations?.[WANTED_RELEASE_ANNOTATION] !== wanted) return;
+    const annotations = { ...(have.metadata.annotations ?? {}) };
+    delete annotations[WANTED_RELEASE_ANNOTATION];
+    try {
+      await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, annotations } });
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+      return; // someone wrote it first: the next event brings it back here
+    }
+    const { wantedRelease: _, ...rest } = h;
+    obs.handoffs.set(nodePool, rest);
+    this.log('wanted release served', { nodePool, release: wanted });
+  }
+
+  /** Rewrites a tenant hand-off whose config is gone into a provider-only one (false: it is gone or changed meanwhile). */
+  private async toProviderHandoff(h: HandoffEntry, entry: { release: string; image: string }): Promise<boolean> {
+    const m = this.o.management;
+    const have = await m.get<Obj>(RESOURCES.configMaps, h.name, this.o.namespace);
+    if (!have || have.metadata.labels?.[CONFIG_LABEL] !== h.config) return false;
+    const np = h.name.slice(HANDOFF_PREFIX.length);
+    const want = handoffConfigMap(this.o.namespace, np, '', entry.image);
+    const labels: Record<string, string> = { ...(have.metadata.labels ?? {}), ...want.metadata.labels };
+    delete labels[CONFIG_LABEL];
+    const annotations: Record<string, string> = { ...(have.metadata.annotations ?? {}), [HANDOFF_RELEASE_ANNOTATION]: entry.release };
+    delete annotations[HANDOFF_BUILD_ANNOTATION];
+    delete annotations[WANTED_RELEASE_ANNOTATION];
+    try {
+      await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels, annotations }, data: (want as Obj).data });
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * A deleted config takes its Jobs and its hand-off with it: the NodePool returns to the
+   * release's OS image, or, with the provider's layer in force, to the provider-layered image the
+   * fleet published for it (the hand-off becomes a provider-only one, which the fleet gate keeps
+   * from then on: no rollout to the bare OS in between). Also publishes the pull keys (once per pass).
+   */
   async removeOrphans(obs: Observed): Promise<void> {
     const m = this.o.management;
     await this.publishPullKeys(obs);
     for (const [np, h] of obs.handoffs) {
       const owner = h.config;
       if (owner && !obs.configs.has(owner)) {
+        const entry = obs.providerImages && obs.providerImages.layer !== NO_PROVIDER_LAYER ? obs.providerImages.entries.get(np) : undefined;
+        if (entry) {
+          // Not deleted even when the rewrite loses a race: the next pass decides again.
+          if (await this.toProviderHandoff(h, entry)) {
+            obs.handoffs.set(np, { name: h.name, image: entry.image });
+            this.log('hand-off returned to the provider layer', { configMap: h.name, nodePoolOSConfig: owner, image: entry.image });
+          }
+          continue;
+        }
         await m.delete(RESOURCES.configMaps, h.name, this.o.namespace);
         obs.handoffs.delete(np);
         this.log('hand-off removed', { configMap: h.name, nodePoolOSConfig: owner });

@@ -25,8 +25,20 @@
 import { createHash } from 'node:crypto';
 import { KubeApiError } from 'pkogen/kube';
 import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
-import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap, handoffName, WANTED_RELEASE_ANNOTATION } from '../controller/handoff.js';
-import { CONFIG_LABEL } from '../controller/build-job.js';
+import {
+  HANDOFF_RELEASE_ANNOTATION,
+  handedOffImage,
+  handoffConfigMap,
+  handoffName,
+  NO_PROVIDER_LAYER,
+  parseProviderImages,
+  PROVIDER_IMAGES_CONFIGMAP,
+  PROVIDER_LAYER_KEY,
+  providerEntryMatches,
+  providerImageEntryText,
+  WANTED_RELEASE_ANNOTATION,
+} from '../controller/handoff.js';
+import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
 
 export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true };
 
@@ -68,6 +80,14 @@ export interface GateOptions {
   /** The HCP namespace: where the hand-off ConfigMap lives. */
   hcpNamespace: string;
   layer: string;
+  /**
+   * The fleet has a provider layer (`imageFor` builds it): the gate publishes each NodePool's
+   * provider-layered image in its HCP namespace (PROVIDER_IMAGES_CONFIGMAP, the tenant layer's
+   * `FROM`), gives a NodePool without a hand-off a provider-only one, and moves provider-only
+   * hand-offs to a new layer's image. Without it the gate only keeps existing hand-offs in step
+   * with releases.
+   */
+  providerLayer?: boolean;
   /** Whether the image for a key exists in the registry (verified), is being built, or cannot be built. */
   imageFor: (key: ImageKey) => Promise<ImageState> | ImageState;
   /** The longest we hold one NodePool for one release. */
@@ -77,7 +97,7 @@ export interface GateOptions {
 
 export type GateStep =
   | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting'; message: string }
-  | { done: false; did: 'Labelled' | 'Paused' | 'HandedOff' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden'; message: string };
+  | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden'; message: string };
 
 type NodePool = KubeObject & { spec?: { release?: { image?: string }; arch?: string; pausedUntil?: string; osImageStream?: { name?: string } } };
 
@@ -133,12 +153,15 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const m = o.management;
   const np = await m.get<NodePool>(NODEPOOLS, o.nodePoolName, o.nodePoolNamespace);
   if (!np) return { done: true, state: 'NotGated', message: 'NodePool not found' };
-  let cm: (KubeObject & { data?: Record<string, string> }) | undefined;
+  type ConfigMap = KubeObject & { data?: Record<string, string> };
+  let cm: ConfigMap | undefined;
+  let installed = true;
   try {
     cm = await m.get(RESOURCES.configMaps, handoffName(o.nodePoolName), o.hcpNamespace);
   } catch (e) {
     // No Role for us there: our per-HCP package is not installed for this HostedCluster.
     if (!(e instanceof KubeApiError && e.code === 403)) throw e;
+    installed = false;
   }
   const ann = np.metadata.annotations ?? {};
   const ours = ann[PAUSED_FOR_ANNOTATION] !== undefined;
@@ -155,22 +178,58 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     patchNp({ annotations: { [PAUSED_FOR_ANNOTATION]: null, [HELD_SINCE_ANNOTATION]: null, ...extra }, ...(pausedUntil === PAUSE_VALUE ? { pausedUntil: null } : {}) });
 
   const key = imageKeyOf(np, o.layer);
-  if (!cm || !key) {
+  const notGated = (message: string): Promise<GateStep> | GateStep =>
     // Not layered (yet): nothing to gate. A hold of ours from before goes.
-    if (ours) return step('Forgot', 'no hand-off for this NodePool: hold lifted', () => lift());
-    return { done: true, state: 'NotGated', message: cm ? 'NodePool has no spec.release.image' : 'no hand-off ConfigMap for this NodePool' };
+    ours ? step('Forgot', `${message}: hold lifted`, () => lift()) : { done: true, state: 'NotGated', message };
+  if (!installed) return notGated('no hand-off ConfigMap for this NodePool');
+  if (!key) return notGated('NodePool has no spec.release.image');
+
+  /** The image for the key, asked at most once per step. */
+  let known: ImageState | undefined;
+  const imageState = async (): Promise<ImageState> => (known ??= await o.imageFor(key));
+
+  if (o.providerLayer) {
+    if (np.metadata.labels?.[GATED_LABEL] !== 'true') return step('Labelled', 'NodePool labelled for the admission gate', () => patchNp({ labels: { [GATED_LABEL]: 'true' } }));
+    // Publish the provider-layered image for the NodePool's release (the tenant layer's FROM).
+    const pcm = await m.get<ConfigMap>(RESOURCES.configMaps, PROVIDER_IMAGES_CONFIGMAP, o.hcpNamespace);
+    const published = parseProviderImages(pcm);
+    const entry = published?.layer === o.layer ? published.entries.get(o.nodePoolName) : undefined;
+    if (entry && providerEntryMatches(entry, { release: key.releaseImage, arch: key.arch, ...(key.stream ? { stream: key.stream } : {}) })) known = { image: entry.image };
+    else {
+      const s = await imageState();
+      if ('image' in s) return step('Published', `provider image ${s.image} for ${key.releaseImage} published in ${o.hcpNamespace}`, () => publishProviderImage(m, o, pcm, key, s.image));
+    }
+    if (!cm) {
+      const s = await imageState();
+      if ('image' in s) return step('HandedOff', `provider image ${s.image} for ${key.releaseImage}: provider-only hand-off created`, () => writeHandoff(m, o, undefined, key, s.image));
+      // Nothing changes on the NodePool until the image lands: no reason to hold it, unless the
+      // admission gate already did (a release change), which the hold logic below keeps.
+      if (!ours) return { done: true, state: 'Waiting', message: truncate(imageWhy(key, s)) };
+    }
+  } else {
+    // Without a provider layer, images published for an earlier one are withdrawn (tenant builds stop waiting for them).
+    const pcm = await m.get<ConfigMap>(RESOURCES.configMaps, PROVIDER_IMAGES_CONFIGMAP, o.hcpNamespace);
+    if (pcm && pcm.data?.[PROVIDER_LAYER_KEY] !== NO_PROVIDER_LAYER) {
+      return step('Published', `no provider layer: provider images withdrawn in ${o.hcpNamespace}`, () => m.update(RESOURCES.configMaps, { ...pcm, data: { [PROVIDER_LAYER_KEY]: NO_PROVIDER_LAYER } } as KubeObject));
+    }
+    if (!cm) return notGated('no hand-off ConfigMap for this NodePool');
   }
   if (np.metadata.labels?.[GATED_LABEL] !== 'true') return step('Labelled', 'NodePool labelled for the admission gate', () => patchNp({ labels: { [GATED_LABEL]: 'true' } }));
 
-  const handedFor = cm.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+  const handedFor = cm?.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+  const tenant = cm?.metadata.labels?.[CONFIG_LABEL] !== undefined;
   if (handedFor === key.releaseImage) {
+    // A provider-only hand-off for this release, but of an older provider layer: the new layer's image rolls out (no hold: the release does not change).
+    if (o.providerLayer && cm && !tenant && known && 'image' in known && handedOffImage(cm.data?.config ?? '') !== known.image) {
+      const image = known.image;
+      return step('HandedOff', `provider layer changed: image ${image} for ${key.releaseImage}: hand-off rewritten`, () => writeHandoff(m, o, cm, key, image));
+    }
     if (ours) return step('Unpaused', `hand-off is for ${key.releaseImage}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
     return { done: true, state: 'Consistent', message: `hand-off is for ${key.releaseImage}` };
   }
 
-  // The hand-off is for another release than the NodePool's.
-  const tenant = cm.metadata.labels?.[CONFIG_LABEL] !== undefined;
-  if (tenant && cm.metadata.annotations?.[WANTED_RELEASE_ANNOTATION] !== key.releaseImage) {
+  // The hand-off is for another release than the NodePool's (or, with a provider layer, there is none yet).
+  if (cm && tenant && cm.metadata.annotations?.[WANTED_RELEASE_ANNOTATION] !== key.releaseImage) {
     // A tenant layer: only the per-HCP controller builds it (FROM the provider image) and hands it
     // off, after verifying it. The gate tells it which release to build for, then waits.
     return step('Wanted', `asked the per-HCP controller for the tenant image for ${key.releaseImage}`, () =>
@@ -178,23 +237,11 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
       m.update(RESOURCES.configMaps, { ...cm, metadata: { ...cm.metadata, annotations: { ...(cm.metadata.annotations ?? {}), [WANTED_RELEASE_ANNOTATION]: key.releaseImage } } }),
     );
   }
-  const state: ImageState = tenant ? { pending: `the per-HCP controller builds the tenant layer for ${key.releaseImage} and hands it off` } : await o.imageFor(key);
+  const state: ImageState = tenant ? { pending: `the per-HCP controller builds the tenant layer for ${key.releaseImage} and hands it off` } : await imageState();
   if ('image' in state) {
-    return step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off rewritten`, async () => {
-      const want = handoffConfigMap(o.hcpNamespace, o.nodePoolName, '', state.image);
-      want.metadata.annotations = { ...(cm.metadata.annotations ?? {}), [HANDOFF_RELEASE_ANNOTATION]: key.releaseImage };
-      // The NodePoolOSConfig label is the per-HCP controller's (it deletes a hand-off whose config is
-      // gone): kept as it is, never added by the gate.
-      const labels: Record<string, string> = { ...(cm.metadata.labels ?? {}), ...want.metadata.labels };
-      const own = cm.metadata.labels?.[CONFIG_LABEL];
-      if (own === undefined) delete labels[CONFIG_LABEL];
-      else labels[CONFIG_LABEL] = own;
-      want.metadata.labels = labels;
-      want.metadata.resourceVersion = cm.metadata.resourceVersion;
-      await m.update(RESOURCES.configMaps, want);
-    });
+    return step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off ${cm ? 'rewritten' : 'created'}`, () => writeHandoff(m, o, cm, key, state.image));
   }
-  const why = truncate('pending' in state ? `waiting for the image for ${describe(key)}: ${state.pending}` : `the image for ${describe(key)} failed: ${state.failed}`);
+  const why = truncate(imageWhy(key, state));
 
   if (ours) {
     if (ann[PAUSED_FOR_ANNOTATION] !== key.releaseImage) {
@@ -238,6 +285,49 @@ export async function settleGate(o: GateOptions, maxSteps = 16): Promise<{ steps
     if (s.done) return { steps };
   }
   throw new Error(`upgrade gate for ${o.nodePoolNamespace}/${o.nodePoolName} did not settle in ${maxSteps} steps: ${JSON.stringify(steps.map((s) => ('did' in s ? s.did : s.state)))}`);
+}
+
+function imageWhy(key: ImageKey, s: { pending: string } | { failed: string }): string {
+  return 'pending' in s ? `waiting for the image for ${describe(key)}: ${s.pending}` : `the image for ${describe(key)} failed: ${s.failed}`;
+}
+
+/**
+ * Writes the NodePool's hand-off for `image` (built for the NodePool's release): creates a
+ * provider-only one, or rewrites the one there, keeping its labels (the NodePoolOSConfig label is
+ * the per-HCP controller's: it deletes a hand-off whose config is gone; kept as it is, never
+ * added by the gate) and its other annotations.
+ */
+async function writeHandoff(m: Kube, o: GateOptions, cm: (KubeObject & { data?: Record<string, string> }) | undefined, key: ImageKey, image: string): Promise<void> {
+  const want = handoffConfigMap(o.hcpNamespace, o.nodePoolName, '', image);
+  want.metadata.annotations = { ...(cm?.metadata.annotations ?? {}), [HANDOFF_RELEASE_ANNOTATION]: key.releaseImage };
+  const labels: Record<string, string> = { ...(cm?.metadata.labels ?? {}), ...want.metadata.labels };
+  const own = cm?.metadata.labels?.[CONFIG_LABEL];
+  if (own === undefined) delete labels[CONFIG_LABEL];
+  else labels[CONFIG_LABEL] = own;
+  want.metadata.labels = labels;
+  if (!cm) {
+    await m.create(RESOURCES.configMaps, want); // AlreadyExists is a 409: settleGate reads again
+    return;
+  }
+  want.metadata.resourceVersion = cm.metadata.resourceVersion;
+  await m.update(RESOURCES.configMaps, want);
+}
+
+/** Sets the NodePool's entry in the HCP namespace's provider-images ConfigMap (a new layer starts it afresh). */
+async function publishProviderImage(m: Kube, o: GateOptions, pcm: (KubeObject & { data?: Record<string, string> }) | undefined, key: ImageKey, image: string): Promise<void> {
+  const text = providerImageEntryText({ release: key.releaseImage, arch: key.arch, ...(key.stream ? { stream: key.stream } : {}), image });
+  if (!pcm) {
+    await m.create(RESOURCES.configMaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: PROVIDER_IMAGES_CONFIGMAP, namespace: o.hcpNamespace, labels: { [MANAGED_BY]: MANAGED_BY_VALUE } },
+      data: { [PROVIDER_LAYER_KEY]: o.layer, [o.nodePoolName]: text },
+    } as KubeObject);
+    return;
+  }
+  const data: Record<string, string> = pcm.data?.[PROVIDER_LAYER_KEY] === o.layer ? { ...pcm.data } : { [PROVIDER_LAYER_KEY]: o.layer };
+  data[o.nodePoolName] = text;
+  await m.update(RESOURCES.configMaps, { ...pcm, data } as KubeObject);
 }
 
 async function step(did: Exclude<GateStep, { done: true }>['did'], message: string, write: () => Promise<unknown>): Promise<GateStep> {

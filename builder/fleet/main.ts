@@ -195,7 +195,7 @@ export async function startFleet(
     ? { now: over.now, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) }
     : undefined;
   const run = (s: AbortSignal) =>
-    runFleet({ management, layer, imageFor, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+    runFleet({ management, layer, providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
   const done = (async () => {
     try {
       if (flags['leader-elect'] === false) return await run(signal);

@@ -16,9 +16,16 @@ export const FLEET_CLUSTER_RULES: readonly PolicyRule[] = [
   { apiGroups: ['hypershift.openshift.io'], resources: ['nodepools'], verbs: ['get', 'list', 'watch', 'patch'] },
 ];
 
-/** Bound per HCP namespace by the per-HCP package (a Role and a RoleBinding to the fleet ServiceAccount). */
+/**
+ * Bound per HCP namespace by the per-HCP package (a Role and a RoleBinding to the fleet
+ * ServiceAccount): read and watch hand-offs; update them (a new release's image, the
+ * wanted-release); create a provider-only hand-off for a NodePool that has none, and the
+ * provider-images ConfigMap (the tenant layer's FROM). No delete: the per-HCP controller removes
+ * hand-offs. RBAC cannot narrow which ConfigMaps: the fleet package's ValidatingAdmissionPolicies
+ * do (resources/fleet/objects.ts HANDOFF_POLICY, CREATE_POLICY).
+ */
 export const HANDOFF_RULES: readonly PolicyRule[] = [
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'update'] },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
 ];
 
 /**

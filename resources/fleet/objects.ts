@@ -11,7 +11,7 @@
 import { hypershift, RawValue, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
 import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSE_VALUE, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate-names.js';
-import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
+import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL, PROVIDER_IMAGES_CONFIGMAP, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
 import { GROUP } from '../../builder/api/types.js';
 import { CONTROLLER_NODE_OPTIONS, CONTROLLER_RESOURCES } from '../builder-controller.js';
@@ -304,8 +304,13 @@ export const NODEPOOL_POLICY: PolicySpec = {
 /**
  * ConfigMaps: the fleet ServiceAccount's `update` (bound only in HCP namespaces with our package)
  * may touch only our hand-offs, keep the labels HyperShift and the per-HCP controller select on,
- * and carry only the `config` key.
+ * and carry only the `config` key; or the provider-images ConfigMap (builder/controller/handoff.ts
+ * PROVIDER_IMAGES_CONFIGMAP), which must never carry the NTO label (HyperShift would read it as
+ * machine config).
  */
+const IS_IMAGES = { name: 'isProviderImages', expression: `oldObject.metadata.name == ${q(PROVIDER_IMAGES_CONFIGMAP)}` };
+const NOT_MACHINE_CONFIG = (labels: string) => `!(${q(NTO_GENERATED_LABEL)} in ${labels}) && ${q(MANAGED_BY)} in ${labels} && ${labels}[${q(MANAGED_BY)}] == ${q(MANAGED_BY_VALUE)}`;
+const IMAGES_RULE = `the ${PROVIDER_IMAGES_CONFIGMAP} ConfigMap keeps the label ${MANAGED_BY}=${MANAGED_BY_VALUE}, never carries ${NTO_GENERATED_LABEL}, and has no binaryData`;
 export const HANDOFF_POLICY: PolicySpec = {
   name: `${FLEET_NAME}-handoffs`,
   resourceRule: { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['configmaps'] },
@@ -314,34 +319,83 @@ export const HANDOFF_POLICY: PolicySpec = {
     { name: 'newLabels', expression: orEmpty('object.metadata.labels') },
     { name: 'oldAnnotations', expression: orEmpty('oldObject.metadata.annotations') },
     { name: 'newAnnotations', expression: orEmpty('object.metadata.annotations') },
+    IS_IMAGES,
   ],
   validations: [
     {
-      expression: `oldObject.metadata.name.startsWith(${q(HANDOFF_PREFIX)}) && ${q(MANAGED_BY)} in variables.oldLabels && variables.oldLabels[${q(MANAGED_BY)}] == ${q(MANAGED_BY_VALUE)}`,
-      message: `the on-cluster-build fleet component may update only hand-off ConfigMaps (${HANDOFF_PREFIX}*, label ${MANAGED_BY}=${MANAGED_BY_VALUE})`,
+      expression: `variables.isProviderImages || (oldObject.metadata.name.startsWith(${q(HANDOFF_PREFIX)}) && ${q(MANAGED_BY)} in variables.oldLabels && variables.oldLabels[${q(MANAGED_BY)}] == ${q(MANAGED_BY_VALUE)})`,
+      message: `the on-cluster-build fleet component may update only hand-off ConfigMaps (${HANDOFF_PREFIX}*, label ${MANAGED_BY}=${MANAGED_BY_VALUE}) and ${PROVIDER_IMAGES_CONFIGMAP}`,
       reason: 'Forbidden',
     },
     {
-      expression: `${list(HANDOFF_KEPT_LABELS)}.all(k, (k in variables.newLabels) == (k in variables.oldLabels) && (!(k in variables.oldLabels) || variables.newLabels[k] == variables.oldLabels[k]))`,
+      expression: `variables.isProviderImages || ${list(HANDOFF_KEPT_LABELS)}.all(k, (k in variables.newLabels) == (k in variables.oldLabels) && (!(k in variables.oldLabels) || variables.newLabels[k] == variables.oldLabels[k]))`,
       message: `the on-cluster-build fleet component may not change the labels ${HANDOFF_KEPT_LABELS.join(', ')} of a hand-off`,
       reason: 'Forbidden',
     },
     {
-      expression: `(!has(object.data) || object.data.all(k, k == "config")) && !has(object.binaryData)`,
+      expression: `variables.isProviderImages || ((!has(object.data) || object.data.all(k, k == "config")) && !has(object.binaryData))`,
       message: 'a hand-off ConfigMap carries only data.config',
       reason: 'Invalid',
     },
     {
       // release-image: a provider hand-off for the new release; wanted-release: the release the
       // per-HCP controller is asked to build a tenant layer for (builder/fleet/gate.ts).
-      expression: onlyChanged('variables.oldAnnotations', 'variables.newAnnotations', list([HANDOFF_RELEASE_ANNOTATION, WANTED_RELEASE_ANNOTATION])),
+      expression: `variables.isProviderImages || (${onlyChanged('variables.oldAnnotations', 'variables.newAnnotations', list([HANDOFF_RELEASE_ANNOTATION, WANTED_RELEASE_ANNOTATION]))})`,
       message: `the on-cluster-build fleet component may change only the annotations ${HANDOFF_RELEASE_ANNOTATION} and ${WANTED_RELEASE_ANNOTATION} of a hand-off`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!variables.isProviderImages || (${NOT_MACHINE_CONFIG('variables.newLabels')} && !has(object.binaryData))`,
+      message: IMAGES_RULE,
       reason: 'Forbidden',
     },
   ],
 };
 
-export const FLEET_POLICIES = [NODEPOOL_POLICY, HANDOFF_POLICY];
+/**
+ * ConfigMaps the fleet ServiceAccount creates (its `create` is bound only in HCP namespaces with
+ * our package, and RBAC cannot name what create makes): a provider-only hand-off exactly as the
+ * gate writes it (the three labels HyperShift and we select on, the NodePool label matching its
+ * name, no NodePoolOSConfig label, only data.config, only the release annotation), or the
+ * provider-images ConfigMap. Anything else, such as a ConfigMap a control-plane component reads, is refused.
+ */
+export const CREATE_POLICY: PolicySpec = {
+  name: `${FLEET_NAME}-configmap-create`,
+  resourceRule: { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] },
+  variables: [
+    { name: 'labels', expression: orEmpty('object.metadata.labels') },
+    { name: 'annotations', expression: orEmpty('object.metadata.annotations') },
+    { name: 'isProviderImages', expression: `object.metadata.name == ${q(PROVIDER_IMAGES_CONFIGMAP)}` },
+    { name: 'isHandoff', expression: `object.metadata.name.startsWith(${q(HANDOFF_PREFIX)})` },
+  ],
+  validations: [
+    {
+      expression: 'variables.isProviderImages || variables.isHandoff',
+      message: `the on-cluster-build fleet component may create only provider-only hand-offs (${HANDOFF_PREFIX}*) and ${PROVIDER_IMAGES_CONFIGMAP}`,
+      reason: 'Forbidden',
+    },
+    {
+      expression:
+        `!variables.isHandoff || (variables.labels.size() == 3 && ${q(NTO_GENERATED_LABEL)} in variables.labels && variables.labels[${q(NTO_GENERATED_LABEL)}] == "true" ` +
+        `&& ${q(MANAGED_BY)} in variables.labels && variables.labels[${q(MANAGED_BY)}] == ${q(MANAGED_BY_VALUE)} ` +
+        `&& ${q(NODEPOOL_LABEL)} in variables.labels && object.metadata.name == ${q(HANDOFF_PREFIX)} + variables.labels[${q(NODEPOOL_LABEL)}])`,
+      message: `a provider-only hand-off carries exactly the labels ${NTO_GENERATED_LABEL}=true, ${MANAGED_BY}=${MANAGED_BY_VALUE} and ${NODEPOOL_LABEL} naming its NodePool (no ${CONFIG_LABEL}: tenant hand-offs are the per-HCP controller's)`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!variables.isHandoff || ((!has(object.data) || object.data.all(k, k == "config")) && !has(object.binaryData) && variables.annotations.all(k, k == ${q(HANDOFF_RELEASE_ANNOTATION)}))`,
+      message: `a provider-only hand-off carries only data.config and the annotation ${HANDOFF_RELEASE_ANNOTATION}`,
+      reason: 'Invalid',
+    },
+    {
+      expression: `!variables.isProviderImages || (${NOT_MACHINE_CONFIG('variables.labels')} && !has(object.binaryData))`,
+      message: IMAGES_RULE,
+      reason: 'Forbidden',
+    },
+  ],
+};
+
+export const FLEET_POLICIES = [NODEPOOL_POLICY, HANDOFF_POLICY, CREATE_POLICY];
 
 function policyObjects(p: PolicySpec): PackageObject[] {
   return [

@@ -20,7 +20,7 @@ import { wiring } from '../../builder/wiring.js';
 import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, PolicyRule } from '../../builder/rbac.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { managementUser, startClusters } from './clusters.js';
-import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, OS_IMAGE_MACHINE_CONFIG, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
+import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NO_PROVIDER_LAYER, OS_IMAGE_MACHINE_CONFIG, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY, providerImageEntryText, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -609,14 +609,34 @@ describe('on-cluster-build controller, end to end', () => {
     expect(jobFor('workers-416').spec.template.spec.containers[0].image).toBe(OWN);
   });
 
-  it('builds a tenant layer FROM the provider-layered image when there is one, and hands off only an image that descends from it', async () => {
+  it('builds a tenant layer FROM the provider-layered image the fleet published, waits while none is published, and hands off only an image that descends from it', async () => {
     const provider = (release: string, arch: string) => `quay.example.com/provider/rhcos@${sha(`provider ${release} ${arch}`)}`;
-    const providerImage = (i: { nodePool: string; releaseDigest: string; arch: string }) => (i.nodePool === 'workers-layered' ? provider(i.releaseDigest, i.arch) : undefined);
-    const r = () => reconciler({ providerImage, maxConcurrentBuilds: 20 });
+    const r = () => reconciler({ maxConcurrentBuilds: 20 });
+    const layer = `provider-layer@${sha('layer 1')}`;
+    /** The fleet component's channel in the HCP namespace, as the fleet gate writes it (builder/fleet/gate.ts publishProviderImage). */
+    const publish = (entries: Record<string, { release: string; arch: string; image: string }>) =>
+      mgmt.store.put({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: PROVIDER_IMAGES_CONFIGMAP, namespace: NS, labels: { 'app.kubernetes.io/managed-by': 'on-cluster-build' } },
+        data: { [PROVIDER_LAYER_KEY]: layer, ...Object.fromEntries(Object.entries(entries).map(([np, e]) => [np, providerImageEntryText(e)])) },
+      });
     nodePool('workers-layered', { release: RELEASE_50, arch: 'amd64' });
     hosted.store.put(nodePoolOSConfig('workers-layered'));
+    const want = provider(RELEASE_50, 'amd64');
+    // The provider's layer is in force, but nothing is published for this NodePool yet: no build on the bare release OS.
+    publish({});
     await r().reconcileAll();
-    const want = provider(DIGEST('c'), 'amd64');
+    expect(jobsFor('workers-layered')).toEqual([]);
+    expect(condition(config('workers-layered'), 'Building')).toMatchObject({ status: 'False', reason: 'WaitingForProviderImage' });
+    expect(condition(config('workers-layered'), 'Building').message).toMatch(/has not yet published its image for NodePool workers-layered \(release .*, amd64\)/);
+    // Published for another release only: still waiting.
+    publish({ 'workers-layered': { release: RELEASE_419, arch: 'amd64', image: provider(RELEASE_419, 'amd64') } });
+    await r().reconcileAll();
+    expect(jobsFor('workers-layered')).toEqual([]);
+    expect(condition(config('workers-layered'), 'Building').message).toMatch(/at another release or architecture/);
+    publish({ 'workers-layered': { release: RELEASE_50, arch: 'amd64', image: want } });
+    await r().reconcileAll();
     const j1 = jobFor('workers-layered');
     const cf = hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: j1.metadata!.name, namespace: BUILD_NS })!;
     expect(cf.data.Containerfile).toContain(`FROM ${want} AS configs`);
@@ -638,8 +658,31 @@ describe('on-cluster-build controller, end to end', () => {
     finishJob(j2.metadata!.name, { digest: DIGEST('4') });
     await r().reconcileAll();
     expect(JSON.parse(handoff('workers-layered')!.data.config).spec.osImageURL).toBe(image);
-    // Without a provider image for it, a NodePool builds on the release's base as before.
-    expect(providerImage({ nodePool: 'workers-a', releaseDigest: DIGEST('b'), arch: 'amd64' })).toBeUndefined();
+    // A new provider image for the release rebuilds the tenant layer FROM it.
+    const want2 = provider(`${RELEASE_50} hotfix`, 'amd64');
+    publish({ 'workers-layered': { release: RELEASE_50, arch: 'amd64', image: want2 } });
+    await r().reconcileAll();
+    const j3 = jobFor('workers-layered');
+    expect(j3.metadata!.name).not.toBe(j2.metadata!.name);
+    expect(hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: j3.metadata!.name, namespace: BUILD_NS })!.data.Containerfile).toContain(`FROM ${want2} AS configs`);
+    // The tenant deletes the config: the NodePool goes back to the provider's image, not to the bare release OS.
+    hosted.store.delete({ apiVersion: 'on-cluster-build.pkogen.io/v1alpha1', kind: 'NodePoolOSConfig', name: 'workers-layered' }, { force: true });
+    await r().reconcileAll();
+    const back = handoff('workers-layered') as any;
+    expect(JSON.parse(back.data.config).spec.osImageURL).toBe(want2);
+    expect(back.metadata.labels['on-cluster-build.pkogen.io/nodepoolosconfig']).toBeUndefined();
+    expect(back.metadata.labels['hypershift.openshift.io/nto-generated-machine-config']).toBe('true');
+    expect(back.metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_50);
+    // A provider-only hand-off is not an orphan: the next pass keeps it.
+    await r().reconcileAll();
+    expect(JSON.parse((handoff('workers-layered') as any).data.config).spec.osImageURL).toBe(want2);
+    // The fleet withdraws its layer: tenant builds no longer wait for it.
+    mgmt.store.put({ ...mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: NS })!, data: { [PROVIDER_LAYER_KEY]: NO_PROVIDER_LAYER } });
+    nodePool('workers-unlayered', { release: RELEASE_50, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-unlayered'));
+    await r().reconcileAll();
+    expect(hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: jobFor('workers-unlayered').metadata!.name, namespace: BUILD_NS })!.data.Containerfile).toContain(`FROM ${baseFor(RELEASE_50, 'amd64')} AS configs`);
+    mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: NS }, { force: true });
   });
 
   it('with the tenant layer off, refuses every NodePoolOSConfig with a clear message and builds nothing', async () => {
@@ -689,5 +732,21 @@ describe('on-cluster-build controller, end to end', () => {
     expect(after.metadata.annotations[HANDOFF_RELEASE_ANNOTATION]).toBe(RELEASE_50);
     expect(after.metadata.annotations[WANTED_RELEASE_ANNOTATION]).toBe(RELEASE_50); // kept: the token Secret catches up later
     expect(JSON.parse(after.data.config).spec.osImageURL).toBe(image);
+    // The hold is lifted and HyperShift writes the token Secret for 5.0: the annotation has done its work and goes.
+    const old = mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: 'token-workers-wanted-1a2b3c4d', namespace: NS })!;
+    old.metadata!.annotations['hypershift.openshift.io/ignition-token-expiration-timestamp'] = '2026-11-23T11:00:00Z';
+    mgmt.store.put(old);
+    mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-wanted', hash: '5a5a5a5a', release: RELEASE_50, config: USER_MC, created: '2026-11-23T10:20:00Z' }));
+    const jobsBefore = jobsFor('workers-wanted').length;
+    await r().reconcileAll();
+    expect((handoff('workers-wanted') as any).metadata.annotations[WANTED_RELEASE_ANNOTATION]).toBeUndefined();
+    expect(jobsFor('workers-wanted')).toHaveLength(jobsBefore); // same release: nothing rebuilt
+    // Later, with the fleet component gone, the NodePool moves to another release: built for it, not pinned to 5.0.
+    const cur = mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: 'token-workers-wanted-5a5a5a5a', namespace: NS })!;
+    cur.metadata!.annotations['hypershift.openshift.io/ignition-token-expiration-timestamp'] = '2026-11-23T12:00:00Z';
+    mgmt.store.put(cur);
+    mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: 'workers-wanted', hash: '6b6b6b6b', release: RELEASE_419, config: USER_MC, created: '2026-11-23T11:20:00Z' }));
+    await r().reconcileAll();
+    expect(jobFor('workers-wanted').metadata!.annotations['on-cluster-build.pkogen.io/release-image']).toBe(RELEASE_419);
   });
 });

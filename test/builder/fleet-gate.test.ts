@@ -28,7 +28,7 @@ import {
   WANTED_RELEASE_ANNOTATION,
 } from '../../builder/fleet/gate.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
-import { handoffName, handedOffImage } from '../../builder/controller/handoff.js';
+import { handoffName, handedOffImage, NO_PROVIDER_LAYER, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY } from '../../builder/controller/handoff.js';
 import { providerHandoff, tenantHandoff } from './fleet-fixtures.js';
 
 const HC_NS = 'clusters';
@@ -147,7 +147,7 @@ describe('fleet upgrade gate', () => {
     expect(cm()!.metadata.labels).toEqual(providerHandoff(HCP_NS, 'workers', imageOf(R1), R1).metadata.labels);
     // Only the rights the fleet component is given, all used as granted, none refused.
     const mine = mgmt.audit.filter((e) => e.user === FLEET_USER && e.resource);
-    expect(mine.filter((e) => (e.code ?? 0) >= 400)).toEqual([]);
+    expect(mine.filter((e) => (e.code ?? 0) >= 400 && e.code !== 404)).toEqual([]);
     expect([...new Set(mine.map((e) => `${e.verb} ${e.resource}`))].sort()).toEqual(['get configmaps', 'get nodepools', 'patch nodepools', 'update configmaps']);
   });
 
@@ -304,5 +304,69 @@ describe('fleet upgrade gate', () => {
     expect(admitNodePoolUpdate(base, to({ metadata: { labels: {} }, spec: { release: { image: R2 } } }), clock)).toEqual([]);
     expect(admitNodePoolUpdate(base, to({ spec: { release: { image: R2 }, pausedUntil: 'false' } }), clock)).toEqual([]);
     expect(admitNodePoolUpdate(base, to({ metadata: { annotations: { [RELEASED_FOR_ANNOTATION]: R2 } }, spec: { release: { image: R2 } } }), clock)).toEqual([]);
+  });
+  describe('with a provider layer', () => {
+    const published = () => parseProviderImages(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: HCP_NS }) as KubeObject | undefined);
+    const fresh = () => {
+      mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName('workers'), namespace: HCP_NS }, { force: true });
+      observe();
+    };
+
+    it('gives a NodePool without a hand-off the provider image, without holding it while the image is built', async () => {
+      fresh();
+      images = new Map();
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Waiting']);
+      expect(np().spec.pausedUntil).toBeUndefined(); // nothing changes on it until the image lands: no reason to freeze its scaling
+      expect(cm()).toBeUndefined();
+      expect(published()).toBeUndefined();
+      images.set(R1, { image: imageOf(R1) });
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'HandedOff', 'Consistent']);
+      expect(published()!.entries.get('workers')).toEqual({ release: R1, arch: 'amd64', image: imageOf(R1) });
+      expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R1));
+      expect(cm()!.metadata.labels).toEqual(providerHandoff(HCP_NS, 'workers', imageOf(R1), R1).metadata.labels);
+      expect(cm()!.metadata.annotations).toEqual({ [HANDOFF_RELEASE_ANNOTATION]: R1 });
+    });
+
+    it('a release bump of a NodePool without a hand-off, held by the admission mutation, is still one change: the hand-off is created with the new image, then the hold lifted', async () => {
+      fresh();
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'HandedOff', 'Consistent']);
+      fresh(); // e.g. the NodePool's hand-off was removed while the fleet was down
+      seen = [];
+      observe();
+      const before = seen[0]!;
+      await bump(R2, true);
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Paused', 'Waiting']);
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'HandedOff', 'Unpaused', 'Consistent']);
+      expect(seen).toEqual([before, hashOf(R2, imageOf(R2))]);
+      expect(published()!.entries.get('workers')!.release).toBe(R2);
+    });
+
+    it('a tenant-layered NodePool gets the provider image for its new release published (its FROM) and the wanted release', async () => {
+      mgmt.store.put(tenantHandoff(HCP_NS, 'workers', 'my-config', 'quay.example.com/tenant@' + DIGEST('7'), R1));
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'Consistent']);
+      await bump(R2, true);
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Wanted', 'Paused', 'Waiting']);
+      expect(published()!.entries.get('workers')!.release).toBe(R1);
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'Waiting']);
+      expect(published()!.entries.get('workers')).toEqual({ release: R2, arch: 'amd64', image: imageOf(R2) });
+      expect(handedOffImage(cm()!.data.config)).toBe('quay.example.com/tenant@' + DIGEST('7')); // never the gate's to replace
+    });
+
+    it('a new provider layer rolls provider-only hand-offs to its image (no hold: the release does not change); withdrawn, tenant builds stop waiting for it', async () => {
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'Consistent']);
+      const layer2 = 'provider-layer@sha256:' + 'b'.repeat(64);
+      const hotfix = imageOf(`${R1} hotfix`);
+      images.set(R1, { image: hotfix });
+      expect(await did(gate({ providerLayer: true, layer: layer2 }))).toEqual(['Published', 'HandedOff', 'Consistent']);
+      expect(published()).toEqual({ layer: layer2, entries: new Map([['workers', { release: R1, arch: 'amd64', image: hotfix }]]) });
+      expect(handedOffImage(cm()!.data.config)).toBe(hotfix);
+      expect(np().spec.pausedUntil).toBeUndefined();
+      // The provider removes the layer: the channel says so (the per-HCP controller stops waiting), hand-offs stay.
+      expect(await did(gate())).toEqual(['Published', 'Consistent']);
+      expect((mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: HCP_NS }) as any).data).toEqual({ [PROVIDER_LAYER_KEY]: NO_PROVIDER_LAYER });
+      expect(await did(gate())).toEqual(['Consistent']);
+    });
   });
 });

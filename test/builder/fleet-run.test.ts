@@ -26,7 +26,7 @@ import { startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
-import { handedOffImage, handoffName } from '../../builder/controller/handoff.js';
+import { handedOffImage, handoffName, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP } from '../../builder/controller/handoff.js';
 import { clusterWide, withNamespace } from './clusters.js';
 import { providerHandoff, tenantHandoff } from './fleet-fixtures.js';
 
@@ -143,7 +143,8 @@ describe('the fleet component, running', () => {
           calls.push(key);
           return new Promise((resolve, reject) => pending.push({ key, resolve, reject }));
         },
-        lookup: async () => undefined,
+        // The registry has the images of the hand-offs in place (built before for R1); R2's are built.
+        lookup: async (k) => (k.releaseDigest === D('1') ? { image: imageOfKey({ releaseDigest: D('1'), arch: k.arch, layerDigest: '', builderImageDigest: '' }) } : undefined),
       },
     });
     let stopped = false;
@@ -193,6 +194,13 @@ describe('the fleet component, running', () => {
       pending.find((p) => p.key.arch === 'amd64')!.resolve({ image: imageOfKey(calls.find((k) => k.arch === 'amd64')!) });
       await waitFor('hand-offs', () => PROVIDER.every((c) => cm(c).metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2 && np(c).spec.pausedUntil === undefined));
       for (const c of PROVIDER) expect(describeSeen(c)).toEqual(['R1 image(R1)', 'R2 image(R2)']);
+      // Each HCP namespace is told the provider-layered image for its NodePool's new release: the tenant layer's FROM.
+      await waitFor('provider images published', () => [...PROVIDER, TENANT].every((c) => parseProviderImages(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: hcpNamespaceOf('clusters', c) }) as KubeObject)?.entries.get(npName(c))?.release === R2));
+      for (const c of [...PROVIDER, TENANT]) {
+        const published = parseProviderImages(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: hcpNamespaceOf('clusters', c) }) as KubeObject)!;
+        expect(published.layer).toMatch(/^provider-layer@sha256:[0-9a-f]{64}$/);
+        expect(builtFromRelease(published.entries.get(npName(c))!.image)).toBe(R2);
+      }
 
       // The per-HCP controller hands off its verified build for the wanted release: the hold ends.
       const t = tenantHandoff(hcpNamespaceOf('clusters', TENANT), npName(TENANT), 'my-config', `quay.example.com/tenant/os@${D('9')}`, R2);

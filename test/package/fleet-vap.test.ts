@@ -16,9 +16,9 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube, KubeObject } from '../../builder/kube.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { admitNodePoolUpdate, GateOptions, HANDOFF_RELEASE_ANNOTATION, ImageState, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
-import { WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
+import { handoffName, PROVIDER_IMAGES_CONFIGMAP, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { providerHandoff, tenantHandoff } from '../builder/fleet-fixtures.js';
-import { HANDOFF_POLICY, NODEPOOL_POLICY, ONLY_FLEET, RELEASE_CHANGED, type PolicySpec } from '../../resources/fleet/objects.js';
+import { CREATE_POLICY, HANDOFF_POLICY, NODEPOOL_POLICY, ONLY_FLEET, RELEASE_CHANGED, type PolicySpec } from '../../resources/fleet/objects.js';
 import { FLEET_USERNAME } from '../../resources/fleet/identity.js';
 import { fleetDefinition } from '../../resources/fleet/fleet.js';
 
@@ -34,9 +34,11 @@ function evalCel(expr: string, vars: Record<string, unknown>): unknown {
   return p(Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k === 'variables' ? (v as CelInput) : toCel(v)])));
 }
 
-/** A VAP as the apiserver applies it to one UPDATE: not matched, or the messages of failed validations (an error fails: failurePolicy Fail). */
+/** A VAP as the apiserver applies it to one UPDATE (or CREATE: no oldObject): not matched, or the messages of failed validations (an error fails: failurePolicy Fail). */
 function admit(p: PolicySpec, username: string, oldObject: unknown, object: unknown): 'not matched' | string[] {
-  const request = { operation: 'UPDATE', userInfo: { username } };
+  const operation = oldObject == null ? 'CREATE' : 'UPDATE';
+  if (!p.resourceRule.operations.includes(operation)) return 'not matched';
+  const request = { operation, userInfo: { username } };
   if (evalCel(ONLY_FLEET.expression, { request }) !== true) return 'not matched';
   const variables = new Map<string, CelInput>();
   for (const v of p.variables) {
@@ -68,7 +70,7 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
   test('the package ships exactly these policies and bindings, Fail, Deny, for the fleet identity only', () => {
     const objs = fleetDefinition().objects.filter((o) => o.phase === 'policies').map((o) => o.object as KubeObject & { spec: any });
     const policies = objs.filter((o) => o.kind === 'ValidatingAdmissionPolicy');
-    expect(policies.map((p) => p.metadata.name)).toEqual([NODEPOOL_POLICY.name, HANDOFF_POLICY.name]);
+    expect(policies.map((p) => p.metadata.name)).toEqual([NODEPOOL_POLICY.name, HANDOFF_POLICY.name, CREATE_POLICY.name]);
     for (const p of policies) {
       expect(p.apiVersion).toBe('admissionregistration.k8s.io/v1');
       expect(p.spec.failurePolicy).toBe('Fail');
@@ -78,6 +80,7 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
     expect(bindings.map((b) => [b.spec.policyName, b.spec.validationActions])).toEqual([
       [NODEPOOL_POLICY.name, ['Deny']],
       [HANDOFF_POLICY.name, ['Deny']],
+      [CREATE_POLICY.name, ['Deny']],
     ]);
     expect(ONLY_FLEET.expression).toBe('request.userInfo.username == "system:serviceaccount:on-cluster-build-fleet:on-cluster-build-fleet"');
   });
@@ -182,7 +185,7 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
       f(next);
       return admit(HANDOFF_POLICY, FLEET_USERNAME, from, next);
     };
-    const ONLY = 'the on-cluster-build fleet component may update only hand-off ConfigMaps (on-cluster-build-os-image-*, label app.kubernetes.io/managed-by=on-cluster-build)';
+    const ONLY = 'the on-cluster-build fleet component may update only hand-off ConfigMaps (on-cluster-build-os-image-*, label app.kubernetes.io/managed-by=on-cluster-build) and on-cluster-build-provider-images';
     const other = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-apiserver', namespace: HCP_NS, labels: {} }, data: { config: 'x' } };
     expect(admit(HANDOFF_POLICY, FLEET_USERNAME, other, { ...other, data: { config: 'y' } })).toEqual([ONLY]);
     const relabelled = clone(w.before) as any;
@@ -238,5 +241,85 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
     const forged = clone(after) as any;
     forged.metadata.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] = 'other';
     expect(admit(HANDOFF_POLICY, FLEET_USERNAME, before, forged)).not.toEqual([]);
+  });
+  test('with a provider layer: admit the provider-only hand-off the real gate creates, its provider-images publication and a layer change; refuse any other create', async () => {
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: HCP_NS } });
+    mgmt.store.put({
+      apiVersion: 'hypershift.openshift.io/v1beta1',
+      kind: 'NodePool',
+      metadata: { name: 'fresh', namespace: HC_NS },
+      spec: { clusterName: 'banana', arch: 'amd64', release: { image: R1 }, replicas: 1, management: { upgradeType: 'Replace' }, platform: { type: 'AWS' } },
+    });
+    const recorded: { resource: string; before: KubeObject | null; after: KubeObject }[] = [];
+    const getCm = (ns: string, name: string) => clone(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace: ns }) as KubeObject);
+    class Recorded extends Kube {
+      override async request(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+        const p = path.split('?')[0];
+        const created = method === 'POST' ? /\/namespaces\/([^/]+)\/configmaps$/.exec(p) : null;
+        const m = /\/namespaces\/([^/]+)\/(nodepools|configmaps)\/([^/]+)$/.exec(p);
+        const before = method !== 'GET' && m ? (m[2] === 'configmaps' ? getCm(m[1], m[3]) : null) : null;
+        const r = await super.request(method, path, body, contentType);
+        if (created) recorded.push({ resource: 'configmaps', before: null, after: getCm(created[1], (body as KubeObject).metadata.name!) });
+        else if (m && m[2] === 'configmaps' && method !== 'GET') recorded.push({ resource: 'configmaps', before, after: getCm(m[1], m[3]) });
+        return r;
+      }
+    }
+    let layer = 'provider-layer@' + D('e');
+    const o = (): GateOptions => ({
+      management: new Recorded(mgmt.kubeConfig(FLEET_USERNAME)),
+      nodePoolNamespace: HC_NS,
+      nodePoolName: 'fresh',
+      hcpNamespace: HCP_NS,
+      layer,
+      providerLayer: true,
+      imageFor: () => ({ image: `quay.example.com/p@${layer === 'provider-layer@' + D('e') ? D('e') : D('f')}` }),
+      maxHoldSeconds: 3600,
+      now: () => new Date('2026-11-25T00:00:00Z'),
+    });
+    const steps = async () => (await settleGate(o())).steps.map((s) => ('did' in s ? s.did : s.state));
+    expect(await steps()).toEqual(['Labelled', 'Published', 'HandedOff', 'Consistent']);
+    layer = 'provider-layer@' + D('f');
+    expect(await steps()).toEqual(['Published', 'HandedOff', 'Consistent']);
+    // Created: the provider-images ConfigMap and the hand-off; then both updated for the new layer.
+    expect(recorded.map((w) => `${w.before ? 'update' : 'create'} ${w.after.metadata.name}`)).toEqual([
+      `create ${PROVIDER_IMAGES_CONFIGMAP}`,
+      `create ${handoffName('fresh')}`,
+      `update ${PROVIDER_IMAGES_CONFIGMAP}`,
+      `update ${handoffName('fresh')}`,
+    ]);
+    for (const w of recorded) {
+      const policy = w.before ? HANDOFF_POLICY : CREATE_POLICY;
+      expect([w.after.metadata.name, admit(policy, FLEET_USERNAME, w.before, w.after)]).toEqual([w.after.metadata.name, []]);
+      expect(admit(w.before ? CREATE_POLICY : HANDOFF_POLICY, FLEET_USERNAME, w.before, w.after)).toBe('not matched');
+    }
+
+    // What the fleet identity may never create.
+    const handoff = recorded[1]!.after as any;
+    const images = recorded[0]!.after as any;
+    const create = (f: (cm: any) => void, from: any = handoff) => {
+      const next = clone(from);
+      delete next.metadata.resourceVersion;
+      f(next);
+      return admit(CREATE_POLICY, FLEET_USERNAME, null, next);
+    };
+    const ONLY = 'the on-cluster-build fleet component may create only provider-only hand-offs (on-cluster-build-os-image-*) and on-cluster-build-provider-images';
+    const LABELS = 'a provider-only hand-off carries exactly the labels hypershift.openshift.io/nto-generated-machine-config=true, app.kubernetes.io/managed-by=on-cluster-build and hypershift.openshift.io/nodePool naming its NodePool (no on-cluster-build.pkogen.io/nodepoolosconfig: tenant hand-offs are the per-HCP controller\'s)';
+    const DATA = 'a provider-only hand-off carries only data.config and the annotation on-cluster-build.pkogen.io/release-image';
+    const IMAGES = 'the on-cluster-build-provider-images ConfigMap keeps the label app.kubernetes.io/managed-by=on-cluster-build, never carries hypershift.openshift.io/nto-generated-machine-config, and has no binaryData';
+    expect(create(() => {})).toEqual([]);
+    expect(create((c) => (c.metadata.name = 'kube-apiserver-config'))).toEqual([ONLY]);
+    expect(create((c) => (c.metadata.name = 'on-cluster-build-pull-keys'))).toEqual([ONLY]);
+    expect(create((c) => (c.metadata.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] = 'forged'))).toEqual([LABELS]);
+    expect(create((c) => (c.metadata.labels['hypershift.openshift.io/nodePool'] = 'another-pool'))).toEqual([LABELS]);
+    expect(create((c) => delete c.metadata.labels['hypershift.openshift.io/nto-generated-machine-config'])).toEqual([LABELS]);
+    expect(create((c) => (c.data.extra = 'x'))).toEqual([DATA]);
+    expect(create((c) => (c.metadata.annotations[WANTED_RELEASE_ANNOTATION] = R2))).toEqual([DATA]);
+    expect(create(() => {}, images)).toEqual([]);
+    expect(create((c) => (c.metadata.labels['hypershift.openshift.io/nto-generated-machine-config'] = 'true'), images)).toEqual([IMAGES]);
+    expect(create((c) => (c.binaryData = { x: 'eA==' }), images)).toEqual([IMAGES]);
+    // And no update may turn the provider-images ConfigMap into machine config HyperShift would read.
+    const upd = clone(images);
+    upd.metadata.labels['hypershift.openshift.io/nto-generated-machine-config'] = 'true';
+    expect(admit(HANDOFF_POLICY, FLEET_USERNAME, images, upd)).toEqual([IMAGES]);
   });
 });
