@@ -14,6 +14,9 @@ import type { PolicyRule } from '../rbac.js';
 
 export const FLEET_CLUSTER_RULES: readonly PolicyRule[] = [
   { apiGroups: ['hypershift.openshift.io'], resources: ['nodepools'], verbs: ['get', 'list', 'watch', 'patch'] },
+  // Read only: a control plane's release change starts the provider builds its NodePools will
+  // need (builder/fleet/run.ts pre-builds); HCP namespaces are not known in advance.
+  { apiGroups: ['hypershift.openshift.io'], resources: ['hostedcontrolplanes'], verbs: ['list', 'watch'] },
 ];
 
 /**

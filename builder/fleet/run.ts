@@ -13,7 +13,15 @@
  * watch would need a ClusterRole over every ConfigMap). A 403 there (our package is not installed
  * for that HostedCluster) backs off to the resync period.
  *
- * Memory: names only (NodePool key → HCP namespace); the gate reads objects when it runs.
+ * Pre-builds (with a provider layer): HyperShift upgrades the control plane first
+ * (HostedControlPlane `spec.releaseImage`, copied from the HostedCluster's `spec.release.image`:
+ * hypershift `hostedcluster_controller.go`), NodePools later, each on its own. A cluster-wide,
+ * read-only watch of HostedControlPlanes asks the build registry for each of its NodePools'
+ * (new release, arch, stream) as soon as that field changes, so the image usually exists when a
+ * NodePool's release moves and the gate hands it off without a long hold.
+ *
+ * Memory: names only (NodePool key → HCP namespace, arch, stream; HCP namespace → release); the
+ * gate reads objects when it runs.
  * Logs: one structured line per gate action (Paused, Wanted, HandedOff, Unpaused, TimedOut,
  * Overridden, Forgot): NodePool, HCP namespace, action, the gate's message (releases and images
  * by reference; never object contents, never credentials).
@@ -56,6 +64,10 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const now = () => new Date(clock.now());
   /** NodePool `<ns>/<name>` → HCP namespace. */
   const targets = new Map<string, string>();
+  /** NodePool `<ns>/<name>` → what its image key needs besides the release (pre-builds). */
+  const shapes = new Map<string, { arch: string; stream?: string }>();
+  /** HCP namespace → its HostedControlPlane's spec.releaseImage, as last seen. */
+  const controlPlaneReleases = new Map<string, string>();
   /** HCP namespace → its hand-off watch (stopped when no NodePool maps to it). */
   const handoffWatches = new Map<string, AbortController>();
   const loops: Promise<void>[] = [];
@@ -103,8 +115,15 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const track = (obj: KubeObject, deleted: boolean) => {
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
     const t = deleted ? undefined : gateTargetOf(obj);
-    if (t) targets.set(key, t.hcpNamespace);
-    else if (targets.delete(key)) queue.forget(key);
+    if (t) {
+      targets.set(key, t.hcpNamespace);
+      const spec = (obj as { spec?: { arch?: string; osImageStream?: { name?: string } } }).spec;
+      const stream = spec?.osImageStream?.name;
+      shapes.set(key, { arch: spec?.arch || 'amd64', ...(stream ? { stream } : {}) });
+    } else {
+      shapes.delete(key);
+      if (targets.delete(key)) queue.forget(key);
+    }
     syncHandoffWatches();
     if (t) queue.add(key);
   };
@@ -115,6 +134,44 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     for (const k of [...targets.keys()]) if (!seen.has(k)) targets.delete(k);
     for (const i of items) track(i, false);
   }));
+
+  /** A control plane's release changed: build its NodePools' images for it now (the registry dedupes and bounds builds). */
+  const prebuild = (hcpNamespace: string, releaseImage: string) => {
+    const asked = new Set<string>();
+    for (const [key, ns] of targets) {
+      const shape = shapes.get(key);
+      if (ns !== hcpNamespace || !shape) continue;
+      const k = { releaseImage, arch: shape.arch, ...(shape.stream ? { stream: shape.stream } : {}), layer: o.layer };
+      const id = JSON.stringify(k);
+      if (asked.has(id)) continue;
+      asked.add(id);
+      Promise.resolve()
+        .then(() => o.imageFor(k))
+        .then(
+          (state) => log('prebuild', { hcpNamespace, release: releaseImage, arch: k.arch, ...(k.stream ? { stream: k.stream } : {}), state: 'image' in state ? 'Exists' : 'pending' in state ? 'Building' : 'Failed' }),
+          (e) => log('prebuild failed', { hcpNamespace, release: releaseImage, error: (e as Error).message }),
+        );
+    }
+  };
+  if (o.providerLayer) {
+    const seeControlPlane = (obj: KubeObject, deleted: boolean) => {
+      const ns = obj.metadata.namespace ?? '';
+      const release = (obj as { spec?: { releaseImage?: unknown } }).spec?.releaseImage;
+      if (deleted || typeof release !== 'string' || !release) {
+        controlPlaneReleases.delete(ns);
+        return;
+      }
+      const before = controlPlaneReleases.get(ns);
+      controlPlaneReleases.set(ns, release);
+      // At start (before undefined) nothing is asked: NodePools on their release are the gate's work.
+      if (before !== undefined && before !== release) prebuild(ns, release);
+    };
+    loops.push(watchLoop(o.management, RESOURCES.hostedControlPlanes, undefined, undefined, (obj, type) => seeControlPlane(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
+      const seen = new Set(items.map((i) => i.metadata.namespace ?? ''));
+      for (const ns of [...controlPlaneReleases.keys()]) if (!seen.has(ns)) controlPlaneReleases.delete(ns);
+      for (const i of items) seeControlPlane(i, false);
+    }));
+  }
 
   // The resync: every NodePool again, from a fresh list (the fleet pass's listing).
   while (!signal.aborted) {
@@ -151,7 +208,16 @@ async function watchLoop(
   onList?: (items: KubeObject[]) => void,
 ): Promise<void> {
   let attempt = 0;
-  const trim = (o: KubeObject): KubeObject => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace }, ...(r === NODEPOOLS ? { spec: { clusterName: (o as { spec?: { clusterName?: unknown } }).spec?.clusterName } } : {}) });
+  const trim = (o: KubeObject): KubeObject => {
+    const spec = (o as { spec?: { clusterName?: unknown; arch?: unknown; osImageStream?: { name?: unknown }; releaseImage?: unknown } }).spec;
+    const kept =
+      r === NODEPOOLS
+        ? { spec: { clusterName: spec?.clusterName, arch: spec?.arch, ...(spec?.osImageStream?.name !== undefined ? { osImageStream: { name: spec.osImageStream.name } } : {}) } }
+        : r === RESOURCES.hostedControlPlanes
+          ? { spec: { releaseImage: spec?.releaseImage } }
+          : {};
+    return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace }, ...kept };
+  };
   while (!signal.aborted) {
     let forbidden = false;
     try {

@@ -94,7 +94,9 @@ describe('the fleet component, running', () => {
       ],
     });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
     for (const n of ['clusters', NS, ...ALL.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    for (const c of ALL) mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: c, namespace: hcpNamespaceOf('clusters', c) }, spec: { releaseImage: R1 } });
     for (const c of ALL) {
       const arch = c === FAILING ? 'arm64' : 'amd64';
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: npName(c), namespace: 'clusters' }, spec: { clusterName: c, arch, release: { image: R1 }, replicas: 2 } });
@@ -178,7 +180,19 @@ describe('the fleet component, running', () => {
         await admin.request('PATCH', admin.path(NODEPOOLS, 'clusters', npName(c)), ops, 'application/json-patch+json');
       };
 
-      // Every HostedCluster upgrades at once.
+      // The control planes upgrade first (HyperShift copies the HostedCluster's release to the
+      // HostedControlPlane): the provider builds for R2 start before any NodePool moves.
+      for (const c of ALL) {
+        const hcp = mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', name: c, namespace: hcpNamespaceOf('clusters', c) })!;
+        await admin.update(RESOURCES.hostedControlPlanes, { ...hcp, spec: { ...hcp.spec, releaseImage: R2 } } as KubeObject);
+      }
+      await waitFor('pre-builds', () => calls.length === 2);
+      expect(calls.every((k) => k.releaseDigest === D('2'))).toBe(true);
+      expect(ALL.map((c) => np(c).spec.pausedUntil)).toEqual(ALL.map(() => undefined));
+      expect(ALL.map((c) => np(c).spec.release.image)).toEqual(ALL.map(() => R1));
+      expect(logs.filter((l) => l.msg === 'prebuild').length).toBeGreaterThanOrEqual(ALL.length);
+
+      // Every HostedCluster's NodePools upgrade at once.
       await Promise.all(ALL.map((c) => bump(c, R2)));
       expect(ALL.map((c) => np(c).spec.pausedUntil)).toEqual(ALL.map(() => 'true'));
       await waitFor('builds asked for', () => calls.length === 2 && ALL.every((c) => np(c).metadata.annotations?.['on-cluster-build.pkogen.io/gate-reason'] !== undefined));
