@@ -38,7 +38,6 @@ export const FLEET_FLAGS: FlagSpec[] = [
   { name: 'provider-layer-file', type: 'string', default: '', description: "path of the provider's Containerfile (final stage FROM configs); empty: no provider layer build" },
   { name: 'provider-image', type: 'string', default: '', description: 'a prebuilt provider image by digest (repo@sha256:…), instead of --provider-layer-file' },
   { name: 'push-secret-name', type: 'string', default: PUSH_SECRET_NAME, description: 'Secret in --namespace (dockerconfigjson): push credentials for --provider-repository, pull credentials for release registries' },
-  { name: 'tenant-layer-default', type: 'string', default: 'Disabled', description: 'Enabled or Disabled: the tenant layer of a HostedCluster without the on-cluster-build.pkogen.io/tenant-layer annotation' },
   { name: 'max-hold-seconds', type: 'int', default: 3600, description: 'the longest the gate holds one NodePool for one release' },
   { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full passes over every NodePool' },
   { name: 'webhook-port', type: 'int', default: 9443, description: 'HTTPS port of the mutating webhook (/mutate-nodepool)' },
@@ -63,7 +62,6 @@ export function checkFleetFlags(f: FlagValues): void {
     throw new FlagError(`on-cluster-build fleet: --provider-repository ${JSON.stringify(repo.slice(0, 200))} is not a repository: ${(e as Error).message}`);
   }
   if (!repositoryOnly(repo)) throw new FlagError('on-cluster-build fleet: --provider-repository names a repository (registry/path), without a tag or digest');
-  if (!['Enabled', 'Disabled'].includes(String(f['tenant-layer-default']))) throw new FlagError(`on-cluster-build fleet: --tenant-layer-default takes Enabled or Disabled`);
   for (const n of ['max-hold-seconds', 'resync-period']) if (!(Number(f[n]) > 0)) throw new FlagError(`on-cluster-build fleet: --${n} must be a positive number of seconds`);
   for (const n of ['webhook-port', 'health-port']) if (!(Number(f[n]) >= 0 && Number(f[n]) <= 65535)) throw new FlagError(`on-cluster-build fleet: --${n} must be a port number`);
   try {
@@ -189,7 +187,7 @@ export async function startFleet(
     throw e;
   }
   const healthAddr = health.address();
-  log('serving', { webhookPort: webhook.port, healthPort: typeof healthAddr === 'object' && healthAddr ? healthAddr.port : Number(flags['health-port']), layer, tenantLayerDefault: String(flags['tenant-layer-default']) });
+  log('serving', { webhookPort: webhook.port, healthPort: typeof healthAddr === 'object' && healthAddr ? healthAddr.port : Number(flags['health-port']), layer });
 
   const clock = over.now
     ? { now: over.now, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) }

@@ -58,7 +58,6 @@ export function fleetRolloutOptions(): RolloutTemplateOptions {
       { parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' },
       { parameter: 'PROVIDER_REPOSITORY', configKey: 'providerRepository' },
       { parameter: 'PROVIDER_LAYER', configKey: 'providerLayer', optional: false },
-      { parameter: 'TENANT_LAYER_DEFAULT', configKey: 'tenantLayerDefault', value: 'Disabled' },
       { parameter: 'MAX_HOLD_SECONDS', configKey: 'maxHoldSeconds', value: '3600' },
     ],
   };

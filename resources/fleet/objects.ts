@@ -56,7 +56,6 @@ export function fleetArgs(): string[] {
     `--provider-layer-file={{ if .config.providerLayer }}${LAYER_DIR}/${LAYER_FILE}{{ end }}`,
     '--provider-image={{ .config.providerImage }}',
     `--push-secret-name=${PUSH_SECRET_NAME}`,
-    '--tenant-layer-default={{ .config.tenantLayerDefault }}',
     '--max-hold-seconds={{ .config.maxHoldSeconds }}',
     `--resync-period=${RESYNC_SECONDS}`,
     `--webhook-port=${WEBHOOK_PORT}`,

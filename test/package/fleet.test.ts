@@ -63,8 +63,8 @@ describe('the fleet package', () => {
       expect(c.image).toMatch(/@sha256:[0-9a-f]{64}$/);
     }
     const args = (name: string) => Object.fromEntries((deploymentOf(name).spec.template.spec.containers[0].args as string[]).slice(1).map((a) => a.slice(2).split(/=(.*)/s).slice(0, 2)));
-    expect(args('fleet-layer')).toMatchObject({ 'provider-layer-file': `${LAYER_DIR}/${LAYER_FILE}`, 'provider-image': '', 'tenant-layer-default': 'Disabled', 'max-hold-seconds': '3600', 'provider-repository': 'quay.io/provider/os-layered', 'push-secret-name': 'provider-push' });
-    expect(args('fleet-prebuilt-image')).toMatchObject({ 'provider-layer-file': '', 'provider-image': `registry.example.com:5000/provider/os@${D('4')}`, 'tenant-layer-default': 'Enabled', 'max-hold-seconds': '7200' });
+    expect(args('fleet-layer')).toMatchObject({ 'provider-layer-file': `${LAYER_DIR}/${LAYER_FILE}`, 'provider-image': '', 'max-hold-seconds': '3600', 'provider-repository': 'quay.io/provider/os-layered', 'push-secret-name': 'provider-push' });
+    expect(args('fleet-prebuilt-image')).toMatchObject({ 'provider-layer-file': '', 'provider-image': `registry.example.com:5000/provider/os@${D('4')}`, 'max-hold-seconds': '7200' });
     // The Containerfile reaches the pod byte for byte (a ConfigMap key mounted at the flag's path).
     const cm = cases['fleet-layer'].objects.find((o) => o.object.kind === 'ConfigMap')!.object as any;
     expect(cm.data[LAYER_FILE]).toBe('FROM configs\nRUN dnf install -y provider-agent && dnf clean all\nCOPY --from=configs /etc/provider /etc/provider\n');
@@ -79,12 +79,14 @@ describe('the fleet package', () => {
     const errors = (c: Record<string, unknown>) => admitConfig(c, fleetConfigSchema).errors.map((e) => e.field);
     expect(errors({ ...base, providerLayer: 'RUN true' })).toEqual([]);
     expect(errors({ ...base, providerImage: `quay.io/provider/os@${D('5')}` })).toEqual([]);
-    expect(admitConfig({ ...base, providerLayer: 'RUN true' }, fleetConfigSchema).config).toMatchObject({ providerImage: '', tenantLayerDefault: 'Disabled', maxHoldSeconds: 3600 });
+    expect(admitConfig({ ...base, providerLayer: 'RUN true' }, fleetConfigSchema).config).toMatchObject({ providerImage: '', maxHoldSeconds: 3600 });
+    // The tenant-layer default is the per-HCP package's (its Template's TENANT_LAYER_DEFAULT), not the fleet's.
+    expect(admitConfig({ ...base, providerLayer: 'RUN true', tenantLayerDefault: 'Enabled' }, fleetConfigSchema).config).not.toHaveProperty('tenantLayerDefault');
+    expect(fleetConfigSchema.properties).not.toHaveProperty('tenantLayerDefault');
     expect(errors({ ...base, providerImage: 'quay.io/provider/os:latest' })).toContain('spec.config.providerImage');
     expect(errors({ ...base, providerLayer: 'RUN true', image: 'quay.io/app-sre/on-cluster-build:latest' })).toContain('spec.config.image');
     expect(errors({ ...base, providerLayer: 'RUN true', providerRepository: 'quay.io/provider/os:tag' })).toContain('spec.config.providerRepository');
     expect(errors({ ...base, providerLayer: 'RUN true', providerRepository: 'os' })).toContain('spec.config.providerRepository');
-    expect(errors({ ...base, providerLayer: 'RUN true', tenantLayerDefault: 'Maybe' })).toContain('spec.config.tenantLayerDefault');
     expect(errors({ ...base, providerLayer: 'RUN true', maxHoldSeconds: 10 })).toContain('spec.config.maxHoldSeconds');
     expect(errors({ ...base, providerLayer: 'x'.repeat(65537) })).toContain('spec.config.providerLayer');
   });
@@ -183,9 +185,9 @@ describe('the fleet package', () => {
     });
 
     test('fails on a config the package refuses', () => {
-      const bad = pkogen(['simulate', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, '--hcp-namespaces', '1', ...params({ TENANT_LAYER_DEFAULT: 'Maybe' })]);
+      const bad = pkogen(['simulate', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, '--hcp-namespaces', '1', ...params({ MAX_HOLD_SECONDS: '10' })]);
       expect(bad.code).toBe(1);
-      expect(bad.out).toContain('tenantLayerDefault');
+      expect(bad.out).toContain('maxHoldSeconds');
       const noLayer = pkogen(['lint-rollout', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, ...params({ PROVIDER_LAYER: '' })]);
       expect(noLayer.code).toBe(1);
     });
