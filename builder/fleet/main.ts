@@ -20,7 +20,7 @@ import { dockerConfigCredentials } from '../dockerconfig.js';
 import { verifyBuiltImage } from '../image-check.js';
 import { NetGuard } from '../net-guard.js';
 import { ReleaseResolver } from '../release.js';
-import { FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
 import { allowList } from '../webhook/main.js';
 import { describeError } from '../wiring.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
@@ -32,7 +32,8 @@ import { startFleetWebhook } from './webhook.js';
 export const FLEET_SUMMARY = 'gate NodePool upgrades and build the provider OS layer once for the fleet (runs on the management cluster)';
 
 export const FLEET_FLAGS: FlagSpec[] = [
-  { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: "the fleet component's own namespace: its Lease, provider build Jobs and push Secret" },
+  { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: "the fleet component's own namespace: its Lease and the push Secret" },
+  { name: 'build-namespace', type: 'string', default: FLEET_BUILD_NAMESPACE, description: 'namespace the provider build Jobs run in (Pod Security baseline, the build ServiceAccount and its SCC: made by the fleet package)' },
   { name: 'kubeconfig', type: 'string', default: '', description: "kubeconfig for the management cluster; empty: the pod's in-cluster ServiceAccount" },
   { name: 'provider-repository', type: 'string', required: true, description: 'repository (registry/path, no tag) provider-layer images are pushed to' },
   { name: 'provider-layer-file', type: 'string', default: '', description: "path of the provider's Containerfile (final stage FROM configs); empty: no provider layer build" },
@@ -55,6 +56,8 @@ export function checkFleetFlags(f: FlagValues): void {
   const image = String(f['provider-image'] ?? '');
   if (layerFile && image) throw new FlagError('on-cluster-build fleet: give --provider-layer-file or --provider-image, not both');
   if (image && !DIGEST_IMAGE_RE.test(image)) throw new FlagError(`on-cluster-build fleet: --provider-image must be an image by digest (repo@sha256:<64 hex>)`);
+  const buildNamespace = String(f['build-namespace'] ?? '');
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(buildNamespace)) throw new FlagError(`on-cluster-build fleet: --build-namespace ${JSON.stringify(buildNamespace.slice(0, 100))} is not a namespace name`);
   const repo = String(f['provider-repository'] ?? '');
   try {
     parseReference(repo);
@@ -127,6 +130,7 @@ export async function startFleet(
     const builds = over.providerBuilds ?? new ProviderBuilds({
       management,
       namespace,
+      buildNamespace: String(flags['build-namespace']),
       repository,
       containerfile,
       pushSecretName,

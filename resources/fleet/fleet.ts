@@ -19,7 +19,7 @@ import {
   type RolloutTemplateOptions,
 } from 'pkogen';
 import { fleetConfigSchema, fleetTestCases } from './config.js';
-import { fleetDeployment, fleetNamespace, fleetPolicies, fleetRbac, fleetWebhook } from './objects.js';
+import { fleetBuildNamespace, fleetDeployment, fleetNamespace, fleetPolicies, fleetRbac, fleetWebhook } from './objects.js';
 import { FLEET_NAME } from './identity.js';
 
 export const FLEET_PACKAGE_NAME = FLEET_NAME;
@@ -37,7 +37,7 @@ export function fleetDefinition(): PackageDefinition {
     availabilityProbes: [deploymentAvailabilityProbe()],
     config: fleetConfigSchema,
     testCases: fleetTestCases,
-    objects: [...fleetNamespace(), ...fleetRbac(), ...fleetPolicies(), ...fleetDeployment(), ...fleetWebhook()],
+    objects: [...fleetNamespace(), ...fleetBuildNamespace(), ...fleetRbac(), ...fleetPolicies(), ...fleetDeployment(), ...fleetWebhook()],
   };
 }
 
