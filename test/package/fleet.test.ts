@@ -19,9 +19,10 @@ import { FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES
 import { buildJob, type BuildJobInput } from '../../builder/controller/build-job.js';
 import { podSecurityViolations } from '../builder/kubelet.js';
 import { buildNamespace } from '../../resources/build-namespace.js';
-import { definition } from '../../resources/resources.js';
+import { definition, rolloutOptions } from '../../resources/resources.js';
 import { FLEET_HANDOFF_ROLE } from '../../resources/builder-controller.js';
-import { FLEET_PACKAGE_DIR, FLEET_ROLLOUT_PATH, fleetDefinition } from '../../resources/fleet/fleet.js';
+import { FLEET_PACKAGE_DIR, FLEET_ROLLOUT_PATH, fleetDefinition, fleetRolloutOptions } from '../../resources/fleet/fleet.js';
+import { buildRolloutTemplate } from '../../pkogen/src/rollout/generate.js';
 import { fleetConfigSchema } from '../../resources/fleet/config.js';
 import { EXACTLY_ONE, FLEET_RESOURCES, LAYER_DIR, LAYER_FILE } from '../../resources/fleet/objects.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from '../../resources/fleet/identity.js';
@@ -261,6 +262,23 @@ describe('the fleet package', () => {
       expect(sim.code).toBe(0);
       const r = JSON.parse(sim.out);
       expect(r.totals).toMatchObject({ validPackages: 1, errors: 0 });
+      // As the per-HCP package: from the service cluster (ACM hub) through the Policy to the
+      // management cluster, where one ClusterPackage is created (no HCP namespace involved).
+      expect(r.packages.map((p: any) => [p.serviceCluster, p.managementCluster, p.namespace, p.package.name])).toEqual([['sc-01', 'mc-01', '', fleetDefinition().name]]);
+    });
+
+    test('is the per-HCP chain: SelectorSyncSet on service clusters, ACM Policy placed on management clusters, a ClusterPackage in its ConfigurationPolicy', () => {
+      const own = buildRolloutTemplate(fleetRolloutOptions()) as any;
+      const perHcp = buildRolloutTemplate(rolloutOptions()) as any;
+      const sss = own.objects[0];
+      expect(sss.spec.clusterDeploymentSelector).toEqual(perHcp.objects[0].spec.clusterDeploymentSelector);
+      expect(sss.spec.resources.map((r: any) => r.kind)).toEqual(perHcp.objects[0].spec.resources.map((r: any) => r.kind));
+      expect(sss.spec.resources[1].spec).toEqual(perHcp.objects[0].spec.resources[1].spec);
+      const cp = sss.spec.resources[0].spec['policy-templates'][0].objectDefinition;
+      expect(cp.spec.namespaceSelector).toBeUndefined();
+      const pkg = cp.spec['object-templates'][0].objectDefinition;
+      expect([pkg.kind, pkg.metadata]).toEqual(['ClusterPackage', { name: fleetDefinition().name }]);
+      expect(Object.keys(pkg.spec.config).sort()).toEqual(['image', 'maxHoldSeconds', 'providerLayer', 'providerRepository']);
     });
 
     test('fails on a config the package refuses', () => {
