@@ -1,8 +1,14 @@
 /**
- * Where tenant builds run in the hosted cluster (docs/design.md "The build pod"): the build
- * namespace, the build pods' ServiceAccount and its permission to use OpenShift's `anyuid` SCC in
- * that namespace only, and the low PriorityClass of build pods. Nothing else: the controller
- * creates each build's Job, ConfigMap and Secret there through its hosted-cluster client.
+ * Where build pods run (docs/design.md "The build pod"): the build namespace, the build pods'
+ * ServiceAccount and its permission to use OpenShift's `anyuid` SCC in that namespace only, and
+ * the low PriorityClass of build pods. Nothing else: the controller (tenant builds, in the hosted
+ * cluster) or the fleet component (provider builds, on the management cluster) creates each
+ * build's Job, ConfigMap and Secret there.
+ *
+ * `buildNamespaceObjects` is the one definition of that place; the per-HCP package puts it in the
+ * hosted cluster (`buildNamespace()`, namespace `BUILD_NAMESPACE`), the fleet package on the
+ * management cluster (resources/fleet/objects.ts, namespace `FLEET_BUILD_NAMESPACE`). Both admit
+ * exactly the pod `buildJob` (builder/controller/build-job.ts) makes.
  */
 import type { PackageObject } from 'pkogen';
 import { BUILD_NAMESPACE, BUILD_PRIORITY_CLASS, BUILD_SCC, BUILD_SERVICE_ACCOUNT } from '../builder/controller/build-job.js';
@@ -13,24 +19,39 @@ const labels = { app: 'on-cluster-build-builder' };
 export const BUILD_PRIORITY_VALUE = -100;
 
 /**
- * Pod Security level of the build namespace. The build pod is "baseline" (uid 1000, privilege
- * escalation for newuidmap, two default capabilities, no seccomp field because anyuid refuses one)
- * and not "restricted"; enforce, audit and warn all say baseline, and OpenShift's label
- * synchroniser is told to leave them alone.
+ * Pod Security level of a build namespace: the lowest that admits the build pod. The build pod is
+ * "baseline" (uid 1000, privilege escalation for newuidmap, two default capabilities kept, no
+ * seccomp field because anyuid refuses one) and not "restricted", which forbids exactly three of
+ * its fields: `allowPrivilegeEscalation: true` (restricted: must be false), a `capabilities.drop`
+ * without `ALL`, and no seccompProfile (restricted: RuntimeDefault or Localhost required). Baseline
+ * forbids none of them: it allows the default capabilities and an unset seccomp profile
+ * (kubernetes/pod-security-admission `policy/check_*`, docs/design.md E7). Enforce, audit and warn
+ * all say baseline, and OpenShift's label synchroniser is told to leave them alone.
  */
 export const BUILD_POD_SECURITY_LEVEL = 'baseline';
 
-export function buildNamespace(): PackageObject[] {
+/** The ClusterRole OpenShift ships for every default SCC: verb `use` on that SCC only (docs/design.md E3). */
+export const sccClusterRole = (scc: string) => `system:openshift:scc:${scc}`;
+
+export interface BuildNamespaceOptions {
+  namespace: string;
+  /** The package phase of the Namespace and of the PriorityClass (cluster-scoped), and of the rest (ServiceAccount, SCC binding). */
+  phases: { namespace: string; rest: string };
+  labels?: Record<string, string>;
+}
+
+export function buildNamespaceObjects(o: BuildNamespaceOptions): PackageObject[] {
+  const l = o.labels ?? labels;
   return [
     {
-      phase: 'hosted-api',
+      phase: o.phases.namespace,
       object: {
         apiVersion: 'v1',
         kind: 'Namespace',
         metadata: {
-          name: BUILD_NAMESPACE,
+          name: o.namespace,
           labels: {
-            ...labels,
+            ...l,
             'pod-security.kubernetes.io/enforce': BUILD_POD_SECURITY_LEVEL,
             'pod-security.kubernetes.io/audit': BUILD_POD_SECURITY_LEVEL,
             'pod-security.kubernetes.io/warn': BUILD_POD_SECURITY_LEVEL,
@@ -41,27 +62,28 @@ export function buildNamespace(): PackageObject[] {
       },
     },
     {
-      phase: 'hosted-api',
-      object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: BUILD_SERVICE_ACCOUNT, namespace: BUILD_NAMESPACE, labels }, automountServiceAccountToken: false },
+      // The build needs no API token: its digest comes back as the termination message.
+      phase: o.phases.rest,
+      object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: BUILD_SERVICE_ACCOUNT, namespace: o.namespace, labels: l }, automountServiceAccountToken: false },
     },
     {
       // The ClusterRole OpenShift ships for every default SCC (verb `use` on that SCC only), bound
       // in this namespace only: the build ServiceAccount may use anyuid here and nowhere else.
-      phase: 'hosted-api',
+      phase: o.phases.rest,
       object: {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'RoleBinding',
-        metadata: { name: `${BUILD_SERVICE_ACCOUNT}-scc-${BUILD_SCC}`, namespace: BUILD_NAMESPACE, labels },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `system:openshift:scc:${BUILD_SCC}` },
-        subjects: [{ kind: 'ServiceAccount', name: BUILD_SERVICE_ACCOUNT, namespace: BUILD_NAMESPACE }],
+        metadata: { name: `${BUILD_SERVICE_ACCOUNT}-scc-${BUILD_SCC}`, namespace: o.namespace, labels: l },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: sccClusterRole(BUILD_SCC) },
+        subjects: [{ kind: 'ServiceAccount', name: BUILD_SERVICE_ACCOUNT, namespace: o.namespace }],
       },
     },
     {
-      phase: 'hosted-api',
+      phase: o.phases.namespace,
       object: {
         apiVersion: 'scheduling.k8s.io/v1',
         kind: 'PriorityClass',
-        metadata: { name: BUILD_PRIORITY_CLASS, labels },
+        metadata: { name: BUILD_PRIORITY_CLASS, labels: l },
         value: BUILD_PRIORITY_VALUE,
         preemptionPolicy: 'Never',
         globalDefault: false,
@@ -69,4 +91,9 @@ export function buildNamespace(): PackageObject[] {
       },
     },
   ];
+}
+
+/** The tenant builds' namespace in the hosted cluster (the per-HCP package's `hosted-api` phase). */
+export function buildNamespace(): PackageObject[] {
+  return buildNamespaceObjects({ namespace: BUILD_NAMESPACE, phases: { namespace: 'hosted-api', rest: 'hosted-api' } });
 }

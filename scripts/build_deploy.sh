@@ -2,7 +2,9 @@
 # CI/CD entry point (app-interface / app-sre ci-int): build and push, with one tag per commit,
 #  1. the on-cluster-build image (controller, webhook server, token minter) from
 #     builder/Containerfile with a container engine (buildah, podman or docker), and
-#  2. the package image with pkogen (no container engine), as :<7-char commit> and :latest.
+#  2. the package images with pkogen (no container engine), as :<7-char commit> and :latest:
+#     package/ (the per-HCP package) and package-fleet/ (the fleet component's ClusterPackage),
+#     each named after its manifest's metadata.name; PACKAGE_DIR ships that one package only.
 # If :<commit> already exists, it is not built again: deployments reference digests, and a
 # rebuild must never move a deployed tag. The on-cluster-build image's digest is printed for the
 # rollout parameter ON_CLUSTER_BUILD_IMAGE.
@@ -10,9 +12,10 @@
 # Environment (see README):
 #   IMAGE_REGISTRY    registry host                          (default quay.io)
 #   IMAGE_REPOSITORY  organisation / namespace               (default app-sre)
-#   IMAGE_NAME        image name                             (default: package metadata.name)
+#   IMAGE_NAME        image name of package/ (or of PACKAGE_DIR)   (default: its metadata.name)
+#   FLEET_IMAGE_NAME  image name of package-fleet/           (default: its metadata.name)
 #   IMAGE_TAG         tag                                    (default: git rev-parse --short=7 HEAD)
-#   PACKAGE_DIR       package folder                         (default package)
+#   PACKAGE_DIR       ship only this package folder          (default: package and package-fleet)
 #   REGISTRY_USER / REGISTRY_TOKEN  push credentials (QUAY_USER / QUAY_TOKEN accepted too);
 #                     otherwise REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json or
 #                     ~/.docker/config.json are used
@@ -22,38 +25,56 @@
 #   NODE_IMAGE        Node.js 24 base image for it, ideally by digest (default: see builder/Containerfile)
 #   SKIP_BUILDER_IMAGE  true: ship only the package image
 #   NODE              node binary                            (default node)
-# Runs `make build` (npm ci + compile when needed) and `pkogen verify` first: a package/ that
-# differs from the generator's output is never shipped.
-# Prints the pushed (or existing) digest on stdout. Never prints credentials.
+# Runs `make build` (npm ci + compile when needed) and `pkogen verify` first: a package/ or
+# package-fleet/ that differs from the generator's output is never shipped.
+# Prints on stdout the pushed (or existing) digest with PACKAGE_DIR, else one line per package,
+# `<registry>/<repository>/<name>@sha256:…` (package/ first). Never prints credentials.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 NODE=${NODE:-node}
-PACKAGE_DIR=${PACKAGE_DIR:-package}
 IMAGE_REGISTRY=${IMAGE_REGISTRY:-quay.io}
 IMAGE_REPOSITORY=${IMAGE_REPOSITORY:-app-sre}
+# What ships: "<dir> <generator module> <IMAGE_NAME override>" per package.
+if [ -n "${PACKAGE_DIR:-}" ]; then
+  single=1
+  case "$PACKAGE_DIR" in
+    package) module=dist/resources/resources.js ;;
+    package-fleet) module=dist/resources/fleet/fleet.js ;;
+    *) module=- ;;
+  esac
+  packages=("$PACKAGE_DIR|$module|${IMAGE_NAME:-}")
+else
+  single=
+  packages=("package|dist/resources/resources.js|${IMAGE_NAME:-}" "package-fleet|dist/resources/fleet/fleet.js|${FLEET_IMAGE_NAME:-}")
+fi
 
 # On a fresh checkout: install dependencies and compile (make does both, quietly when up to date),
-# then refuse to ship a package/ that differs from what the generator makes.
+# then refuse to ship a package that differs from what the generator makes.
 if [ -f Makefile ]; then make -s build >&2; fi
 if [ ! -f pkogen/dist/src/cli/main.js ]; then
   echo "build_deploy.sh: pkogen is not built; run 'make package' first" >&2
   exit 1
 fi
-if [ "$PACKAGE_DIR" = package ] && [ -f dist/resources/resources.js ]; then
-  "$NODE" pkogen/bin/pkogen.js verify dist/resources/resources.js >&2
-fi
-if [ ! -f "$PACKAGE_DIR/manifest.yaml" ] && [ ! -f "$PACKAGE_DIR/manifest.yml" ]; then
-  echo "build_deploy.sh: no package manifest in $PACKAGE_DIR; run 'make package' first" >&2
-  exit 1
-fi
-if [ -z "${IMAGE_NAME:-}" ]; then
-  IMAGE_NAME=$(awk '/^metadata:/{m=1;next} m&&/^  name:/{print $2;exit} /^[^ ]/{m=0}' "$PACKAGE_DIR"/manifest.y*ml | head -n1)
-fi
-if [ -z "$IMAGE_NAME" ]; then
-  echo "build_deploy.sh: set IMAGE_NAME (the package manifest has no metadata.name)" >&2
-  exit 1
-fi
+names=()
+for p in "${packages[@]}"; do
+  IFS='|' read -r dir module name <<<"$p"
+  if [ "$module" != - ] && [ -f "$module" ]; then
+    "$NODE" pkogen/bin/pkogen.js verify "$module" >&2
+  fi
+  if [ ! -f "$dir/manifest.yaml" ] && [ ! -f "$dir/manifest.yml" ]; then
+    echo "build_deploy.sh: no package manifest in $dir; run 'make package' first" >&2
+    exit 1
+  fi
+  if [ -z "$name" ]; then
+    name=$(awk '/^metadata:/{m=1;next} m&&/^  name:/{print $2;exit} /^[^ ]/{m=0}' "$dir"/manifest.y*ml | head -n1)
+  fi
+  if [ -z "$name" ]; then
+    echo "build_deploy.sh: set IMAGE_NAME (the package manifest in $dir has no metadata.name)" >&2
+    exit 1
+  fi
+  names+=("$name")
+done
 IMAGE_TAG=${IMAGE_TAG:-$(git rev-parse --short=7 HEAD)}
 
 user=${REGISTRY_USER:-${QUAY_USER:-}}
@@ -76,7 +97,6 @@ if [ -n "$user" ] || [ -n "$token" ]; then
 fi
 unset REGISTRY_TOKEN QUAY_TOKEN token
 
-ref="$IMAGE_REGISTRY/$IMAGE_REPOSITORY/$IMAGE_NAME"
 insecure=()
 case "${INSECURE:-}" in true|1|yes) insecure=(--insecure) ;; esac
 
@@ -118,6 +138,17 @@ if [ "${SKIP_BUILDER_IMAGE:-}" != true ]; then
   esac
 fi
 
-echo "build_deploy.sh: $ref:$IMAGE_TAG (and :latest) from $PACKAGE_DIR" >&2
-"$NODE" pkogen/bin/pkogen.js build "$PACKAGE_DIR" -t "$ref:$IMAGE_TAG" -t "$ref:latest" \
-  --push --skip-if-exists -o digest "${insecure[@]}"
+# Each package image: built and pushed as :<commit> and :latest, or left as it is when :<commit> exists.
+for i in "${!packages[@]}"; do
+  IFS='|' read -r dir _ _ <<<"${packages[$i]}"
+  ref="$IMAGE_REGISTRY/$IMAGE_REPOSITORY/${names[$i]}"
+  echo "build_deploy.sh: $ref:$IMAGE_TAG (and :latest) from $dir" >&2
+  digest=$("$NODE" pkogen/bin/pkogen.js build "$dir" -t "$ref:$IMAGE_TAG" -t "$ref:latest" \
+    --push --skip-if-exists -o digest "${insecure[@]}")
+  case "$digest" in
+    sha256:*) ;;
+    *) echo "build_deploy.sh: pkogen build printed no digest for $ref:$IMAGE_TAG" >&2; exit 1 ;;
+  esac
+  echo "build_deploy.sh: REGISTRY_IMG=$ref IMAGE_DIGEST=$digest ($dir)" >&2
+  if [ -n "$single" ]; then echo "$digest"; else echo "$ref@$digest"; fi
+done

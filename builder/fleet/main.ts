@@ -20,7 +20,7 @@ import { dockerConfigCredentials } from '../dockerconfig.js';
 import { verifyBuiltImage } from '../image-check.js';
 import { NetGuard } from '../net-guard.js';
 import { ReleaseResolver } from '../release.js';
-import { FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
 import { allowList } from '../webhook/main.js';
 import { describeError } from '../wiring.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
@@ -32,13 +32,13 @@ import { startFleetWebhook } from './webhook.js';
 export const FLEET_SUMMARY = 'gate NodePool upgrades and build the provider OS layer once for the fleet (runs on the management cluster)';
 
 export const FLEET_FLAGS: FlagSpec[] = [
-  { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: "the fleet component's own namespace: its Lease, provider build Jobs and push Secret" },
+  { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: "the fleet component's own namespace: its Lease and the push Secret" },
+  { name: 'build-namespace', type: 'string', default: FLEET_BUILD_NAMESPACE, description: 'namespace the provider build Jobs run in (Pod Security baseline, the build ServiceAccount and its SCC: made by the fleet package)' },
   { name: 'kubeconfig', type: 'string', default: '', description: "kubeconfig for the management cluster; empty: the pod's in-cluster ServiceAccount" },
   { name: 'provider-repository', type: 'string', required: true, description: 'repository (registry/path, no tag) provider-layer images are pushed to' },
   { name: 'provider-layer-file', type: 'string', default: '', description: "path of the provider's Containerfile (final stage FROM configs); empty: no provider layer build" },
   { name: 'provider-image', type: 'string', default: '', description: 'a prebuilt provider image by digest (repo@sha256:…), instead of --provider-layer-file' },
   { name: 'push-secret-name', type: 'string', default: PUSH_SECRET_NAME, description: 'Secret in --namespace (dockerconfigjson): push credentials for --provider-repository, pull credentials for release registries' },
-  { name: 'tenant-layer-default', type: 'string', default: 'Disabled', description: 'Enabled or Disabled: the tenant layer of a HostedCluster without the on-cluster-build.pkogen.io/tenant-layer annotation' },
   { name: 'max-hold-seconds', type: 'int', default: 3600, description: 'the longest the gate holds one NodePool for one release' },
   { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full passes over every NodePool' },
   { name: 'webhook-port', type: 'int', default: 9443, description: 'HTTPS port of the mutating webhook (/mutate-nodepool)' },
@@ -56,6 +56,8 @@ export function checkFleetFlags(f: FlagValues): void {
   const image = String(f['provider-image'] ?? '');
   if (layerFile && image) throw new FlagError('on-cluster-build fleet: give --provider-layer-file or --provider-image, not both');
   if (image && !DIGEST_IMAGE_RE.test(image)) throw new FlagError(`on-cluster-build fleet: --provider-image must be an image by digest (repo@sha256:<64 hex>)`);
+  const buildNamespace = String(f['build-namespace'] ?? '');
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(buildNamespace)) throw new FlagError(`on-cluster-build fleet: --build-namespace ${JSON.stringify(buildNamespace.slice(0, 100))} is not a namespace name`);
   const repo = String(f['provider-repository'] ?? '');
   try {
     parseReference(repo);
@@ -63,7 +65,6 @@ export function checkFleetFlags(f: FlagValues): void {
     throw new FlagError(`on-cluster-build fleet: --provider-repository ${JSON.stringify(repo.slice(0, 200))} is not a repository: ${(e as Error).message}`);
   }
   if (!repositoryOnly(repo)) throw new FlagError('on-cluster-build fleet: --provider-repository names a repository (registry/path), without a tag or digest');
-  if (!['Enabled', 'Disabled'].includes(String(f['tenant-layer-default']))) throw new FlagError(`on-cluster-build fleet: --tenant-layer-default takes Enabled or Disabled`);
   for (const n of ['max-hold-seconds', 'resync-period']) if (!(Number(f[n]) > 0)) throw new FlagError(`on-cluster-build fleet: --${n} must be a positive number of seconds`);
   for (const n of ['webhook-port', 'health-port']) if (!(Number(f[n]) >= 0 && Number(f[n]) <= 65535)) throw new FlagError(`on-cluster-build fleet: --${n} must be a port number`);
   try {
@@ -129,6 +130,7 @@ export async function startFleet(
     const builds = over.providerBuilds ?? new ProviderBuilds({
       management,
       namespace,
+      buildNamespace: String(flags['build-namespace']),
       repository,
       containerfile,
       pushSecretName,
@@ -189,7 +191,7 @@ export async function startFleet(
     throw e;
   }
   const healthAddr = health.address();
-  log('serving', { webhookPort: webhook.port, healthPort: typeof healthAddr === 'object' && healthAddr ? healthAddr.port : Number(flags['health-port']), layer, tenantLayerDefault: String(flags['tenant-layer-default']) });
+  log('serving', { webhookPort: webhook.port, healthPort: typeof healthAddr === 'object' && healthAddr ? healthAddr.port : Number(flags['health-port']), layer });
 
   const clock = over.now
     ? { now: over.now, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) }

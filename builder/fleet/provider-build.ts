@@ -5,8 +5,9 @@
  *   (pkogen/oci's client, through the network guard, with the push Secret's credentials); if so,
  *   its digest, verified (builder/image-check.ts: at that digest, for the key's arch, layers
  *   beginning with the release's base OS image's) before it is answered.
- * - `build(key)`: a Job in the fleet component's own namespace on the management cluster, the
- *   same build pod as tenant builds (builder/controller/build-job.ts `buildJob`, `buildConfigMap`,
+ * - `build(key)`: a Job in the build namespace on the management cluster (`--build-namespace`,
+ *   made by the fleet package with what the build pod needs: Pod Security baseline, the build
+ *   ServiceAccount with anyuid, the build PriorityClass), the same build pod as tenant builds (builder/controller/build-job.ts `buildJob`, `buildConfigMap`,
  *   `buildSecret`: not forked), running the provider's Containerfile (trusted content: the
  *   provider's ConfigMap) on the release's base OS, pushing to the build tag; its reported digest
  *   is verified the same way before it is answered.
@@ -34,8 +35,10 @@ export interface ProviderBase {
 
 export interface ProviderBuildsOptions {
   management: Kube;
-  /** The fleet component's namespace: where build Jobs run and the push Secret is. */
+  /** The fleet component's namespace: where the push Secret is. */
   namespace: string;
+  /** Where build Jobs run, with their ConfigMaps, Secrets and pods (`--build-namespace`). */
+  buildNamespace: string;
   /** `registry/repo`, no tag. */
   repository: string;
   /** The provider's Containerfile (its `final` stage FROM `configs`, as tenant Containerfiles). */
@@ -96,7 +99,7 @@ export class ProviderBuilds {
     const base = await this.o.resolveBase(key, auth);
     const tag = buildTag(key);
     const i: BuildJobInput = {
-      namespace: this.o.namespace,
+      namespace: this.o.buildNamespace,
       jobName: `provider-${tag}`,
       buildName: tag,
       configName: 'provider-layer',
@@ -138,9 +141,10 @@ export class ProviderBuilds {
   /** The Job's end: the digest its pod reported, its failure, or still running. */
   private async outcome(jobName: string): Promise<{ digest: string } | { failed: string } | { running: true }> {
     const m = this.o.management;
-    const job = await m.get<KubeObject & { status?: { conditions?: JobCondition[] } }>(RESOURCES.jobs, jobName, this.o.namespace);
-    if (!job) return { failed: `provider build job ${this.o.namespace}/${jobName} is gone` };
-    const end = await readJobEnd(job, async () => (await m.list(RESOURCES.pods, { namespace: this.o.namespace, labelSelector: `${JOB_NAME_LABEL}=${jobName}` })).items);
+    const ns = this.o.buildNamespace;
+    const job = await m.get<KubeObject & { status?: { conditions?: JobCondition[] } }>(RESOURCES.jobs, jobName, ns);
+    if (!job) return { failed: `provider build job ${ns}/${jobName} is gone` };
+    const end = await readJobEnd(job, async () => (await m.list(RESOURCES.pods, { namespace: ns, labelSelector: `${JOB_NAME_LABEL}=${jobName}` })).items);
     if (end.state === 'running') return { running: true };
     if (end.state === 'complete') return end.digest ? { digest: end.digest } : { failed: `provider build job ${jobName} completed but no pod reported an image digest` };
     const msg = `provider build job ${jobName} failed: ${end.condition.message ?? end.condition.reason ?? 'failed'}${end.lastMessage ? `; last pod: ${end.lastMessage.slice(-600)}` : ''}`;

@@ -40,14 +40,32 @@ export const PUSH_SECRET_NAME = 'provider-push';
 export const FLEET_LEASE_NAME = 'on-cluster-build-fleet';
 
 /**
- * A Role in the fleet component's own namespace (`--namespace`), nothing cluster-wide: what the
- * leader-elected process that runs provider builds as Jobs needs.
+ * The namespace provider builds run in (`--build-namespace`), created by the fleet package
+ * (resources/fleet/objects.ts) with what the build pod needs and the fleet namespace has not: Pod
+ * Security "baseline", the build ServiceAccount bound to the anyuid SCC, the build PriorityClass.
+ * Not the fleet namespace: that one stays "restricted" for the fleet's own pods.
+ */
+export const FLEET_BUILD_NAMESPACE = 'on-cluster-build-fleet-builds';
+
+/**
+ * A Role in the fleet component's own namespace (`--namespace`), nothing cluster-wide: leader
+ * election and the push credentials. Its builds are in the build namespace (FLEET_BUILD_NAMESPACE_RULES).
  */
 export const FLEET_NAMESPACE_RULES: readonly PolicyRule[] = [
   // Leader election (one replica runs the gate; builder/controller/leader.ts): RBAC cannot name an
   // object that create makes, so create is unnamed; reading and renewing are limited to our Lease.
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [FLEET_LEASE_NAME], verbs: ['get', 'update'] },
+  // The push credentials, by name: to look a build's tag up in the provider's repository, and to
+  // copy them into a build's credentials Secret. Made by the provider, never by us.
+  { apiGroups: [''], resources: ['secrets'], resourceNames: [PUSH_SECRET_NAME], verbs: ['get'] },
+];
+
+/**
+ * A Role in the build namespace (`--build-namespace`, FLEET_BUILD_NAMESPACE): what running a
+ * provider-layer build as a Job takes, nothing else. The namespace holds only build objects.
+ */
+export const FLEET_BUILD_NAMESPACE_RULES: readonly PolicyRule[] = [
   // One provider-layer build Job per build key (builder/fleet/provider-build.ts); never update or
   // delete: a finished Job is the build's record (owner references clean its volumes up).
   { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'create'] },
@@ -55,8 +73,7 @@ export const FLEET_NAMESPACE_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
   // The build's Containerfile volume (owned by its Job).
   { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
-  // The push credentials, by name (to look a build's tag up in the provider's repository); create:
-  // the build's credentials volume, owned by its Job. The namespace holds only our own objects.
-  { apiGroups: [''], resources: ['secrets'], resourceNames: [PUSH_SECRET_NAME], verbs: ['get'] },
+  // The build's credentials volume (owned by its Job): RBAC cannot name what create makes. No get:
+  // the fleet never reads a Secret here back.
   { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
 ];

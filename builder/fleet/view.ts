@@ -3,7 +3,7 @@
  * caller's kubeconfig, three things and nothing else: NodePools cluster-wide (the gate's
  * annotations and label, the release), the hand-off ConfigMaps across HCP namespaces (one
  * label-selected list: which image, which layer, for which release), and the provider build Jobs
- * in the fleet namespace. It prints which hosted clusters and NodePools run which layer, which are
+ * in the build namespace (the fleet's --build-namespace). It prints which hosted clusters and NodePools run which layer, which are
  * held and why, and which builds fail. Every list is paged (builder/kube.ts), only the fields shown
  * are kept, rows are capped (`--max-rows`; the summary always counts everything), and nothing from
  * a Secret, the package config or a Job's spec is read or printed.
@@ -14,13 +14,14 @@ import { handedOffImage, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from 
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../controller/build-job.js';
 import { GATED_LABEL, HELD_SINCE_ANNOTATION, NODEPOOLS, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from './gate.js';
 import { hcpNamespaceOf } from './pass.js';
+import { FLEET_BUILD_NAMESPACE } from './rbac.js';
 import type { PolicyRule } from '../rbac.js';
 
 export const FLEET_STATUS_SUMMARY = 'show which hosted clusters and NodePools run which OS layer, which are held by the upgrade gate and why, and failing provider builds';
 
 export const FLEET_STATUS_FLAGS: FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', env: 'KUBECONFIG', default: '', description: "kubeconfig of the management cluster; empty: the pod's in-cluster ServiceAccount" },
-  { name: 'fleet-namespace', type: 'string', default: 'on-cluster-build-fleet', description: 'namespace of the fleet component (its provider build Jobs)' },
+  { name: 'build-namespace', type: 'string', default: FLEET_BUILD_NAMESPACE, description: "namespace of the fleet component's provider build Jobs (its --build-namespace)" },
   { name: 'output', type: 'string', default: 'text', description: 'text or json (-o is the same flag)' },
   { name: 'max-rows', type: 'int', default: 500, description: 'NodePool and build rows printed at most (the summary counts all)' },
 ];
@@ -28,7 +29,7 @@ export const FLEET_STATUS_FLAGS: FlagSpec[] = [
 /**
  * The only rights the view uses (list, paged): the caller's kubeconfig needs these, nothing more.
  * ConfigMaps are listed cluster-wide with a label selector (only hand-offs come back), Jobs only
- * in the fleet namespace.
+ * in the build namespace.
  */
 export const FLEET_STATUS_READS: readonly PolicyRule[] = [
   { apiGroups: ['hypershift.openshift.io'], resources: ['nodepools'], verbs: ['list'] },
@@ -85,7 +86,7 @@ type Cm = KubeObject & { data?: Record<string, string> };
 type Job = KubeObject & { status?: { active?: number; succeeded?: number; failed?: number; startTime?: string; conditions?: { type?: string; status?: string; reason?: string; message?: string }[] } };
 
 /** Reads the fleet and answers the view (pure past the three lists; tested on the API test server). */
-export async function fleetStatus(o: { management: Kube; fleetNamespace: string; maxRows: number; pageSize?: number }): Promise<FleetStatus> {
+export async function fleetStatus(o: { management: Kube; buildNamespace: string; maxRows: number; pageSize?: number }): Promise<FleetStatus> {
   const m = o.management;
   const pageSize = o.pageSize ?? 500;
   const ann = [PAUSED_FOR_ANNOTATION, HELD_SINCE_ANNOTATION, RELEASED_FOR_ANNOTATION, REASON_ANNOTATION];
@@ -117,7 +118,7 @@ export async function fleetStatus(o: { management: Kube; fleetNamespace: string;
   ).items as Cm[];
   const jobs = (
     await m.list(RESOURCES.jobs, {
-      namespace: o.fleetNamespace,
+      namespace: o.buildNamespace,
       pageSize,
       // A Job's spec (its pod, the push Secret's name, the layer) is never kept.
       keep: (x) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: x.metadata.name, namespace: x.metadata.namespace }, status: (x as Job).status ?? {} }) as KubeObject,
@@ -241,7 +242,7 @@ export async function fleetStatusMain(args: string[], env: Record<string, string
   }
   try {
     const management = await Kube.load(String(flags.kubeconfig) || undefined);
-    const status = await fleetStatus({ management, fleetNamespace: String(flags['fleet-namespace']), maxRows: Number(flags['max-rows']) });
+    const status = await fleetStatus({ management, buildNamespace: String(flags['build-namespace']), maxRows: Number(flags['max-rows']) });
     out(formatFleetStatus(status, flags.output as 'text' | 'json'));
     return 0;
   } catch (e) {

@@ -2,12 +2,12 @@
  * The fleet package's config (one ClusterPackage per management cluster, filled in by its rollout
  * Template) and its template test cases. What the provider decides for the whole fleet: the
  * provider layer (a Containerfile, or an image built elsewhere), the repository provider-layered
- * images are pushed to, whether hosted clusters may add a tenant layer by default, and how long
- * the upgrade gate may hold a NodePool. A HostedCluster's own tenant-layer switch is its
- * annotation (builder/layers.ts TENANT_LAYER_ANNOTATION), not config.
+ * images are pushed to, and how long the upgrade gate may hold a NodePool. Whether a hosted
+ * cluster may add a tenant layer is not the fleet's: the per-HCP package renders it from the
+ * HostedCluster's annotation (builder/layers.ts TENANT_LAYER_ANNOTATION), else its own
+ * `tenantLayerDefault`.
  */
 import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from 'pkogen';
-import { TENANT_LAYER_VALUES } from '../../builder/layers.js';
 
 export const DIGEST_REF = '^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*@sha256:[a-f0-9]{64}$';
 /** A repository without tag or digest (`host[:port]/path`): pushes go to `<repository>@sha256:…` and `<repository>:ocb-…`. */
@@ -44,12 +44,6 @@ export const fleetConfigSchema: JSONSchemaProps = {
       pattern: `^$|${DIGEST_REF}`,
       default: '',
     },
-    tenantLayerDefault: {
-      type: 'string',
-      description: "Whether hosted clusters may add their own OS layer (NodePoolOSConfigs) when their HostedCluster carries no on-cluster-build.pkogen.io/tenant-layer annotation.",
-      enum: [...TENANT_LAYER_VALUES],
-      default: 'Disabled',
-    },
     maxHoldSeconds: {
       type: 'integer',
       description: "Longest the upgrade gate holds one NodePool for one release (spec.pausedUntil) while its image is built; at the bound the hold is lifted and the NodePool rolls with the old image, then again when the new one lands.",
@@ -81,7 +75,6 @@ export const fleetTestCases: PackageManifestTestCaseTemplate[] = [
         image: FLEET_IMAGE,
         providerRepository: 'registry.example.com:5000/provider/os',
         providerImage: 'registry.example.com:5000/provider/os@sha256:' + '4'.repeat(64),
-        tenantLayerDefault: 'Enabled',
         maxHoldSeconds: 7200,
       },
       environment: { kubernetes: { version: 'v1.31.4' }, openShift: { version: '4.18.9' } },

@@ -19,14 +19,12 @@ import {
   type RolloutTemplateOptions,
 } from 'pkogen';
 import { fleetConfigSchema, fleetTestCases } from './config.js';
-import { fleetDeployment, fleetNamespace, fleetPolicies, fleetRbac, fleetWebhook } from './objects.js';
+import { fleetBuildNamespace, fleetDeployment, fleetNamespace, fleetPolicies, fleetRbac, fleetWebhook } from './objects.js';
 import { FLEET_NAME } from './identity.js';
 
 export const FLEET_PACKAGE_NAME = FLEET_NAME;
 export const FLEET_PACKAGE_DIR = 'package-fleet';
 export const FLEET_ROLLOUT_PATH = `hack/${FLEET_PACKAGE_NAME}.SelectorSyncSet.yaml.tmpl`;
-/** The label hive ClusterDeployments of HyperShift management clusters carry (pkogen's rollout fleet model uses the same; pkogen does not export its constant). */
-export const CLUSTER_TYPE_LABEL = 'ext-hypershift.openshift.io/cluster-type';
 
 export function fleetDefinition(): PackageDefinition {
   return {
@@ -37,28 +35,32 @@ export function fleetDefinition(): PackageDefinition {
     availabilityProbes: [deploymentAvailabilityProbe()],
     config: fleetConfigSchema,
     testCases: fleetTestCases,
-    objects: [...fleetNamespace(), ...fleetRbac(), ...fleetPolicies(), ...fleetDeployment(), ...fleetWebhook()],
+    objects: [...fleetNamespace(), ...fleetBuildNamespace(), ...fleetRbac(), ...fleetPolicies(), ...fleetDeployment(), ...fleetWebhook()],
   };
 }
 
 /**
- * The classic rollout: a SelectorSyncSet whose ClusterPackage hive applies on every management
- * cluster of the shard. PROVIDER_LAYER is required in the Template: a ClusterPackage rollout
- * applies its config as written and cannot leave an empty key out (pkogen refuses an optional
- * parameter without a default there), so the Template carries the Containerfile form; the
- * prebuilt-image form (providerImage) is for a ClusterPackage written by hand or another Template.
+ * The rollout, the per-HCP package's chain (resources/resources.ts rolloutOptions): a
+ * SelectorSyncSet on the service clusters (ACM hubs) carrying an ACM Policy, placed (PlacementRule
+ * + PlacementBinding) on the ManagedClusters labelled as HyperShift management clusters, whose
+ * ConfigurationPolicy creates the ClusterPackage there, once per management cluster (pkogen's
+ * `PolicyClusterPackage` delivery). Removing the Policy removes the ClusterPackage
+ * (`pruneObjectBehavior: DeleteIfCreated`).
+ *
+ * PROVIDER_LAYER is required in the Template: the ConfigurationPolicy applies the ClusterPackage
+ * as written and cannot leave an empty key out (pkogen refuses an optional parameter without a
+ * default there), so the Template carries the Containerfile form; the prebuilt-image form
+ * (providerImage) is for a ClusterPackage written by hand or another Template.
  */
 export function fleetRolloutOptions(): RolloutTemplateOptions {
   return {
     packageName: FLEET_PACKAGE_NAME,
-    delivery: 'ClusterPackage',
-    clusterLabels: { [CLUSTER_TYPE_LABEL]: 'management-cluster' },
+    delivery: 'PolicyClusterPackage',
     configSchema: fleetConfigSchema as RolloutTemplateOptions['configSchema'],
     config: [
       { parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' },
       { parameter: 'PROVIDER_REPOSITORY', configKey: 'providerRepository' },
       { parameter: 'PROVIDER_LAYER', configKey: 'providerLayer', optional: false },
-      { parameter: 'TENANT_LAYER_DEFAULT', configKey: 'tenantLayerDefault', value: 'Disabled' },
       { parameter: 'MAX_HOLD_SECONDS', configKey: 'maxHoldSeconds', value: '3600' },
     ],
   };

@@ -1,10 +1,10 @@
 /**
  * Who the fleet component is on the management cluster (issue 27): one namespace, one
- * ServiceAccount. The per-HCP package binds the hand-off rights to this ServiceAccount in each
+ * ServiceAccount (and, apart, the namespace its provider builds run in, FLEET_BUILD_NAMESPACE). The per-HCP package binds the hand-off rights to this ServiceAccount in each
  * HCP namespace, and the fleet package's ValidatingAdmissionPolicies match its username; both
  * read these names from here.
  */
-export { FLEET_LEASE_NAME, PUSH_SECRET_NAME } from '../../builder/fleet/rbac.js';
+export { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, PUSH_SECRET_NAME } from '../../builder/fleet/rbac.js';
 
 export const FLEET_NAME = 'on-cluster-build-fleet';
 export const FLEET_NAMESPACE = FLEET_NAME;

@@ -1,21 +1,24 @@
 /**
  * The fleet component's objects on the management cluster (issue 27; docs/design.md "The fleet
- * component", packaging): its namespace; its ServiceAccount with a ClusterRole (NodePools) and a
- * Role in its own namespace (build Jobs, push Secret, Lease, Events), both generated from
- * builder/fleet/rbac.ts; its Deployment (the `fleet` command: gate, provider builds and the
+ * component", packaging): its namespace; the namespace its provider builds run in (Pod Security
+ * baseline, the build ServiceAccount bound to anyuid, the build PriorityClass: the per-HCP build
+ * namespace's objects, resources/build-namespace.ts); its ServiceAccount with a ClusterRole
+ * (NodePools), a Role in its own namespace (Lease, push Secret) and one in the build namespace
+ * (build Jobs and their volumes), all generated from builder/fleet/rbac.ts; its Deployment (the `fleet` command: gate, provider builds and the
  * NodePool admission mutation in one process); the webhook's Service with a service-ca serving
  * certificate; the MutatingWebhookConfiguration for NodePool release changes; and the
  * ValidatingAdmissionPolicies that narrow what its ServiceAccount may change, below what RBAC can
  * express.
  */
 import { hypershift, RawValue, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
-import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
+import { FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
 import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSE_VALUE, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate-names.js';
 import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL, PROVIDER_IMAGES_CONFIGMAP, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
 import { GROUP } from '../../builder/api/types.js';
 import { CONTROLLER_NODE_OPTIONS, CONTROLLER_RESOURCES } from '../builder-controller.js';
-import { FLEET_NAME, FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT, FLEET_USERNAME, PUSH_SECRET_NAME } from './identity.js';
+import { buildNamespaceObjects } from '../build-namespace.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_NAME, FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT, FLEET_USERNAME, PUSH_SECRET_NAME } from './identity.js';
 
 const labels = { app: FLEET_NAME };
 export const FLEET_IMAGE = '{{ .config.image }}';
@@ -56,7 +59,7 @@ export function fleetArgs(): string[] {
     `--provider-layer-file={{ if .config.providerLayer }}${LAYER_DIR}/${LAYER_FILE}{{ end }}`,
     '--provider-image={{ .config.providerImage }}',
     `--push-secret-name=${PUSH_SECRET_NAME}`,
-    '--tenant-layer-default={{ .config.tenantLayerDefault }}',
+    `--build-namespace=${FLEET_BUILD_NAMESPACE}`,
     '--max-hold-seconds={{ .config.maxHoldSeconds }}',
     `--resync-period=${RESYNC_SECONDS}`,
     `--webhook-port=${WEBHOOK_PORT}`,
@@ -79,6 +82,16 @@ export function fleetNamespace(): PackageObject[] {
   ];
 }
 
+/**
+ * Where provider builds run: the tenant build namespace's objects (resources/build-namespace.ts),
+ * on the management cluster. The fleet namespace cannot host the build pod: it is Pod Security
+ * "restricted" (for the fleet's own pods), which refuses the build pod's privilege escalation,
+ * kept capabilities and unset seccomp profile.
+ */
+export function fleetBuildNamespace(): PackageObject[] {
+  return buildNamespaceObjects({ namespace: FLEET_BUILD_NAMESPACE, phases: { namespace: 'namespace', rest: 'rbac' }, labels: { app: `${FLEET_NAME}-builds` } });
+}
+
 export function fleetRbac(): PackageObject[] {
   const subjects = [{ kind: 'ServiceAccount', name: FLEET_SERVICE_ACCOUNT, namespace: FLEET_NAMESPACE }];
   const ref = (kind: 'Role' | 'ClusterRole') => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name: FLEET_NAME });
@@ -88,6 +101,8 @@ export function fleetRbac(): PackageObject[] {
     { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: FLEET_NAME, labels }, roleRef: ref('ClusterRole'), subjects } },
     { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels }, rules: rbacRules(FLEET_NAMESPACE_RULES) } },
     { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels }, roleRef: ref('Role'), subjects } },
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: FLEET_NAME, namespace: FLEET_BUILD_NAMESPACE, labels }, rules: rbacRules(FLEET_BUILD_NAMESPACE_RULES) } },
+    { phase: 'rbac', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: FLEET_NAME, namespace: FLEET_BUILD_NAMESPACE, labels }, roleRef: ref('Role'), subjects } },
   ];
 }
 

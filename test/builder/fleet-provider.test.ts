@@ -1,9 +1,10 @@
 /**
  * The build registry's real seams (builder/fleet/provider-build.ts): `lookup` against Debian's
  * docker-registry on 127.0.0.1 (basic auth, the push Secret's credentials, the network guard,
- * the image verified as a layer on the release's base OS), and `build` as a Job in the fleet
- * component's namespace on the API test server, with exactly FLEET_NAMESPACE_RULES, whose
- * reported digest is verified before it is answered.
+ * the image verified as a layer on the release's base OS), and `build` as a Job in the build
+ * namespace on the API test server, with exactly FLEET_NAMESPACE_RULES in the fleet namespace and
+ * FLEET_BUILD_NAMESPACE_RULES in the build namespace, whose reported digest is verified before
+ * it is answered.
  */
 import { Blob, Image } from '../../pkogen/src/oci/image.js';
 import { MediaType } from '../../pkogen/src/oci/media-types.js';
@@ -17,7 +18,7 @@ import { NetGuard } from '../../builder/net-guard.js';
 import { dockerConfigCredentials } from '../../builder/dockerconfig.js';
 import { BuildKey, buildTag } from '../../builder/fleet/build-registry.js';
 import { ProviderBuilds } from '../../builder/fleet/provider-build.js';
-import { FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
 import { BUILD_SCRIPT, JOB_NAME_LABEL } from '../../builder/controller/build-job.js';
 import { b64, dockerConfigJson, file, layer } from './fixtures.js';
 import { withNamespace } from './clusters.js';
@@ -25,6 +26,7 @@ import { withNamespace } from './clusters.js';
 const enc = new TextEncoder();
 const D = (c: string) => 'sha256:' + c.repeat(64);
 const NS = 'on-cluster-build-fleet';
+const BNS = FLEET_BUILD_NAMESPACE;
 const FLEET_USER = `system:serviceaccount:${NS}:fleet`;
 const KEY: BuildKey = { releaseDigest: D('2'), arch: 'amd64', layerDigest: D('a'), builderImageDigest: D('b'), releasePullSpec: `quay.io/openshift-release-dev/ocp-release@${D('2')}` };
 const image = (layers: Blob[], arch = 'amd64') => Image.fromBlobs(new Blob(MediaType.OciConfig, enc.encode(JSON.stringify({ architecture: arch, os: 'linux', rootfs: { type: 'layers', diff_ids: [] } }))), layers);
@@ -54,8 +56,9 @@ beforeAll(async () => {
   } finally {
     c.close();
   }
-  mgmt = await startApiServer({ identities: [{ name: FLEET_USER, token: 'fleet-token', rules: withNamespace(FLEET_NAMESPACE_RULES, NS) }, { name: 'system:admin', token: 'admin-token' }] });
+  mgmt = await startApiServer({ identities: [{ name: FLEET_USER, token: 'fleet-token', rules: [...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, BNS)] }, { name: 'system:admin', token: 'admin-token' }] });
   mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: BNS } });
   mgmt.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson', metadata: { name: 'provider-push', namespace: NS }, data: { '.dockerconfigjson': b64(dockerConfigJson(reg.host, reg.user!, reg.password!)) } });
 });
 const stop = new AbortController();
@@ -71,6 +74,7 @@ function builds(over: Partial<ConstructorParameters<typeof ProviderBuilds>[0]> =
   return new ProviderBuilds({
     management: new Kube(mgmt.kubeConfig(FLEET_USER)),
     namespace: NS,
+    buildNamespace: BNS,
     repository: repo(),
     containerfile: 'FROM configs AS final\nRUN dnf install -y provider-agent\n',
     pushSecretName: 'provider-push',
@@ -114,12 +118,12 @@ describe('provider-layer lookup in the registry', () => {
 });
 
 describe('provider-layer build Job', () => {
-  it('creates the tenant build pod shape in the fleet namespace, and answers the pushed digest only once verified', async () => {
+  it('creates the tenant build pod shape in the build namespace, and answers the pushed digest only once verified', async () => {
     const key = { ...KEY, releaseDigest: D('5') };
     const jobName = `provider-${buildTag(key)}`;
     const p = builds().build(key);
-    const job = async () => mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: NS }) as (KubeObject & { spec: any; status?: any }) | undefined;
-    const secret = () => mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: jobName, namespace: NS });
+    const job = async () => mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: BNS }) as (KubeObject & { spec: any; status?: any }) | undefined;
+    const secret = () => mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: jobName, namespace: BNS });
     for (let i = 0; i < 200 && !secret(); i++) await new Promise((r) => setTimeout(r, 10));
     const j = (await job())!;
     expect(j).toBeDefined();
@@ -127,40 +131,43 @@ describe('provider-layer build Job', () => {
     expect(c.command).toEqual(['/bin/bash', '-c', BUILD_SCRIPT]);
     expect(c.env).toContainEqual({ name: 'TAG', value: `${repo()}:${buildTag(key)}` });
     expect(j.spec.template.spec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' });
-    const cm = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: jobName, namespace: NS }) as KubeObject & { data: Record<string, string> };
+    const cm = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: jobName, namespace: BNS }) as KubeObject & { data: Record<string, string> };
     expect(cm.data.Containerfile).toContain(`FROM ${baseRef} AS configs`);
     expect(cm.data.Containerfile).toContain('RUN dnf install -y provider-agent');
-    expect((mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: jobName, namespace: NS }) as KubeObject).metadata.ownerReferences![0]!.name).toBe(jobName);
+    expect((mgmt.store.get({ apiVersion: 'v1', kind: 'Secret', name: jobName, namespace: BNS }) as KubeObject).metadata.ownerReferences![0]!.name).toBe(jobName);
     // The Job finishes: its pod reports the digest it pushed (the layered image is at the tag).
-    mgmt.store.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${jobName}-x`, namespace: NS, labels: { [JOB_NAME_LABEL]: jobName }, creationTimestamp: '2026-11-25T00:00:00Z' }, status: { containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 0, message: digests.layered } } }] } });
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${jobName}-x`, namespace: BNS, labels: { [JOB_NAME_LABEL]: jobName }, creationTimestamp: '2026-11-25T00:00:00Z' }, status: { containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 0, message: digests.layered } } }] } });
     mgmt.store.put({ ...j, status: { conditions: [{ type: 'Complete', status: 'True' }] } });
     expect(await p).toEqual({ image: `${repo()}@${digests.layered}` });
-    // Only the namespace Role's rights, none refused.
+    // Only the two Roles' rights, none refused: the push Secret read in the fleet namespace, every
+    // build object in the build namespace, nothing of the build's left in the fleet namespace.
     const mine = mgmt.audit.filter((e) => e.user === FLEET_USER && e.resource);
     expect(mine.filter((e) => e.code === 401 || e.code === 403)).toEqual([]);
-    expect([...new Set(mine.map((e) => `${e.verb} ${e.resource}`))].sort()).toEqual(['create configmaps', 'create jobs', 'create secrets', 'get jobs', 'get secrets', 'list pods']);
+    expect([...new Set(mine.map((e) => `${e.verb} ${e.resource} ${e.namespace}`))].sort()).toEqual([`create configmaps ${BNS}`, `create jobs ${BNS}`, `create secrets ${BNS}`, `get jobs ${BNS}`, `get secrets ${NS}`, `list pods ${BNS}`]);
+    expect(j.metadata.namespace).toBe(BNS);
+    expect(mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: NS })).toBeUndefined();
   });
 
   it("a pushed digest that is not a layer on the base OS is refused; a failed Job's tail is the reason", async () => {
     const key = { ...KEY, releaseDigest: D('6') };
     const jobName = `provider-${buildTag(key)}`;
     const p = builds().build(key);
-    for (let i = 0; i < 200 && !mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: NS }); i++) await new Promise((r) => setTimeout(r, 10));
-    const j = mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: NS }) as KubeObject;
+    for (let i = 0; i < 200 && !mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: BNS }); i++) await new Promise((r) => setTimeout(r, 10));
+    const j = mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: jobName, namespace: BNS }) as KubeObject;
     const c = new RegistryClient({ credentials: async () => ({ username: reg.user!, password: reg.password! }) });
     const stranger = image([OTHER]);
     await c.push(stranger, [parseReference(`${repo()}:${buildTag(key)}`)]);
     c.close();
-    mgmt.store.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${jobName}-x`, namespace: NS, labels: { [JOB_NAME_LABEL]: jobName } }, status: { containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 0, message: stranger.digest } } }] } });
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${jobName}-x`, namespace: BNS, labels: { [JOB_NAME_LABEL]: jobName } }, status: { containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 0, message: stranger.digest } } }] } });
     mgmt.store.put({ ...j, status: { conditions: [{ type: 'Complete', status: 'True' }] } });
     await expect(p).rejects.toThrow(/NotFromBase/);
 
     const key2 = { ...KEY, releaseDigest: D('7') };
     const job2 = `provider-${buildTag(key2)}`;
     const p2 = builds().build(key2);
-    for (let i = 0; i < 200 && !mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: job2, namespace: NS }); i++) await new Promise((r) => setTimeout(r, 10));
-    const j2 = mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: job2, namespace: NS }) as KubeObject;
-    mgmt.store.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${job2}-x`, namespace: NS, labels: { [JOB_NAME_LABEL]: job2 } }, status: { containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 1, message: 'RUN dnf install -y provider-agent: exit status 1' } } }] } });
+    for (let i = 0; i < 200 && !mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: job2, namespace: BNS }); i++) await new Promise((r) => setTimeout(r, 10));
+    const j2 = mgmt.store.get({ apiVersion: 'batch/v1', kind: 'Job', name: job2, namespace: BNS }) as KubeObject;
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${job2}-x`, namespace: BNS, labels: { [JOB_NAME_LABEL]: job2 } }, status: { containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 1, message: 'RUN dnf install -y provider-agent: exit status 1' } } }] } });
     mgmt.store.put({ ...j2, status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] } });
     await expect(p2).rejects.toThrow(`provider build job ${job2} failed: Job has reached the specified backoff limit; last pod: RUN dnf install -y provider-agent: exit status 1`);
   });

@@ -24,7 +24,7 @@ import { BuildKey } from '../../builder/fleet/build-registry.js';
 import { GATED_LABEL, HANDOFF_RELEASE_ANNOTATION, isPaused, NODEPOOLS, RELEASED_FOR_ANNOTATION, WANTED_RELEASE_ANNOTATION } from '../../builder/fleet/gate.js';
 import { startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
-import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
 import { handedOffImage, handoffName, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP } from '../../builder/controller/handoff.js';
 import { clusterWide, withNamespace } from './clusters.js';
@@ -89,7 +89,7 @@ describe('the fleet component, running', () => {
   beforeAll(async () => {
     mgmt = await startApiServer({
       identities: [
-        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...ALL.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS)] },
+        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...ALL.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
         { name: 'system:admin', token: 'admin-token' },
       ],
     });
@@ -120,11 +120,13 @@ describe('the fleet component, running', () => {
   it('parses its flags as the Deployment passes them, and refuses bad ones as usage errors', () => {
     const args = ['--provider-repository', REPO, '--provider-layer-file', '/etc/provider/Containerfile', '--tls-dir', '/var/run/tls'];
     const f = parseCommand('fleet', args, { POD_NAMESPACE: NS });
-    expect(f).toMatchObject({ namespace: NS, kubeconfig: '', 'push-secret-name': 'provider-push', 'tenant-layer-default': 'Disabled', 'max-hold-seconds': 3600, 'resync-period': 300, 'webhook-port': 9443, 'health-port': 8081, 'leader-elect': true, 'registry-allow': '', 'provider-image': '' });
+    expect(f).toMatchObject({ namespace: NS, 'build-namespace': FLEET_BUILD_NAMESPACE, kubeconfig: '', 'push-secret-name': 'provider-push', 'max-hold-seconds': 3600, 'resync-period': 300, 'webhook-port': 9443, 'health-port': 8081, 'leader-elect': true, 'registry-allow': '', 'provider-image': '' });
     const bad = (extra: string[]) => { try { parseCommand('fleet', [...args, ...extra], { POD_NAMESPACE: NS }); return 'accepted'; } catch (e) { return e instanceof FlagError ? e.message : `not a usage error: ${e}`; } };
     expect(bad(['--provider-image', `${REPO}@${D('9')}`])).toBe('on-cluster-build fleet: give --provider-layer-file or --provider-image, not both');
     expect(bad(['--provider-repository', `${REPO}:latest`])).toBe('on-cluster-build fleet: --provider-repository names a repository (registry/path), without a tag or digest');
-    expect(bad(['--tenant-layer-default', 'maybe'])).toBe('on-cluster-build fleet: --tenant-layer-default takes Enabled or Disabled');
+    // The tenant-layer default is the per-HCP package's, rendered from the HostedCluster's annotation.
+    expect(bad(['--tenant-layer-default', 'Enabled'])).toMatch(/tenant-layer-default/);
+    expect(bad(['--build-namespace', 'Not_A_Namespace'])).toBe('on-cluster-build fleet: --build-namespace "Not_A_Namespace" is not a namespace name');
     expect(bad(['--max-hold-seconds', '0'])).toBe('on-cluster-build fleet: --max-hold-seconds must be a positive number of seconds');
     expect(() => parseCommand('fleet', args, {})).toThrow(/--namespace/);
   });

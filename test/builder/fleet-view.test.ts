@@ -12,6 +12,7 @@ import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap } from '../../builder/cont
 import { CONFIG_LABEL } from '../../builder/controller/build-job.js';
 import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
+import { FLEET_BUILD_NAMESPACE } from '../../builder/fleet/rbac.js';
 import { FLEET_STATUS_NAMESPACED_READS, FLEET_STATUS_READS, fleetStatus, fleetStatusMain, formatFleetStatus } from '../../builder/fleet/view.js';
 import { main } from '../../builder/cli.js';
 
@@ -19,7 +20,7 @@ const D = (c: string) => 'sha256:' + c.repeat(64);
 const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
 const R2 = `quay.io/openshift-release-dev/ocp-release@${D('2')}`;
 const IMG = (c: string) => `quay.example.com/provider/rhcos@${D(c)}`;
-const FLEET_NS = 'on-cluster-build-fleet';
+const BUILD_NS = FLEET_BUILD_NAMESPACE;
 const SRE = 'sre-viewer';
 const SECRET_VALUE = 'c2VjcmV0LXB1c2gtdG9rZW4tdmFsdWU=';
 const copy = (r: { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[] }) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] });
@@ -30,7 +31,7 @@ describe('fleet-status', () => {
   beforeAll(async () => {
     mgmt = await startApiServer({
       identities: [
-        { name: SRE, token: 'sre-token', rules: [...FLEET_STATUS_READS.map(copy), ...FLEET_STATUS_NAMESPACED_READS.map((r) => ({ ...copy(r), namespaces: [FLEET_NS] }))] },
+        { name: SRE, token: 'sre-token', rules: [...FLEET_STATUS_READS.map(copy), ...FLEET_STATUS_NAMESPACED_READS.map((r) => ({ ...copy(r), namespaces: [BUILD_NS] }))] },
         { name: 'system:admin', token: 'admin-token' },
       ],
     });
@@ -64,12 +65,12 @@ describe('fleet-status', () => {
     handoff('elder', '', R1, IMG('e'));
     // Not a hand-off (no label): never read into the view, even when it names a NodePool.
     mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: hcpNamespaceOf('clusters', 'cherry'), labels: { 'hypershift.openshift.io/nodePool': 'cherry-workers' } }, data: { token: SECRET_VALUE } });
-    mgmt.store.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'provider-push', namespace: FLEET_NS }, data: { '.dockerconfigjson': SECRET_VALUE } });
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'provider-push', namespace: BUILD_NS }, data: { '.dockerconfigjson': SECRET_VALUE } });
     const job = (name: string, ns: string, status: Record<string, unknown>) =>
       mgmt.store.put({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: ns }, spec: { template: { spec: { containers: [{ name: 'b', image: 'x', env: [{ name: 'TOKEN', value: SECRET_VALUE }] }] } } }, status });
-    job('provider-build-aaaa', FLEET_NS, { succeeded: 1, startTime: '2026-11-25T00:00:00Z', conditions: [{ type: 'Complete', status: 'True' }] });
-    job('provider-build-bbbb', FLEET_NS, { failed: 3, startTime: '2026-11-25T00:10:00Z', conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] });
-    job('provider-build-cccc', FLEET_NS, { active: 1, startTime: '2026-11-25T01:00:00Z' });
+    job('provider-build-aaaa', BUILD_NS, { succeeded: 1, startTime: '2026-11-25T00:00:00Z', conditions: [{ type: 'Complete', status: 'True' }] });
+    job('provider-build-bbbb', BUILD_NS, { failed: 3, startTime: '2026-11-25T00:10:00Z', conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] });
+    job('provider-build-cccc', BUILD_NS, { active: 1, startTime: '2026-11-25T01:00:00Z' });
     job('tenant-build', 'clusters-apple', { failed: 1, conditions: [{ type: 'Failed', status: 'True' }] }); // not the fleet's
     dir = mkdtempSync(path.join(tmpdir(), 'fleet-view-'));
   });
@@ -80,7 +81,7 @@ describe('fleet-status', () => {
 
   test('which NodePools run which layer, which are held and why, failing builds first', async () => {
     mgmt.clearAudit();
-    const s = await fleetStatus({ management: new Kube(mgmt.kubeConfig(SRE)), fleetNamespace: FLEET_NS, maxRows: 100, pageSize: 2 });
+    const s = await fleetStatus({ management: new Kube(mgmt.kubeConfig(SRE)), buildNamespace: BUILD_NS, maxRows: 100, pageSize: 2 });
     expect(s.nodePools.map((r) => [r.name, r.hcpNamespace, r.layer, r.state, r.arch, r.image, r.imageRelease])).toEqual([
       ['apple-workers', 'clusters-apple', 'provider', 'Consistent', 'amd64', IMG('a'), R1],
       ['banana-workers', 'clusters-banana', 'tenant', 'Held', 'arm64', IMG('b'), R1],
@@ -109,25 +110,25 @@ describe('fleet-status', () => {
     const calls = mgmt.audit.filter((e) => e.user === SRE && e.resource);
     expect(calls.every((e) => e.verb === 'list' && (e.code ?? 200) < 400)).toBe(true);
     expect(calls.filter((e) => e.resource === 'nodepools')).toHaveLength(3);
-    expect([...new Set(calls.map((e) => `${e.resource} ${e.namespace || '*'}`))].sort()).toEqual(['configmaps *', 'jobs on-cluster-build-fleet', 'nodepools *']);
+    expect([...new Set(calls.map((e) => `${e.resource} ${e.namespace || '*'}`))].sort()).toEqual(['configmaps *', `jobs ${BUILD_NS}`, 'nodepools *']);
   });
 
   test('a release change without the gate shows as Pending', async () => {
     const admin = new Kube(mgmt.kubeConfig('system:admin'));
-    const s0 = await fleetStatus({ management: admin, fleetNamespace: FLEET_NS, maxRows: 100 });
+    const s0 = await fleetStatus({ management: admin, buildNamespace: BUILD_NS, maxRows: 100 });
     expect(s0.summary.byState.Pending).toBe(0);
     mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: 'fig-workers', namespace: 'clusters' }, spec: { clusterName: 'fig', release: { image: R2 } } });
     const cm = handoffConfigMap(hcpNamespaceOf('clusters', 'fig'), 'fig-workers', '', IMG('f'));
     cm.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
     mgmt.store.put(cm);
-    const s = await fleetStatus({ management: admin, fleetNamespace: FLEET_NS, maxRows: 100 });
+    const s = await fleetStatus({ management: admin, buildNamespace: BUILD_NS, maxRows: 100 });
     expect(s.nodePools.find((r) => r.name === 'fig-workers')!.state).toBe('Pending');
     mgmt.store.delete({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name: 'fig-workers', namespace: 'clusters' });
     mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: cm.metadata.name!, namespace: cm.metadata.namespace! });
   });
 
   test('rows are capped, the summary still counts everything', async () => {
-    const s = await fleetStatus({ management: new Kube(mgmt.kubeConfig(SRE)), fleetNamespace: FLEET_NS, maxRows: 2 });
+    const s = await fleetStatus({ management: new Kube(mgmt.kubeConfig(SRE)), buildNamespace: BUILD_NS, maxRows: 2 });
     expect(s.nodePools.map((r) => r.name)).toEqual(['apple-workers', 'banana-workers']);
     expect(s.builds.map((b) => b.name)).toEqual(['provider-build-bbbb', 'provider-build-cccc']);
     expect(s.omitted).toEqual({ nodePools: 3, builds: 1 });

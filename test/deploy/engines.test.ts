@@ -149,4 +149,47 @@ describe('scripts/build_deploy.sh', () => {
     expect(noCreds.status).toBe(1);
     expect(noCreds.stderr).toMatch(/authentication required/);
   });
+
+  it('without PACKAGE_DIR ships both packages, package/ and package-fleet/, each under its own metadata.name, and prints both', () => {
+    // The checkout's two generated packages (stand-ins with their own names): package/ is the
+    // per-HCP package, package-fleet/ the fleet component's ClusterPackage.
+    const names = { package: 'stub-hcp-package', 'package-fleet': 'stub-fleet-package' } as const;
+    for (const [dir, name] of Object.entries(names)) {
+      const d = copyWith('test-stub', path.join(ROOT, dir), new Date(), 0o644);
+      writeFileSync(path.join(d, 'manifest.yaml'), readFileSync(path.join(d, 'manifest.yaml'), 'utf8').replace(/^  name: test-stub$/m, `  name: ${name}`));
+    }
+    try {
+      if (!readdirSync(ROOT).includes('.git')) {
+        execFileSync('git', ['init', '-q'], { cwd: ROOT });
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: ROOT });
+      }
+      const tag = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      const env = { PATH: process.env.PATH!, HOME: tmp, IMAGE_REGISTRY: reg.host, IMAGE_REPOSITORY: 'both', SKIP_BUILDER_IMAGE: 'true', QUAY_USER: reg.user!, QUAY_TOKEN: reg.password! };
+      const r = spawnSync(path.join(ROOT, 'scripts/build_deploy.sh'), [], { env, encoding: 'utf8' });
+      expect(r.stderr).not.toContain(reg.password!);
+      expect(r.status).toBe(0);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines.map((l) => l.replace(/@sha256:[0-9a-f]{64}$/, ''))).toEqual([`${reg.host}/both/${names.package}`, `${reg.host}/both/${names['package-fleet']}`]);
+      const creds = ['--tls-verify=false', '--creds', `${reg.user}:${reg.password}`];
+      // Both images are in the registry, :<commit> and :latest, at the printed digests; they differ.
+      for (const line of lines) {
+        const [repo, digest] = line.split('@');
+        for (const t of [tag, 'latest']) expect(JSON.parse(run('skopeo', ['inspect', ...creds, `docker://${repo}:${t}`])).Digest).toBe(digest);
+      }
+      expect(lines[0]!.split('@')[1]).not.toBe(lines[1]!.split('@')[1]);
+      expect(r.stderr).toContain(`from package-fleet`);
+      // Again: both exist, neither is rebuilt, the same digests.
+      const again = spawnSync(path.join(ROOT, 'scripts/build_deploy.sh'), [], { env, encoding: 'utf8' });
+      expect(again.status).toBe(0);
+      expect(again.stdout.trim().split('\n')).toEqual(lines);
+      expect(again.stderr.match(/already exists \(sha256:[0-9a-f]{64}\); nothing built or pushed/g)).toHaveLength(2);
+      // No fleet package in the checkout: nothing is shipped as if it were complete.
+      rmSync(path.join(ROOT, 'package-fleet'), { recursive: true, force: true });
+      const missing = spawnSync(path.join(ROOT, 'scripts/build_deploy.sh'), [], { env: { ...env, IMAGE_TAG: 'no-fleet' }, encoding: 'utf8' });
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toContain('no package manifest in package-fleet');
+    } finally {
+      for (const dir of Object.keys(names)) rmSync(path.join(ROOT, dir), { recursive: true, force: true });
+    }
+  });
 });

@@ -15,13 +15,17 @@ import { renderPackage } from '../../pkogen/src/pko/render.js';
 import { testCaseRequest } from '../../pkogen/src/pko/template-tests.js';
 import { admitConfig } from '../../pkogen/src/pko/config-admission.js';
 import { buildPackage } from '../../pkogen/src/model/build-package.js';
-import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
-import { definition } from '../../resources/resources.js';
+import { FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { buildJob, type BuildJobInput } from '../../builder/controller/build-job.js';
+import { podSecurityViolations } from '../builder/kubelet.js';
+import { buildNamespace } from '../../resources/build-namespace.js';
+import { definition, rolloutOptions } from '../../resources/resources.js';
 import { FLEET_HANDOFF_ROLE } from '../../resources/builder-controller.js';
-import { FLEET_PACKAGE_DIR, FLEET_ROLLOUT_PATH, fleetDefinition } from '../../resources/fleet/fleet.js';
+import { FLEET_PACKAGE_DIR, FLEET_ROLLOUT_PATH, fleetDefinition, fleetRolloutOptions } from '../../resources/fleet/fleet.js';
+import { buildRolloutTemplate } from '../../pkogen/src/rollout/generate.js';
 import { fleetConfigSchema } from '../../resources/fleet/config.js';
 import { EXACTLY_ONE, FLEET_RESOURCES, LAYER_DIR, LAYER_FILE } from '../../resources/fleet/objects.js';
-import { FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from '../../resources/fleet/identity.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from '../../resources/fleet/identity.js';
 import { CONTROLLER_RESOURCES } from '../../resources/builder-controller.js';
 
 const DIR = path.resolve(FLEET_PACKAGE_DIR);
@@ -63,8 +67,8 @@ describe('the fleet package', () => {
       expect(c.image).toMatch(/@sha256:[0-9a-f]{64}$/);
     }
     const args = (name: string) => Object.fromEntries((deploymentOf(name).spec.template.spec.containers[0].args as string[]).slice(1).map((a) => a.slice(2).split(/=(.*)/s).slice(0, 2)));
-    expect(args('fleet-layer')).toMatchObject({ 'provider-layer-file': `${LAYER_DIR}/${LAYER_FILE}`, 'provider-image': '', 'tenant-layer-default': 'Disabled', 'max-hold-seconds': '3600', 'provider-repository': 'quay.io/provider/os-layered', 'push-secret-name': 'provider-push' });
-    expect(args('fleet-prebuilt-image')).toMatchObject({ 'provider-layer-file': '', 'provider-image': `registry.example.com:5000/provider/os@${D('4')}`, 'tenant-layer-default': 'Enabled', 'max-hold-seconds': '7200' });
+    expect(args('fleet-layer')).toMatchObject({ 'provider-layer-file': `${LAYER_DIR}/${LAYER_FILE}`, 'provider-image': '', 'max-hold-seconds': '3600', 'provider-repository': 'quay.io/provider/os-layered', 'push-secret-name': 'provider-push' });
+    expect(args('fleet-prebuilt-image')).toMatchObject({ 'provider-layer-file': '', 'provider-image': `registry.example.com:5000/provider/os@${D('4')}`, 'max-hold-seconds': '7200' });
     // The Containerfile reaches the pod byte for byte (a ConfigMap key mounted at the flag's path).
     const cm = cases['fleet-layer'].objects.find((o) => o.object.kind === 'ConfigMap')!.object as any;
     expect(cm.data[LAYER_FILE]).toBe('FROM configs\nRUN dnf install -y provider-agent && dnf clean all\nCOPY --from=configs /etc/provider /etc/provider\n');
@@ -79,12 +83,14 @@ describe('the fleet package', () => {
     const errors = (c: Record<string, unknown>) => admitConfig(c, fleetConfigSchema).errors.map((e) => e.field);
     expect(errors({ ...base, providerLayer: 'RUN true' })).toEqual([]);
     expect(errors({ ...base, providerImage: `quay.io/provider/os@${D('5')}` })).toEqual([]);
-    expect(admitConfig({ ...base, providerLayer: 'RUN true' }, fleetConfigSchema).config).toMatchObject({ providerImage: '', tenantLayerDefault: 'Disabled', maxHoldSeconds: 3600 });
+    expect(admitConfig({ ...base, providerLayer: 'RUN true' }, fleetConfigSchema).config).toMatchObject({ providerImage: '', maxHoldSeconds: 3600 });
+    // The tenant-layer default is the per-HCP package's (its Template's TENANT_LAYER_DEFAULT), not the fleet's.
+    expect(admitConfig({ ...base, providerLayer: 'RUN true', tenantLayerDefault: 'Enabled' }, fleetConfigSchema).config).not.toHaveProperty('tenantLayerDefault');
+    expect(fleetConfigSchema.properties).not.toHaveProperty('tenantLayerDefault');
     expect(errors({ ...base, providerImage: 'quay.io/provider/os:latest' })).toContain('spec.config.providerImage');
     expect(errors({ ...base, providerLayer: 'RUN true', image: 'quay.io/app-sre/on-cluster-build:latest' })).toContain('spec.config.image');
     expect(errors({ ...base, providerLayer: 'RUN true', providerRepository: 'quay.io/provider/os:tag' })).toContain('spec.config.providerRepository');
     expect(errors({ ...base, providerLayer: 'RUN true', providerRepository: 'os' })).toContain('spec.config.providerRepository');
-    expect(errors({ ...base, providerLayer: 'RUN true', tenantLayerDefault: 'Maybe' })).toContain('spec.config.tenantLayerDefault');
     expect(errors({ ...base, providerLayer: 'RUN true', maxHoldSeconds: 10 })).toContain('spec.config.maxHoldSeconds');
     expect(errors({ ...base, providerLayer: 'x'.repeat(65537) })).toContain('spec.config.providerLayer');
   });
@@ -115,19 +121,95 @@ describe('the fleet package', () => {
       return xs[0];
     };
     expect(one('ClusterRole').rules).toEqual(norm(FLEET_CLUSTER_RULES));
-    expect(one('Role').rules).toEqual(norm(FLEET_NAMESPACE_RULES));
-    expect(one('Role').metadata.namespace).toBe(FLEET_NAMESPACE);
     const subject = [{ kind: 'ServiceAccount', name: FLEET_SERVICE_ACCOUNT, namespace: FLEET_NAMESPACE }];
     expect(one('ClusterRoleBinding').subjects).toEqual(subject);
-    expect(one('RoleBinding').subjects).toEqual(subject);
-    expect(one('RoleBinding').roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: one('Role').metadata.name });
+    // Two Roles, each bound to the fleet ServiceAccount: its own namespace (Lease, push Secret) and
+    // the build namespace (build Jobs and their volumes). The build namespace's other binding is
+    // the build ServiceAccount's SCC (below).
+    const roles = objs.filter((o) => o.kind === 'Role');
+    expect(roles.map((r) => r.metadata.namespace).sort()).toEqual([FLEET_NAMESPACE, FLEET_BUILD_NAMESPACE].sort());
+    const roleIn = (ns: string) => roles.find((r) => r.metadata.namespace === ns);
+    expect(roleIn(FLEET_NAMESPACE).rules).toEqual(norm(FLEET_NAMESPACE_RULES));
+    expect(roleIn(FLEET_BUILD_NAMESPACE).rules).toEqual(norm(FLEET_BUILD_NAMESPACE_RULES));
+    const fleetBindings = objs.filter((o) => o.kind === 'RoleBinding' && o.roleRef.kind === 'Role');
+    expect(fleetBindings.map((b) => b.metadata.namespace).sort()).toEqual([FLEET_NAMESPACE, FLEET_BUILD_NAMESPACE].sort());
+    for (const b of fleetBindings) {
+      expect(b.subjects).toEqual(subject);
+      expect(b.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleIn(b.metadata.namespace).metadata.name });
+    }
     expect(one('ClusterRoleBinding').roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: one('ClusterRole').metadata.name });
     expect(one('Deployment').spec.template.spec.serviceAccountName).toBe(FLEET_SERVICE_ACCOUNT);
     // No wildcard, no escalation verb anywhere.
-    for (const r of [...FLEET_CLUSTER_RULES, ...FLEET_NAMESPACE_RULES, ...HANDOFF_RULES]) {
+    for (const r of [...FLEET_CLUSTER_RULES, ...FLEET_NAMESPACE_RULES, ...FLEET_BUILD_NAMESPACE_RULES, ...HANDOFF_RULES]) {
       for (const x of [...r.verbs, ...r.resources, ...r.apiGroups]) expect(x).not.toBe('*');
       for (const v of ['escalate', 'bind', 'impersonate']) expect(r.verbs).not.toContain(v);
     }
+  });
+
+  test("a provider build's pod is admitted where it runs: its namespace, ServiceAccount, SCC binding and PriorityClass are the package's", async () => {
+    // The build Job as the fleet process makes it (builder/fleet/provider-build.ts: buildJob, in
+    // the --build-namespace the Deployment passes), and every name below read from that Job.
+    const { cases } = await rendered();
+    const deployment = cases['fleet-layer'].objects.find((o) => o.object.kind === 'Deployment')!.object as any;
+    const flags = parseCommand('fleet', deployment.spec.template.spec.containers[0].args.slice(1), { POD_NAMESPACE: FLEET_NAMESPACE });
+    const input: BuildJobInput = {
+      namespace: String(flags['build-namespace']),
+      jobName: 'provider-ocb-x',
+      buildName: 'ocb-x',
+      configName: 'provider-layer',
+      nodePool: 'provider-layer',
+      releaseImage: `quay.io/openshift-release-dev/ocp-release@${D('1')}`,
+      baseOSImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('2')}`,
+      builderImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('6')}`,
+      pushTag: 'quay.io/provider/os-layered:ocb-x',
+      containerfile: 'FROM configs AS final\n',
+      activeDeadlineSeconds: 3600,
+      backoffLimit: 2,
+      arch: 'amd64',
+    };
+    const job = buildJob(input) as any;
+    const pod = job.spec.template.spec;
+    const ns = job.metadata.namespace;
+    const objs = cases['fleet-layer'].objects.map((o) => o.object as any);
+    const find = (kind: string, name: string, namespace?: string) => objs.filter((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace);
+    const fleetNs = find('Namespace', FLEET_NAMESPACE)[0];
+
+    // Not the fleet namespace: that one is restricted, which the build pod is not.
+    expect(ns).not.toBe(FLEET_NAMESPACE);
+    expect(fleetNs.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    expect(podSecurityViolations(pod, 'restricted')).toEqual(['allowPrivilegeEscalation', 'capabilities_restricted', 'seccompProfile_restricted']);
+    // Its own namespace: the lowest level that admits the pod, enforced, audited and warned.
+    const [bns] = find('Namespace', ns);
+    expect(bns).toBeDefined();
+    const level = bns.metadata.labels['pod-security.kubernetes.io/enforce'];
+    expect(level).toBe('baseline');
+    expect(podSecurityViolations(pod, level)).toEqual([]);
+    expect(bns.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/audit': level, 'pod-security.kubernetes.io/warn': level, 'security.openshift.io/scc.podSecurityLabelSync': 'false' });
+    // Its ServiceAccount, without a token (the pod mounts none either).
+    const [sa] = find('ServiceAccount', pod.serviceAccountName, ns);
+    expect(sa).toMatchObject({ automountServiceAccountToken: false });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    // The SCC the pod requires, bound to that ServiceAccount in that namespace only.
+    const scc = job.spec.template.metadata.annotations['openshift.io/required-scc'];
+    const sccBindings = objs.filter((o) => o.kind === 'RoleBinding' && o.roleRef.kind === 'ClusterRole');
+    expect(sccBindings).toHaveLength(1);
+    expect(sccBindings[0].metadata.namespace).toBe(ns);
+    expect(sccBindings[0].roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `system:openshift:scc:${scc}` });
+    expect(sccBindings[0].subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: ns }]);
+    expect(objs.filter((o) => o.kind === 'ClusterRoleBinding').every((b) => b.roleRef.name !== `system:openshift:scc:${scc}`)).toBe(true);
+    // Its PriorityClass, the tenant side's (same value, never preempting).
+    const [pc] = find('PriorityClass', pod.priorityClassName);
+    const tenant = buildNamespace().map((o) => o.object as any).find((o) => o.kind === 'PriorityClass');
+    expect(pc).toMatchObject({ value: tenant.value, preemptionPolicy: 'Never', globalDefault: false });
+    expect(tenant.metadata.name).toBe(pod.priorityClassName);
+    // The fleet may run the build there: its Role in that namespace creates Jobs.
+    const role = objs.find((o) => o.kind === 'Role' && o.metadata.namespace === ns);
+    expect(role.rules).toContainEqual({ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'create'] });
+    // The namespace exists before anything is put in it.
+    const phases = fleetDefinition().phases.map((p) => p.name);
+    const phaseOf = (kind: string, name: string) => fleetDefinition().objects.find((o) => o.object.kind === kind && o.object.metadata.name === name)!.phase;
+    expect(phases.indexOf(phaseOf('Namespace', ns))).toBeLessThan(phases.indexOf(phaseOf('ServiceAccount', pod.serviceAccountName)));
+    expect(phases.indexOf(phaseOf('ServiceAccount', pod.serviceAccountName))).toBeLessThan(phases.indexOf('deploy'));
   });
 
   test('the per-HCP package binds HANDOFF_RULES to the fleet ServiceAccount in its HCP namespace only', () => {
@@ -180,12 +262,29 @@ describe('the fleet package', () => {
       expect(sim.code).toBe(0);
       const r = JSON.parse(sim.out);
       expect(r.totals).toMatchObject({ validPackages: 1, errors: 0 });
+      // As the per-HCP package: from the service cluster (ACM hub) through the Policy to the
+      // management cluster, where one ClusterPackage is created (no HCP namespace involved).
+      expect(r.packages.map((p: any) => [p.serviceCluster, p.managementCluster, p.namespace, p.package.name])).toEqual([['sc-01', 'mc-01', '', fleetDefinition().name]]);
+    });
+
+    test('is the per-HCP chain: SelectorSyncSet on service clusters, ACM Policy placed on management clusters, a ClusterPackage in its ConfigurationPolicy', () => {
+      const own = buildRolloutTemplate(fleetRolloutOptions()) as any;
+      const perHcp = buildRolloutTemplate(rolloutOptions()) as any;
+      const sss = own.objects[0];
+      expect(sss.spec.clusterDeploymentSelector).toEqual(perHcp.objects[0].spec.clusterDeploymentSelector);
+      expect(sss.spec.resources.map((r: any) => r.kind)).toEqual(perHcp.objects[0].spec.resources.map((r: any) => r.kind));
+      expect(sss.spec.resources[1].spec).toEqual(perHcp.objects[0].spec.resources[1].spec);
+      const cp = sss.spec.resources[0].spec['policy-templates'][0].objectDefinition;
+      expect(cp.spec.namespaceSelector).toBeUndefined();
+      const pkg = cp.spec['object-templates'][0].objectDefinition;
+      expect([pkg.kind, pkg.metadata]).toEqual(['ClusterPackage', { name: fleetDefinition().name }]);
+      expect(Object.keys(pkg.spec.config).sort()).toEqual(['image', 'maxHoldSeconds', 'providerLayer', 'providerRepository']);
     });
 
     test('fails on a config the package refuses', () => {
-      const bad = pkogen(['simulate', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, '--hcp-namespaces', '1', ...params({ TENANT_LAYER_DEFAULT: 'Maybe' })]);
+      const bad = pkogen(['simulate', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, '--hcp-namespaces', '1', ...params({ MAX_HOLD_SECONDS: '10' })]);
       expect(bad.code).toBe(1);
-      expect(bad.out).toContain('tenantLayerDefault');
+      expect(bad.out).toContain('maxHoldSeconds');
       const noLayer = pkogen(['lint-rollout', FLEET_ROLLOUT_PATH, '--package', FLEET_PACKAGE_DIR, ...params({ PROVIDER_LAYER: '' })]);
       expect(noLayer.code).toBe(1);
     });

@@ -2,7 +2,9 @@
  * Builds the OpenShift Template that app-interface processes to ship a PKO package to every
  * HyperShift hosted-control-plane namespace:
  *   Template → Hive SelectorSyncSet (service clusters = ACM hubs) → ACM Policy (+ placement)
- *   → ConfigurationPolicy (management clusters, HCP namespaces) → ObjectTemplate/Package.
+ *   → ConfigurationPolicy (management clusters, HCP namespaces) → ObjectTemplate/Package,
+ * or, for a Cluster-scoped package, once to every management cluster (the same chain ending in a
+ * ClusterPackage), or the classic SelectorSyncSet → ClusterPackage.
  * Knows nothing about a particular package: everything package-specific is an option.
  * Shapes follow docs/rollout-reference.md §3–§7 and the real templates that converged on them.
  */
@@ -87,8 +89,13 @@ export interface RolloutTemplateOptions {
    * How the Package reaches its clusters. Default `ConfigurationPolicy` (HCP namespaces via ACM).
    * `ClusterPackage`: the classic OSD/ROSA rollout, the SelectorSyncSet carries a ClusterPackage
    * that hive applies on every selected cluster (a Cluster-scoped package; no ACM, no sources).
+   * `PolicyClusterPackage`: a Cluster-scoped package on every management cluster through ACM, as
+   * the default delivery reaches them (SelectorSyncSet on the hubs → Policy placed on management
+   * clusters → ConfigurationPolicy), the ConfigurationPolicy creating one ClusterPackage per
+   * cluster: no namespaceSelector (config-policy-controller places a cluster-scoped object once,
+   * without one), no sources, and ACM templating disabled (parameter values are data).
    */
-  delivery?: 'ConfigurationPolicy' | 'HostedClusterPackage' | 'ClusterPackage';
+  delivery?: Delivery;
   /** Only with delivery ClusterPackage: extra `matchLabels` of the clusterDeploymentSelector. */
   clusterLabels?: Record<string, string>;
   /** Only with delivery HostedClusterPackage. Default instant. */
@@ -106,6 +113,8 @@ export interface RolloutTemplateOptions {
   severity?: 'low' | 'medium' | 'high' | 'critical';
 }
 
+export type Delivery = 'ConfigurationPolicy' | 'HostedClusterPackage' | 'ClusterPackage' | 'PolicyClusterPackage';
+
 export class RolloutOptionsError extends Error {}
 
 const PARAM_NAME = /^[A-Za-z0-9_]+$/;
@@ -118,7 +127,7 @@ interface Resolved {
   repoName: string;
   config: (ConfigParameter & { type: ConfigValueType; optional: boolean })[];
   sources: ConfigSource[];
-  delivery: 'ConfigurationPolicy' | 'HostedClusterPackage' | 'ClusterPackage';
+  delivery: Delivery;
   clusterLabels: Record<string, string>;
   strategy: RolloutStrategy;
   placement: 'PlacementRule' | 'Placement';
@@ -171,8 +180,9 @@ function resolve(o: RolloutTemplateOptions): Resolved {
   }
   if (o.strategy && delivery !== 'HostedClusterPackage') throw new RolloutOptionsError('strategy applies only to delivery HostedClusterPackage');
   if (classic && sources.length > 0) throw new RolloutOptionsError('delivery ClusterPackage cannot read per-namespace sources (hive applies the ClusterPackage as written)');
+  if (delivery === 'PolicyClusterPackage' && sources.length > 0) throw new RolloutOptionsError('delivery PolicyClusterPackage cannot read per-namespace sources (a ClusterPackage is in no namespace; the ConfigurationPolicy applies it as written)');
   // Leaving out an optional key when its value is empty takes a template (PKO's ObjectTemplate);
-  // hive and HostedClusterPackage apply the object as written.
+  // hive, HostedClusterPackage and a ClusterPackage in a ConfigurationPolicy apply the object as written.
   for (const c of config) {
     if (c.optional && (c.value ?? '') === '' && delivery !== 'ConfigurationPolicy') {
       throw new RolloutOptionsError(`parameter ${c.parameter} is optional without a value: delivery ${delivery} cannot leave ${c.configKey} out of the config when it is empty; give it a default value or make it required`);
@@ -270,11 +280,14 @@ function objectTemplateText(r: Resolved): string {
   return lines.join('\n') + '\n';
 }
 
-function payload(r: Resolved): { object: Record<string, YamlValue>; templated: boolean } {
+/** The ConfigurationPolicy's object, and whether ACM must leave its `{{ }}` alone (PKO template text, or parameter values that are data). */
+function payload(r: Resolved): { object: Record<string, YamlValue>; disableTemplates: boolean } {
+  // Not templated, but ACM must not execute `{{` a parameter value may carry (a Containerfile, a script).
+  if (r.delivery === 'PolicyClusterPackage') return { disableTemplates: true, object: clusterPackage(r) };
   if (r.delivery === 'HostedClusterPackage') {
     const cfg = staticConfig(r);
     return {
-      templated: false,
+      disableTemplates: false,
       object: {
         apiVersion: 'package-operator.run/v1alpha1',
         kind: 'HostedClusterPackage',
@@ -291,7 +304,7 @@ function payload(r: Resolved): { object: Record<string, YamlValue>; templated: b
   if (r.sources.length === 0 && !r.config.some((c) => c.optional)) {
     const cfg = staticConfig(r);
     return {
-      templated: false,
+      disableTemplates: false,
       object: {
         apiVersion: 'package-operator.run/v1alpha1',
         kind: 'Package',
@@ -301,7 +314,7 @@ function payload(r: Resolved): { object: Record<string, YamlValue>; templated: b
     };
   }
   return {
-    templated: true,
+    disableTemplates: true,
     object: {
       apiVersion: 'package-operator.run/v1alpha1',
       kind: 'ObjectTemplate',
@@ -322,14 +335,14 @@ function payload(r: Resolved): { object: Record<string, YamlValue>; templated: b
 }
 
 function configurationPolicy(r: Resolved): Record<string, YamlValue> {
-  const { object, templated } = payload(r);
+  const { object, disableTemplates } = payload(r);
   return {
     apiVersion: 'policy.open-cluster-management.io/v1',
     kind: 'ConfigurationPolicy',
     metadata: {
       name: r.policyName,
       // ACM would otherwise execute the PKO `{{ }}` in the ObjectTemplate itself.
-      annotations: templated ? { [DISABLE_TEMPLATES_ANNOTATION]: 'true' } : undefined,
+      annotations: disableTemplates ? { [DISABLE_TEMPLATES_ANNOTATION]: 'true' } : undefined,
     },
     spec: {
       remediationAction: r.remediationAction,
@@ -337,13 +350,14 @@ function configurationPolicy(r: Resolved): Record<string, YamlValue> {
       // On the ConfigurationPolicy, not the Policy: removing the policy deletes what it created.
       pruneObjectBehavior: 'DeleteIfCreated',
       evaluationInterval: r.evaluationInterval,
-      namespaceSelector: r.delivery === 'HostedClusterPackage' ? undefined : { matchLabels: { [HCP_NAMESPACE_LABEL]: 'true' } },
+      // Cluster-scoped objects (HostedClusterPackage, ClusterPackage) are placed once, without a selector.
+      namespaceSelector: r.delivery === 'HostedClusterPackage' || r.delivery === 'PolicyClusterPackage' ? undefined : { matchLabels: { [HCP_NAMESPACE_LABEL]: 'true' } },
       'object-templates': [{ complianceType: 'mustonlyhave', metadataComplianceType: 'musthave', objectDefinition: object }],
     },
   } satisfies Omit<ConfigurationPolicy, 'spec'> & { spec: Omit<ConfigurationPolicy['spec'] & {}, 'object-templates'> & { 'object-templates': unknown[] } };
 }
 
-/** The classic form's one resource: hive applies it on each selected cluster. */
+/** The classic form's one resource (hive applies it on each selected cluster), and the PolicyClusterPackage form's object. */
 function clusterPackage(r: Resolved): Record<string, YamlValue> {
   const cfg = staticConfig(r);
   return {

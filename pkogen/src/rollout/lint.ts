@@ -70,7 +70,7 @@ const CHECKS_AT: Record<Site, { byKind: Record<string, KindCheck>; otherwise: Ro
   },
   'policy-template': { byKind: { ConfigurationPolicy: checkConfigurationPolicy }, otherwise: P5 },
   'object-template': {
-    byKind: { Package: checkPackageObject, ObjectTemplate: checkObjectTemplate, HostedClusterPackage: checkHostedClusterPackage },
+    byKind: { Package: checkPackageObject, ClusterPackage: checkPackageObject, ObjectTemplate: checkObjectTemplate, HostedClusterPackage: checkHostedClusterPackage },
     otherwise: C1,
   },
 };

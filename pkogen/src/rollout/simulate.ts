@@ -53,7 +53,8 @@ export interface SimulatedPackage {
   namespace: string;
   policy: string;
   /**
-   * What created the Package: the ConfigurationPolicy directly (`Package`), an ObjectTemplate PKO
+   * What created the Package: the ConfigurationPolicy directly (`Package`; a ClusterPackage too,
+   * with `namespace` ''), an ObjectTemplate PKO
    * rendered into one, a HostedClusterPackage, or hive itself from the SelectorSyncSet (the
    * classic rollout, a ClusterPackage or a Package in a fixed namespace; `namespace` '' for a ClusterPackage).
    */
@@ -265,6 +266,11 @@ function configurationPolicy(
         if (!matchesSelector(hspec.hostedClusterSelector, ns.hostedCluster!.labels ?? {})) continue;
         result.packages.push(finishPackage({ ...base, namespace: ns.name, via: 'HostedClusterPackage', findings: [] }, { apiVersion: 'package-operator.run/v1alpha1', kind: 'Package', metadata: { name: nameOf(od) }, spec: tmpl }, ns, opts));
       }
+      continue;
+    }
+    if (od.kind === 'ClusterPackage') {
+      // Cluster-scoped: one per managed cluster, whatever the namespaceSelector says.
+      result.packages.push(finishPackage({ ...base, namespace: '', via: 'Package', findings: [] }, od, { name: '', labels: {} }, opts));
       continue;
     }
     if (od.kind !== 'Package' && od.kind !== 'ObjectTemplate') continue;

@@ -192,3 +192,65 @@ describe('CLI: --package checks scope and config (K2); simulate installs one Clu
     expect(r.stdout).toMatch(/0 valid Package\(s\), 1 error\(s\)/);
   });
 });
+
+describe('generate: delivery PolicyClusterPackage (a ClusterPackage on every management cluster through ACM)', () => {
+  const opts = { packageName: 'example-operator', delivery: 'PolicyClusterPackage' as const, config: [{ parameter: 'LOG_LEVEL', configKey: 'logLevel', optional: true, value: 'info' }, { parameter: 'SCRIPT', configKey: 'script' }] };
+  type Obj = Record<string, any>;
+  const sssOf = () => (buildRolloutTemplate(opts) as Obj).objects[0] as Obj;
+  test('the per-HCP chain (SelectorSyncSet on the hubs, Policy placed on management clusters) ending in one ClusterPackage, without a namespaceSelector, ACM templating off; it lints clean', () => {
+    const sss = sssOf();
+    expect(sss.spec.clusterDeploymentSelector.matchExpressions).toContainEqual({ key: 'ext-hypershift.openshift.io/cluster-type', operator: 'In', values: ['service-cluster'] });
+    expect(sss.spec.resources.map((r: Obj) => r.kind)).toEqual(['Policy', 'PlacementRule', 'PlacementBinding']);
+    expect(sss.spec.resources[1].spec.clusterSelector).toEqual({ matchExpressions: [{ key: 'hypershift.open-cluster-management.io/management-cluster', operator: 'In', values: ['true'] }] });
+    const cp = sss.spec.resources[0].spec['policy-templates'][0].objectDefinition;
+    expect(cp.kind).toBe('ConfigurationPolicy');
+    expect(cp.spec.namespaceSelector).toBeUndefined();
+    expect(cp.spec.pruneObjectBehavior).toBe('DeleteIfCreated');
+    expect(cp.metadata.annotations).toEqual({ 'policy.open-cluster-management.io/disable-templates': 'true' });
+    const od = cp.spec['object-templates'][0].objectDefinition;
+    expect(od).toEqual({ apiVersion: 'package-operator.run/v1alpha1', kind: 'ClusterPackage', metadata: { name: 'example-operator' }, spec: { image: '${REGISTRY_IMG}@${IMAGE_DIGEST}', config: { logLevel: '${LOG_LEVEL}', script: '${SCRIPT}' } } });
+    expect(lint(emitRolloutTemplate(opts), { parameters: { ...P.parameters, SCRIPT: 'echo {{ not a template }}' } }).filter((f) => f.severity !== 'info')).toEqual([]);
+  });
+  test('refuses what a ClusterPackage applied as written cannot do: sources, an optional key without a value; and clusterLabels (placement picks the clusters)', () => {
+    expect(() => buildRolloutTemplate({ ...opts, sources: [{ configKey: 'ca', apiVersion: 'v1', kind: 'ConfigMap', name: 'c', dataKey: 'k' }] })).toThrow(/PolicyClusterPackage cannot read per-namespace sources/);
+    expect(() => buildRolloutTemplate({ ...opts, config: [{ parameter: 'TIER', configKey: 'tier', optional: true }] })).toThrow(/cannot leave tier out/);
+    expect(() => buildRolloutTemplate({ ...opts, clusterLabels: { a: 'b' } })).toThrow(/clusterLabels applies only to delivery ClusterPackage/);
+  });
+  test('lint: a ClusterPackage in a ConfigurationPolicy is checked as one (image, CRD)', () => {
+    const text = emitRolloutTemplate(opts).replace('image: ${REGISTRY_IMG}@${IMAGE_DIGEST}', 'image: ${REGISTRY_IMG}:${IMAGE_DIGEST}');
+    has(lint(text, { parameters: { ...P.parameters, SCRIPT: 'x' } }), 'error', 'K1', /joins repository and digest with ":"/);
+  });
+  describe('CLI: lint-rollout --package and simulate: one ClusterPackage per management cluster, none on hubs or hosted clusters', () => {
+    let tmp: { dir: string; cleanup: () => void };
+    let pkg: string;
+    let tpl: string;
+    beforeAll(() => {
+      tmp = tempDir('pkogen-policy-clusterpackage-');
+      pkg = path.join(tmp.dir, 'pkg');
+      mkdirSync(pkg);
+      writeFileSync(path.join(pkg, 'manifest.yaml'), 'apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: example-operator\nspec:\n  scopes: [Cluster]\n  phases: [{name: deploy}]\n  config:\n    openAPIV3Schema:\n      type: object\n      properties:\n        logLevel: {type: string, enum: [debug, info]}\n        script: {type: string}\n');
+      writeFileSync(path.join(pkg, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example-operator\n  annotations:\n    package-operator.run/phase: deploy\n');
+      tpl = path.join(tmp.dir, 'policy.yaml');
+      writeFileSync(tpl, emitRolloutTemplate(opts));
+    });
+    afterAll(() => tmp.cleanup());
+    const params = ['-p', 'REGISTRY_IMG=quay.io/a/b', '-p', 'SCRIPT=echo hi'];
+    test('lint-rollout --package: the ClusterPackage against the package (scope, config)', async () => {
+      expect((await runCli(['lint-rollout', tpl, '--package', pkg, ...params])).code).toBe(0);
+      const bad = await runCli(['lint-rollout', tpl, '--package', pkg, ...params, '-p', 'LOG_LEVEL=trace']);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toContain('ConfigurationPolicy/hs-mgmt-example-operator > ClusterPackage/example-operator: config: spec.config.logLevel: Unsupported value: (value not shown)');
+      expect(bad.stdout).toContain('[K2]');
+    });
+    test('simulate: the ClusterPackage lands once on the management cluster, from the hub', async () => {
+      const ok = await runCli(['simulate', tpl, '--hcp-namespaces', '2', '--package', pkg, ...params, '-p', `IMAGE_DIGEST=${DIGEST}`, '-o', 'json']);
+      expect(ok.code).toBe(0);
+      const r = JSON.parse(ok.stdout);
+      expect(r.packages.map((p: Obj) => [p.serviceCluster, p.managementCluster, p.namespace, p.via, p.package.name])).toEqual([['sc-01', 'mc-01', '', 'Package', 'example-operator']]);
+      expect(r.totals).toMatchObject({ validPackages: 1, errors: 0 });
+      const bad = await runCli(['simulate', tpl, '--hcp-namespaces', '1', '--package', pkg, ...params, '-p', `IMAGE_DIGEST=${DIGEST}`, '-p', 'LOG_LEVEL=trace']);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toContain('error: config: spec.config.logLevel: Unsupported value: (value not shown)');
+    });
+  });
+});

@@ -115,6 +115,9 @@ export function checkConfigurationPolicy(ctx: LintContext, cp: Obj, path: Path, 
     const odp: Path = [...op, 'objectDefinition'];
     const ochain = `${chain} > ${objName(od)}`;
     if (ct === 'mustnothave' && (od.kind === 'Package' || od.kind === 'ObjectTemplate')) ctx.report('warning', C6, [...op, 'complianceType'], `mustnothave deletes the ${String(od.kind)} in every selected namespace`, ochain);
+    if (ct === 'mustnothave' && od.kind === 'ClusterPackage') ctx.report('warning', C6, [...op, 'complianceType'], 'mustnothave deletes the ClusterPackage on every placed cluster', ochain);
+    // Cluster-scoped: config-policy-controller places it once and ignores the namespaceSelector.
+    if (od.kind === 'ClusterPackage' && isObj(od.metadata) && od.metadata.namespace !== undefined) ctx.report('warning', C2, [...odp, 'metadata', 'namespace'], 'a ClusterPackage is cluster-scoped: metadata.namespace is ignored', ochain);
     // ACM executes any {{ }} in an objectDefinition unless templates are disabled.
     if (JSON.stringify(od).includes('{{') && !disableTemplates) {
       ctx.report('error', C4, [...path, 'metadata', 'annotations'], `the objectDefinition contains {{ }} (${od.kind === 'ObjectTemplate' ? 'PKO template' : 'template text'}) and the ConfigurationPolicy lacks annotation ${DISABLE_TEMPLATES_ANNOTATION}: "true": ACM would execute it`, ochain);
