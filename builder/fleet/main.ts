@@ -25,7 +25,7 @@ import { allowList } from '../webhook/main.js';
 import { describeError } from '../wiring.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
 import type { ImageKey, ImageState } from './gate.js';
-import { ProviderBuilds, repositoryOnly } from './provider-build.js';
+import { prebuiltProviderImage, ProviderBuilds, readPushSecret, repositoryOnly } from './provider-build.js';
 import { runFleet } from './run.js';
 import { startFleetWebhook } from './webhook.js';
 
@@ -123,36 +123,30 @@ export async function startFleet(
 
   let imageFor: (k: ImageKey) => Promise<ImageState> | ImageState;
   if (over.imageFor) imageFor = over.imageFor;
-  else if (providerImage) imageFor = () => ({ image: providerImage });
-  else if (containerfile !== undefined) {
+  else if (providerImage || containerfile !== undefined) {
     const resolver = new ReleaseResolver({ cacheSize: 16, connectPolicy: guard });
     const credentials = (auth: string | undefined) => dockerConfigCredentials(auth, { file: `Secret ${namespace}/${pushSecretName}`, path: '.dockerconfigjson' });
-    const builds = over.providerBuilds ?? new ProviderBuilds({
-      management,
-      namespace,
-      buildNamespace: String(flags['build-namespace']),
-      repository,
-      containerfile,
-      pushSecretName,
-      connectPolicy: guard,
-      signal,
-      async resolveBase(key, auth) {
-        let r;
-        try {
-          r = await resolver.resolve(key.releasePullSpec ?? key.releaseDigest, auth, { arch: key.arch, ...(key.stream ? { osStream: key.stream } : {}) });
-        } catch (e) {
-          throw new Error(describeError(e));
-        }
-        const b = builderImageFor({ releaseVersion: r.version ?? '', mcoImage: r.machineConfigOperatorImage });
-        if ('refused' in b) throw new Error(b.refused);
-        return { baseOSImage: r.baseOSImage, builderImage: b.image };
-      },
-      async verify(i) {
-        const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard });
-        return r.ok ? { ok: true } : { ok: false, reason: `${r.reason}: ${r.message}` };
-      },
-    });
-    const registry = new BuildRegistry({ build: builds.build, lookup: builds.lookup });
+    const resolveBase = async (key: BuildKey, auth: string | undefined) => {
+      let r;
+      try {
+        r = await resolver.resolve(key.releasePullSpec ?? key.releaseDigest, auth, { arch: key.arch, ...(key.stream ? { osStream: key.stream } : {}) });
+      } catch (e) {
+        throw new Error(describeError(e));
+      }
+      const b = builderImageFor({ releaseVersion: r.version ?? '', mcoImage: r.machineConfigOperatorImage });
+      if ('refused' in b) throw new Error(b.refused);
+      return { baseOSImage: r.baseOSImage, builderImage: b.image };
+    };
+    const verify = async (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined }) => {
+      const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard });
+      return r.ok ? ({ ok: true } as const) : ({ ok: false, reason: `${r.reason}: ${r.message}` } as const);
+    };
+    const builds =
+      over.providerBuilds ??
+      (containerfile !== undefined
+        ? new ProviderBuilds({ management, namespace, buildNamespace: String(flags['build-namespace']), repository, containerfile, pushSecretName, connectPolicy: guard, signal, resolveBase, verify })
+        : { build: prebuiltProviderImage({ image: providerImage, pushSecret: () => readPushSecret(management, namespace, pushSecretName), resolveBase, verify }) });
+    const registry = new BuildRegistry({ build: builds.build, ...('lookup' in builds && builds.lookup ? { lookup: builds.lookup } : {}) });
     imageFor = imageForFromRegistry({
       registry,
       layerDigest: () => layerDigest,

@@ -66,11 +66,8 @@ export class ProviderBuilds {
     if (!repositoryOnly(o.repository)) throw new Error(`--provider-repository ${JSON.stringify(o.repository)} must name a repository without a tag or digest`);
   }
 
-  private async pushSecret(): Promise<string | undefined> {
-    const s = await this.o.management.get(RESOURCES.secrets, this.o.pushSecretName, this.o.namespace);
-    const text = s ? dockerConfigJson(s) : undefined;
-    if (!text) throw new Error(`Secret ${this.o.namespace}/${this.o.pushSecretName} is missing or has no .dockerconfigjson`);
-    return text;
+  private pushSecret(): Promise<string> {
+    return readPushSecret(this.o.management, this.o.namespace, this.o.pushSecretName);
   }
 
   private client(auth: string | undefined): RegistryClient {
@@ -158,6 +155,36 @@ export class ProviderBuilds {
     if (!r.ok) throw new Error(`${pushRef} is not a provider layer on the release's base OS image: ${r.reason}`.slice(0, MAX_MESSAGE));
     return pushRef;
   }
+}
+
+/** The push Secret's dockerconfigjson (never logged): the fleet's credentials for its repository and the release registries. */
+export async function readPushSecret(management: Kube, namespace: string, name: string): Promise<string> {
+  const s = await management.get(RESOURCES.secrets, name, namespace);
+  const text = s ? dockerConfigJson(s) : undefined;
+  if (!text) throw new Error(`Secret ${namespace}/${name} is missing or has no .dockerconfigjson`);
+  return text;
+}
+
+/**
+ * The build registry's `build` seam for a prebuilt provider image (`--provider-image`): no Job
+ * runs; the one image is answered for a key only when it is built on that key's release base OS
+ * for its arch (verified as a built image is), so a NodePool whose release moves on is not handed
+ * an OS built for another release without saying so: the key fails, the gate holds to its bound
+ * and says why.
+ */
+export function prebuiltProviderImage(o: {
+  image: string;
+  pushSecret: () => Promise<string>;
+  resolveBase: ProviderBuildsOptions['resolveBase'];
+  verify: ProviderBuildsOptions['verify'];
+}): (key: BuildKey) => Promise<{ image: string }> {
+  return async (key) => {
+    const auth = await o.pushSecret();
+    const base = await o.resolveBase(key, auth);
+    const r = await o.verify({ pushRef: o.image, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth });
+    if (!r.ok) throw new Error(`the prebuilt provider image ${o.image} is not a layer on release ${key.releasePullSpec ?? key.releaseDigest}'s base OS for ${key.arch}${key.stream ? ` (${key.stream})` : ''}: ${r.reason}; build it for this release, or give the layer as a Containerfile`.slice(0, MAX_MESSAGE));
+    return { image: o.image };
+  };
 }
 
 /** `registry/path` with neither a tag nor a digest (parseReference defaults a missing tag to latest). */

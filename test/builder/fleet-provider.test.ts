@@ -16,8 +16,8 @@ import { Kube, KubeObject, RESOURCES } from '../../builder/kube.js';
 import { verifyBuiltImage } from '../../builder/image-check.js';
 import { NetGuard } from '../../builder/net-guard.js';
 import { dockerConfigCredentials } from '../../builder/dockerconfig.js';
-import { BuildKey, buildTag } from '../../builder/fleet/build-registry.js';
-import { ProviderBuilds } from '../../builder/fleet/provider-build.js';
+import { BuildKey, BuildRegistry, buildTag } from '../../builder/fleet/build-registry.js';
+import { prebuiltProviderImage, ProviderBuilds, readPushSecret } from '../../builder/fleet/provider-build.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
 import { BUILD_SCRIPT, JOB_NAME_LABEL } from '../../builder/controller/build-job.js';
 import { b64, dockerConfigJson, file, layer } from './fixtures.js';
@@ -170,5 +170,46 @@ describe('provider-layer build Job', () => {
     mgmt.store.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${job2}-x`, namespace: BNS, labels: { [JOB_NAME_LABEL]: job2 } }, status: { containerStatuses: [{ name: 'build', state: { terminated: { exitCode: 1, message: 'RUN dnf install -y provider-agent: exit status 1' } } }] } });
     mgmt.store.put({ ...j2, status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] } });
     await expect(p2).rejects.toThrow(`provider build job ${job2} failed: Job has reached the specified backoff limit; last pod: RUN dnf install -y provider-agent: exit status 1`);
+  });
+});
+
+describe('a prebuilt provider image (--provider-image)', () => {
+  const guard = () => new NetGuard({ allow: [reg.host] });
+  const prebuilt = (baseFor: (k: BuildKey) => string) =>
+    prebuiltProviderImage({
+      image: `${repo()}@${digests.layered}`,
+      pushSecret: () => readPushSecret(new Kube(mgmt.kubeConfig(FLEET_USER)), NS, 'provider-push'),
+      resolveBase: async (k) => ({ baseOSImage: baseFor(k), builderImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('c')}` }),
+      verify: async (i) => {
+        const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: dockerConfigCredentials(i.credentials, { file: 'push secret', path: '.dockerconfigjson' }), connectPolicy: guard() });
+        return r.ok ? { ok: true } : { ok: false, reason: `${r.reason}: ${r.message}` };
+      },
+    });
+  let strangerBase: string;
+  beforeAll(async () => {
+    const c = new RegistryClient({ credentials: async () => ({ username: reg.user!, password: reg.password! }) });
+    try {
+      const other = image([OTHER]);
+      await c.push(other, [parseReference(`${reg.host}/ocp/rhcos:other-release`)]);
+      strangerBase = `${reg.host}/ocp/rhcos@${other.digest}`;
+    } finally {
+      c.close();
+    }
+  });
+
+  it("is answered for a key only when it is a layer on that key's release base OS, for its arch; otherwise the key fails, saying why", async () => {
+    const R5 = { ...KEY, releaseDigest: D('5'), releasePullSpec: `quay.io/openshift-release-dev/ocp-release@${D('5')}` };
+    const build = prebuilt((k) => (k.releaseDigest === D('5') ? strangerBase : baseRef));
+    expect(await build(KEY)).toEqual({ image: `${repo()}@${digests.layered}` });
+    await expect(build(R5)).rejects.toThrow(new RegExp(`is not a layer on release quay\\.io/openshift-release-dev/ocp-release@${D('5')}'s base OS for amd64: NotFromBase`));
+    await expect(build({ ...KEY, arch: 'arm64' })).rejects.toThrow(/for arm64: WrongArchitecture/);
+    // Through the build registry the gate uses: the failure is shared and named, never an image.
+    const registry = new BuildRegistry({ build });
+    expect(await registry.ensure(R5)).toMatchObject({ pending: expect.any(String) });
+    await registry.idle();
+    expect(await registry.ensure(R5)).toEqual({ failed: expect.stringMatching(/^the prebuilt provider image .* is not a layer on release/) });
+    expect(await registry.ensure(KEY)).toMatchObject({ pending: expect.any(String) });
+    await registry.idle();
+    expect(await registry.ensure(KEY)).toEqual({ image: `${repo()}@${digests.layered}` });
   });
 });
