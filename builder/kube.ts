@@ -245,6 +245,7 @@ export const RESOURCES = {
   serviceAccountTokens: { group: '', version: 'v1', kind: 'TokenRequest', plural: 'serviceaccounts', namespaced: true },
   // Hosted cluster: where builds may run.
   nodes: { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false },
+  namespaces: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
   // Management cluster, HCP namespace: what HyperShift and Cluster API say about each NodePool.
   machineDeployments: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'MachineDeployment', plural: 'machinedeployments', namespaced: true },
   machineSets: { group: 'cluster.x-k8s.io', version: 'v1beta1', kind: 'MachineSet', plural: 'machinesets', namespaced: true },

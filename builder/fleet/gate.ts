@@ -88,6 +88,8 @@ export interface GateOptions {
    * with releases.
    */
   providerLayer?: boolean;
+  /** The owner of the provider-images ConfigMaps (the fleet's own Namespace): uninstalling the fleet removes them. */
+  owner?: { apiVersion: string; kind: string; name: string; uid: string };
   /** Whether the image for a key exists in the registry (verified), is being built, or cannot be built. */
   imageFor: (key: ImageKey) => Promise<ImageState> | ImageState;
   /** The longest we hold one NodePool for one release. */
@@ -320,14 +322,15 @@ async function publishProviderImage(m: Kube, o: GateOptions, pcm: (KubeObject & 
     await m.create(RESOURCES.configMaps, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: PROVIDER_IMAGES_CONFIGMAP, namespace: o.hcpNamespace, labels: { [MANAGED_BY]: MANAGED_BY_VALUE } },
+      metadata: { name: PROVIDER_IMAGES_CONFIGMAP, namespace: o.hcpNamespace, labels: { [MANAGED_BY]: MANAGED_BY_VALUE }, ...(o.owner ? { ownerReferences: [{ ...o.owner }] } : {}) },
       data: { [PROVIDER_LAYER_KEY]: o.layer, [o.nodePoolName]: text },
     } as KubeObject);
     return;
   }
   const data: Record<string, string> = pcm.data?.[PROVIDER_LAYER_KEY] === o.layer ? { ...pcm.data } : { [PROVIDER_LAYER_KEY]: o.layer };
   data[o.nodePoolName] = text;
-  await m.update(RESOURCES.configMaps, { ...pcm, data } as KubeObject);
+  const owned = !o.owner || (pcm.metadata.ownerReferences ?? []).some((r) => r.uid === o.owner!.uid);
+  await m.update(RESOURCES.configMaps, { ...pcm, metadata: { ...pcm.metadata, ...(owned ? {} : { ownerReferences: [...(pcm.metadata.ownerReferences ?? []), { ...o.owner! }] }) }, data } as KubeObject);
 }
 
 async function step(did: Exclude<GateStep, { done: true }>['did'], message: string, write: () => Promise<unknown>): Promise<GateStep> {

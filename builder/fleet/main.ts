@@ -190,8 +190,17 @@ export async function startFleet(
   const clock = over.now
     ? { now: over.now, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) }
     : undefined;
-  const run = (s: AbortSignal) =>
-    runFleet({ management, layer, providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+  const run = async (s: AbortSignal) => {
+    // The fleet's own Namespace owns the provider-images ConfigMaps: uninstalling the package removes them.
+    let owner: { apiVersion: string; kind: string; name: string; uid: string } | undefined;
+    try {
+      const ns = await management.get(RESOURCES.namespaces, namespace);
+      if (ns?.metadata.uid) owner = { apiVersion: 'v1', kind: 'Namespace', name: namespace, uid: ns.metadata.uid };
+    } catch (e) {
+      log('provider-images ConfigMaps get no owner', { namespace, error: describeError(e) });
+    }
+    return runFleet({ management, layer, ...(owner ? { owner } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+  };
   const done = (async () => {
     try {
       if (flags['leader-elect'] === false) return await run(signal);

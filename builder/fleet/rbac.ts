@@ -12,11 +12,18 @@
  */
 import type { PolicyRule } from '../rbac.js';
 
+/** The fleet component's own namespace (the package's; `--namespace` comes from the pod's). */
+export const FLEET_NAMESPACE = 'on-cluster-build-fleet';
+
 export const FLEET_CLUSTER_RULES: readonly PolicyRule[] = [
   { apiGroups: ['hypershift.openshift.io'], resources: ['nodepools'], verbs: ['get', 'list', 'watch', 'patch'] },
   // Read only: a control plane's release change starts the provider builds its NodePools will
   // need (builder/fleet/run.ts pre-builds); HCP namespaces are not known in advance.
   { apiGroups: ['hypershift.openshift.io'], resources: ['hostedcontrolplanes'], verbs: ['list', 'watch'] },
+  // Its own Namespace, by name: the owner of the provider-images ConfigMaps it writes in HCP
+  // namespaces (a cluster-scoped owner may own namespaced objects), so uninstalling the fleet
+  // package removes them and tenant builds stop waiting for a provider layer no one builds.
+  { apiGroups: [''], resources: ['namespaces'], resourceNames: [FLEET_NAMESPACE], verbs: ['get'] },
 ];
 
 /**

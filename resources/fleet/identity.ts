@@ -4,10 +4,10 @@
  * HCP namespace, and the fleet package's ValidatingAdmissionPolicies match its username; both
  * read these names from here.
  */
-export { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, PUSH_SECRET_NAME } from '../../builder/fleet/rbac.js';
+import { FLEET_NAMESPACE } from '../../builder/fleet/rbac.js';
+export { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, FLEET_NAMESPACE, PUSH_SECRET_NAME } from '../../builder/fleet/rbac.js';
 
-export const FLEET_NAME = 'on-cluster-build-fleet';
-export const FLEET_NAMESPACE = FLEET_NAME;
+export const FLEET_NAME = FLEET_NAMESPACE;
 export const FLEET_SERVICE_ACCOUNT = FLEET_NAME;
 /** The Kubernetes username of the fleet ServiceAccount's tokens (`request.userInfo.username` in the VAPs). */
 export const FLEET_USERNAME = `system:serviceaccount:${FLEET_NAMESPACE}:${FLEET_SERVICE_ACCOUNT}`;

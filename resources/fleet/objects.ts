@@ -360,6 +360,13 @@ export const HANDOFF_POLICY: PolicySpec = {
       reason: 'Forbidden',
     },
     {
+      // Neither may change: an owner reference to a missing object would have the garbage
+      // collector delete a hand-off the fleet has no right to delete.
+      expression: `variables.isProviderImages || ((${orEmpty('object.metadata.ownerReferences', '[]')}) == (${orEmpty('oldObject.metadata.ownerReferences', '[]')}) && (${orEmpty('object.metadata.finalizers', '[]')}) == (${orEmpty('oldObject.metadata.finalizers', '[]')}))`,
+      message: 'the on-cluster-build fleet component may not change the owner references or finalizers of a hand-off',
+      reason: 'Forbidden',
+    },
+    {
       expression: `!variables.isProviderImages || (${NOT_MACHINE_CONFIG('variables.newLabels')} && !has(object.binaryData))`,
       message: IMAGES_RULE,
       reason: 'Forbidden',
@@ -401,6 +408,11 @@ export const CREATE_POLICY: PolicySpec = {
       expression: `!variables.isHandoff || ((!has(object.data) || object.data.all(k, k == "config")) && !has(object.binaryData) && variables.annotations.all(k, k == ${q(HANDOFF_RELEASE_ANNOTATION)}))`,
       message: `a provider-only hand-off carries only data.config and the annotation ${HANDOFF_RELEASE_ANNOTATION}`,
       reason: 'Invalid',
+    },
+    {
+      expression: '!variables.isHandoff || (!has(object.metadata.ownerReferences) && !has(object.metadata.finalizers))',
+      message: 'a provider-only hand-off has no owner references or finalizers (nothing may garbage-collect or hold it)',
+      reason: 'Forbidden',
     },
     {
       expression: `!variables.isProviderImages || (${NOT_MACHINE_CONFIG('variables.labels')} && !has(object.binaryData))`,

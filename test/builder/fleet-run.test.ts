@@ -216,6 +216,9 @@ describe('the fleet component, running', () => {
         const published = parseProviderImages(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: hcpNamespaceOf('clusters', c) }) as KubeObject)!;
         expect(published.layer).toMatch(/^provider-layer@sha256:[0-9a-f]{64}$/);
         expect(builtFromRelease(published.entries.get(npName(c))!.image)).toBe(R2);
+        // Owned by the fleet's own Namespace: uninstalling the fleet package garbage-collects the channel.
+        const ns = mgmt.store.get({ apiVersion: 'v1', kind: 'Namespace', name: NS })!;
+        expect(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: hcpNamespaceOf('clusters', c) })!.metadata!.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Namespace', name: NS, uid: ns.metadata!.uid }]);
       }
 
       // The per-HCP controller hands off its verified build for the wanted release: the hold ends.

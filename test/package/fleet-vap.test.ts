@@ -199,6 +199,10 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
     expect(deny((c) => (c.data.extra = 'x'))).toEqual(['a hand-off ConfigMap carries only data.config']);
     expect(deny((c) => (c.binaryData = { x: 'eA==' }))).toEqual(['a hand-off ConfigMap carries only data.config']);
     expect(deny((c) => (c.metadata.annotations['x'] = 'y'))).toEqual([`the on-cluster-build fleet component may change only the annotations ${HANDOFF_RELEASE_ANNOTATION} and ${WANTED_RELEASE_ANNOTATION} of a hand-off`]);
+    // An owner reference to a missing object would have the garbage collector delete the hand-off (a delete the fleet has no right to).
+    const GC = 'the on-cluster-build fleet component may not change the owner references or finalizers of a hand-off';
+    expect(deny((c) => (c.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Namespace', name: 'gone', uid: 'no-such-uid' }]))).toEqual([GC]);
+    expect(deny((c) => (c.metadata.finalizers = ['example.com/hold']))).toEqual([GC]);
   });
 
   test('the mutating webhook is called only for a release change', () => {
@@ -314,6 +318,9 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
     expect(create((c) => delete c.metadata.labels['hypershift.openshift.io/nto-generated-machine-config'])).toEqual([LABELS]);
     expect(create((c) => (c.data.extra = 'x'))).toEqual([DATA]);
     expect(create((c) => (c.metadata.annotations[WANTED_RELEASE_ANNOTATION] = R2))).toEqual([DATA]);
+    const GC = 'a provider-only hand-off has no owner references or finalizers (nothing may garbage-collect or hold it)';
+    expect(create((c) => (c.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Namespace', name: 'gone', uid: 'no-such-uid' }]))).toEqual([GC]);
+    expect(create((c) => (c.metadata.finalizers = ['example.com/hold']))).toEqual([GC]);
     expect(create(() => {}, images)).toEqual([]);
     expect(create((c) => (c.metadata.labels['hypershift.openshift.io/nto-generated-machine-config'] = 'true'), images)).toEqual([IMAGES]);
     expect(create((c) => (c.binaryData = { x: 'eA==' }), images)).toEqual([IMAGES]);
