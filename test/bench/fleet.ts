@@ -41,7 +41,7 @@ import { GATED_LABEL } from '../../builder/fleet/gate-names.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { HANDOFF_RELEASE_ANNOTATION, handoffName } from '../../builder/controller/handoff.js';
 import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
-import { FLEET_NODE_OPTIONS, fleetArgs } from '../../resources/fleet/objects.js';
+import { FLEET_NODE_OPTIONS, fleetArgs, RESYNC_SECONDS } from '../../resources/fleet/objects.js';
 import { fleetConfigSchema } from '../../resources/fleet/config.js';
 import { FLEET_NAMESPACE, FLEET_USERNAME } from '../../resources/fleet/identity.js';
 
@@ -141,10 +141,14 @@ function args(dir: string): string[] {
   return [...deployment, `--kubeconfig=${dir}/fleet.kubeconfig`];
 }
 
-/** Binds the child's servers to 127.0.0.1 (webhook and health listen on 0.0.0.0 in the pod). */
-const LOOPBACK_PRELOAD = `const net = require('node:net');
+/**
+ * Binds the child's servers to 127.0.0.1 (webhook and health listen on 0.0.0.0 in the pod), and
+ * writes `process.memoryUsage()` to MEMFILE on SIGUSR2 (where the RSS is: V8 heap or outside it).
+ */
+const preload = (memFile: string) => `const net = require('node:net');
 const listen = net.Server.prototype.listen;
 net.Server.prototype.listen = function (...a) { if (a[1] === '0.0.0.0' || a[1] === '::') a[1] = '127.0.0.1'; return listen.apply(this, a); };
+process.on('SIGUSR2', () => require('node:fs').writeFileSync(${JSON.stringify(memFile)}, JSON.stringify(process.memoryUsage())));
 `;
 
 function pct(sorted: number[], p: number): number {
@@ -157,7 +161,7 @@ export async function bench(): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fleet-bench-'));
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${dir}/tls.key`, '-out', `${dir}/tls.crt`, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
   const ca = readFileSync(`${dir}/tls.crt`, 'utf8');
-  writeFileSync(`${dir}/loopback.cjs`, LOOPBACK_PRELOAD);
+  writeFileSync(`${dir}/loopback.cjs`, preload(`${dir}/mem.json`));
   const hcpNamespaces = Array.from({ length: HCS }, (_, h) => hcpNamespaceOf(NP_NS, hcName(h)));
   let mgmt: ApiTestServer | undefined;
   let child: ChildProcess | undefined;
@@ -218,20 +222,38 @@ export async function bench(): Promise<string> {
       }
       return [...acc].sort().map(([k, n]) => `${n} ${k}`).join(', ') || 'none';
     };
+    /** The child's process.memoryUsage() in MiB: heap used/total, external (of which array buffers). */
+    const heap = async () => {
+      rmSync(`${dir}/mem.json`, { force: true });
+      c.kill('SIGUSR2');
+      for (let i = 0; i < 40; i++) {
+        await sleep(50);
+        try {
+          const u = JSON.parse(readFileSync(`${dir}/mem.json`, 'utf8')) as Record<string, number>;
+          const f = (k: string) => (u[k]! / 1048576).toFixed(1);
+          return `heap ${f('heapUsed')}/${f('heapTotal')}, external ${f('external')} (buffers ${f('arrayBuffers')})`;
+        } catch {
+          // not written yet
+        }
+      }
+      return 'heap: no answer';
+    };
     const openWatches = () => (m as unknown as { watchers: Set<unknown> }).watchers.size;
     const nodePoolLists = () => mine().filter((e) => e.verb === 'list' && e.resource === 'nodepools').length;
     const window = async (label: string) => {
       const from = m.audit.length;
       const cpu0 = cpuSeconds(pid);
       await sleep(WINDOW_MS);
-      return { label, cpu: cpuSeconds(pid) - cpu0, requests: mine(from).length, verbs: byVerb(from), mem: procStatus(pid), watches: openWatches(), fds: fds(pid), load: load() };
+      return { label, cpu: cpuSeconds(pid) - cpu0, requests: mine(from).length, verbs: byVerb(from), mem: procStatus(pid), heap: await heap(), watches: openWatches(), fds: fds(pid), load: load() };
     };
 
     // Idle: serving, Lease held, the (empty) NodePool list done.
     const leased = () => m.store.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: FLEET_LEASE_NAME, namespace: FLEET_NAMESPACE })?.spec?.holderIdentity !== undefined;
     const startS = await until('the Lease and the NodePool list', () => webhookPort > 0 && leased() && nodePoolLists() > 0);
+    /** The loop (and its resync clock) starts once the Lease is held. */
+    const leasedAt = Date.now();
     await sleep(SETTLE_MS);
-    const idle = { mem: procStatus(pid), cpu: cpuSeconds(pid), fds: fds(pid), load: load() };
+    const idle = { mem: procStatus(pid), heap: await heap(), cpu: cpuSeconds(pid), fds: fds(pid), load: load() };
 
     // Take-in: the fleet, all at once.
     const takeFrom = m.audit.length;
@@ -254,17 +276,21 @@ export async function bench(): Promise<string> {
     const cpuDay0 = cpuSeconds(pid);
     const agent = new https.Agent({ keepAlive: true, maxSockets: 16 });
     const lat: number[] = [];
+    /** From handing the request to https to its answer (without the load generator's own delay). */
+    const sent: number[] = [];
     let errors = 0;
     let held = 0;
     const order: [number, number][] = [];
     for (let h = 0; h < HCS; h++) for (let p = 0; p < POOLS_PER_HC; p++) order.push([h, p]);
     const admit = (body: string) =>
       new Promise<{ status: number; review: { response?: { allowed?: boolean; patch?: string } } }>((resolve, reject) => {
+        const ts = performance.now();
         const req = https.request({ host: '127.0.0.1', port: webhookPort, path: MUTATE_NODEPOOL_PATH, method: 'POST', ca, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
           let t = '';
           res.setEncoding('utf8');
           res.on('data', (x: string) => (t += x));
           res.on('end', () => {
+            sent.push(performance.now() - ts);
             try {
               resolve({ status: res.statusCode ?? 0, review: JSON.parse(t) });
             } catch (e) {
@@ -317,13 +343,12 @@ export async function bench(): Promise<string> {
     const day = { cpu: cpuSeconds(pid) - cpuDay0, mem: procStatus(pid), requests: mine(dayFrom).length, verbs: byVerb(dayFrom), watches: openWatches(), fds: fds(pid), load: load() };
     const afterDay = await window('after the upgrade day');
 
-    let resync: { waitS: number; mem: { rssKb: number; hwmKb: number }; after: Awaited<ReturnType<typeof window>> } | undefined;
+    // The resync: RESYNC_SECONDS after the Lease; a window from 5 s before it.
+    let resync: Awaited<ReturnType<typeof window>> | undefined;
     if (WAIT_RESYNC) {
-      const lists0 = nodePoolLists();
-      const waitS = await until('the first resync', () => nodePoolLists() > lists0, 1000);
-      await sleep(SETTLE_MS * 2);
-      const mem = procStatus(pid);
-      resync = { waitS, mem, after: await window('after the resync') };
+      const at = leasedAt + (RESYNC_SECONDS - 5) * 1000;
+      if (at > Date.now()) await until('the resync', () => Date.now() >= at, 1000);
+      resync = await window(`around the first resync (${RESYNC_SECONDS} s after the Lease)`);
     }
     const final = procStatus(pid);
     const denied = mine().filter((e) => e.code === 403).length;
@@ -331,7 +356,11 @@ export async function bench(): Promise<string> {
     const n = (k: string) => counts.get(k) ?? 0;
 
     const cmd = `node --require $DIR/loopback.cjs bin/on-cluster-build.js ${argv.map((a) => a.replace(dir, '$DIR')).join(' ')}`;
-    const win = (w: Awaited<ReturnType<typeof window>>) => `| ${w.label}: fleet CPU / its requests over ${WINDOW_MS / 1000} s with no change | ${w.cpu.toFixed(2)} s / ${w.requests} (${w.verbs}) |`;
+    const win = (w: Awaited<ReturnType<typeof window>>, what = 'with no change') => [
+      `| ${w.label}: fleet CPU / its requests over ${WINDOW_MS / 1000} s ${what} | ${w.cpu.toFixed(2)} s / ${w.requests} (${w.verbs}) |`,
+      `| … RSS at its end (peak so far) / ${w.heap} / watches open / fds | ${mib(w.mem.rssKb)} MiB (${mib(w.mem.hwmKb)}) / MiB / ${w.watches} / ${w.fds} (load ${w.load}) |`,
+    ];
+    sent.sort((a, b) => a - b);
     return [
       '## Fleet component footprint (on-cluster-build fleet, issue 27)',
       '',
@@ -343,25 +372,18 @@ export async function bench(): Promise<string> {
       '| | value |',
       '|---|---:|',
       `| start → serving, Lease held, NodePool list done | ${startS.toFixed(1)} s |`,
-      `| RSS idle, empty cluster (peak so far) / CPU to start / fds | ${mib(idle.mem.rssKb)} MiB (${mib(idle.mem.hwmKb)}) / ${idle.cpu.toFixed(2)} s / ${idle.fds} (load ${idle.load}) |`,
+      `| RSS idle, empty cluster (peak so far) / ${idle.heap} / CPU to start / fds | ${mib(idle.mem.rssKb)} MiB (${mib(idle.mem.hwmKb)}) / MiB / ${idle.cpu.toFixed(2)} s / ${idle.fds} (load ${idle.load}) |`,
       `| take-in: wall until all ${HCS} gated NodePools labelled and ${HCS} hand-off watches open / fleet CPU | ${takeS.toFixed(1)} s / ${took.cpu.toFixed(1)} s |`,
       `| … its requests | ${took.requests} (${took.verbs}) |`,
       `| RSS after take-in (peak so far) / watches open at the server / fds | ${mib(took.mem.rssKb)} MiB (${mib(took.mem.hwmKb)}) / ${took.watches} / ${took.fds} (load ${took.load}) |`,
-      win(steady),
-      `| RSS steady after that window (peak so far) / watches / fds | ${mib(steady.mem.rssKb)} MiB (${mib(steady.mem.hwmKb)}) / ${steady.watches} / ${steady.fds} (load ${steady.load}) |`,
+      ...win(steady),
       `| upgrade day: ${order.length} bumps sent in / all handed off and unpaused after | ${sentS.toFixed(1)} s / ${dayS.toFixed(1)} s more (load during bumps ${loadDuringBumps}) |`,
       `| … admission latency from the scheduled send, p50 / p99 / max (${lat.length} admissions, ${errors} errors, ${held} held) | ${pct(lat, 50).toFixed(2)} / ${pct(lat, 99).toFixed(2)} / ${(lat[lat.length - 1] ?? NaN).toFixed(2)} ms |`,
+      `| … from the actual send (without the load generator's delay) p50 / p99 / max | ${pct(sent, 50).toFixed(2)} / ${pct(sent, 99).toFixed(2)} / ${(sent[sent.length - 1] ?? NaN).toFixed(2)} ms |`,
       `| … fleet CPU over the day / its requests | ${day.cpu.toFixed(1)} s / ${day.requests} (${day.verbs}) |`,
       `| RSS after the day (peak so far) / watches / fds | ${mib(day.mem.rssKb)} MiB (${mib(day.mem.hwmKb)}) / ${day.watches} / ${day.fds} (load ${day.load}) |`,
-      win(afterDay),
-      `| RSS after that window | ${mib(afterDay.mem.rssKb)} MiB (load ${afterDay.load}) |`,
-      ...(resync
-        ? [
-            `| first resync (the Deployment's ${300} s period) came after / RSS 10 s later (peak so far) | ${resync.waitS.toFixed(0)} s / ${mib(resync.mem.rssKb)} MiB (${mib(resync.mem.hwmKb)}) |`,
-            win(resync.after),
-            `| RSS after that window / watches / fds | ${mib(resync.after.mem.rssKb)} MiB / ${resync.after.watches} / ${resync.after.fds} (load ${resync.after.load}) |`,
-          ]
-        : []),
+      ...win(afterDay),
+      ...(resync ? win(resync, 'from 5 s before it') : []),
       `| peak RSS over the run (VmHWM) | ${mib(final.hwmKb)} MiB |`,
       `| gate log lines: Paused / HandedOff / Unpaused; gate failed / watch failed / resync failed | ${n('gate Paused')} / ${n('gate HandedOff')} / ${n('gate Unpaused')}; ${n('gate failed')} / ${n('watch failed')} / ${n('resync failed')} |`,
       `| requests denied by the package's RBAC | ${denied} |`,
