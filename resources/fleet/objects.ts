@@ -35,8 +35,8 @@ export const EXACTLY_ONE = 'on-cluster-build-fleet config: set exactly one of pr
  * docs/benchmarks.md "Fleet component footprint"): the process as in its pod with 500 HCP
  * namespaces (500 hand-off watches), 1,000 NodePools, 500 hand-offs, an upgrade day of every
  * NodePool at 50 admissions/s and a resync. Measured RSS: 69-76 MiB idle, 153-173 MiB with the
- * fleet taken in and after the upgrade day, peak 186 MiB (at the resync); the V8 heap stays
- * 20-28 MiB used (37-43 MiB allocated): most of the RSS is outside it, ~0.17 MiB per open watch
+ * fleet taken in and after the upgrade day, peak 182-186 MiB (at the resync); the V8 heap stays
+ * 20-28 MiB used (37-43 MiB allocated): most of the RSS is outside it, ~0.15 MiB per open watch
  * (one TLS connection each), so it grows with HCP namespaces, not with NodePools.
  * - memory request 192Mi: the steady 160-173 MiB plus ~10-20%;
  * - memory limit 384Mi: the 186 MiB peak plus room for twice the HCP namespaces (~+85 MiB of
