@@ -231,7 +231,7 @@ export async function bench(): Promise<string> {
         try {
           const u = JSON.parse(readFileSync(`${dir}/mem.json`, 'utf8')) as Record<string, number>;
           const f = (k: string) => (u[k]! / 1048576).toFixed(1);
-          return `heap ${f('heapUsed')}/${f('heapTotal')}, external ${f('external')} (buffers ${f('arrayBuffers')})`;
+          return `used ${f('heapUsed')} of ${f('heapTotal')}, external ${f('external')} (buffers ${f('arrayBuffers')})`;
         } catch {
           // not written yet
         }
@@ -358,7 +358,7 @@ export async function bench(): Promise<string> {
     const cmd = `node --require $DIR/loopback.cjs bin/on-cluster-build.js ${argv.map((a) => a.replace(dir, '$DIR')).join(' ')}`;
     const win = (w: Awaited<ReturnType<typeof window>>, what = 'with no change') => [
       `| ${w.label}: fleet CPU / its requests over ${WINDOW_MS / 1000} s ${what} | ${w.cpu.toFixed(2)} s / ${w.requests} (${w.verbs}) |`,
-      `| … RSS at its end (peak so far) / ${w.heap} / watches open / fds | ${mib(w.mem.rssKb)} MiB (${mib(w.mem.hwmKb)}) / MiB / ${w.watches} / ${w.fds} (load ${w.load}) |`,
+      `| … RSS at its end (peak so far) / V8 heap (MiB) / watches open / fds | ${mib(w.mem.rssKb)} MiB (${mib(w.mem.hwmKb)}) / ${w.heap} / ${w.watches} / ${w.fds} (load ${w.load}) |`,
     ];
     sent.sort((a, b) => a - b);
     return [
@@ -372,7 +372,7 @@ export async function bench(): Promise<string> {
       '| | value |',
       '|---|---:|',
       `| start → serving, Lease held, NodePool list done | ${startS.toFixed(1)} s |`,
-      `| RSS idle, empty cluster (peak so far) / ${idle.heap} / CPU to start / fds | ${mib(idle.mem.rssKb)} MiB (${mib(idle.mem.hwmKb)}) / MiB / ${idle.cpu.toFixed(2)} s / ${idle.fds} (load ${idle.load}) |`,
+      `| RSS idle, empty cluster (peak so far) / V8 heap (MiB) / CPU to start / fds | ${mib(idle.mem.rssKb)} MiB (${mib(idle.mem.hwmKb)}) / ${idle.heap} / ${idle.cpu.toFixed(2)} s / ${idle.fds} (load ${idle.load}) |`,
       `| take-in: wall until all ${HCS} gated NodePools labelled and ${HCS} hand-off watches open / fleet CPU | ${takeS.toFixed(1)} s / ${took.cpu.toFixed(1)} s |`,
       `| … its requests | ${took.requests} (${took.verbs}) |`,
       `| RSS after take-in (peak so far) / watches open at the server / fds | ${mib(took.mem.rssKb)} MiB (${mib(took.mem.hwmKb)}) / ${took.watches} / ${took.fds} (load ${took.load}) |`,
