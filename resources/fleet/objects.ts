@@ -16,7 +16,6 @@ import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSE_VALUE,
 import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL, PROVIDER_IMAGES_CONFIGMAP, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
 import { GROUP } from '../../builder/api/types.js';
-import { CONTROLLER_NODE_OPTIONS, CONTROLLER_RESOURCES } from '../builder-controller.js';
 import { buildNamespaceObjects } from '../build-namespace.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_NAME, FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT, FLEET_USERNAME, PUSH_SECRET_NAME } from './identity.js';
 
@@ -35,14 +34,24 @@ export const RESYNC_SECONDS = 300;
 export const EXACTLY_ONE = 'on-cluster-build-fleet config: set exactly one of providerLayer (a Containerfile) and providerImage (an image by digest)';
 
 /**
- * Requests and limits of the fleet container: NOT YET MEASURED. Taken from the per-HCP
- * controller's measured figures (resources/builder-controller.ts CONTROLLER_RESOURCES,
- * docs/benchmarks.md "Controller footprint"), which hold one list of NodePools and one build
- * registry as this process does; the fleet process lists every NodePool of the management cluster
- * and also serves admission, so this needs a bench of its own before it is trusted.
+ * Requests and limits of the fleet container, from `npm run bench -- fleet` (test/bench/fleet.ts;
+ * docs/benchmarks.md "Fleet component footprint"): the process as in its pod with 500 HCP
+ * namespaces (500 hand-off watches), 1,000 NodePools, 500 hand-offs, an upgrade day of every
+ * NodePool at 50 admissions/s and a resync. Measured RSS: 69-76 MiB idle, 153-173 MiB with the
+ * fleet taken in and after the upgrade day, peak 182-186 MiB (at the resync); the V8 heap stays
+ * 20-28 MiB used (37-43 MiB allocated): most of the RSS is outside it, ~0.15 MiB per open watch
+ * (one TLS connection each), so it grows with HCP namespaces, not with NodePools.
+ * - memory request 192Mi: the steady 160-173 MiB plus ~10-20%;
+ * - memory limit 384Mi: the 186 MiB peak plus room for twice the HCP namespaces (~+85 MiB of
+ *   watches) and a full list page being parsed, ~2× the peak;
+ * - V8 old space 160 MB, semi-space 8 MB (as the controller: bounds the young generation): heap
+ *   at most ~184 MB plus the ~130 MiB outside it at 500 HCPs stays under the limit, and the cap is
+ *   6× the live heap measured;
+ * - cpu request 50m: 0.9-1.5 s of CPU per 40 s on a quiet fleet (23-38m: each watch re-opened by
+ *   the client's 30 s idle timeout), ~0.2 core for the 20 s of an upgrade day (no CPU limit).
  */
-export const FLEET_RESOURCES = CONTROLLER_RESOURCES;
-export const FLEET_NODE_OPTIONS = CONTROLLER_NODE_OPTIONS;
+export const FLEET_RESOURCES = { requests: { cpu: '50m', memory: '192Mi' }, limits: { memory: '384Mi' } };
+export const FLEET_NODE_OPTIONS = '--max-semi-space-size=8 --max-old-space-size=160';
 
 type Rule = { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[]; resourceNames?: readonly string[] };
 export const rbacRules = (rs: readonly Rule[]): YamlValue[] =>
