@@ -70,7 +70,15 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const controlPlaneReleases = new Map<string, string>();
   /** HCP namespace → its hand-off watch (stopped when no NodePool maps to it). */
   const handoffWatches = new Map<string, AbortController>();
-  const loops: Promise<void>[] = [];
+  /** Running watch loops (a finished one leaves the set: hand-off watches come and go with HCP namespaces). */
+  const loops = new Set<Promise<void>>();
+  const keep = (p: Promise<void>) => {
+    loops.add(p);
+    p.then(
+      () => loops.delete(p),
+      () => loops.delete(p),
+    );
+  };
 
   const queue = new WorkQueue({
     concurrency: o.workers ?? 8,
@@ -101,7 +109,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       const stop = () => c.abort();
       signal.addEventListener('abort', stop, { once: true });
       handoffWatches.set(ns, c);
-      loops.push(
+      keep(
         watchLoop(o.management, RESOURCES.configMaps, ns, HANDOFF_SELECTOR, (obj) => {
           const name = obj.metadata.name ?? '';
           if (!name.startsWith(HANDOFF_PREFIX)) return;
@@ -128,7 +136,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     if (t) queue.add(key);
   };
 
-  loops.push(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => track(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
+  keep(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => track(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
     // A fresh list: NodePools gone while we were not watching are dropped.
     const seen = new Set(items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
     for (const k of [...targets.keys()]) if (!seen.has(k)) targets.delete(k);
@@ -166,7 +174,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       // At start (before undefined) nothing is asked: NodePools on their release are the gate's work.
       if (before !== undefined && before !== release) prebuild(ns, release);
     };
-    loops.push(watchLoop(o.management, RESOURCES.hostedControlPlanes, undefined, undefined, (obj, type) => seeControlPlane(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
+    keep(watchLoop(o.management, RESOURCES.hostedControlPlanes, undefined, undefined, (obj, type) => seeControlPlane(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
       const seen = new Set(items.map((i) => i.metadata.namespace ?? ''));
       for (const ns of [...controlPlaneReleases.keys()]) if (!seen.has(ns)) controlPlaneReleases.delete(ns);
       for (const i of items) seeControlPlane(i, false);
@@ -188,7 +196,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   }
   queue.stop();
   for (const c of handoffWatches.values()) c.abort();
-  await Promise.all(loops);
+  await Promise.all([...loops]);
 }
 
 /**
