@@ -22,7 +22,7 @@ import { Reconciler, ReconcilerOptions } from '../../builder/controller/reconcil
 import { runController } from '../../builder/controller/run.js';
 import { wiring } from '../../builder/wiring.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
-import { HANDOFF_PREFIX } from '../../builder/controller/handoff.js';
+import { HANDOFF_PREFIX, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY, providerImageEntryText } from '../../builder/controller/handoff.js';
 import { managementUser, startClusters } from './clusters.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
 
@@ -293,5 +293,40 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     expect(lists).toContain('nodepoolosconfigs');
     expect(lists).toContain(`secrets in ${NS}`);
     expect(keys.get(name)).toBeGreaterThanOrEqual(1);
+  });
+  it("the fleet's provider-images ConfigMap: a new layer reconciles every config; one NodePool's new provider image reconciles that config only, which rebuilds FROM it", async () => {
+    const IMAGES = { apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: NS };
+    const provider = (c: string) => `${PUSH_HOST}/provider/rhcos@${DIGEST(c)}`;
+    const entries = (over: Record<string, string> = {}) =>
+      // workers-005 moved to RELEASE_B above: its entry is for that release (one for RELEASE_A would keep it waiting).
+      Object.fromEntries(Array.from({ length: CONFIGS }, (_, i) => [np(i), providerImageEntryText({ release: i === 5 ? RELEASE_B : RELEASE_A, arch: 'amd64', image: over[np(i)] ?? provider('7') })]));
+    const labels = { 'app.kubernetes.io/managed-by': 'on-cluster-build' };
+    /** Whether one of the config's build Jobs is FROM `image` (its Containerfile volume says so). */
+    const layered = (name: string, image: string) =>
+      hosted.store
+        .list('batch/v1', 'Job', BUILD_NS)
+        .filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)
+        .some((j) => !!(hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: j.metadata!.name, namespace: BUILD_NS })?.data?.Containerfile as string | undefined)?.includes(`FROM ${image} AS configs`));
+    const target = np(8);
+    const others = Array.from({ length: CONFIGS }, (_, i) => np(i)).filter((n) => n !== target && n !== np(1));
+    // The layer arrives (every NodePool has an entry): every config is looked at again and builds FROM it.
+    const first = await after(() => {
+      mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PROVIDER_IMAGES_CONFIGMAP, namespace: NS, labels }, data: { [PROVIDER_LAYER_KEY]: 'provider-layer@L1', ...entries() } });
+    }, () => others.every((n) => layered(n, provider('7'))));
+    expect(first.keys.size).toBeGreaterThanOrEqual(CONFIGS - 1);
+    expect(others.every((n) => layered(n, provider('7')))).toBe(true);
+    // One NodePool's provider image changes: that config only.
+    const cm = mgmt.store.get(IMAGES)!;
+    const { keys, lists } = await after(() => {
+      mgmt.store.put({ ...cm, data: { [PROVIDER_LAYER_KEY]: 'provider-layer@L1', ...entries({ [target]: provider('8') }) } });
+    }, () => layered(target, provider('8')));
+    expect([...keys.keys()]).toEqual([target]);
+    expect(layered(target, provider('8'))).toBe(true);
+    expect(lists.filter((l) => !ownLists(l))).toEqual([]);
+    // The channel goes (the fleet is uninstalled): every config builds on the release's base again.
+    await after(() => {
+      mgmt.store.delete(IMAGES, { force: true });
+    }, () => others.every((n) => layered(n, BASE)));
+    expect(others.every((n) => layered(n, BASE))).toBe(true);
   });
 });
