@@ -50,8 +50,22 @@ export interface ListResult {
 const MAX_RESPONSE_BYTES = 64 << 20;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-/** Like client-node's Watch: a watch that receives nothing (not even a bookmark) for this long is ended. */
-const WATCH_IDLE_TIMEOUT_MS = 30_000;
+/**
+ * A watch that receives nothing (not even a bookmark) for this long is ended, and its caller
+ * resumes it: it finds a stream the server can no longer end (a half-open connection after a node
+ * or load balancer went away), which nothing else would. It must be longer than the longest quiet
+ * a healthy watch has: we ask for bookmarks (`allowWatchBookmarks=true`), and kube-apiserver's
+ * watch cache sends each such watch one about every `defaultBookmarkFrequency` = 1 minute
+ * (kubernetes/kubernetes `staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go`; the
+ * watcher's next bookmark is now + that period, or 2 s before the watch's deadline, bucketed to
+ * ±1 s: `cache_watcher.go` `nextBookmarkTime`, cacher.go `watcherBookmarkTimeBuckets`). 90 s is
+ * that minute plus its second of bucketing plus ~29 s for a busy apiserver's dispatch, and stays
+ * well under the watches' own `timeoutSeconds` (300 s), so a dead stream is still noticed long
+ * before the server's end would have come. It was 30 s (as client-node's Watch), shorter than the
+ * bookmark period: every quiet watch was cut and re-opened every 30-60 s (docs/benchmarks.md
+ * "Fleet component footprint": 500 watch requests per 40 s at 500 HCP namespaces).
+ */
+export const WATCH_IDLE_TIMEOUT_MS = 90_000;
 
 /** Told of every object this client wrote, as the API stored it (kind, and its new resourceVersion). */
 export type WriteListener = (r: Resource, stored: KubeObject) => void;
@@ -59,10 +73,16 @@ export type WriteListener = (r: Resource, stored: KubeObject) => void;
 export class Kube {
   private readonly writeListeners: WriteListener[] = [];
 
+  /** WATCH_IDLE_TIMEOUT_MS unless given (tests: a short one, so they never wait for the real one). */
+  private readonly watchIdleTimeoutMs: number;
+
   constructor(
     readonly config: KubeConfigLike,
     private readonly userAgent = 'on-cluster-build',
-  ) {}
+    opts: { watchIdleTimeoutMs?: number } = {},
+  ) {
+    this.watchIdleTimeoutMs = opts.watchIdleTimeoutMs ?? WATCH_IDLE_TIMEOUT_MS;
+  }
 
   /** Kubeconfig from a file (the hosted cluster) or, without one, the pod's in-cluster identity. */
   static async load(kubeconfigPath?: string): Promise<Kube> {
@@ -188,7 +208,7 @@ export class Kube {
     };
     const idle = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => end(new Error(`watch ${url.pathname}: nothing received for ${WATCH_IDLE_TIMEOUT_MS / 1000} s`)), WATCH_IDLE_TIMEOUT_MS);
+      timer = setTimeout(() => end(new Error(`watch ${url.pathname}: nothing received for ${this.watchIdleTimeoutMs / 1000} s`)), this.watchIdleTimeoutMs);
       timer.unref();
     };
     const req = (url.protocol === 'http:' ? http : https).request(url, ro, (res) => {

@@ -2,44 +2,67 @@
  * `npm run bench -- fleet` (after `make build`): the fleet component (`on-cluster-build fleet`,
  * issue 27) as it runs in its pod: `node bin/on-cluster-build.js fleet` with the fleet
  * Deployment's args (resources/fleet/objects.ts `fleetArgs`, the config's defaults, a prebuilt
- * `--provider-image` by digest so `imageFor` answers without a registry or a build pod), its
- * NODE_OPTIONS, leader election on and its real HTTPS webhook, pinned to core 0 with taskset.
- * Against everything on 127.0.0.1 in this process, pinned to core 1:
- * - the project's API test server (pkogen/test/kube/api-server.ts) as the management cluster,
- *   with the fleet identity holding exactly the package's rules (`FLEET_CLUSTER_RULES`,
- *   `FLEET_NAMESPACE_RULES` in its namespace, and the per-HCP package's `HANDOFF_RULES` in every
- *   HCP namespace), so a denied request shows;
- * - HCS HostedClusters (an HCP namespace each) with 2 NodePools each, HyperShift-sized (spec with
- *   a platform, status with conditions), and a provider-only hand-off ConfigMap for the first
- *   NodePool of each (half the NodePools), so the process opens one hand-off watch per HCP
- *   namespace.
+ * `--provider-image` by digest), its NODE_OPTIONS, leader election on and its real HTTPS webhook,
+ * pinned to core 0 with taskset. Against everything on 127.0.0.1, nothing from the network:
+ * - Debian's docker-registry with basic auth, started as the tests start it
+ *   (pkogen/test/oci/registry-harness.ts `startRegistry('basic')`), holding three fake release
+ *   payloads R1, R2, R3 (the shape of test/builder/fixtures.ts `releaseImage` and
+ *   `imageReferences`: the release-manifests layer with `image-references` and
+ *   `release-metadata`) that are a z-stream series sharing one RHCOS: their `rhel-coreos` names the
+ *   SAME base OS image (amd64), pushed there, and the prebuilt provider image = that base's layers
+ *   plus one layer. So `prebuiltProviderImage` (builder/fleet/provider-build.ts) resolves each
+ *   key's release through the registry (builder/release.ts ReleaseResolver, with the push Secret's
+ *   credentials) and verifies the image is a layer on its base (builder/image-check.ts) before it
+ *   is answered, as in a real fleet whose NodePools move between z-streams. The fleet may reach the
+ *   registry by `--registry-allow=127.0.0.1:<port>` (builder/net-guard.ts; the Deployment has none:
+ *   a real registry is public). R3 exists so that the second upgrade day asks for a key the build
+ *   registry has not answered yet, as the first does.
+ * - the project's API test server (pkogen/test/kube/api-server.ts) as the management cluster, in
+ *   this process, pinned to core 1, with the fleet identity holding exactly the package's rules
+ *   (`FLEET_CLUSTER_RULES`; `FLEET_NAMESPACE_RULES` in its namespace; `FLEET_BUILD_NAMESPACE_RULES`
+ *   in the build namespace, unused with a prebuilt image; the per-HCP package's `HANDOFF_RULES` in
+ *   every HCP namespace), so a denied request shows; the fleet's Namespace (the owner of the
+ *   provider-images ConfigMaps), the push Secret `provider-push` with the registry's credentials.
+ * - HCS HostedClusters: an HCP namespace each with its HostedControlPlane (`spec.releaseImage`,
+ *   HyperShift-sized), 2 NodePools each (spec.release.image = R1 by digest, HyperShift-sized), and a
+ *   provider-only hand-off of the prebuilt image for R1 for the first NodePool of each (a fleet the
+ *   component already served: this is a new leader taking it in); the second NodePool has none
+ *   (the gate creates it).
  * The servers the child opens (webhook, health) are bound to 127.0.0.1 by a two-line `--require`
  * preload (the fleet command has no bind-address flag; its Deployment listens on every address).
  *
  * Phases, each bounded: idle (Lease held, the NodePool list done, empty cluster); take-in (every
- * object put at once; until every NodePool with a hand-off carries the gate's label and every
- * hand-off watch is open), then a quiet window; upgrade day (every NodePool's spec.release.image
- * bumped, open loop at RATE/s: each bump's AdmissionReview goes to the running webhook and its
+ * object put at once; until every NodePool carries the gate's label and has a hand-off, every HCP
+ * namespace has its provider-images ConfigMap, and the hand-off and HostedControlPlane watches are
+ * open), then a quiet window; upgrade day 1, NodePools only (every NodePool's spec.release.image
+ * R1 → R2, open loop at RATE/s: each bump's AdmissionReview goes to the running webhook and its
  * JSONPatch is applied in the same write as the release change, as the API server does; until
- * every hand-off names the new release and no NodePool is paused), then a quiet window; then,
- * unless FLEET_BENCH_RESYNC=0, until the first resync (the Deployment's 300 s period) has listed
- * every NodePool again, and a quiet window after it. RSS is VmRSS (VmHWM: peak) from /proc; CPU is
- * utime+stime of the child.
+ * every hand-off names R2 and no NodePool is paused), a quiet window; upgrade day 2, control
+ * planes first (every HostedControlPlane's spec.releaseImage R2 → R3 at RATE/s, as HyperShift
+ * copies a HostedCluster's release; until the fleet has pre-built for every HCP; then the NodePools
+ * R2 → R3 as on day 1), a quiet window; then, unless FLEET_BENCH_RESYNC=0, the window around the
+ * first resync (the Deployment's 300 s period). Hold time: from the write that put a NodePool's
+ * hold (the bump) to the write that lifted it, from the server's own event stream. RSS is VmRSS
+ * (VmHWM: peak) from /proc; CPU is utime+stime of the child.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { Blob, Image, MediaType, parseReference, RegistryClient, writeTar, type TarWriteEntry } from 'pkogen/oci';
 import type { ApiTestServer, jsonPatch as JsonPatch, startApiServer as StartApiServer } from '../../pkogen/test/kube/api-server.js';
+import type { cleanupRegistry as CleanupRegistry, startRegistry as StartRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
 import { clusterWide } from '../builder/clusters.js';
 import { providerHandoff } from '../builder/fleet-fixtures.js';
-import { FLEET_CLUSTER_RULES, FLEET_LEASE_NAME, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_LEASE_NAME, FLEET_NAMESPACE_RULES, HANDOFF_RULES, PUSH_SECRET_NAME } from '../../builder/fleet/rbac.js';
 import { GATED_LABEL } from '../../builder/fleet/gate-names.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
-import { HANDOFF_RELEASE_ANNOTATION, handoffName } from '../../builder/controller/handoff.js';
+import { HANDOFF_RELEASE_ANNOTATION, handoffName, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY } from '../../builder/controller/handoff.js';
 import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
 import { FLEET_NODE_OPTIONS, fleetArgs, RESYNC_SECONDS } from '../../resources/fleet/objects.js';
 import { fleetConfigSchema } from '../../resources/fleet/config.js';
@@ -61,12 +84,9 @@ const WINDOW_MS = Number(process.env.FLEET_BENCH_WINDOW_S ?? 40) * 1000;
 const NODE_OPTIONS = process.env.FLEET_BENCH_NODE_OPTIONS ?? FLEET_NODE_OPTIONS;
 
 const D = (c: string) => `sha256:${c.repeat(64)}`;
-const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
-const R2 = `quay.io/openshift-release-dev/ocp-release@${D('2')}`;
-const REPO = 'quay.example.com/provider/os';
-const PROVIDER_IMAGE = `${REPO}@${D('7')}`;
 const NP_NS = 'clusters';
 const NODEPOOL = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool' };
+const HCP = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (kb: number) => (kb / 1024).toFixed(1);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -85,17 +105,17 @@ function cpuSeconds(pid: number): number {
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 const hcName = (h: number) => `hc-${String(h).padStart(4, '0')}`;
 const npName = (h: number, p: number) => `${hcName(h)}-${String.fromCharCode(97 + p)}`;
+const cond = (type: string, status: string, reason: string, message: string) => ({ type, status, reason, message, observedGeneration: 1, lastTransitionTime: '2026-11-20T08:00:00Z' });
 
-/** A NodePool as HyperShift keeps it (AWS platform, ten status conditions): ~3 KB of JSON. */
-function nodePool(h: number, p: number): object {
-  const cond = (type: string, status: string, reason: string, message: string) => ({ type, status, reason, message, observedGeneration: 1, lastTransitionTime: '2026-11-20T08:00:00Z' });
+/** A NodePool as HyperShift keeps it (AWS platform, 13 status conditions): ~3 KB of JSON. */
+function nodePool(h: number, p: number, release: string): object {
   return {
     ...NODEPOOL,
     metadata: { name: npName(h, p), namespace: NP_NS, labels: { 'hypershift.openshift.io/auto-created-for-infra': `${hcName(h)}-x7k2p` }, annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'a1b2c3d4', 'hypershift.openshift.io/nodePoolCurrentConfigVersion': 'e5f6a7b8' }, finalizers: ['hypershift.openshift.io/finalizer'] },
     spec: {
       clusterName: hcName(h),
       arch: 'amd64',
-      release: { image: R1 },
+      release: { image: release },
       replicas: 3,
       management: { autoRepair: true, upgradeType: 'Replace', replace: { strategy: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
       nodeDrainTimeout: '0s',
@@ -110,7 +130,7 @@ function nodePool(h: number, p: number): object {
         cond('AutorepairEnabled', 'True', 'AsExpected', ''),
         cond('AutoscalingEnabled', 'False', 'AsExpected', ''),
         cond('UpdateManagementEnabled', 'True', 'AsExpected', ''),
-        cond('ValidReleaseImage', 'True', 'AsExpected', 'Using release image: ' + R1),
+        cond('ValidReleaseImage', 'True', 'AsExpected', 'Using release image: ' + release),
         cond('ValidArchPlatform', 'True', 'AsExpected', ''),
         cond('ValidMachineConfig', 'True', 'AsExpected', ''),
         cond('ValidTuningConfig', 'True', 'AsExpected', ''),
@@ -125,10 +145,44 @@ function nodePool(h: number, p: number): object {
   };
 }
 
-/** The fleet Deployment's args with the config's defaults and a prebuilt provider image; ports 0, paths to the bench's files. */
-function args(dir: string): string[] {
+/** A HostedControlPlane as HyperShift keeps it in the HCP namespace (AWS, networking, services, 12 conditions): ~5 KB of JSON. */
+function hostedControlPlane(h: number, release: string): object {
+  const infra = `${hcName(h)}-x7k2p`;
+  const svc = (service: string, type: string) => ({ service, servicePublishingStrategy: { type, ...(type === 'Route' ? { route: { hostname: `${service.toLowerCase()}-${infra}.apps.example.com` } } : {}) } });
+  return {
+    ...HCP,
+    metadata: { name: hcName(h), namespace: hcpNamespaceOf(NP_NS, hcName(h)), annotations: { 'hypershift.openshift.io/cluster': `${NP_NS}/${hcName(h)}`, 'hypershift.openshift.io/control-plane-operator-image': `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D('9')}` }, finalizers: ['hypershift.openshift.io/finalizer'] },
+    spec: {
+      releaseImage: release,
+      clusterID: `0f1e2d3c-${String(h).padStart(4, '0')}-4b5a-6978-8a9b0c1d2e3f`,
+      infraID: infra,
+      issuerURL: `https://oidc.example.com/${infra}`,
+      networking: { networkType: 'OVNKubernetes', clusterNetwork: [{ cidr: '10.128.0.0/14' }], serviceNetwork: [{ cidr: '172.30.0.0/16' }], machineNetwork: [{ cidr: '10.0.0.0/16' }] },
+      platform: { type: 'AWS', aws: { region: 'us-east-1', endpointAccess: 'Public', cloudProviderConfig: { vpc: 'vpc-0a1b2c3d4e5f60718', subnet: { id: 'subnet-0a1b2c3d4e5f60718' }, zone: 'us-east-1a' }, rolesRef: Object.fromEntries(['ingressARN', 'imageRegistryARN', 'storageARN', 'networkARN', 'kubeCloudControllerARN', 'nodePoolManagementARN', 'controlPlaneOperatorARN'].map((k) => [k, `arn:aws:iam::123456789012:role/${infra}-${k}`])), resourceTags: [{ key: 'red-hat-managed', value: 'true' }] } },
+      services: [svc('APIServer', 'LoadBalancer'), svc('OAuthServer', 'Route'), svc('Konnectivity', 'Route'), svc('Ignition', 'Route'), svc('OVNSbDb', 'Route')],
+      dns: { baseDomain: 'example.com', publicZoneID: 'Z0123456789ABCDEFGHIJ', privateZoneID: 'Z9876543210ABCDEFGHIJ' },
+      etcd: { managementType: 'Managed', managed: { storage: { type: 'PersistentVolume', persistentVolume: { size: '8Gi' } } } },
+      pullSecret: { name: 'pull-secret' },
+      sshKey: { name: 'ssh-key' },
+      controllerAvailabilityPolicy: 'HighlyAvailable',
+      infrastructureAvailabilityPolicy: 'HighlyAvailable',
+    },
+    status: {
+      ready: true,
+      initialized: true,
+      version: '4.20.1',
+      releaseImage: release,
+      controlPlaneEndpoint: { host: `api.${infra}.example.com`, port: 443 },
+      kubeConfig: { name: 'admin-kubeconfig', key: 'kubeconfig' },
+      conditions: ['Available', 'Degraded', 'EtcdAvailable', 'KubeAPIServerAvailable', 'InfrastructureReady', 'ValidHostedControlPlaneConfiguration', 'ValidReleaseInfo', 'ClusterVersionAvailable', 'ClusterVersionProgressing', 'ClusterVersionUpgradeable', 'EtcdSnapshotRestored', 'ReconciliationActive'].map((t) => cond(t, t === 'Degraded' || t === 'ClusterVersionProgressing' ? 'False' : 'True', 'AsExpected', `${t}: all is well`)),
+    },
+  };
+}
+
+/** The fleet Deployment's args with the config's defaults and the prebuilt provider image; ports 0, paths to the bench's files; the registry allowed. */
+function args(dir: string, repo: string, providerImage: string, registryHost: string): string[] {
   const props = fleetConfigSchema.properties as Record<string, { default?: unknown }>;
-  const config: Record<string, string> = { providerRepository: REPO, providerImage: PROVIDER_IMAGE, providerLayer: '', tenantLayerDefault: String(props.tenantLayerDefault?.default), maxHoldSeconds: String(props.maxHoldSeconds?.default) };
+  const config: Record<string, string> = { providerRepository: repo, providerImage, providerLayer: '', maxHoldSeconds: String(props.maxHoldSeconds?.default) };
   const deployment = fleetArgs().map((a) =>
     a
       .replace(/\{\{ if \.config\.(\w+) \}\}(.*?)\{\{ end \}\}/g, (_, k: string, v: string) => (config[k] ? v : ''))
@@ -138,7 +192,7 @@ function args(dir: string): string[] {
       .replace(/^--health-port=.*/, '--health-port=0'),
   );
   for (const a of deployment) if (a.includes('{{')) throw new Error(`fleet bench: an arg left unrendered: ${a}`);
-  return [...deployment, `--kubeconfig=${dir}/fleet.kubeconfig`];
+  return [...deployment, `--registry-allow=${registryHost}`, `--kubeconfig=${dir}/fleet.kubeconfig`];
 }
 
 /**
@@ -155,8 +209,62 @@ function pct(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 }
 
+// Images the shape of test/builder/fixtures.ts (which loads pkogen's sources by path, so it cannot
+// run from dist/): layers from tar entries, a config with their diff_ids.
+const enc = new TextEncoder();
+const file = (name: string, text: string): TarWriteEntry => ({ name, type: 'file', data: enc.encode(text) });
+function layerOf(entries: TarWriteEntry[]): { blob: Blob; diffId: string } {
+  const tar = writeTar(entries);
+  return { blob: new Blob(MediaType.OciLayerGzip, gzipSync(tar, { level: 6 })), diffId: `sha256:${createHash('sha256').update(tar).digest('hex')}` };
+}
+function imageOf(layers: { blob: Blob; diffId: string }[], extra: Record<string, unknown> = {}): Image {
+  const config = { architecture: 'amd64', os: 'linux', ...extra, rootfs: { type: 'layers', diff_ids: layers.map((l) => l.diffId) } };
+  return Image.fromBlobs(new Blob(MediaType.OciConfig, enc.encode(JSON.stringify(config))), layers.map((l) => l.blob));
+}
+/** An ImageStream as `oc adm release new` writes `image-references` (fixtures.ts `imageReferences`). */
+const imageReferences = (version: string, tags: Record<string, string>) =>
+  JSON.stringify({ kind: 'ImageStream', apiVersion: 'image.openshift.io/v1', metadata: { name: version, creationTimestamp: null }, spec: { lookupPolicy: { local: false }, tags: Object.entries(tags).map(([name, from]) => ({ name, annotations: {}, from: { kind: 'DockerImage', name: from } })) } });
+/** A release payload for linux/amd64 (fixtures.ts `releaseImage`): a base layer, then release-manifests. */
+const releaseImage = (version: string, refs: string) =>
+  imageOf(
+    [
+      layerOf([{ name: 'usr', type: 'dir' }, { name: 'usr/bin', type: 'dir' }, file('usr/bin/cluster-version-operator', '#!/bin/true\n')]),
+      layerOf([{ name: 'release-manifests', type: 'dir' }, file('release-manifests/image-references', refs), file('release-manifests/release-metadata', JSON.stringify({ kind: 'cincinnati-metadata-v0', version }))]),
+    ],
+    { config: { Labels: { 'io.openshift.release': version } } },
+  );
+
+/** The registry's images: R1-R3 (one RHCOS), the base, the prebuilt provider image; by digest. */
+async function pushImages(reg: TestRegistry): Promise<{ releases: string[]; base: string; provider: string; repo: string }> {
+  const c = new RegistryClient({ credentials: async () => ({ username: reg.user!, password: reg.password! }) });
+  try {
+    const os = [layerOf([file('usr/lib/os-release', 'ID=rhcos\nVERSION_ID=9.6\n')]), layerOf([file('usr/bin/rpm-ostree', 'rpm-ostree\n')])];
+    const base = imageOf(os);
+    await c.push(base, [parseReference(`${reg.host}/ocp/rhcos:9.6`)]);
+    const baseRef = `${reg.host}/ocp/rhcos@${base.digest}`;
+    const repo = `${reg.host}/provider/os`;
+    const provider = imageOf([...os, layerOf([file('usr/bin/provider-agent', 'agent\n')])]);
+    await c.push(provider, [parseReference(`${repo}:prebuilt`)]);
+    const releases: string[] = [];
+    for (const z of [1, 2, 3]) {
+      const version = `4.20.${z}`;
+      // A z-stream series: each release's own MCO, one RHCOS for all three.
+      const tags = { 'machine-config-operator': `${reg.host}/ocp/mco@${D(String(z))}`, 'rhel-coreos': baseRef, 'rhel-coreos-extensions': `${reg.host}/ocp/rhcos-extensions@${D('e')}`, pod: `${reg.host}/ocp/pod@${D('f')}` };
+      const r = releaseImage(version, imageReferences(version, tags));
+      await c.push(r, [parseReference(`${reg.host}/ocp/release:${version}`)]);
+      releases.push(`${reg.host}/ocp/release@${r.digest}`);
+    }
+    return { releases, base: baseRef, provider: `${repo}@${provider.digest}`, repo };
+  } finally {
+    c.close();
+  }
+}
+
+type Window = { label: string; cpu: number; requests: number; watchRequests: number; verbs: string; mem: { rssKb: number; hwmKb: number }; heap: string; watches: number; fds: number; load: string };
+
 export async function bench(): Promise<string> {
   const api = (await import(pathToFileURL(path.join(root, 'pkogen/dist/test/kube/api-server.js')).href)) as { startApiServer: typeof StartApiServer; jsonPatch: typeof JsonPatch };
+  const harness = (await import(pathToFileURL(path.join(root, 'pkogen/dist/test/oci/registry-harness.js')).href)) as { startRegistry: typeof StartRegistry; cleanupRegistry: typeof CleanupRegistry };
   const pinned = cpus().length >= 2 && (() => { try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'pipe' }); return true; } catch { return false; } })();
   const dir = mkdtempSync(path.join(tmpdir(), 'fleet-bench-'));
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${dir}/tls.key`, '-out', `${dir}/tls.crt`, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
@@ -164,12 +272,17 @@ export async function bench(): Promise<string> {
   writeFileSync(`${dir}/loopback.cjs`, preload(`${dir}/mem.json`));
   const hcpNamespaces = Array.from({ length: HCS }, (_, h) => hcpNamespaceOf(NP_NS, hcName(h)));
   let mgmt: ApiTestServer | undefined;
+  let reg: TestRegistry | undefined;
   let child: ChildProcess | undefined;
   try {
-    // Every per-HCP package's Role (HANDOFF_RULES in its HCP namespace), as one rule over all of them.
+    reg = await harness.startRegistry('basic');
+    const images = await pushImages(reg);
+    const [R1, R2, R3] = images.releases as [string, string, string];
+    const PROVIDER_IMAGE = images.provider;
     mgmt = await api.startApiServer({
       identities: [
-        { name: FLEET_USERNAME, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...clusterWide(HANDOFF_RULES).map((r) => ({ ...r, namespaces: hcpNamespaces })), ...clusterWide(FLEET_NAMESPACE_RULES).map((r) => ({ ...r, namespaces: [FLEET_NAMESPACE] }))] },
+        // Every per-HCP package's Role (HANDOFF_RULES in its HCP namespace), as one rule over all of them.
+        { name: FLEET_USERNAME, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...clusterWide(HANDOFF_RULES).map((r) => ({ ...r, namespaces: hcpNamespaces })), ...clusterWide(FLEET_NAMESPACE_RULES).map((r) => ({ ...r, namespaces: [FLEET_NAMESPACE] })), ...clusterWide(FLEET_BUILD_NAMESPACE_RULES).map((r) => ({ ...r, namespaces: [FLEET_BUILD_NAMESPACE] }))] },
         { name: 'system:admin', token: 'admin-token' },
       ],
       // A real apiserver keeps far more than the test server's default 1,000 events for resuming watches.
@@ -177,10 +290,32 @@ export async function bench(): Promise<string> {
       bookmarkIntervalMs: BOOKMARK_S * 1000,
     });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
-    for (const n of [NP_NS, FLEET_NAMESPACE]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
+    for (const n of [NP_NS, FLEET_NAMESPACE, FLEET_BUILD_NAMESPACE]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson', metadata: { name: PUSH_SECRET_NAME, namespace: FLEET_NAMESPACE }, data: { '.dockerconfigjson': Buffer.from(JSON.stringify({ auths: { [reg.host]: { auth: Buffer.from(`${reg.user}:${reg.password}`).toString('base64') } } })).toString('base64') } });
     writeFileSync(path.join(dir, 'fleet.kubeconfig'), mgmt.kubeconfig(FLEET_USERNAME), { mode: 0o600 });
 
-    const argv = args(dir);
+    // Hold times from the server's own event stream: the write that put a NodePool's hold, the one that lifted it.
+    const holds = new Map<string, { at: number; released?: number }>();
+    {
+      type Ev = { type: string; coll: { type: { kind: string } }; obj: { metadata?: { name?: string }; spec?: { pausedUntil?: unknown } }; prev?: { spec?: { pausedUntil?: unknown } } };
+      const srv = mgmt as unknown as { emit(e: Ev): void };
+      const emit = srv.emit.bind(mgmt);
+      srv.emit = (e: Ev) => {
+        emit(e);
+        if (e.type !== 'MODIFIED' || e.coll.type.kind !== 'NodePool') return;
+        const was = e.prev?.spec?.pausedUntil != null;
+        const is = e.obj.spec?.pausedUntil != null;
+        const name = e.obj.metadata?.name ?? '';
+        if (!was && is) holds.set(name, { at: performance.now() });
+        else if (was && !is) {
+          const h = holds.get(name);
+          if (h && h.released === undefined) h.released = performance.now();
+        }
+      };
+    }
+
+    const argv = args(dir, images.repo, PROVIDER_IMAGE, reg.host);
     child = spawn(pinned ? 'taskset' : process.execPath, [...(pinned ? ['-c', '0', process.execPath] : []), '--require', `${dir}/loopback.cjs`, path.join(root, 'bin', 'on-cluster-build.js'), ...argv], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -192,12 +327,15 @@ export async function bench(): Promise<string> {
     let rest = '';
     let webhookPort = 0;
     const counts = new Map<string, number>();
+    const firstOf = new Map<string, string>();
     c.stderr!.on('data', (d: Buffer) => {
       const lines = (rest + d.toString()).split('\n');
       rest = lines.pop()!;
       for (const l of lines) {
         const msg = /"msg":"([^"]*)"/.exec(l)?.[1] ?? '?';
-        counts.set(msg, (counts.get(msg) ?? 0) + 1);
+        const k = msg === 'prebuild' ? `prebuild ${/"state":"(\w+)"/.exec(l)?.[1] ?? '?'}` : msg;
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+        if (!firstOf.has(k) && /failed/.test(k)) firstOf.set(k, l.slice(0, 600));
         if (msg === 'serving') webhookPort = Number(/"webhookPort":(\d+)/.exec(l)?.[1] ?? 0);
         if (msg !== 'admission') tailBuf = (tailBuf + l + '\n').slice(-3000);
       }
@@ -240,11 +378,11 @@ export async function bench(): Promise<string> {
     };
     const openWatches = () => (m as unknown as { watchers: Set<unknown> }).watchers.size;
     const nodePoolLists = () => mine().filter((e) => e.verb === 'list' && e.resource === 'nodepools').length;
-    const window = async (label: string) => {
+    const window = async (label: string): Promise<Window> => {
       const from = m.audit.length;
       const cpu0 = cpuSeconds(pid);
       await sleep(WINDOW_MS);
-      return { label, cpu: cpuSeconds(pid) - cpu0, requests: mine(from).length, verbs: byVerb(from), mem: procStatus(pid), heap: await heap(), watches: openWatches(), fds: fds(pid), load: load() };
+      return { label, cpu: cpuSeconds(pid) - cpu0, requests: mine(from).length, watchRequests: mine(from).filter((e) => e.verb === 'watch').length, verbs: byVerb(from), mem: procStatus(pid), heap: await heap(), watches: openWatches(), fds: fds(pid), load: load() };
     };
 
     // Idle: serving, Lease held, the (empty) NodePool list done.
@@ -255,34 +393,50 @@ export async function bench(): Promise<string> {
     await sleep(SETTLE_MS);
     const idle = { mem: procStatus(pid), heap: await heap(), cpu: cpuSeconds(pid), fds: fds(pid), load: load() };
 
-    // Take-in: the fleet, all at once.
+    // Take-in: the fleet, all at once (a new leader over a fleet already served: the first NodePool of each HC handed off for R1).
     const takeFrom = m.audit.length;
     const cpuTake0 = cpuSeconds(pid);
-    for (const ns of hcpNamespaces) m.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     for (let h = 0; h < HCS; h++) {
-      for (let p = 0; p < POOLS_PER_HC; p++) m.store.put(nodePool(h, p));
-      m.store.put(providerHandoff(hcpNamespaces[h]!, npName(h, 0), `${REPO}@${D('6')}`, R1));
+      m.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: hcpNamespaces[h]! } });
+      m.store.put(hostedControlPlane(h, R1));
+    }
+    for (let h = 0; h < HCS; h++) {
+      for (let p = 0; p < POOLS_PER_HC; p++) m.store.put(nodePool(h, p, R1));
+      m.store.put(providerHandoff(hcpNamespaces[h]!, npName(h, 0), PROVIDER_IMAGE, R1));
     }
     const nps = () => m.store.list(NODEPOOL.apiVersion, NODEPOOL.kind, NP_NS);
     const gated = () => nps().filter((o) => o.metadata?.labels?.[GATED_LABEL] === 'true').length;
-    const handoffWatchesOpened = () => new Set(mine(takeFrom).filter((e) => e.verb === 'watch' && e.resource === 'configmaps').map((e) => e.namespace)).size;
-    const takeS = await until('every NodePool with a hand-off labelled, every hand-off watch open', () => gated() === HCS && handoffWatchesOpened() === HCS, 500);
+    const handoffRelease = (h: number, p: number) => m.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName(npName(h, p)), namespace: hcpNamespaces[h]! })?.metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] as string | undefined;
+    const handedOff = (release?: string) => {
+      let n = 0;
+      for (let h = 0; h < HCS; h++) for (let p = 0; p < POOLS_PER_HC; p++) if (release ? handoffRelease(h, p) === release : handoffRelease(h, p) !== undefined) n++;
+      return n;
+    };
+    /** HCP namespaces with the provider-images ConfigMap, and NodePool entries in them (for `release`, if given). */
+    const published = (release?: string) => {
+      let namespaces = 0;
+      let entries = 0;
+      for (const ns of hcpNamespaces) {
+        const cm = m.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: ns });
+        if (!cm) continue;
+        namespaces++;
+        for (const [k, v] of Object.entries((cm.data ?? {}) as Record<string, string>)) if (k !== PROVIDER_LAYER_KEY && (!release || (JSON.parse(v) as { release?: string }).release === release)) entries++;
+      }
+      return { namespaces, entries };
+    };
+    const watchesOpened = (resource: string, from: number) => new Set(mine(from).filter((e) => e.verb === 'watch' && e.resource === resource).map((e) => e.namespace)).size;
+    const NPS = HCS * POOLS_PER_HC;
+    const takeS = await until(
+      'every NodePool labelled and with a hand-off, every provider-images ConfigMap published, the hand-off and HostedControlPlane watches open',
+      () => gated() === NPS && handedOff() === NPS && published().namespaces === HCS && watchesOpened('configmaps', takeFrom) === HCS && watchesOpened('hostedcontrolplanes', 0) >= 1,
+      500,
+    );
     await sleep(SETTLE_MS);
-    const took = { cpu: cpuSeconds(pid) - cpuTake0, mem: procStatus(pid), requests: mine(takeFrom).length, verbs: byVerb(takeFrom), watches: openWatches(), fds: fds(pid), load: load() };
+    const took = { cpu: cpuSeconds(pid) - cpuTake0, mem: procStatus(pid), requests: mine(takeFrom).length, verbs: byVerb(takeFrom), watches: openWatches(), fds: fds(pid), load: load(), entries: published(R1).entries, created: handedOff() - HCS };
     const steady = await window('fleet taken in');
 
-    // Upgrade day: every NodePool's release bumped at RATE/s through the webhook.
-    const dayFrom = m.audit.length;
-    const cpuDay0 = cpuSeconds(pid);
     const agent = new https.Agent({ keepAlive: true, maxSockets: 16 });
-    const lat: number[] = [];
-    /** From handing the request to https to its answer (without the load generator's own delay). */
-    const sent: number[] = [];
-    let errors = 0;
-    let held = 0;
-    const order: [number, number][] = [];
-    for (let h = 0; h < HCS; h++) for (let p = 0; p < POOLS_PER_HC; p++) order.push([h, p]);
-    const admit = (body: string) =>
+    const admit = (body: string, sent: number[]) =>
       new Promise<{ status: number; review: { response?: { allowed?: boolean; patch?: string } } }>((resolve, reject) => {
         const ts = performance.now();
         const req = https.request({ host: '127.0.0.1', port: webhookPort, path: MUTATE_NODEPOOL_PATH, method: 'POST', ca, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
@@ -301,93 +455,147 @@ export async function bench(): Promise<string> {
         req.on('error', reject);
         req.end(body);
       });
-    const t0 = performance.now();
-    const pending: Promise<void>[] = [];
-    for (let i = 0; i < order.length; i++) {
-      const due = t0 + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 1) await sleep(wait);
-      const [h, p] = order[i]!;
-      const ref = { ...NODEPOOL, name: npName(h, p), namespace: NP_NS };
-      const old = m.store.get(ref)!;
-      const next = { ...old, spec: { ...old.spec, release: { image: R2 } } };
-      const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `bump-${i}`, kind: { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool' }, resource: { group: 'hypershift.openshift.io', version: 'v1beta1', resource: 'nodepools' }, namespace: NP_NS, name: ref.name, operation: 'UPDATE', userInfo: { username: 'system:serviceaccount:ocm:upgrade-service' }, object: next, oldObject: old } });
-      pending.push(
-        admit(body).then(
-          (a) => {
-            lat.push(performance.now() - due);
-            if (a.status !== 200 || a.review.response?.allowed !== true) {
+    const order: [number, number][] = [];
+    for (let h = 0; h < HCS; h++) for (let p = 0; p < POOLS_PER_HC; p++) order.push([h, p]);
+
+    /** Every NodePool's release `to` at RATE/s through the webhook; until every hand-off names it and no NodePool is paused. */
+    const nodePoolDay = async (to: string) => {
+      const from = m.audit.length;
+      const cpu0 = cpuSeconds(pid);
+      holds.clear();
+      const lat: number[] = [];
+      /** From handing the request to https to its answer (without the load generator's own delay). */
+      const sent: number[] = [];
+      let errors = 0;
+      let held = 0;
+      const t0 = performance.now();
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < order.length; i++) {
+        const due = t0 + (i * 1000) / RATE;
+        const wait = due - performance.now();
+        if (wait > 1) await sleep(wait);
+        const [h, p] = order[i]!;
+        const ref = { ...NODEPOOL, name: npName(h, p), namespace: NP_NS };
+        const old = m.store.get(ref)!;
+        const next = { ...old, spec: { ...old.spec, release: { image: to } } };
+        const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `bump-${i}`, kind: { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool' }, resource: { group: 'hypershift.openshift.io', version: 'v1beta1', resource: 'nodepools' }, namespace: NP_NS, name: ref.name, operation: 'UPDATE', userInfo: { username: 'system:serviceaccount:ocm:upgrade-service' }, object: next, oldObject: old } });
+        pending.push(
+          admit(body, sent).then(
+            (a) => {
+              lat.push(performance.now() - due);
+              if (a.status !== 200 || a.review.response?.allowed !== true) {
+                errors++;
+                return;
+              }
+              // The API server applies the patch to the object it is writing: the release change and the hold in one write.
+              const ops = a.review.response.patch ? (JSON.parse(Buffer.from(a.review.response.patch, 'base64').toString('utf8')) as unknown[]) : [];
+              if (ops.length) held++;
+              const cur = m.store.get(ref)!;
+              m.store.put(api.jsonPatch({ ...cur, spec: { ...cur.spec, release: { image: to } } }, ops) as never);
+            },
+            () => {
               errors++;
-              return;
-            }
-            // The API server applies the patch to the object it is writing: the release change and the hold in one write.
-            const ops = a.review.response.patch ? (JSON.parse(Buffer.from(a.review.response.patch, 'base64').toString('utf8')) as unknown[]) : [];
-            if (ops.length) held++;
-            const cur = m.store.get(ref)!;
-            m.store.put(api.jsonPatch({ ...cur, spec: { ...cur.spec, release: { image: R2 } } }, ops) as never);
-          },
-          () => {
-            errors++;
-          },
-        ),
-      );
+            },
+          ),
+        );
+      }
+      await Promise.all(pending);
+      const sentS = (performance.now() - t0) / 1000;
+      const loadDuringBumps = load();
+      const paused = () => nps().filter((o) => o.spec?.pausedUntil !== undefined).length;
+      const doneS = await until(`every hand-off rewritten for ${to} and no NodePool paused`, () => handedOff(to) === NPS && paused() === 0, 500);
+      await sleep(SETTLE_MS);
+      const hold = [...holds.values()].map((x) => (x.released ?? NaN) - x.at).sort((a, b) => a - b);
+      lat.sort((a, b) => a - b);
+      sent.sort((a, b) => a - b);
+      return { sentS, doneS, loadDuringBumps, lat, sent, errors, held, hold, cpu: cpuSeconds(pid) - cpu0, mem: procStatus(pid), requests: mine(from).length, verbs: byVerb(from), watches: openWatches(), fds: fds(pid), load: load(), entries: published(to).entries };
+    };
+
+    // Upgrade day 1, NodePools only (no control plane moves first): R1 → R2.
+    const day1 = await nodePoolDay(R2);
+    const afterDay1 = await window('after upgrade day 1');
+
+    // Upgrade day 2, control planes first: every HostedControlPlane R2 → R3 at RATE/s (pre-builds), then the NodePools.
+    const hcpFrom = m.audit.length;
+    const cpuHcp0 = cpuSeconds(pid);
+    const prebuilds = () => [...counts].filter(([k]) => k.startsWith('prebuild')).reduce((a, [, n]) => a + n, 0);
+    const prebuilds0 = prebuilds();
+    const exists0 = counts.get('prebuild Exists') ?? 0;
+    {
+      const t0 = performance.now();
+      for (let h = 0; h < HCS; h++) {
+        const wait = t0 + (h * 1000) / RATE - performance.now();
+        if (wait > 1) await sleep(wait);
+        const ref = { ...HCP, name: hcName(h), namespace: hcpNamespaces[h]! };
+        const cur = m.store.get(ref)!;
+        m.store.put({ ...cur, spec: { ...cur.spec, releaseImage: R3 } } as never);
+      }
     }
-    await Promise.all(pending);
-    const sentS = (performance.now() - t0) / 1000;
-    agent.destroy();
-    const loadDuringBumps = load();
-    const handedOff = () => hcpNamespaces.filter((ns, h) => m.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName(npName(h, 0)), namespace: ns })?.metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2).length;
-    const paused = () => nps().filter((o) => o.spec?.pausedUntil !== undefined).length;
-    const dayS = await until('every hand-off rewritten for the new release and no NodePool paused', () => handedOff() === HCS && paused() === 0, 500);
+    const hcpS = await until('a pre-build asked for every control plane, and the R3 image answered', () => prebuilds() - prebuilds0 >= HCS && (counts.get('prebuild Exists') ?? 0) > exists0, 500);
     await sleep(SETTLE_MS);
-    const day = { cpu: cpuSeconds(pid) - cpuDay0, mem: procStatus(pid), requests: mine(dayFrom).length, verbs: byVerb(dayFrom), watches: openWatches(), fds: fds(pid), load: load() };
-    const afterDay = await window('after the upgrade day');
+    const hcpDay = { cpu: cpuSeconds(pid) - cpuHcp0, requests: mine(hcpFrom).length, verbs: byVerb(hcpFrom), prebuilds: prebuilds() - prebuilds0, exists: (counts.get('prebuild Exists') ?? 0) - exists0, building: counts.get('prebuild Building') ?? 0, failed: (counts.get('prebuild Failed') ?? 0) + (counts.get('prebuild failed') ?? 0), paused: nps().filter((o) => o.spec?.pausedUntil !== undefined).length, mem: procStatus(pid), load: load() };
+    const day2 = await nodePoolDay(R3);
+    const afterDay2 = await window('after upgrade day 2');
 
     // The resync: RESYNC_SECONDS after the Lease; a window from 5 s before it.
-    let resync: Awaited<ReturnType<typeof window>> | undefined;
+    let resync: Window | undefined;
+    let resyncLate = false;
     if (WAIT_RESYNC) {
       const at = leasedAt + (RESYNC_SECONDS - 5) * 1000;
-      if (at > Date.now()) await until('the resync', () => Date.now() >= at, 1000);
-      resync = await window(`around the first resync (${RESYNC_SECONDS} s after the Lease)`);
+      resyncLate = at <= Date.now();
+      if (!resyncLate) await until('the resync', () => Date.now() >= at, 1000);
+      resync = await window(`around the first resync (${RESYNC_SECONDS} s after the Lease)${resyncLate ? ', LATE: the phases before it ran past it' : ''}`);
     }
     const final = procStatus(pid);
     const denied = mine().filter((e) => e.code === 403).length;
-    lat.sort((a, b) => a - b);
+    const buildNamespaceRequests = mine().filter((e) => e.namespace === FLEET_BUILD_NAMESPACE).length;
     const n = (k: string) => counts.get(k) ?? 0;
+    agent.destroy();
 
     const cmd = `node --require $DIR/loopback.cjs bin/on-cluster-build.js ${argv.map((a) => a.replace(dir, '$DIR')).join(' ')}`;
-    const win = (w: Awaited<ReturnType<typeof window>>, what = 'with no change') => [
-      `| ${w.label}: fleet CPU / its requests over ${WINDOW_MS / 1000} s ${what} | ${w.cpu.toFixed(2)} s / ${w.requests} (${w.verbs}) |`,
+    const win = (w: Window, what = 'with no change') => [
+      `| ${w.label}: fleet CPU / its requests over ${WINDOW_MS / 1000} s ${what} (of which watch requests) | ${w.cpu.toFixed(2)} s / ${w.requests} (${w.verbs}) (watch: ${w.watchRequests}) |`,
       `| … RSS at its end (peak so far) / V8 heap (MiB) / watches open / fds | ${mib(w.mem.rssKb)} MiB (${mib(w.mem.hwmKb)}) / ${w.heap} / ${w.watches} / ${w.fds} (load ${w.load}) |`,
     ];
-    sent.sort((a, b) => a - b);
+    const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+    const dayRows = (label: string, d: Awaited<ReturnType<typeof nodePoolDay>>, to: string) => [
+      `| ${label}: ${order.length} bumps sent in / all handed off for ${to} and unpaused after | ${d.sentS.toFixed(1)} s / ${d.doneS.toFixed(1)} s more (load during bumps ${d.loadDuringBumps}) |`,
+      `| … admission latency from the scheduled send, p50 / p99 / max (${d.lat.length} admissions, ${d.errors} errors, ${d.held} held) | ${pct(d.lat, 50).toFixed(2)} / ${pct(d.lat, 99).toFixed(2)} / ${(d.lat[d.lat.length - 1] ?? NaN).toFixed(2)} ms |`,
+      `| … from the actual send (without the load generator's delay) p50 / p99 / max | ${pct(d.sent, 50).toFixed(2)} / ${pct(d.sent, 99).toFixed(2)} / ${(d.sent[d.sent.length - 1] ?? NaN).toFixed(2)} ms |`,
+      `| … **hold time** (hold written → lifted), p50 / p90 / p99 / max over ${d.hold.length} holds; held > 1 s | ${ms(pct(d.hold, 50))} / ${ms(pct(d.hold, 90))} / ${ms(pct(d.hold, 99))} / ${ms(d.hold[d.hold.length - 1] ?? NaN)} ms; ${d.hold.filter((x) => !(x <= 1000)).length} |`,
+      `| … fleet CPU over the day / its requests | ${d.cpu.toFixed(1)} s / ${d.requests} (${d.verbs}) |`,
+      `| … RSS after it (peak so far) / watches / fds / provider-images entries for ${to} | ${mib(d.mem.rssKb)} MiB (${mib(d.mem.hwmKb)}) / ${d.watches} / ${d.fds} / ${d.entries} (load ${d.load}) |`,
+    ];
     return [
       '## Fleet component footprint (on-cluster-build fleet, issue 27)',
       '',
       `Command: \`make build && npm run bench -- fleet\` (test/bench/fleet.ts). ${pinned ? 'Fleet pinned to core 0 (`taskset -c 0`), API test server and load generator to core 1.' : 'Not pinned.'}`,
       `NODE_OPTIONS \`${NODE_OPTIONS || '(none)'}\`${NODE_OPTIONS === FLEET_NODE_OPTIONS ? " (the Deployment's)" : ' (FLEET_BENCH_NODE_OPTIONS)'}, POD_NAMESPACE=${FLEET_NAMESPACE}:`,
-      `\`${cmd}\``,
-      `${HCS} HCP namespaces, ${HCS * POOLS_PER_HC} NodePools, ${HCS} hand-offs; bookmarks every ${BOOKMARK_S} s; upgrade day at ${RATE} bumps/s.`,
+      `\`${cmd.split(reg.host).join('$REGISTRY')}\``,
+      `${HCS} HCP namespaces (a HostedControlPlane each), ${NPS} NodePools, ${HCS} hand-offs to start with; releases R1-R3 and the provider image in docker-registry (basic auth) at $REGISTRY; bookmarks every ${BOOKMARK_S} s; upgrade days at ${RATE} bumps/s.`,
       '',
       '| | value |',
       '|---|---:|',
       `| start → serving, Lease held, NodePool list done | ${startS.toFixed(1)} s |`,
       `| RSS idle, empty cluster (peak so far) / V8 heap (MiB) / CPU to start / fds | ${mib(idle.mem.rssKb)} MiB (${mib(idle.mem.hwmKb)}) / ${idle.heap} / ${idle.cpu.toFixed(2)} s / ${idle.fds} (load ${idle.load}) |`,
-      `| take-in: wall until all ${HCS} gated NodePools labelled and ${HCS} hand-off watches open / fleet CPU | ${takeS.toFixed(1)} s / ${took.cpu.toFixed(1)} s |`,
+      `| take-in: wall until all ${NPS} NodePools labelled and with a hand-off (${took.created} created), ${HCS} provider-images ConfigMaps, ${HCS} hand-off watches and the HostedControlPlane watch open / fleet CPU | ${takeS.toFixed(1)} s / ${took.cpu.toFixed(1)} s |`,
+      `| … provider-images entries for R1 at its end (of ${NPS} NodePools) | ${took.entries} |`,
       `| … its requests | ${took.requests} (${took.verbs}) |`,
       `| RSS after take-in (peak so far) / watches open at the server / fds | ${mib(took.mem.rssKb)} MiB (${mib(took.mem.hwmKb)}) / ${took.watches} / ${took.fds} (load ${took.load}) |`,
       ...win(steady),
-      `| upgrade day: ${order.length} bumps sent in / all handed off and unpaused after | ${sentS.toFixed(1)} s / ${dayS.toFixed(1)} s more (load during bumps ${loadDuringBumps}) |`,
-      `| … admission latency from the scheduled send, p50 / p99 / max (${lat.length} admissions, ${errors} errors, ${held} held) | ${pct(lat, 50).toFixed(2)} / ${pct(lat, 99).toFixed(2)} / ${(lat[lat.length - 1] ?? NaN).toFixed(2)} ms |`,
-      `| … from the actual send (without the load generator's delay) p50 / p99 / max | ${pct(sent, 50).toFixed(2)} / ${pct(sent, 99).toFixed(2)} / ${(sent[sent.length - 1] ?? NaN).toFixed(2)} ms |`,
-      `| … fleet CPU over the day / its requests | ${day.cpu.toFixed(1)} s / ${day.requests} (${day.verbs}) |`,
-      `| RSS after the day (peak so far) / watches / fds | ${mib(day.mem.rssKb)} MiB (${mib(day.mem.hwmKb)}) / ${day.watches} / ${day.fds} (load ${day.load}) |`,
-      ...win(afterDay),
+      ...dayRows('upgrade day 1, NodePools only (R1 → R2)', day1, 'R2'),
+      ...win(afterDay1),
+      `| upgrade day 2, control planes first: ${HCS} HostedControlPlanes R2 → R3 at ${RATE}/s, until a pre-build per HCP and the image answered | ${hcpS.toFixed(1)} s after the last (pre-build lines: ${hcpDay.prebuilds}, of which Exists ${hcpDay.exists}, Building ${hcpDay.building}, failed ${hcpDay.failed}; NodePools paused: ${hcpDay.paused}) |`,
+      `| … fleet CPU / its requests (bumps + ${SETTLE_MS / 1000} s) / RSS (peak so far) | ${hcpDay.cpu.toFixed(1)} s / ${hcpDay.requests} (${hcpDay.verbs}) / ${mib(hcpDay.mem.rssKb)} MiB (${mib(hcpDay.mem.hwmKb)}) (load ${hcpDay.load}) |`,
+      ...dayRows('… then the NodePools (R2 → R3)', day2, 'R3'),
+      ...win(afterDay2),
       ...(resync ? win(resync, 'from 5 s before it') : []),
+      `| provider-images entries after the run: for R3 / all | ${published(R3).entries} / ${published().entries} |`,
       `| peak RSS over the run (VmHWM) | ${mib(final.hwmKb)} MiB |`,
-      `| gate log lines: Paused / HandedOff / Unpaused; gate failed / watch failed / resync failed | ${n('gate Paused')} / ${n('gate HandedOff')} / ${n('gate Unpaused')}; ${n('gate failed')} / ${n('watch failed')} / ${n('resync failed')} |`,
-      `| requests denied by the package's RBAC | ${denied} |`,
-      `| load average at the end (1 min, 2 cores shared) | ${loadavg()[0]!.toFixed(2)} |`,
+      `| gate log lines: Paused / HandedOff / Unpaused / TimedOut; gate failed / watch failed / resync failed / prebuild failed | ${n('gate Paused')} / ${n('gate HandedOff')} / ${n('gate Unpaused')} / ${n('gate TimedOut')}; ${n('gate failed')} / ${n('watch failed')} / ${n('resync failed')} / ${n('prebuild failed')} |`,
+      ...[...firstOf].map(([k, l]) => `| first '${k}' line | \`${l.replace(/\|/g, '\\|').split(reg!.host).join('$REGISTRY')}\` |`),
+      `| requests denied by the package's RBAC / requests in the build namespace | ${denied} / ${buildNamespaceRequests} |`,
+      `| load average at the end (1 min, 2 cores shared) | ${loadavg()[0]!.toFixed(2)}${resyncLate ? ' (resync window late)' : ''} |`,
       '',
     ].join('\n');
   } finally {
@@ -400,6 +608,7 @@ export async function bench(): Promise<string> {
       clearTimeout(t);
     }
     await mgmt?.stop();
+    await harness.cleanupRegistry(reg);
     rmSync(dir, { recursive: true, force: true });
   }
 }
