@@ -114,6 +114,13 @@ export class BuildRegistry {
     return s;
   }
 
+  /** Calls `f` each time a build finishes (done or failed); returns how to stop. The fleet loop re-settles the NodePools waiting on one. */
+  onFinished(f: () => void): () => void {
+    this.finishedListeners.add(f);
+    return () => this.finishedListeners.delete(f);
+  }
+  private readonly finishedListeners = new Set<() => void>();
+
   /** Resolves when no build is running or queued (tests; a graceful stop). */
   idle(): Promise<void> {
     if (this.running === 0 && this.stats().queued === 0) return Promise.resolve();
@@ -160,6 +167,7 @@ export class BuildRegistry {
     this.evict();
     this.pump();
     for (const f of [...this.settled]) f();
+    for (const f of [...this.finishedListeners]) f();
   }
 
   private evict(): void {

@@ -122,6 +122,7 @@ export async function startFleet(
   const layer = providerImage || (containerfile !== undefined ? `provider-layer@${layerDigest}` : 'none');
 
   let imageFor: (k: ImageKey) => Promise<ImageState> | ImageState;
+  let onImageFinished: ((f: () => void) => () => void) | undefined;
   if (over.imageFor) imageFor = over.imageFor;
   else if (providerImage || containerfile !== undefined) {
     const resolver = new ReleaseResolver({ cacheSize: 16, connectPolicy: guard });
@@ -147,6 +148,7 @@ export async function startFleet(
         ? new ProviderBuilds({ management, namespace, buildNamespace: String(flags['build-namespace']), repository, containerfile, pushSecretName, connectPolicy: guard, signal, resolveBase, verify })
         : { build: prebuiltProviderImage({ image: providerImage, pushSecret: () => readPushSecret(management, namespace, pushSecretName), resolveBase, verify }) });
     const registry = new BuildRegistry({ build: builds.build, ...('lookup' in builds && builds.lookup ? { lookup: builds.lookup } : {}) });
+    onImageFinished = (f) => registry.onFinished(f);
     imageFor = imageForFromRegistry({
       registry,
       layerDigest: () => layerDigest,
@@ -199,7 +201,7 @@ export async function startFleet(
     } catch (e) {
       log('provider-images ConfigMaps get no owner', { namespace, error: describeError(e) });
     }
-    return runFleet({ management, layer, ...(owner ? { owner } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
   };
   const done = (async () => {
     try {

@@ -48,6 +48,11 @@ export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' |
   /** Timers of the queue and the gate's clock (`now`). */
   clock?: Clock;
   log?: Log;
+  /**
+   * Subscribes to "an image build finished" (the build registry's onFinished): the NodePools left
+   * Waiting or HeldByOther are settled again at once instead of at their next recheck.
+   */
+  onImageFinished?: (f: () => void) => () => void;
   /** Called after each settle (tests, metrics): the NodePool key and its last step. */
   onSettled?: (key: string, last: GateStep) => void;
 }
@@ -66,6 +71,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const targets = new Map<string, string>();
   /** NodePool `<ns>/<name>` → what its image key needs besides the release (pre-builds). */
   const shapes = new Map<string, { arch: string; stream?: string }>();
+  /** NodePools whose last settle ended Waiting or HeldByOther (re-settled when a build finishes). */
+  const waiting = new Set<string>();
   /** HCP namespace → its HostedControlPlane's spec.releaseImage, as last seen. */
   const controlPlaneReleases = new Map<string, string>();
   /** HCP namespace → its hand-off watch (stopped when no NodePool maps to it). */
@@ -91,7 +98,11 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
       const last = steps[steps.length - 1]!;
       o.onSettled?.(key, last);
-      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther')) return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
+      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther')) {
+        waiting.add(key);
+        return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
+      }
+      waiting.delete(key);
       return;
     },
     onError: (key, e, attempt) => log('gate failed', { nodePool: key, error: (e as Error).message, attempt }),
@@ -130,6 +141,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       shapes.set(key, { arch: spec?.arch || 'amd64', ...(stream ? { stream } : {}) });
     } else {
       shapes.delete(key);
+      waiting.delete(key);
       if (targets.delete(key)) queue.forget(key);
     }
     syncHandoffWatches();
@@ -181,6 +193,10 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     }));
   }
 
+  const unsubscribe = o.onImageFinished?.(() => {
+    for (const k of waiting) queue.add(k);
+  });
+
   // The resync: every NodePool again, from a fresh list (the fleet pass's listing).
   while (!signal.aborted) {
     await abortableSleep(o.resyncSeconds * 1000, signal);
@@ -194,6 +210,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       log('resync failed', { error: (e as Error).message });
     }
   }
+  unsubscribe?.();
   queue.stop();
   for (const c of handoffWatches.values()) c.abort();
   await Promise.all([...loops]);

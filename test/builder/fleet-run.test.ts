@@ -21,7 +21,7 @@ import { Kube, KubeObject, RESOURCES } from '../../builder/kube.js';
 import { parseCommand } from '../../builder/cli.js';
 import { FlagError } from '../../builder/flags.js';
 import { BuildKey } from '../../builder/fleet/build-registry.js';
-import { GATED_LABEL, HANDOFF_RELEASE_ANNOTATION, isPaused, NODEPOOLS, RELEASED_FOR_ANNOTATION, WANTED_RELEASE_ANNOTATION } from '../../builder/fleet/gate.js';
+import { admitNodePoolUpdate, GATED_LABEL, HANDOFF_RELEASE_ANNOTATION, isPaused, NODEPOOLS, RELEASED_FOR_ANNOTATION, WANTED_RELEASE_ANNOTATION } from '../../builder/fleet/gate.js';
 import { startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
@@ -254,5 +254,43 @@ describe('the fleet component, running', () => {
       stopped = true;
     }
     expect(stopped).toBe(true);
+  });
+  it('a held NodePool is handed off as soon as its build lands, not at its next recheck', async () => {
+    const R3 = `quay.io/openshift-release-dev/ocp-release@${D('3')}`;
+    const calls: BuildKey[] = [];
+    const pending: { key: BuildKey; resolve: (r: { image: string }) => void }[] = [];
+    const logs: { msg: string; [k: string]: unknown }[] = [];
+    const flags = parseCommand('fleet', ['--provider-repository', REPO, '--provider-layer-file', path.join(dir, 'Containerfile'), '--tls-dir', dir, '--webhook-port', '0', '--health-port', '0', '--leader-elect=false'], { POD_NAMESPACE: NS });
+    const stop = new AbortController();
+    const fleet = await startFleet(flags, (msg, fields = {}) => logs.push({ msg, ...fields }), stop.signal, {
+      management: new Kube(mgmt.kubeConfig(FLEET_USER)),
+      now,
+      waitingRecheckMs: 600_000, // far beyond this test: only the build's end can wake the gate
+      host: '127.0.0.1',
+      providerBuilds: {
+        build: (key) => {
+          calls.push(key);
+          return new Promise((resolve) => pending.push({ key, resolve }));
+        },
+        lookup: async (k) => (k.releaseDigest === D('3') ? undefined : { image: imageOfKey(k) }),
+      },
+    });
+    try {
+      const c = PROVIDER[0]!;
+      await waitFor('the fleet to see the NodePools', () => logs.some((l) => l.msg === 'serving'));
+      const old = np(c);
+      const next = { ...old, spec: { ...old.spec, release: { image: R3 } } };
+      const admin = new Kube(mgmt.kubeConfig('system:admin'));
+      await admin.request('PATCH', admin.path(NODEPOOLS, 'clusters', npName(c)), [{ op: 'replace', path: '/spec/release/image', value: R3 }, ...admitNodePoolUpdate(old, next, new Date(now()))], 'application/json-patch+json');
+      await waitFor('the R3 build', () => calls.some((k) => k.releaseDigest === D('3')));
+      await waitFor('the hold, with its reason', () => np(c).spec.pausedUntil === 'true' && /waiting for the image/.test(np(c).metadata.annotations?.['on-cluster-build.pkogen.io/gate-reason'] ?? ''));
+      await new Promise((r) => setTimeout(r, 500)); // the events of the gate's own writes drain: it is Waiting, with nothing queued
+      pending.find((p) => p.key.releaseDigest === D('3'))!.resolve({ image: imageOfKey(calls.find((k) => k.releaseDigest === D('3'))!) });
+      await waitFor('the hand-off for R3', () => cm(c).metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R3 && np(c).spec.pausedUntil === undefined);
+      expect(handedOffImage(cm(c).data.config)).toBe(imageOfKey(calls.find((k) => k.releaseDigest === D('3'))!));
+    } finally {
+      stop.abort();
+      await fleet.done.catch(() => {});
+    }
   });
 });
