@@ -21,7 +21,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -34,6 +34,7 @@ import { BUILD_NAMESPACE, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from '../../bu
 import { LEASE_NAME } from '../../builder/rbac.js';
 import { CONTROLLER_NODE_OPTIONS, controllerArgs } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
+import { cpuSeconds, procStatus, stopChild } from './_proc.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
@@ -60,16 +61,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (kb: number) => (kb / 1024).toFixed(1);
 const sha256 = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
-function procStatus(pid: number): { rssKb: number; hwmKb: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
-  return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-}
-
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
 
 
 /** A single-arch release payload: one layer with `image-references` and `release-metadata`. */
@@ -139,14 +130,16 @@ function nodePoolOSConfig(i: number): object {
   };
 }
 
-/** The Deployment's args with the package config's defaults, the kubeconfigs pointed at the test servers. */
+/** The Deployment's args with the package config's defaults, the tenant layer on, the kubeconfigs pointed at the test servers. */
 function args(dir: string, registryHost: string): string[] {
   const defaults = configSchema.properties as Record<string, { default?: unknown }>;
   const deployment = controllerArgs().map((a) =>
     a
       .replace(/\{\{ \.config\.(\w+) \}\}/g, (_, k: string) => String(defaults[k]?.default))
       .replace(/^--hosted-kubeconfig=.*/, `--hosted-kubeconfig=${dir}/hosted.kubeconfig`)
-      .replace(/^--health-port=.*/, '--health-port=0'),
+      .replace(/^--health-port=.*/, '--health-port=0')
+      // PKO renders this from the HostedCluster's annotation: a hosted cluster that opted in (else nothing is built).
+      .replace(/^--tenant-layer=.*/s, '--tenant-layer=Enabled'),
   );
   return [...deployment, `--management-kubeconfig=${dir}/management.kubeconfig`, `--registry-allow=${registryHost}`];
 }
@@ -352,14 +345,7 @@ export async function bench(): Promise<string> {
       '',
     ].join('\n');
   } finally {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const c = child;
-      const exited = new Promise((r) => c.once('exit', r));
-      c.kill('SIGTERM');
-      const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
-    }
+    await stopChild(child);
     await mgmt?.stop();
     await hosted?.stop();
     await cleanupRegistry(reg);

@@ -67,6 +67,7 @@ import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
 import { FLEET_NODE_OPTIONS, fleetArgs, RESYNC_SECONDS } from '../../resources/fleet/objects.js';
 import { fleetConfigSchema } from '../../resources/fleet/config.js';
 import { FLEET_NAMESPACE, FLEET_USERNAME } from '../../resources/fleet/identity.js';
+import { cpuSeconds, procStatus, stopChild } from './_proc.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
@@ -91,16 +92,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (kb: number) => (kb / 1024).toFixed(1);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-function procStatus(pid: number): { rssKb: number; hwmKb: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
-  return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-}
-
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
 
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 const hcName = (h: number) => `hc-${String(h).padStart(4, '0')}`;
@@ -599,14 +590,7 @@ export async function bench(): Promise<string> {
       '',
     ].join('\n');
   } finally {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const c = child;
-      const exited = new Promise((r) => c.once('exit', r));
-      c.kill('SIGTERM');
-      const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
-    }
+    await stopChild(child);
     await mgmt?.stop();
     await harness.cleanupRegistry(reg);
     rmSync(dir, { recursive: true, force: true });
