@@ -190,10 +190,19 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   let known: ImageState | undefined;
   const imageState = async (): Promise<ImageState> => (known ??= await o.imageFor(key));
 
+  // The provider-images channel in the HCP namespace (the tenant layer's FROM), read once.
+  const pcm = await m.get<ConfigMap>(RESOURCES.configMaps, PROVIDER_IMAGES_CONFIGMAP, o.hcpNamespace);
+  if (!o.providerLayer) {
+    // Without a provider layer, images published for an earlier one are withdrawn (tenant builds stop waiting for them).
+    if (pcm && pcm.data?.[PROVIDER_LAYER_KEY] !== NO_PROVIDER_LAYER) {
+      return step('Published', `no provider layer: provider images withdrawn in ${o.hcpNamespace}`, () => m.update(RESOURCES.configMaps, { ...pcm, data: { [PROVIDER_LAYER_KEY]: NO_PROVIDER_LAYER } } as KubeObject));
+    }
+    if (!cm) return notGated('no hand-off ConfigMap for this NodePool');
+  }
+  if (np.metadata.labels?.[GATED_LABEL] !== 'true') return step('Labelled', 'NodePool labelled for the admission gate', () => patchNp({ labels: { [GATED_LABEL]: 'true' } }));
+
   if (o.providerLayer) {
-    if (np.metadata.labels?.[GATED_LABEL] !== 'true') return step('Labelled', 'NodePool labelled for the admission gate', () => patchNp({ labels: { [GATED_LABEL]: 'true' } }));
-    // Publish the provider-layered image for the NodePool's release (the tenant layer's FROM).
-    const pcm = await m.get<ConfigMap>(RESOURCES.configMaps, PROVIDER_IMAGES_CONFIGMAP, o.hcpNamespace);
+    // Publish the provider-layered image for the NodePool's release.
     const published = parseProviderImages(pcm);
     const entry = published?.layer === o.layer ? published.entries.get(o.nodePoolName) : undefined;
     if (entry && providerEntryMatches(entry, { release: key.releaseImage, arch: key.arch, ...(key.stream ? { stream: key.stream } : {}) })) known = { image: entry.image };
@@ -208,15 +217,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
       // admission gate already did (a release change), which the hold logic below keeps.
       if (!ours) return { done: true, state: 'Waiting', message: truncate(imageWhy(key, s)) };
     }
-  } else {
-    // Without a provider layer, images published for an earlier one are withdrawn (tenant builds stop waiting for them).
-    const pcm = await m.get<ConfigMap>(RESOURCES.configMaps, PROVIDER_IMAGES_CONFIGMAP, o.hcpNamespace);
-    if (pcm && pcm.data?.[PROVIDER_LAYER_KEY] !== NO_PROVIDER_LAYER) {
-      return step('Published', `no provider layer: provider images withdrawn in ${o.hcpNamespace}`, () => m.update(RESOURCES.configMaps, { ...pcm, data: { [PROVIDER_LAYER_KEY]: NO_PROVIDER_LAYER } } as KubeObject));
-    }
-    if (!cm) return notGated('no hand-off ConfigMap for this NodePool');
   }
-  if (np.metadata.labels?.[GATED_LABEL] !== 'true') return step('Labelled', 'NodePool labelled for the admission gate', () => patchNp({ labels: { [GATED_LABEL]: 'true' } }));
 
   const handedFor = cm?.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
   const tenant = cm?.metadata.labels?.[CONFIG_LABEL] !== undefined;
