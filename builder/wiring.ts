@@ -11,14 +11,14 @@
  * otherwise refuses every image (fail closed: no hand-off without a registry check).
  */
 import { UserError } from 'pkogen/model';
-import type { KubeObject } from './kube.js';
+import type { KubeObject } from './clusters/kube.js';
 import type { NodePoolInputs, ReleaseImages, ResolveOptions, VerifyImageInput, VerifyImageResult } from './controller/reconciler.js';
-import { dockerConfigCredentials } from './dockerconfig.js';
-import { verifyBuiltImage } from './image-check.js';
-import { NetGuard } from './net-guard.js';
-import { pushTargetProblem } from './push-target.js';
-import { ReleaseResolver } from './release.js';
-import { currentNodePoolInputs } from './token-secret.js';
+import { dockerConfigCredentials } from './registry/dockerconfig.js';
+import { verifyBuiltImage } from './registry/image-check.js';
+import { NetGuard } from './registry/net-guard.js';
+import { pushTargetProblem } from './registry/push-target.js';
+import { ReleaseResolver } from './registry/release.js';
+import { currentNodePoolInputs } from './clusters/token-secret.js';
 import { configProblems } from './webhook/validate.js';
 import { startWebhookServer } from './webhook/server.js';
 

@@ -51,7 +51,7 @@ try {
   renameSync(`${out}.tmp-${process.pid}`, out);
   // The controller and token-minter (builder/cli.js) the same way: one module saves ~10 MiB of the
   // controller's RSS (docs/benchmarks.md "Controller footprint"). @kubernetes/client-node stays
-  // outside: builder/kube.ts imports it only for kubeconfigs our own loader does not handle.
+  // outside: builder/clusters/kube.ts imports it only for kubeconfigs our own loader does not handle.
   const cli = path.join(tree, 'builder', 'cli.bundle.mjs');
   await build({
     entryPoints: [path.join(tree, 'builder', 'cli.js')],

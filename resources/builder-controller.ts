@@ -2,20 +2,20 @@
  * Our on-cluster-build controller, one per hosted-control-plane namespace (docs/design.md):
  *
  * - management side (HCP namespace): its ServiceAccount, a Role with exactly the calls the
- *   controller makes (`builder/rbac.ts`; read-mostly: no build runs there), and its
+ *   controller makes (`builder/policy/rbac.ts`; read-mostly: no build runs there), and its
  *   Deployment: the controller plus a token-minter sidecar, the only container that sees the
  *   hosted cluster's admin kubeconfig;
  * - hosted side (hosted-cluster phase): the user-facing CRDs, the namespace users keep their
  *   push Secrets in, the namespace builds run in, and the controller's own ServiceAccount with
- *   one Role per namespace it touches (`builder/rbac.ts`).
+ *   one Role per namespace it touches (`builder/policy/rbac.ts`).
  */
-import { TENANT_LAYER_TEMPLATE } from '../builder/layers.js';
+import { TENANT_LAYER_TEMPLATE } from '../builder/policy/layers.js';
 import { hypershift, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js';
 // builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
 // generating the package does not need.
 import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
-import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/rbac.js';
+import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/policy/rbac.js';
 import { HANDOFF_RULES } from '../builder/fleet/rbac.js';
 import { FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from './fleet/identity.js';
 

@@ -2,7 +2,7 @@
  * Entry point of our bundle: on-cluster OS image builds for HyperShift hosted clusters.
  * `make package` runs `pkogen generate` on the compiled form of this module.
  */
-import { TENANT_LAYER_DEFAULT_KEY } from '../builder/layers.js';
+import { TENANT_LAYER_DEFAULT_KEY } from '../builder/policy/layers.js';
 import {
   asFindings,
   checkWebhookRegistry,
@@ -58,7 +58,7 @@ export function rolloutOptions(): RolloutTemplateOptions {
     packageName: PACKAGE_NAME,
     config: [
       { parameter: 'ON_CLUSTER_BUILD_IMAGE', configKey: 'image', format: 'image-digest' },
-      // The provider's default for HostedClusters without their own tenant-layer annotation (builder/layers.ts).
+      // The provider's default for HostedClusters without their own tenant-layer annotation (builder/policy/layers.ts).
       { parameter: 'TENANT_LAYER_DEFAULT', configKey: TENANT_LAYER_DEFAULT_KEY, optional: true, value: 'Disabled' },
     ],
     sources: [{ configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' }],

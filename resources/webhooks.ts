@@ -4,7 +4,7 @@
  * ValidatingWebhookConfigurations registered in the hosted cluster (one home for the paths:
  * builder/api/types.ts).
  */
-import { TENANT_LAYER_TEMPLATE } from '../builder/layers.js';
+import { TENANT_LAYER_TEMPLATE } from '../builder/policy/layers.js';
 import { hcpWebhookConfiguration, hypershift, RawEntry, RawValue, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from 'pkogen';
 
 const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;

@@ -15,7 +15,7 @@
  * size-limited emptyDir mounted at /tmp. The digest comes back as the termination message, so the
  * pod needs no API token; on failure the message is the tail of the build's output.
  */
-import type { KubeObject } from '../kube.js';
+import type { KubeObject } from '../clusters/kube.js';
 import { BUILD_NAMESPACE } from '../api/types.js';
 
 export const LABEL_PREFIX = 'on-cluster-build.pkogen.io';

@@ -12,7 +12,7 @@
  * `tuned.openshift.io/generated-by-controller-version`, names `nto-mc-*`): ours carry neither.
  */
 import { parseYaml11 } from 'pkogen/yaml';
-import type { KubeObject } from '../kube.js';
+import type { KubeObject } from '../clusters/kube.js';
 import { LABEL_PREFIX, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from './build-job.js';
 
 export const NTO_GENERATED_LABEL = 'hypershift.openshift.io/nto-generated-machine-config';

@@ -17,7 +17,7 @@
  * for the user-facing API, its status and the builds in `buildNamespace`.
  */
 import { createHash } from 'node:crypto';
-import { apiVersionOf, isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
+import { apiVersionOf, isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
 import {
   buildConfigMap,
   builderImageFor,
@@ -33,12 +33,12 @@ import {
   MANAGED_BY_VALUE,
 } from './build-job.js';
 import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, NO_PROVIDER_LAYER, providerImageFor, type ProviderImages, WANTED_RELEASE_ANNOTATION } from './handoff.js';
-import { isTokenSecret, parseTokenSecret } from '../token-secret.js';
+import { isTokenSecret, parseTokenSecret } from '../clusters/token-secret.js';
 import { WorkQueue } from './queue.js';
-import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../nodepool-facts.js';
-import { pullSecretAuthKeys, pushTargetCoveredByKeys, renderPullKeys } from '../push-target.js';
+import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../hypershift/nodepool-facts.js';
+import { pullSecretAuthKeys, pushTargetCoveredByKeys, renderPullKeys } from '../registry/push-target.js';
 import { UserError } from 'pkogen/model';
-import { TENANT_LAYER_DISABLED_MESSAGE, type TenantLayer } from '../layers.js';
+import { TENANT_LAYER_DISABLED_MESSAGE, type TenantLayer } from '../policy/layers.js';
 
 import { BUILD_KIND, BUILD_NAMESPACE, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, ENTITLEMENT_SECRET, GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, PULL_KEYS_CONFIGMAP, RPM_GPG_SECRET, VERSION, YUM_REPOS_CONFIGMAP } from '../api/types.js';
 import { nodePoolOSBuild } from '../api/generated/on-cluster-build.pkogen.io_v1alpha1.js';
@@ -116,7 +116,7 @@ export interface ReconcilerOptions {
   nodePoolInputs: (secrets: KubeObject[]) => Map<string, NodePoolInputs | { error: string }>;
   /** The webhook's own rules, so a config admitted while the webhook was not yet registered is still refused. */
   validateConfig: (config: KubeObject) => string[];
-  /** The provider's switch (`--tenant-layer`, builder/layers.ts); Disabled: every config is Degraded TenantLayerDisabled, nothing is built. */
+  /** The provider's switch (`--tenant-layer`, builder/policy/layers.ts); Disabled: every config is Degraded TenantLayerDisabled, nothing is built. */
   tenantLayer?: TenantLayer;
   /** Name of the HCP's pull secret (HyperShift: `pull-secret`, key `.dockerconfigjson`). */
   pullSecretName: string;

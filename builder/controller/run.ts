@@ -15,11 +15,11 @@
  * another. Watches resume from the last resourceVersion they saw and reconnect with a bounded
  * backoff.
  */
-import type { Kube, KubeObject, Resource, WatchEvent } from '../kube.js';
-import { KubeApiError, RESOURCES } from '../kube.js';
+import type { Kube, KubeObject, Resource, WatchEvent } from '../clusters/kube.js';
+import { KubeApiError, RESOURCES } from '../clusters/kube.js';
 import { BUILD_NAMESPACE } from '../api/types.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from './build-job.js';
-import { abortableSleep } from './leader.js';
+import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from './queue.js';
 import { NPOSB, NPOSC, Reconciler } from './reconciler.js';
 

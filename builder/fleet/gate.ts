@@ -24,7 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import { KubeApiError } from 'pkogen/kube';
-import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../kube.js';
+import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
 import {
   HANDOFF_RELEASE_ANNOTATION,
   handedOffImage,

@@ -9,7 +9,7 @@
  * HostedControlPlaneNamespace; the NodePool controller calls it with `nodePool.Spec.ClusterName`,
  * nodepool_controller.go:212).
  */
-import { Kube } from '../kube.js';
+import { Kube } from '../clusters/kube.js';
 import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
 
 export function hcpNamespaceOf(nodePoolNamespace: string, clusterName: string): string {

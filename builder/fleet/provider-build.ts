@@ -3,7 +3,7 @@
  *
  * - `lookup(key)`: is `<--provider-repository>:<buildTag(key)>` in the registry? A manifest HEAD
  *   (pkogen/oci's client, through the network guard, with the push Secret's credentials); if so,
- *   its digest, verified (builder/image-check.ts: at that digest, for the key's arch, layers
+ *   its digest, verified (builder/registry/image-check.ts: at that digest, for the key's arch, layers
  *   beginning with the release's base OS image's) before it is answered.
  * - `build(key)`: a Job in the build namespace on the management cluster (`--build-namespace`,
  *   made by the fleet package with what the build pod needs: Pod Security baseline, the build
@@ -18,11 +18,11 @@
  */
 import type { Credential } from 'pkogen/oci';
 import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
-import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../kube.js';
+import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
 import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type BuildArch, type JobCondition } from '../controller/build-job.js';
 import { dockerConfigJson } from '../controller/reconciler.js';
-import { dockerConfigCredentials } from '../dockerconfig.js';
-import { abortableSleep } from '../controller/leader.js';
+import { dockerConfigCredentials } from '../registry/dockerconfig.js';
+import { abortableSleep } from '../clusters/leader.js';
 import { BuildKey, buildTag } from './build-registry.js';
 
 /** What a key's build is FROM and built by: the release's images for the key's arch and stream. */
@@ -46,9 +46,9 @@ export interface ProviderBuildsOptions {
   pushSecretName: string;
   /** The key's release → its base OS and builder images (the release resolver, with the push Secret's pull credentials). */
   resolveBase: (key: BuildKey, pullSecret: string | undefined) => Promise<ProviderBase>;
-  /** builder/image-check.ts's verifyBuiltImage, reduced (the wiring passes it with the guard). */
+  /** builder/registry/image-check.ts's verifyBuiltImage, reduced (the wiring passes it with the guard). */
   verify: (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined }) => Promise<{ ok: true } | { ok: false; reason: string }>;
-  /** Which hosts the registry client may connect to (builder/net-guard.ts NetGuard). */
+  /** Which hosts the registry client may connect to (builder/registry/net-guard.ts NetGuard). */
   connectPolicy: ConnectPolicy;
   activeDeadlineSeconds?: number;
   backoffLimit?: number;

@@ -10,7 +10,7 @@
  * package binds HANDOFF_RULES to the fleet ServiceAccount in its own HCP namespace, so the fleet
  * component can write ConfigMaps only where our package is installed.
  */
-import type { PolicyRule } from '../rbac.js';
+import type { PolicyRule } from '../policy/rbac.js';
 
 /** The fleet component's own namespace (the package's; `--namespace` comes from the pod's). */
 export const FLEET_NAMESPACE = 'on-cluster-build-fleet';
@@ -59,7 +59,7 @@ export const FLEET_BUILD_NAMESPACE = 'on-cluster-build-fleet-builds';
  * election and the push credentials. Its builds are in the build namespace (FLEET_BUILD_NAMESPACE_RULES).
  */
 export const FLEET_NAMESPACE_RULES: readonly PolicyRule[] = [
-  // Leader election (one replica runs the gate; builder/controller/leader.ts): RBAC cannot name an
+  // Leader election (one replica runs the gate; builder/clusters/leader.ts): RBAC cannot name an
   // object that create makes, so create is unnamed; reading and renewing are limited to our Lease.
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [FLEET_LEASE_NAME], verbs: ['get', 'update'] },

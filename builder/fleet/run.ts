@@ -27,11 +27,11 @@
  * by reference; never object contents, never credentials).
  */
 import { KubeApiError } from 'pkogen/kube';
-import type { Kube, KubeObject, Resource } from '../kube.js';
-import { RESOURCES } from '../kube.js';
+import type { Kube, KubeObject, Resource } from '../clusters/kube.js';
+import { RESOURCES } from '../clusters/kube.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
 import { HANDOFF_PREFIX, NTO_GENERATED_LABEL } from '../controller/handoff.js';
-import { abortableSleep } from '../controller/leader.js';
+import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from '../controller/queue.js';
 import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
 import { gateTargetOf, listGateTargets } from './pass.js';

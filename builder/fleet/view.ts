@@ -4,18 +4,18 @@
  * annotations and label, the release), the hand-off ConfigMaps across HCP namespaces (one
  * label-selected list: which image, which layer, for which release), and the provider build Jobs
  * in the build namespace (the fleet's --build-namespace). It prints which hosted clusters and NodePools run which layer, which are
- * held and why, and which builds fail. Every list is paged (builder/kube.ts), only the fields shown
+ * held and why, and which builds fail. Every list is paged (builder/clusters/kube.ts), only the fields shown
  * are kept, rows are capped (`--max-rows`; the summary always counts everything), and nothing from
  * a Secret, the package config or a Job's spec is read or printed.
  */
 import { FlagError, parseFlags, type FlagSpec, type FlagValues } from '../flags.js';
-import { Kube, KubeObject, RESOURCES } from '../kube.js';
+import { Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
 import { handedOffImage, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../controller/handoff.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../controller/build-job.js';
 import { GATED_LABEL, HELD_SINCE_ANNOTATION, NODEPOOLS, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from './gate.js';
 import { hcpNamespaceOf } from './pass.js';
 import { FLEET_BUILD_NAMESPACE } from './rbac.js';
-import type { PolicyRule } from '../rbac.js';
+import type { PolicyRule } from '../policy/rbac.js';
 
 export const FLEET_STATUS_SUMMARY = 'show which hosted clusters and NodePools run which OS layer, which are held by the upgrade gate and why, and failing provider builds';
 

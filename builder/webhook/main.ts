@@ -8,8 +8,8 @@
  */
 import { CONTROLLER_USERNAME, PULL_KEYS_CONFIGMAP } from '../api/types.js';
 import { FlagError, flagsHelp, parseFlags, type FlagSpec, type FlagValues } from '../flags.js';
-import { pushTargetProblem } from '../push-target.js';
-import { parseTenantLayer } from '../layers.js';
+import { pushTargetProblem } from '../registry/push-target.js';
+import { parseTenantLayer } from '../policy/layers.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT, startWebhookServer } from './server.js';
 
 export const WEBHOOK_SUMMARY = "validate NodePoolOSConfigs and NodePoolOSBuilds for the hosted cluster's kube-apiserver";

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { BUILD_KIND, CONFIG_KIND, WEBHOOK_PATHS } from '../api/types.js';
 import { BadReviewError, decideAdmission, readAdmissionReview, type ServedKind } from './validate.js';
-import { parsePullKeys, pushTargetCoveredByKeys } from '../push-target.js';
+import { parsePullKeys, pushTargetCoveredByKeys } from '../registry/push-target.js';
 
 export { WEBHOOK_PATHS };
 
@@ -51,9 +51,9 @@ export interface WebhookServerOptions {
   bodyTimeoutMs?: number;
   /** Headers must arrive within this (default 5 s); also the request timeout's check interval. */
   headersTimeoutMs?: number;
-  /** The push-target rule (validate.ts RuleOptions.pushTarget): builder/push-target.ts's pushTargetProblem with the provider's allow-list. */
+  /** The push-target rule (validate.ts RuleOptions.pushTarget): builder/registry/push-target.ts's pushTargetProblem with the provider's allow-list. */
   pushTarget?: (spec: string) => string | undefined;
-  /** `--tenant-layer=Disabled`: NodePoolOSConfigs are refused (builder/layers.ts). */
+  /** `--tenant-layer=Disabled`: NodePoolOSConfigs are refused (builder/policy/layers.ts). */
   tenantLayerDisabled?: boolean;
   /**
    * The published pull keys (`PULL_KEYS_CONFIGMAP` mounted as a volume): a config whose new push

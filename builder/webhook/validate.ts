@@ -10,7 +10,7 @@ import {
   FINAL_STAGE, FINAL_STAGE_RE, GROUP, LIMITS, PUSH_SPEC_RE, VERSION,
 } from '../api/types.js';
 import { containerfileIssues } from './containerfile.js';
-import { TENANT_LAYER_DISABLED_MESSAGE } from '../layers.js';
+import { TENANT_LAYER_DISABLED_MESSAGE } from '../policy/layers.js';
 import { sizeIssues, WORK } from './bounds.js';
 import { schemaValidator } from './schemas.js';
 
@@ -59,10 +59,10 @@ export interface ValidateOptions {
   controllerUsername: string;
   /** Extra rules for a push target (renderedImagePushSpec); see RuleOptions. */
   pushTarget?: RuleOptions['pushTarget'];
-  /** The provider turned the tenant layer off (`--tenant-layer=Disabled`): configs are refused (builder/layers.ts). */
+  /** The provider turned the tenant layer off (`--tenant-layer=Disabled`): configs are refused (builder/policy/layers.ts). */
   tenantLayerDisabled?: boolean;
   /**
-   * Why nodes could not pull from a push target at first boot (builder/push-target.ts
+   * Why nodes could not pull from a push target at first boot (builder/registry/push-target.ts
    * `pushTargetCoveredByKeys` over the published pull keys), or undefined when they can or it is
    * not known. Asked only when a config's push target is new (CREATE) or changed (UPDATE), so a
    * later pull-secret change never blocks the controller's status writes or unrelated edits.
@@ -74,7 +74,7 @@ export interface ValidateOptions {
 export interface RuleOptions {
   /**
    * Why a push target (renderedImagePushSpec) may not be used, or undefined when it may.
-   * TODO(integration, issue 25): wire builder/push-target.ts's pure push-target check here (the
+   * TODO(integration, issue 25): wire builder/registry/push-target.ts's pure push-target check here (the
    * network-guard change adds it); the webhook (server.ts) and the controller (wiring.ts
    * configProblems) both pass it through this one seam. Until then only the syntax is checked.
    */

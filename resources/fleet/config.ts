@@ -4,7 +4,7 @@
  * provider layer (a Containerfile, or an image built elsewhere), the repository provider-layered
  * images are pushed to, and how long the upgrade gate may hold a NodePool. Whether a hosted
  * cluster may add a tenant layer is not the fleet's: the per-HCP package renders it from the
- * HostedCluster's annotation (builder/layers.ts TENANT_LAYER_ANNOTATION), else its own
+ * HostedCluster's annotation (builder/policy/layers.ts TENANT_LAYER_ANNOTATION), else its own
  * `tenantLayerDefault`.
  */
 import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from 'pkogen';

@@ -31,7 +31,7 @@ import type { ApiTestServer, startApiServer as StartApiServer } from '../../pkog
 import type { cleanupRegistry as CleanupRegistry, startRegistry as StartRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
 import { managementUser, startClusters } from '../builder/clusters.js';
 import { BUILD_NAMESPACE, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from '../../builder/api/types.js';
-import { LEASE_NAME } from '../../builder/rbac.js';
+import { LEASE_NAME } from '../../builder/policy/rbac.js';
 import { CONTROLLER_NODE_OPTIONS, controllerArgs } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
 import { cpuSeconds, procStatus, stopChild } from './_proc.js';

@@ -11,10 +11,10 @@
  *   `release-metadata`) that are a z-stream series sharing one RHCOS: their `rhel-coreos` names the
  *   SAME base OS image (amd64), pushed there, and the prebuilt provider image = that base's layers
  *   plus one layer. So `prebuiltProviderImage` (builder/fleet/provider-build.ts) resolves each
- *   key's release through the registry (builder/release.ts ReleaseResolver, with the push Secret's
- *   credentials) and verifies the image is a layer on its base (builder/image-check.ts) before it
+ *   key's release through the registry (builder/registry/release.ts ReleaseResolver, with the push Secret's
+ *   credentials) and verifies the image is a layer on its base (builder/registry/image-check.ts) before it
  *   is answered, as in a real fleet whose NodePools move between z-streams. The fleet may reach the
- *   registry by `--registry-allow=127.0.0.1:<port>` (builder/net-guard.ts; the Deployment has none:
+ *   registry by `--registry-allow=127.0.0.1:<port>` (builder/registry/net-guard.ts; the Deployment has none:
  *   a real registry is public). R3 exists so that the second upgrade day asks for a key the build
  *   registry has not answered yet, as the first does.
  * - the project's API test server (pkogen/test/kube/api-server.ts) as the management cluster, in

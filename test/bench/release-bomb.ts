@@ -8,7 +8,7 @@
  * `npm run bench -- release-bomb` runs it in a child process (peak RSS is per process) and
  * reports it as a section of docs/benchmarks.md.
  *
- * `module` (default ../../builder/release.js) is the release module to measure: any module
+ * `module` (default ../../builder/registry/release.js) is the release module to measure: any module
  * exporting a ReleaseResolver with `resolve(pullspec)`; run each in its own process.
  */
 import { execFileSync } from 'node:child_process';
@@ -49,7 +49,7 @@ async function bomb(size: number): Promise<Uint8Array> {
 }
 
 async function main(): Promise<void> {
-  const mod = process.argv[2] ?? '../../builder/release.js';
+  const mod = process.argv[2] ?? '../../builder/registry/release.js';
   const layerBytes = await bomb(1 << 30);
   const config = new Blob(MediaType.OciConfig, enc.encode(JSON.stringify({ architecture: 'amd64', os: 'linux' })));
   const img = Image.fromBlobs(config, [new Blob(MediaType.OciLayerGzip, layerBytes)]);
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ module: mod, layerBytes: layerBytes.length, outcome, ms: Math.round(ms), rssBefore: MiB(rssBefore), rssPeakSampled: MiB(peak), maxRSS: MiB(process.resourceUsage().maxRSS * 1024) }, null, 1));
 }
 
-/** The section for docs/benchmarks.md: this file run in its own process against builder/release.js. */
+/** The section for docs/benchmarks.md: this file run in its own process against builder/registry/release.js. */
 export async function bench(): Promise<string> {
   const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url)], { encoding: 'utf8', timeout: 300_000 });
   const r = JSON.parse(out) as Record<string, unknown>;

@@ -9,7 +9,7 @@
 import type { ApiTestServer, startApiServer as StartApiServer } from '../../pkogen/test/kube/api-server.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
 import { CONTROLLER_USERNAME } from '../../builder/api/types.js';
-import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES, type PolicyRule } from '../../builder/rbac.js';
+import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES, type PolicyRule } from '../../builder/policy/rbac.js';
 
 /** The controller's identity on the management cluster (its ServiceAccount in the HCP namespace). */
 export const managementUser = (ns: string) => `system:serviceaccount:${ns}:on-cluster-build-controller`;

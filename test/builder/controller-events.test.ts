@@ -17,7 +17,7 @@
  * Reconciles are counted per key (the work queue calls `reconcileKey`); list calls from the audit.
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube } from '../../builder/kube.js';
+import { Kube } from '../../builder/clusters/kube.js';
 import { Reconciler, ReconcilerOptions } from '../../builder/controller/reconciler.js';
 import { runController } from '../../builder/controller/run.js';
 import { wiring } from '../../builder/wiring.js';

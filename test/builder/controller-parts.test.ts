@@ -6,11 +6,11 @@
  */
 import { gzipSync } from 'node:zlib';
 import { Clock, WorkQueue } from '../../builder/controller/queue.js';
-import { baseOSTagForStream, nodePoolArch, nodePoolTolerations, nodesOnImage, nodeTuningDisabled, readyNodesOfArch, registriesConf } from '../../builder/nodepool-facts.js';
-import { parsePullKeys, PULL_KEYS_LIMITS, pullSecretAuthKeys, pushTargetCoveredByKeys, pushTargetCoveredByPullSecret, renderPullKeys } from '../../builder/push-target.js';
+import { baseOSTagForStream, nodePoolArch, nodePoolTolerations, nodesOnImage, nodeTuningDisabled, readyNodesOfArch, registriesConf } from '../../builder/hypershift/nodepool-facts.js';
+import { parsePullKeys, PULL_KEYS_LIMITS, pullSecretAuthKeys, pushTargetCoveredByKeys, pushTargetCoveredByPullSecret, renderPullKeys } from '../../builder/registry/push-target.js';
 import { Reconciler, tail } from '../../builder/controller/reconciler.js';
 import { wiring } from '../../builder/wiring.js';
-import type { Kube, KubeObject } from '../../builder/kube.js';
+import type { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { b64, tokenSecret } from './fixtures.js';
 
 /** A clock whose timers fire only when the test advances it. */

@@ -11,13 +11,13 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiTestServer, AuditEntry, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, KubeObject, RESOURCES, type Resource } from '../../builder/kube.js';
+import { Kube, KubeObject, RESOURCES, type Resource } from '../../builder/clusters/kube.js';
 import { REBUILD_ANNOTATION, Reconciler, ReconcilerOptions, ResolveOptions, VerifyImageInput } from '../../builder/controller/reconciler.js';
 import { runController } from '../../builder/controller/run.js';
 import { WorkQueue } from '../../builder/controller/queue.js';
-import { LeaderElector } from '../../builder/controller/leader.js';
+import { LeaderElector } from '../../builder/clusters/leader.js';
 import { wiring } from '../../builder/wiring.js';
-import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, PolicyRule } from '../../builder/rbac.js';
+import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, LEASE_NAME, MANAGEMENT_RULES, PolicyRule } from '../../builder/policy/rbac.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { managementUser, startClusters } from './clusters.js';
 import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NO_PROVIDER_LAYER, OS_IMAGE_MACHINE_CONFIG, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY, providerImageEntryText, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, KubeObject } from '../../builder/kube.js';
+import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { BuildKey, BuildRegistry, buildTag, imageForFromRegistry } from '../../builder/fleet/build-registry.js';
 import { admitNodePoolUpdate, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';

@@ -5,7 +5,7 @@
  */
 import { CONFIG_LABEL } from '../../builder/controller/build-job.js';
 import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap } from '../../builder/controller/handoff.js';
-import type { KubeObject } from '../../builder/kube.js';
+import type { KubeObject } from '../../builder/clusters/kube.js';
 
 export function providerHandoff(hcpNamespace: string, nodePool: string, image: string, release: string): KubeObject {
   const cm = handoffConfigMap(hcpNamespace, nodePool, '', image);

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, KubeObject, RESOURCES } from '../../builder/kube.js';
+import { Kube, KubeObject, RESOURCES } from '../../builder/clusters/kube.js';
 import {
   admitNodePoolUpdate,
   GATED_LABEL,

@@ -4,7 +4,7 @@
  * one provider-layer build for all.
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, KubeObject } from '../../builder/kube.js';
+import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from '../../builder/fleet/build-registry.js';
 import { admitNodePoolUpdate, NODEPOOLS } from '../../builder/fleet/gate.js';
 import { fleetPass, hcpNamespaceOf } from '../../builder/fleet/pass.js';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { makeCa } from '../../pkogen/test/oci/registry-harness.js';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, KubeObject, RESOURCES } from '../../builder/kube.js';
+import { Kube, KubeObject, RESOURCES } from '../../builder/clusters/kube.js';
 import { parseCommand } from '../../builder/cli.js';
 import { FlagError } from '../../builder/flags.js';
 import { BuildKey } from '../../builder/fleet/build-registry.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube } from '../../builder/kube.js';
+import { Kube } from '../../builder/clusters/kube.js';
 import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap } from '../../builder/controller/handoff.js';
 import { CONFIG_LABEL } from '../../builder/controller/build-job.js';
 import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate.js';

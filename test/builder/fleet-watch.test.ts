@@ -8,7 +8,7 @@
  * either still reach the gate.
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube } from '../../builder/kube.js';
+import { Kube } from '../../builder/clusters/kube.js';
 import { GATED_LABEL } from '../../builder/fleet/gate-names.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';

@@ -1,11 +1,11 @@
 /**
- * The watch's idle timeout (builder/kube.ts WATCH_IDLE_TIMEOUT_MS): longer than kube-apiserver's
+ * The watch's idle timeout (builder/clusters/kube.ts WATCH_IDLE_TIMEOUT_MS): longer than kube-apiserver's
  * bookmark period (about one minute, docs/design.md), so a quiet watch that gets its bookmarks is
  * never cut, and a stream that goes silent (a dead connection) still ends, saying so. Tested with
  * a short timeout per client on the API test server, never the real one.
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, RESOURCES, WATCH_IDLE_TIMEOUT_MS } from '../../builder/kube.js';
+import { Kube, RESOURCES, WATCH_IDLE_TIMEOUT_MS } from '../../builder/clusters/kube.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,5 +1,5 @@
 /**
- * builder/kubeconfig.ts: the kubeconfig forms our pods use, resolved without
+ * builder/clusters/kubeconfig.ts: the kubeconfig forms our pods use, resolved without
  * @kubernetes/client-node, against the project's API test server on 127.0.0.1; and Kube's own
  * watch (a streamed GET) on such a config.
  */
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { load as loadYaml, dump } from 'js-yaml';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { inClusterConfig, LightKubeConfig, loadLightKubeConfig } from '../../builder/kubeconfig.js';
-import { Kube, RESOURCES, WatchEvent } from '../../builder/kube.js';
-import { hostedKubeconfig } from '../../builder/token-minter.js';
+import { inClusterConfig, LightKubeConfig, loadLightKubeConfig } from '../../builder/clusters/kubeconfig.js';
+import { Kube, RESOURCES, WatchEvent } from '../../builder/clusters/kube.js';
+import { hostedKubeconfig } from '../../builder/clusters/token-minter.js';
 
 let api: ApiTestServer;
 let dir: string;

@@ -1,11 +1,11 @@
 /**
- * The provider's switch for the tenant layer (issue 27, builder/layers.ts): the webhook's rule,
+ * The provider's switch for the tenant layer (issue 27, builder/policy/layers.ts): the webhook's rule,
  * the flag, the HostedCluster annotation. The controller's side (Degraded TenantLayerDisabled, no
  * build) and tenant descent from the provider-layered image are in e2e.test.ts.
  */
 import { API_VERSION, CONFIG_KIND, CONTROLLER_USERNAME, GROUP, VERSION } from '../../builder/api/types.js';
 import { decideAdmission, readAdmissionReview } from '../../builder/webhook/validate.js';
-import { parseTenantLayer, TENANT_LAYER_ANNOTATION, TENANT_LAYER_DISABLED_MESSAGE, tenantLayerOf } from '../../builder/layers.js';
+import { parseTenantLayer, TENANT_LAYER_ANNOTATION, TENANT_LAYER_DISABLED_MESSAGE, tenantLayerOf } from '../../builder/policy/layers.js';
 import { parseCommand } from '../../builder/cli.js';
 import { WEBHOOK_FLAGS } from '../../builder/webhook/main.js';
 import { parseFlags } from '../../builder/flags.js';

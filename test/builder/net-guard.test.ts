@@ -8,7 +8,7 @@ import { UserError } from '../../pkogen/src/core/errors.js';
 import { ConnectPolicyError } from '../../pkogen/src/oci/http.js';
 import { sha256Digest } from '../../pkogen/src/oci/digest.js';
 import { RegistryClient } from '../../pkogen/src/oci/registry-client.js';
-import { classifyAddress, NetGuard, parseAllowEntry, parseIp, parseIPv4Loose, parseIPv6, Resolver } from '../../builder/net-guard.js';
+import { classifyAddress, NetGuard, parseAllowEntry, parseIp, parseIPv4Loose, parseIPv6, Resolver } from '../../builder/registry/net-guard.js';
 import { HostileServer, startHostile } from './hostile-server.js';
 
 const kind = (s: string) => classifyAddress(parseIp(s)!);

@@ -11,7 +11,7 @@ import { testCaseRequest } from '../../pkogen/src/pko/template-tests.js';
 import { commandHelp, parseCommand } from '../../builder/cli.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
 import { WEBHOOK_PATHS } from '../../builder/webhook/server.js';
-import { MANAGEMENT_RULES, HOSTED_RULES, HOSTED_NAMESPACED_RULES } from '../../builder/rbac.js';
+import { MANAGEMENT_RULES, HOSTED_RULES, HOSTED_NAMESPACED_RULES } from '../../builder/policy/rbac.js';
 
 const DIR = path.resolve('package');
 

@@ -1,6 +1,6 @@
 /** Push target admission: destinations on the management network are refused, with the field named. */
-import { NetGuard } from '../../builder/net-guard.js';
-import { pushSpecHost, pushTargetProblem } from '../../builder/push-target.js';
+import { NetGuard } from '../../builder/registry/net-guard.js';
+import { pushSpecHost, pushTargetProblem } from '../../builder/registry/push-target.js';
 
 describe('pushTargetProblem', () => {
   it.each([

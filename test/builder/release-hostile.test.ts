@@ -10,8 +10,8 @@ import { sha256Digest } from '../../pkogen/src/oci/digest.js';
 import { Blob, Image } from '../../pkogen/src/oci/image.js';
 import { MediaType } from '../../pkogen/src/oci/media-types.js';
 import { writeTar } from '../../pkogen/src/oci/tar.js';
-import { NetGuard } from '../../builder/net-guard.js';
-import { ReleaseResolveError, ReleaseResolver, ResolverClock } from '../../builder/release.js';
+import { NetGuard } from '../../builder/registry/net-guard.js';
+import { ReleaseResolveError, ReleaseResolver, ResolverClock } from '../../builder/registry/release.js';
 import { drip, HostileServer, startHostile } from './hostile-server.js';
 import { file, imageReferences, layer } from './fixtures.js';
 

@@ -10,8 +10,8 @@ import { MediaType } from '../../pkogen/src/oci/media-types.js';
 import { parseReference } from '../../pkogen/src/oci/reference.js';
 import { RegistryClient } from '../../pkogen/src/oci/registry-client.js';
 import { sha256Digest } from '../../pkogen/src/oci/digest.js';
-import { credentialFor, dockerConfigCredentials, parseDockerConfigJson } from '../../builder/dockerconfig.js';
-import { ReleaseResolver } from '../../builder/release.js';
+import { credentialFor, dockerConfigCredentials, parseDockerConfigJson } from '../../builder/registry/dockerconfig.js';
+import { ReleaseResolver } from '../../builder/registry/release.js';
 import { cleanupRegistry, run, startProxy, startRegistry, TestProxy, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
 import { file, imageReferences, layer, releaseImage } from './fixtures.js';
 

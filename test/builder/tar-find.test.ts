@@ -1,7 +1,7 @@
 /** The streaming tar scanner: any chunking, the header forms src/oci/tar.ts writes and reads, whiteouts, caps. */
 import { UserError } from '../../pkogen/src/core/errors.js';
 import { writeTar } from '../../pkogen/src/oci/tar.js';
-import { TarFind } from '../../builder/tar-find.js';
+import { TarFind } from '../../builder/registry/tar-find.js';
 
 const enc = new TextEncoder();
 const NAME = 'release-manifests/image-references';

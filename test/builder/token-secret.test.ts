@@ -4,7 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { UserError } from '../../pkogen/src/core/errors.js';
-import { currentNodePoolInputs, parseTokenSecret, SecretObject } from '../../builder/token-secret.js';
+import { currentNodePoolInputs, parseTokenSecret, SecretObject } from '../../builder/clusters/token-secret.js';
 
 const CONFIG = `apiVersion: machineconfiguration.openshift.io/v1
 kind: MachineConfig

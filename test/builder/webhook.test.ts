@@ -4,7 +4,7 @@ import { tempDir } from '../../pkogen/test/helpers.js';
 import { API_VERSION, BUILD_KIND, CONFIG_KIND, CONTROLLER_USERNAME, GROUP, VERSION } from '../../builder/api/types.js';
 import { BadReviewError, readAdmissionReview, validateAdmission, type AdmissionReview } from '../../builder/webhook/validate.js';
 import { startWebhookServer, WEBHOOK_PATHS } from '../../builder/webhook/server.js';
-import { pullSecretAuthKeys, pushTargetCoveredByKeys, pushTargetProblem, renderPullKeys } from '../../builder/push-target.js';
+import { pullSecretAuthKeys, pushTargetCoveredByKeys, pushTargetProblem, renderPullKeys } from '../../builder/registry/push-target.js';
 import { makeCert, post } from './webhook-client.js';
 
 const OPTS = { controllerUsername: CONTROLLER_USERNAME };

@@ -13,7 +13,7 @@
  */
 import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube, KubeObject } from '../../builder/kube.js';
+import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { admitNodePoolUpdate, GateOptions, HANDOFF_RELEASE_ANNOTATION, ImageState, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
 import { handoffName, PROVIDER_IMAGES_CONFIGMAP, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';

@@ -1,5 +1,5 @@
 /**
- * The one small interface the controller has to a Kubernetes API. `builder/kubeconfig.ts`
+ * The one small interface the controller has to a Kubernetes API. `builder/clusters/kubeconfig.ts`
  * resolves the server, TLS and credentials for the forms our pods use (in-cluster token file with
  * refresh, kubeconfig files with tokens, token files or client certificates); anything else (exec
  * plugins, OIDC, proxies) loads @kubernetes/client-node's `KubeConfig`, only then (it costs
@@ -9,7 +9,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { inClusterConfig, loadLightKubeConfig, type KubeConfigLike } from './kubeconfig.js';
-import type { ObjectMeta as ApiObjectMeta } from './api/types.js';
+import type { ObjectMeta as ApiObjectMeta } from '../api/types.js';
 // One home for kinds and their REST paths: the library's client (src/kube) reads; this one, the
 // controller's, also writes (create, update, status, delete) and watches with client-node's Watch.
 import { apiVersionOf, KubeApiError, kubeRequest, resourcePath, type Resource } from 'pkogen/kube';

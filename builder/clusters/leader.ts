@@ -4,7 +4,7 @@
  * library-go's HA values (137 s lease, 107 s renew deadline, 26 s retry), the ones upstream's
  * machine-os-builder uses (shared/docs/on-cluster-builds.md §1.1).
  */
-import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES } from '../kube.js';
+import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES } from './kube.js';
 
 export interface LeaderOptions {
   namespace: string;

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import yaml from 'js-yaml';
 import { Kube, RESOURCES } from './kube.js';
-import { abortableSleep } from './controller/leader.js';
+import { abortableSleep } from './leader.js';
 
 export interface MinterOptions {
   /** The admin kubeconfig (HyperShift's `service-network-admin-kubeconfig`). */

@@ -9,7 +9,7 @@
  * from the hosted cluster), else the per-HCP package config's `tenantLayerDefault`; the package
  * renders it (TENANT_LAYER_TEMPLATE) as `--tenant-layer` on the controller and the webhook.
  */
-import { CONFIG_KIND, GROUP } from './api/types.js';
+import { CONFIG_KIND, GROUP } from '../api/types.js';
 
 export const TENANT_LAYER_ANNOTATION = `${GROUP}/tenant-layer`;
 export const TENANT_LAYER_VALUES = ['Enabled', 'Disabled'] as const;

@@ -7,7 +7,7 @@
  * A release comes from a registry we do not control, so every resolve is bounded: layers are
  * streamed (gunzip and untar as the bytes arrive, stop decompressing at the file, keep only the
  * file, capped), each resolve has its own deadline, the management network is guarded
- * (`connectPolicy`, builder/net-guard.ts), a failure is cached with exponential backoff per
+ * (`connectPolicy`, builder/registry/net-guard.ts), a failure is cached with exponential backoff per
  * release key, and concurrent resolves of one key share one in-flight promise while different
  * keys never wait for each other. Results are cached by release digest and architecture.
  */
@@ -99,7 +99,7 @@ export interface ReleaseResolverOptions extends Omit<RegistryClientOptions, 'cre
   cacheSize?: number;
   /** The base OS tag to use instead of the stream's (e.g. `rhel-coreos-10`). */
   baseOSTag?: string;
-  /** Who may be connected to (builder/net-guard.ts `NetGuard`); default: anyone. */
+  /** Who may be connected to (builder/registry/net-guard.ts `NetGuard`); default: anyone. */
   connectPolicy?: ConnectPolicy;
   clock?: ResolverClock;
   /** Told when a resolve started by `poll` settles (the controller requeues the NodePool). */

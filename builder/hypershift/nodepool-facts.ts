@@ -16,9 +16,9 @@
  *
  * Pure functions over objects as the API returns them.
  */
-import { BUILD_ARCHES, type BuildArch, type Toleration } from './controller/build-job.js';
+import { BUILD_ARCHES, type BuildArch, type Toleration } from '../controller/build-job.js';
 export type { Toleration };
-import type { KubeObject } from './kube.js';
+import type { KubeObject } from '../clusters/kube.js';
 
 export const NODEPOOL_ANNOTATION = 'hypershift.openshift.io/nodePool';
 export const NODEPOOL_TAINTS_ANNOTATION = 'hypershift.openshift.io/nodePoolTaints';
