@@ -22,7 +22,7 @@ import { NetGuard } from '../registry/net-guard.js';
 import { ReleaseResolver } from '../registry/release.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
 import { allowList } from '../webhook/main.js';
-import { describeError } from '../wiring.js';
+import { describeError } from '../registry/describe-error.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
 import type { ImageKey, ImageState } from './gate.js';
 import { prebuiltProviderImage, ProviderBuilds, readPushSecret, repositoryOnly } from './provider-build.js';
