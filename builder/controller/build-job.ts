@@ -363,6 +363,10 @@ export function buildJob(i: BuildJobInput): KubeObject {
     ...(i.proxyEnv ?? []),
   ];
   const mount = (name: string, mountPath: string, readOnly: boolean) => ({ name, mountPath, ...(readOnly ? { readOnly: true } : {}) });
+  // containers/image puts some big temporary files in /var/tmp whatever TMPDIR says (buildah 1.28
+  // committing a stage with no instruction: "creating a temporary directory"): a directory of the
+  // container's scratch volume there, so every path buildah writes is on an accounted volume.
+  const varTmp = (volume: string) => ({ name: volume, mountPath: '/var/tmp', subPath: 'var-tmp' });
   const trust = i.trustBundle !== undefined ? [mount('trust', TRUST_DIR, true)] : [];
   // The three containers are alike but for their script, environment and mounts: same image,
   // user, capabilities (each runs buildah in a user namespace), resources and read-only root.
@@ -425,12 +429,14 @@ export function buildJob(i: BuildJobInput): KubeObject {
               ...trust,
               mount('base', BASE_STORE_DIR, false),
               mount('scratch', BUILD_VOLUME_DIR, false),
+              varTmp('scratch'),
             ]),
             container('build', BUILD_SCRIPT, [], [
               mount('containerfile', CONTAINERFILE_DIR, true),
               ...runFiles.map((m) => mount(m.n, RUN_MOUNTS[m.n].dir, true)),
               mount('base', BASE_STORE_DIR, true),
               mount('build', BUILD_VOLUME_DIR, false),
+              varTmp('build'),
             ]),
           ],
           containers: [
@@ -441,6 +447,7 @@ export function buildJob(i: BuildJobInput): KubeObject {
               mount('base', BASE_STORE_DIR, true),
               mount('build', BUILT_DIR, true),
               mount('scratch', BUILD_VOLUME_DIR, false),
+              varTmp('scratch'),
             ]),
           ],
           volumes: [

@@ -347,6 +347,25 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     expect(report).toMatch(/^== searched \/var\/lib\/on-cluster-build\/base$/m);
   });
 
+  // Every shape the webhook admits (builder/webhook/containerfile.ts: `final` last, FROM configs;
+  // earlier stages FROM configs or an earlier stage; --from= an earlier stage).
+  it.each([
+    ['an empty final stage alone', ['FROM configs AS final'], undefined],
+    ['an empty final stage after another stage', ['FROM configs AS tools', 'RUN echo tools > /tools', '', 'FROM configs AS final'], undefined],
+    ['a final stage copying from an earlier stage', ['FROM configs AS tools', 'RUN echo made > /made', '', 'FROM tools AS more', 'RUN echo more >> /made', '', 'FROM configs AS final', 'COPY --from=more /made /etc/made'], 'made\nmore\n'],
+  ])('%s builds, and the pushed image begins with the base image\'s layers', async (_what, lines, made) => {
+    const i = input([...lines, ''].join('\n'));
+    const r = await build(i);
+    expect({ exitCode: r.exitCode, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+    const { ref, config } = expectPushed(i, r.terminationMessage);
+    const base = JSON.parse(run('skopeo', ['inspect', '--config', ...skopeoCreds(), `docker://${baseImage}`]));
+    expect(config.rootfs.diff_ids.slice(0, base.rootfs.diff_ids.length)).toEqual(base.rootfs.diff_ids);
+    const rootfs = unpackPushed(ref);
+    expectBaseOwnership(rootfs);
+    if (made) expect(readFileSync(path.join(rootfs, 'etc/made'), 'utf8')).toBe(made);
+    for (const f of ['tools', 'made']) expect(() => lstatSync(path.join(rootfs, f))).toThrow();
+  });
+
   // RHEL entitlements (insights-operator's `etc-pki-entitlement`: entitlement.pem, entitlement-key.pem).
   const CERT = '-----BEGIN CERTIFICATE-----\nENTITLEMENT-CERT-MARKER-5f1c\n-----END CERTIFICATE-----\n';
   const KEY = '-----BEGIN PRIVATE KEY-----\nENTITLEMENT-KEY-MARKER-9a3e\n-----END PRIVATE KEY-----\n';
