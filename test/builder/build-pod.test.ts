@@ -366,6 +366,42 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     for (const f of ['tools', 'made']) expect(() => lstatSync(path.join(rootfs, f))).toThrow();
   });
 
+  it('a push target whose TLS certificate a private CA signed: pushed with the trust bundle, refused (x509) without it', async () => {
+    const tls = await startRegistry('tls');
+    try {
+      const over = { pushTag: '', registriesConf: `[[registry]]\nlocation = "${reg.host}"\ninsecure = true\n` };
+      const none = JSON.stringify({ auths: {} });
+      const without = input('FROM configs AS final\nLABEL trust=none\n', over);
+      without.pushTag = `${tls.host}/layered/workers:${without.buildName}`;
+      const r1 = await build(without, () => {}, none);
+      expect(r1.exitCode).not.toBe(0);
+      expect(r1.containers.map((c) => [c.name, c.exitCode === 0])).toEqual([['pull', true], ['build', true], ['push', false]]);
+      expect(r1.terminationMessage).toMatch(/^push failed \(exit \d+\):\n[\s\S]*x509: certificate signed by unknown authority/);
+      const withCa = input('FROM configs AS final\nLABEL trust=bundle\n', { ...over, trustBundle: readFileSync(tls.caFile!, 'utf8') });
+      withCa.pushTag = `${tls.host}/layered/workers:${withCa.buildName}`;
+      const r2 = await build(withCa, () => {}, none);
+      expect({ exitCode: r2.exitCode, tail: r2.exitCode ? r2.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+      const raw = run('skopeo', ['inspect', '--raw', '--cert-dir', tls.certDir!, `docker://${withCa.pushTag}`]);
+      expect(`sha256:${createHash('sha256').update(Buffer.from(raw)).digest('hex')}`).toBe(r2.terminationMessage);
+      // The base came from the other registry: the pushed image still begins with its layers.
+      const config = JSON.parse(run('skopeo', ['inspect', '--config', '--cert-dir', tls.certDir!, `docker://${withCa.pushTag.replace(/:[^:/]+$/, '')}@${r2.terminationMessage}`]));
+      const base = JSON.parse(run('skopeo', ['inspect', '--config', ...skopeoCreds(), `docker://${baseImage}`]));
+      expect(config.rootfs.diff_ids.slice(0, base.rootfs.diff_ids.length)).toEqual(base.rootfs.diff_ids);
+    } finally {
+      await cleanupRegistry(tls);
+    }
+  });
+
+  it('an image signature policy is applied to the pull: a policy that rejects everything stops the build before it runs', async () => {
+    const i = input('FROM configs AS final\nLABEL policy=reject\n', { policyJson: JSON.stringify({ default: [{ type: 'reject' }] }) });
+    const r = await build(i);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.containers.map((c) => c.name)).toEqual(['pull']);
+    expect(r.terminationMessage).toMatch(/^pull failed \(exit \d+\):\n[\s\S]*rejected/i);
+    const ok = input('FROM configs AS final\nLABEL policy=accept\n', { policyJson: JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }) });
+    expect((await build(ok)).exitCode).toBe(0);
+  });
+
   // RHEL entitlements (insights-operator's `etc-pki-entitlement`: entitlement.pem, entitlement-key.pem).
   const CERT = '-----BEGIN CERTIFICATE-----\nENTITLEMENT-CERT-MARKER-5f1c\n-----END CERTIFICATE-----\n';
   const KEY = '-----BEGIN PRIVATE KEY-----\nENTITLEMENT-KEY-MARKER-9a3e\n-----END PRIVATE KEY-----\n';
