@@ -29,6 +29,7 @@ import {
   RUN_FILES_LIMITS,
   runFiles,
   FAILURE_TAIL_BYTES,
+  readJobEnd,
 } from '../../builder/controller/build-job.js';
 import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
@@ -602,6 +603,31 @@ describe('the build Job as the API and admission see it', () => {
     expect(runFiles('entitlement', many, 'S')).toMatchObject({ error: expect.stringContaining(`at most ${RUN_FILES_LIMITS.files}`) });
     // A message never holds a value.
     expect(JSON.stringify(runFiles('entitlement', { 'x.txt': b64('secret-value') }, 'S'))).not.toMatch(/secret-value|c2VjcmV0LXZhbHVl/);
+  });
+
+  it('credentials: the pull auth file only in the pull container, the push one only in the push container, none in the build container; no token, no shared PID namespace', () => {
+    const pod = (buildJob({ ...input, trustBundle: 'PEM', runFiles: { entitlement: ['entitlement.pem'] } }) as any).spec.template.spec;
+    const mounts = (c: any) => c.volumeMounts.map((m: any) => m.name).sort();
+    const [pull, build] = pod.initContainers;
+    const [push] = pod.containers;
+    expect(mounts(pull)).toEqual(['base', 'containerfile', 'pull-credentials', 'scratch', 'scratch', 'trust']);
+    expect(mounts(build)).toEqual(['base', 'build', 'build', 'containerfile', 'entitlement']);
+    expect(mounts(push)).toEqual(['base', 'build', 'containerfile', 'push-credentials', 'scratch', 'scratch', 'trust']);
+    // What the build container writes, the others read only; what the pull container writes, the build container reads only.
+    const ro = (c: any, v: string) => c.volumeMounts.filter((m: any) => m.name === v && !m.subPath).map((m: any) => !!m.readOnly);
+    expect([ro(pull, 'base'), ro(build, 'base'), ro(push, 'base'), ro(push, 'build')]).toEqual([[false], [true], [true], [true]]);
+    for (const c of [pull, build, push]) expect(JSON.stringify(c.env)).not.toMatch(/auth|password|token/i);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.shareProcessNamespace).toBe(false);
+  });
+
+  it('readJobEnd: the pushed digest from the push container, a failure message from whichever container failed', async () => {
+    const job = (cond: string) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, status: { conditions: [{ type: cond, status: 'True' }] } });
+    const pod = (init: object[], app: object[]) => [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', creationTimestamp: '2026-11-27T00:00:00Z' }, status: { initContainerStatuses: init, containerStatuses: app } }];
+    const t = (exitCode: number, message: string) => ({ state: { terminated: { exitCode, message } } });
+    const d = 'sha256:' + 'e'.repeat(64);
+    expect(await readJobEnd(job('Complete'), async () => pod([t(0, ''), t(0, '')], [t(0, d)]))).toMatchObject({ state: 'complete', digest: d });
+    expect(await readJobEnd(job('Failed'), async () => pod([t(0, ''), t(2, 'build failed (exit 2):\nError: x')], [{ state: { waiting: {} } }]))).toMatchObject({ state: 'failed', lastMessage: 'build failed (exit 2):\nError: x' });
   });
 
   it('the namespace admits it (Pod Security "baseline"), "restricted" would not', () => {
