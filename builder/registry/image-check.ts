@@ -257,7 +257,7 @@ async function check(o: VerifyBuiltImageOptions, push: RegistryClient, base: Reg
   if (from.ids.length !== b.layers.length)
     return fail('BaseUnavailable', `the base image ${baseName}: its manifest has ${b.layers.length} layers but its config lists ${from.ids.length} diff_ids`);
   if (built.ids.length < from.ids.length)
-    return fail('NotFromBase', `${name}: it has ${built.ids.length} layers, fewer than the ${from.ids.length} of its base image ${baseName}: ${WHY_NOT_SQUASH}`);
+    return fail('NotFromBase', `${name}: it has ${built.ids.length} layer${built.ids.length === 1 ? '' : 's'}, fewer than the ${from.ids.length} of its base image ${baseName}: ${WHY_NOT_SQUASH}`);
   const i = from.ids.findIndex((d, k) => d !== built.ids[k]);
   if (i >= 0)
     return fail('NotFromBase', `${name}: the content of its layer ${i} is ${built.ids[i]}, the base image ${baseName} has ${from.ids[i]} there (rootfs.diff_ids): ${WHY_NOT_SQUASH}`);

@@ -187,13 +187,13 @@ describe('verifyBuiltImage against a registry', () => {
     expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.short) }))).toEqual({
       ok: false,
       reason: 'NotFromBase',
-      message: `${at('tenant/os', d.short)}: it has 1 layers, fewer than the 2 of its base image ${at('ocp/rhcos', d.base)}: ${why}`,
+      message: `${at('tenant/os', d.short)}: it has 1 layer, fewer than the 2 of its base image ${at('ocp/rhcos', d.base)}: ${why}`,
     });
   });
 
   it('a squashed build (base and build merged into one layer): refused by design, saying why', async () => {
     const r = await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.squashed) }));
-    expect(r).toEqual({ ok: false, reason: 'NotFromBase', message: `${at('tenant/os', d.squashed)}: it has 1 layers, fewer than the 2 of its base image ${at('ocp/rhcos', d.base)}: ${why}` });
+    expect(r).toEqual({ ok: false, reason: 'NotFromBase', message: `${at('tenant/os', d.squashed)}: it has 1 layer, fewer than the 2 of its base image ${at('ocp/rhcos', d.base)}: ${why}` });
   });
 
   it("a layer its config's diff_ids do not claim: LayerCountMismatch; a claim that is not a sha256 digest: Invalid", async () => {
