@@ -7,7 +7,8 @@
  * layers have other digests than the base's: the image check the controller runs before any
  * hand-off (`wiring().verifyImage`, builder/registry/image-check.ts) finds the base by the
  * config's `rootfs.diff_ids` and verifies it; comparing compressed digests alone refuses it.
- * A base mirrored into the push registry keeps its blobs, and the cheap path takes it.
+ * A base mirrored into the push registry keeps its blobs, and the cheap path takes it; a real
+ * `buildah bud --squash` image is refused with the reason.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -206,6 +207,24 @@ describe('a build pushed to another registry than its base', () => {
     const wrong = await controllerCheck(pushRef, otherBase, authFile(pushReg, 'ocp'));
     expect(wrong.ok).toBe(false);
     expect((wrong as { reason: string }).reason).toMatch(/^NotFromBase: /);
+  });
+
+  it('a --squash build of the same Containerfile (real buildah, base and build in one layer) is refused, saying why', async () => {
+    // The build pod never squashes; this is what a hand-built image made with --squash looks like.
+    const dir = mkdtempSync(path.join(work, 'squash-'));
+    mkdirSync(path.join(dir, 'ctx'));
+    writeFileSync(path.join(dir, 'Containerfile'), `FROM ${baseRef}\nRUN echo agent > /etc/agent.conf\n`);
+    const store = ['--root', path.join(dir, 'root'), '--runroot', path.join(dir, 'run'), '--storage-driver', 'vfs'];
+    const tag = `${pushReg.host}/layered/workers:squashed`;
+    run('buildah', [...store, 'bud', '--quiet', '--isolation', 'chroot', '--squash', '--tls-verify=false', '--creds', `${baseReg.user}:${baseReg.password}`, '--file', path.join(dir, 'Containerfile'), '--tag', tag, path.join(dir, 'ctx')]);
+    run('buildah', [...store, 'push', '--quiet', '--tls-verify=false', '--creds', `${pushReg.user}:${pushReg.password}`, '--digestfile', path.join(dir, 'digest'), tag, `docker://${tag}`]);
+    const pushRef = `${pushReg.host}/layered/workers@${readFileSync(path.join(dir, 'digest'), 'utf8').trim()}`;
+    expect(inspect(pushReg, pushRef).manifest.layers).toHaveLength(1);
+    const r = await controllerCheck(pushRef, baseRef, authFile(baseReg, 'ocp'));
+    expect(r).toEqual({
+      ok: false,
+      reason: `NotFromBase: ${pushRef}: it has 1 layer, fewer than the 2 of its base image ${baseRef}: an image built FROM another base, or with --squash (which merges the base's layers into its own: refused, since nothing would show the base any more)`,
+    });
   });
 
   it('a base mirrored into the push registry keeps its blobs: the same build is verified on the cheap path', async () => {
