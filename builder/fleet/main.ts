@@ -177,6 +177,7 @@ export async function startFleet(
     certFile: path.join(tlsDir, 'tls.crt'),
     keyFile: path.join(tlsDir, 'tls.key'),
     ...(over.now ? { now: () => new Date(over.now!()) } : {}),
+    maxHoldSeconds: Number(flags['max-hold-seconds']),
     log: (line) => log('admission', line as Record<string, unknown>),
   });
   let health: http.Server;

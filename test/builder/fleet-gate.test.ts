@@ -22,6 +22,7 @@ import {
   isPaused,
   NODEPOOLS,
   PAUSED_FOR_ANNOTATION,
+  PAUSED_UNTIL_ANNOTATION,
   REASON_ANNOTATION,
   RELEASED_FOR_ANNOTATION,
   settleGate,
@@ -65,7 +66,7 @@ describe('fleet upgrade gate', () => {
     hashes.set(h, { release: n.spec.release.image, image: handedOffImage(config) });
     if (seen[seen.length - 1] !== h) seen.push(h);
   };
-  const hashOf = (release: string, image: string) => [...hashes].find(([, v]) => v.release === release && v.image === image)?.[0];
+  const hashOf = (release: string, image: string | undefined) => [...hashes].find(([, v]) => v.release === release && v.image === image)?.[0];
 
   /** A Kube whose every write is followed by the NodePool controller's look. */
   class Observed extends Kube {
@@ -95,7 +96,7 @@ describe('fleet upgrade gate', () => {
   async function bump(release: string, admitted: boolean) {
     const old = np();
     const next = { ...old, spec: { ...old.spec, release: { image: release } } };
-    const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...(admitted ? admitNodePoolUpdate(old, next, clock) : [])];
+    const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...(admitted ? admitNodePoolUpdate(old, next, clock, 3600) : [])];
     await admin.request('PATCH', admin.path(NODEPOOLS, HC_NS, 'workers'), ops, 'application/json-patch+json');
   }
 
@@ -125,8 +126,9 @@ describe('fleet upgrade gate', () => {
 
   it('a release bump under the gate is one change of (release, hand-off), to an image built from the new release', async () => {
     await bump(R2, true);
-    expect(np().spec.pausedUntil).toBe('true');
-    expect(await did()).toEqual(['Paused', 'Waiting']); // the reason annotation is written
+    expect(np().spec.pausedUntil).toBe('2026-11-25T01:00:00Z'); // a time: the hold ends by itself
+    expect(np().metadata.annotations![PAUSED_UNTIL_ANNOTATION]).toBe('2026-11-25T01:00:00Z');
+    expect(await did()).toEqual(['Neutralised', 'Paused', 'Waiting']); // the old release's hand-off emptied; the reason annotation written
     expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/^waiting for the image for \(release .*2{64}, amd64, layer provider-layer@sha256:a+\): build queued$/);
     advance(600);
     expect(await did()).toEqual(['Waiting']); // idempotent: nothing written
@@ -175,14 +177,14 @@ describe('fleet upgrade gate', () => {
     await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { pausedUntil: 'true' } });
     await bump(R2, true); // paused already: the mutation adds nothing
     expect(np().metadata.annotations?.[PAUSED_FOR_ANNOTATION]).toBeUndefined();
-    expect(await did()).toEqual(['HeldByOther']);
+    expect(await did()).toEqual(['Neutralised', 'HeldByOther']); // whoever unpauses it gets the new release's own OS
     images.set(R2, { image: imageOf(R2) });
     expect(await did()).toEqual(['HandedOff', 'Consistent']);
     expect(np().spec.pausedUntil).toBe('true');
     // A human's time-bounded pause is not ours either.
     await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { pausedUntil: '2026-11-26T00:00:00Z' } });
     await bump(R3, true);
-    expect(await did()).toEqual(['HeldByOther']);
+    expect(await did()).toEqual(['Neutralised', 'HeldByOther']);
     images.set(R3, { image: imageOf(R3) });
     expect(await did()).toEqual(['HandedOff', 'Consistent']);
     expect(np().spec.pausedUntil).toBe('2026-11-26T00:00:00Z');
@@ -192,31 +194,32 @@ describe('fleet upgrade gate', () => {
   it('a hold is bounded: released loudly at the maximum, not held again for that release, handed off when the image lands', async () => {
     await bump(R2, true);
     images.set(R2, { failed: 'provider layer: RUN dnf install agent: exit status 1' });
-    expect(await did()).toEqual(['Paused', 'Waiting']);
+    expect(await did()).toEqual(['Neutralised', 'Paused', 'Waiting']);
     advance(3599);
     expect(await did()).toEqual(['Waiting']);
-    expect(np().spec.pausedUntil).toBe('true');
+    expect(isPaused(np().spec.pausedUntil, clock)).toBe(true);
     advance(1);
+    observe(); // HyperShift's own clock: the hold ends by itself, whether or not the fleet is there
     expect(await did()).toEqual(['TimedOut', 'Released']);
     const n = np();
     expect(n.spec.pausedUntil).toBeUndefined();
     expect(n.metadata.annotations![RELEASED_FOR_ANNOTATION]).toBe(R2);
     expect(n.metadata.annotations![HELD_SINCE_ANNOTATION]).toBeUndefined();
-    expect(n.metadata.annotations![REASON_ANNOTATION]).toMatch(/^UpgradeGateTimedOut: held 3600s \(max 3600s\), the image for \(release .*2{64}, amd64, layer .*\) failed: provider layer: RUN dnf install agent: exit status 1; released: the new release rolls out with the image built for .*1{64}, and again when its own image lands$/);
+    expect(n.metadata.annotations![REASON_ANNOTATION]).toMatch(/^UpgradeGateTimedOut: held 3600s \(max 3600s\), the image for \(release .*2{64}, amd64, layer .*\) failed: provider layer: RUN dnf install agent: exit status 1; released: the new release rolls out with its own OS \(the previous release's hand-off was neutralised when the hold began\), and again when its own image lands$/);
     expect(await did()).toEqual(['Released']);
     images.set(R2, { image: imageOf(R2) });
     expect(await did()).toEqual(['HandedOff', 'Consistent']);
-    // The price of the bound, as the reason says: two rollouts.
-    expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, imageOf(R1)), hashOf(R2, imageOf(R2))]);
+    // The price of the bound, as the reason says: two rollouts, the first to the release's own OS, never to R1's.
+    expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, undefined), hashOf(R2, imageOf(R2))]);
     // The next release is gated again.
     await bump(R3, true);
-    expect(np().spec.pausedUntil).toBe('true');
+    expect(np().spec.pausedUntil).toBe('2026-11-25T02:00:00Z');
   });
 
   it('a hold whose start cannot be read is released at once, saying so', async () => {
     await bump(R2, true);
     await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { metadata: { annotations: { [HELD_SINCE_ANNOTATION]: 'yesterday' } } });
-    expect(await did()).toEqual(['TimedOut', 'Released']);
+    expect(await did()).toEqual(['Neutralised', 'TimedOut', 'Released']);
     expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/^UpgradeGateTimedOut: held since an unreadable on-cluster-build\.pkogen\.io\/gate-held-since \(max 3600s\), waiting for/);
   });
 
@@ -231,17 +234,17 @@ describe('fleet upgrade gate', () => {
 
   it('a concurrent edit between the gate reading and writing the NodePool is kept (the write is conditional)', async () => {
     await bump(R2, true);
-    let raced = false;
+    let calls = 0;
     const o = gate({
       imageFor: async () => {
-        if (!raced) {
-          raced = true; // a human edits the NodePool while the gate decides
+        if (calls++ === 1) {
+          // a human edits the NodePool while the gate decides (its second step: the first neutralised the hand-off)
           await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { replicas: 5 } });
         }
         return { pending: 'build running' };
       },
     });
-    expect(await did(o)).toEqual(['Paused', 'Waiting']);
+    expect(await did(o)).toEqual(['Neutralised', 'Paused', 'Waiting']);
     expect(np().spec.replicas).toBe(5);
     expect(mgmt.audit.filter((e) => e.user === FLEET_USER && e.code === 409).length).toBe(1);
   });
@@ -258,9 +261,10 @@ describe('fleet upgrade gate', () => {
     mgmt.store.put(tenantHandoff(HCP_NS, 'workers', 'my-config', imageOf(R1), R1));
     await bump(R2, true);
     images.set(R2, { image: imageOf(R2) }); // a provider image exists: not what a tenant NodePool runs
-    expect(await did()).toEqual(['Wanted', 'Paused', 'Waiting']);
+    expect(await did()).toEqual(['Wanted', 'Neutralised', 'Paused', 'Waiting']);
     expect(cm()!.metadata.annotations![WANTED_RELEASE_ANNOTATION]).toBe(R2);
-    expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R1));
+    expect(cm()!.data.config).toBe(''); // R1's image is gone: an expiry rolls R2 with its own OS; the gate never writes a tenant image
+    expect(cm()!.metadata.labels!['on-cluster-build.pkogen.io/nodepoolosconfig']).toBe('my-config');
     expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/the per-HCP controller builds the tenant layer for .*2{64} and hands it off$/);
     expect(await did()).toEqual(['Waiting']);
     // The per-HCP controller hands off its verified build for R2 (as reconciler.ts does).
@@ -294,16 +298,17 @@ describe('fleet upgrade gate', () => {
   it('the admission mutation holds only gated NodePools whose release changes and that nobody paused', () => {
     const base = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: 'w', namespace: HC_NS, labels: { [GATED_LABEL]: 'true' } }, spec: { release: { image: R1 } } };
     const to = (o: any) => ({ ...base, ...o, spec: { ...base.spec, ...o.spec }, metadata: { ...base.metadata, ...o.metadata } });
-    expect(admitNodePoolUpdate(base, to({ spec: { release: { image: R2 } } }), clock).map((p) => p.path)).toEqual([
+    expect(admitNodePoolUpdate(base, to({ spec: { release: { image: R2 } } }), clock, 3600).map((p) => p.path)).toEqual([
       '/metadata/annotations',
       '/metadata/annotations/on-cluster-build.pkogen.io~1gate-paused-for',
       '/metadata/annotations/on-cluster-build.pkogen.io~1gate-held-since',
+      '/metadata/annotations/on-cluster-build.pkogen.io~1gate-paused-until',
       '/spec/pausedUntil',
     ]);
-    expect(admitNodePoolUpdate(base, to({ spec: { replicas: 4 } }), clock)).toEqual([]);
-    expect(admitNodePoolUpdate(base, to({ metadata: { labels: {} }, spec: { release: { image: R2 } } }), clock)).toEqual([]);
-    expect(admitNodePoolUpdate(base, to({ spec: { release: { image: R2 }, pausedUntil: 'false' } }), clock)).toEqual([]);
-    expect(admitNodePoolUpdate(base, to({ metadata: { annotations: { [RELEASED_FOR_ANNOTATION]: R2 } }, spec: { release: { image: R2 } } }), clock)).toEqual([]);
+    expect(admitNodePoolUpdate(base, to({ spec: { replicas: 4 } }), clock, 3600)).toEqual([]);
+    expect(admitNodePoolUpdate(base, to({ metadata: { labels: {} }, spec: { release: { image: R2 } } }), clock, 3600)).toEqual([]);
+    expect(admitNodePoolUpdate(base, to({ spec: { release: { image: R2 }, pausedUntil: 'false' } }), clock, 3600)).toEqual([]);
+    expect(admitNodePoolUpdate(base, to({ metadata: { annotations: { [RELEASED_FOR_ANNOTATION]: R2 } }, spec: { release: { image: R2 } } }), clock, 3600)).toEqual([]);
   });
   describe('with a provider layer', () => {
     const published = () => parseProviderImages(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: HCP_NS }) as KubeObject | undefined);
@@ -346,12 +351,12 @@ describe('fleet upgrade gate', () => {
       mgmt.store.put(tenantHandoff(HCP_NS, 'workers', 'my-config', 'quay.example.com/tenant@' + DIGEST('7'), R1));
       expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'Consistent']);
       await bump(R2, true);
-      expect(await did(gate({ providerLayer: true }))).toEqual(['Wanted', 'Paused', 'Waiting']);
+      expect(await did(gate({ providerLayer: true }))).toEqual(['Wanted', 'Neutralised', 'Paused', 'Waiting']);
       expect(published()!.entries.get('workers')!.release).toBe(R1);
       images.set(R2, { image: imageOf(R2) });
       expect(await did(gate({ providerLayer: true }))).toEqual(['Published', 'Waiting']);
       expect(published()!.entries.get('workers')).toEqual({ release: R2, arch: 'amd64', image: imageOf(R2) });
-      expect(handedOffImage(cm()!.data.config)).toBe('quay.example.com/tenant@' + DIGEST('7')); // never the gate's to replace
+      expect(cm()!.data.config).toBe(''); // neutralised, never replaced by the gate: the per-HCP controller hands off its build
     });
 
     it('a new provider layer rolls provider-only hand-offs to its image (no hold: the release does not change); withdrawn, tenant builds stop waiting for it', async () => {
