@@ -138,6 +138,7 @@ describe('the fleet component, running', () => {
     const flags = parseCommand('fleet', ['--provider-repository', REPO, '--provider-layer-file', path.join(dir, 'Containerfile'), '--tls-dir', dir, '--webhook-port', '0', '--health-port', '0'], { POD_NAMESPACE: NS });
     const stop = new AbortController();
     const fleet = await startFleet(flags, (msg, fields = {}) => logs.push({ msg, ...fields }), stop.signal, {
+      preconditions: () => undefined, // builder/fleet/preconditions.ts has its own tests (fleet-gate.test.ts)
       management: new Observed(mgmt.kubeConfig(FLEET_USER)),
       now,
       waitingRecheckMs: 50,
@@ -262,6 +263,7 @@ describe('the fleet component, running', () => {
     const flags = parseCommand('fleet', ['--provider-repository', REPO, '--provider-layer-file', path.join(dir, 'Containerfile'), '--tls-dir', dir, '--webhook-port', '0', '--health-port', '0', '--leader-elect=false'], { POD_NAMESPACE: NS });
     const stop = new AbortController();
     const fleet = await startFleet(flags, (msg, fields = {}) => logs.push({ msg, ...fields }), stop.signal, {
+      preconditions: () => undefined, // builder/fleet/preconditions.ts has its own tests (fleet-gate.test.ts)
       management: new Kube(mgmt.kubeConfig(FLEET_USER)),
       now,
       waitingRecheckMs: 600_000, // far beyond this test: only the build's end can wake the gate
