@@ -29,6 +29,10 @@ import {
   WANTED_RELEASE_ANNOTATION,
 } from '../../builder/fleet/gate.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { fleetPreconditions } from '../../builder/fleet/preconditions.js';
+import { BLOCKED_ANNOTATION, CURRENT_CONFIG_ANNOTATION, TARGET_SEEN_ANNOTATION } from '../../builder/fleet/gate-names.js';
+import type { RolloutDecision, RolloutRequest } from '../../builder/fleet/gate.js';
+import { PULL_KEYS_CONFIGMAP } from '../../builder/api/types.js';
 import { handoffName, handedOffImage, NO_PROVIDER_LAYER, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY } from '../../builder/controller/handoff.js';
 import { providerHandoff, tenantHandoff } from './fleet-fixtures.js';
 
@@ -372,6 +376,235 @@ describe('fleet upgrade gate', () => {
       expect(await did(gate())).toEqual(['Published', 'Consistent']);
       expect((mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: HCP_NS }) as any).data).toEqual({ [PROVIDER_LAYER_KEY]: NO_PROVIDER_LAYER });
       expect(await did(gate())).toEqual(['Consistent']);
+    });
+  });
+
+  describe('the rollout hook', () => {
+    /** A policy that records what it is asked and answers `answer`. */
+    const policy = (answer: () => RolloutDecision) => {
+      const asked: RolloutRequest[] = [];
+      const started: RolloutRequest[] = [];
+      return {
+        asked,
+        started,
+        changes: () => asked.map((r) => r.change),
+        over: { admitRollout: (r: RolloutRequest) => (asked.push(r), answer()), onRolloutStarted: (r: RolloutRequest) => void started.push(r) } as Partial<GateOptions>,
+      };
+    };
+    const NOT_NOW = { admit: false as const, reason: 'wave 2 of 40: 50 NodePools rolling' };
+    const ADMIT = { admit: true as const };
+
+    it('a release change: asked before the hand-off is written; not admitted, the NodePool stays held with a neutral hand-off until admitted', async () => {
+      let answer: RolloutDecision = NOT_NOW;
+      const p = policy(() => answer);
+      await bump(R2, true);
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did(gate(p.over))).toEqual(['Neutralised', 'Paused', 'Deferred']);
+      expect(cm()!.data.config).toBe('');
+      expect(isPaused(np().spec.pausedUntil, clock)).toBe(true);
+      expect(np().metadata.annotations![REASON_ANNOTATION]).toBe('deferred by the rollout policy: wave 2 of 40: 50 NodePools rolling');
+      expect(new Set(p.changes())).toEqual(new Set(['release-change']));
+      expect(p.asked[0]).toMatchObject({ key: `${HC_NS}/workers`, image: imageOf(R2), releaseImage: R2 });
+      expect(p.started).toEqual([]);
+      answer = ADMIT;
+      expect(await did(gate(p.over))).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+      expect(p.started.map((r) => r.change)).toEqual(['release-change']);
+      expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, imageOf(R2))]);
+    });
+
+    it('a new provider layer, and a rollback: asked before the hand-off is rewritten; not admitted, nothing changes', async () => {
+      const p = policy(() => NOT_NOW);
+      expect(await did(gate({ providerLayer: true, ...p.over }))).toEqual(['Published', 'Consistent']);
+      expect(p.asked).toEqual([]); // publishing for a provider-only NodePool changes nothing it runs
+      const layer2 = 'provider-layer@sha256:' + 'b'.repeat(64);
+      images.set(R1, { image: imageOf(`${R1} hotfix`) });
+      expect(await did(gate({ providerLayer: true, layer: layer2, ...p.over }))).toEqual(['Published', 'Deferred']);
+      expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R1));
+      expect(p.changes()).toEqual(['layer-change']);
+      expect(await did(gate({ providerLayer: true, layer: layer2, rollback: true, ...p.over }))).toEqual(['Deferred']);
+      expect(p.changes()).toEqual(['layer-change', 'rollback']);
+      const q = policy(() => ADMIT);
+      expect(await did(gate({ providerLayer: true, layer: layer2, ...q.over }))).toEqual(['HandedOff', 'Consistent']);
+      expect(q.started.map((r) => r.change)).toEqual(['layer-change']);
+      expect(np().spec.pausedUntil).toBeUndefined();
+    });
+
+    it('a first hand-off: asked before it is created; not admitted, the NodePool is neither held nor handed off', async () => {
+      mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName('workers'), namespace: HCP_NS }, { force: true });
+      const p = policy(() => NOT_NOW);
+      expect(await did(gate({ providerLayer: true, ...p.over }))).toEqual(['Published', 'Deferred']);
+      expect(cm()).toBeUndefined();
+      expect(np().spec.pausedUntil).toBeUndefined();
+      expect(p.changes()).toEqual(['first-handoff']);
+      const q = policy(() => ADMIT);
+      expect(await did(gate({ providerLayer: true, ...q.over }))).toEqual(['HandedOff', 'Consistent']);
+      expect(q.started.map((r) => r.change)).toEqual(['first-handoff']);
+    });
+
+    it('a tenant-layered NodePool: asked before the provider image it builds FROM changes, and before the hold of its release change is lifted', async () => {
+      mgmt.store.put(tenantHandoff(HCP_NS, 'workers', 'my-config', 'quay.example.com/tenant@' + DIGEST('7'), R1));
+      let answer: RolloutDecision = NOT_NOW;
+      const p = policy(() => answer);
+      expect(await did(gate({ providerLayer: true, ...p.over }))).toEqual(['Deferred']);
+      expect(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: PROVIDER_IMAGES_CONFIGMAP, namespace: HCP_NS })).toBeUndefined(); // no rebuild starts
+      expect(p.changes()).toEqual(['first-handoff']);
+      await bump(R2, true);
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did(gate({ providerLayer: true, ...p.over }))).toEqual(['Published', 'Wanted', 'Neutralised', 'Paused', 'Waiting']);
+      const t = tenantHandoff(HCP_NS, 'workers', 'my-config', 'quay.example.com/tenant@' + DIGEST('9'), R2);
+      await admin.update(RESOURCES.configMaps, { ...t, metadata: { ...t.metadata, resourceVersion: cm()!.metadata.resourceVersion } });
+      expect(await did(gate({ providerLayer: true, ...p.over }))).toEqual(['Paused', 'Deferred']);
+      expect(isPaused(np().spec.pausedUntil, clock)).toBe(true);
+      answer = ADMIT;
+      expect(await did(gate({ providerLayer: true, ...p.over }))).toEqual(['Unpaused', 'Consistent']);
+      expect(p.started.map((r) => [r.change, r.image])).toEqual([['release-change', 'quay.example.com/tenant@' + DIGEST('9')]]);
+    });
+  });
+
+  describe('holds that expire', () => {
+    it('a dead fleet: the hold ends by itself at its time, and the new release rolls with its own OS, never the old one', async () => {
+      await bump(R2, true);
+      expect(await did()).toEqual(['Neutralised', 'Paused', 'Waiting']);
+      // The fleet is gone. HyperShift requeues at the time it was given (nodepool_controller.go) and reconciles.
+      advance(3600);
+      observe();
+      expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, undefined)]);
+      expect(hashOf(R2, imageOf(R1))).toBeUndefined();
+    });
+
+    it('an older fleet\'s "true" becomes a time within the bound of its start; a lowered bound shortens it; a time a human set is theirs', async () => {
+      await bump(R2, true);
+      await did();
+      await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { metadata: { annotations: { [PAUSED_UNTIL_ANNOTATION]: null } }, spec: { pausedUntil: 'true' } });
+      advance(600);
+      expect(await did()).toEqual(['Paused', 'Waiting']);
+      expect(np().spec.pausedUntil).toBe('2026-11-25T01:00:00Z'); // HELD_SINCE + 3600 s, not now + 3600 s
+      expect(np().metadata.annotations![PAUSED_UNTIL_ANNOTATION]).toBe('2026-11-25T01:00:00Z');
+      expect(await did(gate({ maxHoldSeconds: 1800 }))).toEqual(['Paused', 'Waiting']);
+      expect(np().spec.pausedUntil).toBe('2026-11-25T00:30:00Z');
+      expect(await did(gate({ maxHoldSeconds: 1800 }))).toEqual(['Waiting']);
+      await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { pausedUntil: '2026-11-25T06:00:00Z' } });
+      expect(await did()).toEqual(['Overridden', 'Released']);
+      expect(np().spec.pausedUntil).toBe('2026-11-25T06:00:00Z'); // not ours to lift
+    });
+  });
+
+  describe('lifting only once HyperShift read the hand-off', () => {
+    /** HyperShift's ConfigMap informer: what the NodePool controller reads the hand-off from. */
+    let cached = '';
+    const sync = () => (cached = cm()?.data?.config ?? '');
+    const hashOfConfig = (c: string) => createHash('sha256').update(c).digest('hex').slice(0, 8);
+    /** One NodePool reconcile as nodepool_controller.go does it: conditions (UpdatingConfig from the cache) first, then the pause check, then the rollout. */
+    const reconcile = () => {
+      const n = np() as any;
+      const target = hashOfConfig(cached);
+      const current = n.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION];
+      const updating = target !== current;
+      n.status = { conditions: [updating ? { type: 'UpdatingConfig', status: 'True', reason: 'AsExpected', message: `Updating config in progress. Target config: ${target}` } : { type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }] };
+      if (!isPaused(n.spec.pausedUntil, clock)) {
+        n.metadata.annotations = { ...(n.metadata.annotations ?? {}), [CURRENT_CONFIG_ANNOTATION]: target };
+        n.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }] };
+        rolledTo.push(cached);
+      }
+      mgmt.store.put(n);
+    };
+    let rolledTo: string[];
+    beforeEach(() => {
+      rolledTo = [];
+      sync();
+      reconcile();
+    });
+
+    it('HyperShift reading a stale cache keeps the hold; the target moving lifts it; the NodePool rolls once, to the new image', async () => {
+      await bump(R2, true);
+      expect(np().metadata.annotations![TARGET_SEEN_ANNOTATION]).toBe(`current:${hashOfConfig(cm()!.data.config)}`); // recorded by the admission mutation
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did()).toEqual(['HandedOff', 'Paused', 'Waiting']); // Paused: the reason now says it waits for HyperShift to read it
+      reconcile(); // the informer has not delivered the new hand-off yet
+      expect(await did()).toEqual(['Waiting']);
+      expect(isPaused(np().spec.pausedUntil, clock)).toBe(true);
+      sync();
+      reconcile(); // paused: the target moves, nothing rolls
+      expect((np() as any).status.conditions[0].message).toBe(`Updating config in progress. Target config: ${hashOfConfig(cm()!.data.config)}`);
+      expect(await did()).toEqual(['Unpaused', 'Consistent']);
+      reconcile();
+      expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R2)]); // the first: the beforeEach's steady state
+    });
+
+    it('the target moves twice while the image is built (the neutral hand-off read): noted, and only a move after the hand-off lifts', async () => {
+      await bump(R2, true);
+      expect(await did()).toEqual(['Neutralised', 'Paused', 'Waiting']);
+      sync();
+      reconcile(); // HyperShift reads the neutral hand-off
+      expect(await did()).toEqual(['Noted', 'Waiting']);
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did()).toEqual(['HandedOff', 'Paused', 'Waiting']); // Paused: the reason now says it waits for HyperShift to read it
+      sync();
+      reconcile();
+      expect(await did()).toEqual(['Unpaused', 'Consistent']);
+      reconcile();
+      expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R2)]);
+    });
+
+    it('a target that never moves: the hold ends at its time, with the hand-off for the release in place', async () => {
+      await bump(R2, true);
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did()).toEqual(['HandedOff', 'Paused', 'Waiting']); // Paused: the reason now says it waits for HyperShift to read it
+      advance(3600);
+      expect(await did()).toEqual(['TimedOut', 'Consistent']);
+      expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/waiting for HyperShift to read it .*; released: the hand-off is for .*2{64}$/);
+      expect(np().spec.pausedUntil).toBeUndefined();
+    });
+  });
+
+  describe('preconditions', () => {
+    const PUSH_REPO = 'quay.example.com/provider/rhcos';
+    beforeEach(() => {
+      mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
+      mgmt.registerType({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, status: true });
+      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: 'banana', namespace: HCP_NS }, spec: { releaseImage: R1 } });
+      mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PULL_KEYS_CONFIGMAP.name, namespace: HCP_NS }, data: { [PULL_KEYS_CONFIGMAP.key]: 'quay.example.com\nregistry.redhat.io\n' } });
+      mgmt.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'm-1', labels: { 'kubernetes.io/arch': 'amd64' } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+    });
+    const pre = (repository = PUSH_REPO) => gate({ providerLayer: true, preconditions: fleetPreconditions({ management: fleet, repository, builds: 'nodes', cacheMs: 0 }) });
+
+    it.each([
+      ['the pull secret does not cover the provider repository', () => mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PULL_KEYS_CONFIGMAP.name, namespace: HCP_NS }, data: { [PULL_KEYS_CONFIGMAP.key]: 'registry.redhat.io\n' } }), /^the HostedCluster pull secret \(Secret clusters-banana\/pull-secret\) has no credentials for quay\.example\.com\/provider\/rhcos/],
+      ['NodeTuning is disabled', () => mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: 'banana', namespace: HCP_NS }, spec: { releaseImage: R1, capabilities: { disabled: ['NodeTuning'] } } }), /^the HostedCluster disables the NodeTuning capability .*HyperShift ignores the hand-off ConfigMap$/],
+      ['no management Node can build for the arch', () => mgmt.store.delete({ apiVersion: 'v1', kind: 'Node', name: 'm-1' }), /^no Ready, schedulable management cluster Node of architecture amd64/],
+    ] as const)('%s: no hold, no hand-off, the reason on the NodePool', async (_, breakIt, why) => {
+      expect(await did(pre())).toEqual(['Published', 'Consistent']);
+      breakIt();
+      expect(await did(pre())).toEqual(['Blocked', 'Blocked']);
+      expect(np().metadata.labels?.[GATED_LABEL]).toBeUndefined(); // the admission mutation no longer selects it
+      expect(np().metadata.annotations![BLOCKED_ANNOTATION]).toMatch(why);
+      await bump(R2, true);
+      expect(np().spec.pausedUntil).toBeUndefined();
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did(pre())).toEqual(['Neutralised', 'Blocked']); // its hand-off for R1 goes (R2 with R1's OS is never run); no image for R2 is handed
+      expect(cm()!.data.config).toBe('');
+      expect(np().spec.pausedUntil).toBeUndefined();
+      // A NodePool without a hand-off is given none.
+      mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName('workers'), namespace: HCP_NS }, { force: true });
+      expect(await did(pre())).toEqual(['Blocked']);
+      expect(cm()).toBeUndefined();
+    });
+
+    it('a hold of ours is lifted when a precondition fails; mended, the NodePool is gated again', async () => {
+      expect(await did(pre())).toEqual(['Published', 'Consistent']);
+      await bump(R2, true);
+      expect(await did(pre())).toEqual(['Neutralised', 'Paused', 'Waiting']);
+      mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PULL_KEYS_CONFIGMAP.name, namespace: HCP_NS }, data: { [PULL_KEYS_CONFIGMAP.unavailableKey]: 'the HostedCluster pull secret has more auth keys than the published list holds' } });
+      expect(await did(pre())).toEqual(['Blocked', 'Blocked']);
+      expect(np().spec.pausedUntil).toBeUndefined();
+      expect(np().metadata.annotations![PAUSED_FOR_ANNOTATION]).toBeUndefined();
+      expect(np().metadata.annotations![BLOCKED_ANNOTATION]).toMatch(/more auth keys than the published list holds$/);
+      mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PULL_KEYS_CONFIGMAP.name, namespace: HCP_NS }, data: { [PULL_KEYS_CONFIGMAP.key]: 'quay.example.com\n' } });
+      images.set(R2, { image: imageOf(R2) });
+      expect(await did(pre())).toEqual(['Labelled', 'Published', 'HandedOff', 'Consistent']);
+      expect(np().metadata.annotations![BLOCKED_ANNOTATION]).toBeUndefined();
+      // The fleet's reads for it: only what it is granted (FLEET_CLUSTER_RULES, HANDOFF_RULES).
+      expect(mgmt.audit.filter((e) => e.user === FLEET_USER && (e.code === 401 || e.code === 403))).toEqual([]);
     });
   });
 });
