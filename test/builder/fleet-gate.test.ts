@@ -607,4 +607,69 @@ describe('fleet upgrade gate', () => {
       expect(mgmt.audit.filter((e) => e.user === FLEET_USER && (e.code === 401 || e.code === 403))).toEqual([]);
     });
   });
+
+  describe('properties over randomized schedules', () => {
+    /** mulberry32: a seeded, deterministic schedule. */
+    const rng = (seed: number) => () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    /** Unpaused while the hand-off carries an image built for another release than the NodePool's. */
+    const violating = () => {
+      const n = np();
+      const c = cm();
+      return !isPaused(n.spec.pausedUntil, clock) && !!c && (c.data?.config ?? '') !== '' && c.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] !== n.spec.release.image;
+    };
+
+    it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %i: the fleet never makes (release R, image for R\' != R) unpaused, and settles out of it; no hold it writes is "true" or past now + bound', async (seed) => {
+      const r = rng(seed);
+      const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+      const problems: string[] = [];
+      const MAX = 3600;
+      // Every write the fleet makes is checked as it lands.
+      class Checked extends Kube {
+        override async request(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+          const before = violating();
+          const out = await super.request(method, path, body, contentType);
+          if (method === 'GET') return out;
+          observe();
+          if (!before && violating()) problems.push(`${method} ${path}: made (release, image of another release) unpaused`);
+          const n = np();
+          const ours = n.metadata.annotations?.[PAUSED_UNTIL_ANNOTATION];
+          if (ours !== undefined && n.spec.pausedUntil === ours) {
+            if (ours === 'true' || !(Date.parse(ours) <= clock.getTime() + MAX * 1000)) problems.push(`${method} ${path}: pausedUntil ${ours}`);
+          }
+          return out;
+        }
+      }
+      const checked = new Checked(mgmt.kubeConfig(FLEET_USER));
+      let admitAll = true;
+      for (let i = 0; i < 120; i++) {
+        const a = r();
+        if (a < 0.2) {
+          const to = pick([R1, R2, R3].filter((x) => x !== np().spec.release.image));
+          await bump(to, r() < 0.9); // now and then without the admission mutation (webhook down, failurePolicy Ignore)
+        } else if (a < 0.35) {
+          const built = pick([R1, R2, R3]); // a build lands
+          images.set(built, { image: imageOf(built) });
+        }
+        else if (a < 0.4) images.set(pick([R1, R2, R3]), { failed: 'exit status 1' });
+        else if (a < 0.6) {
+          advance(Math.floor(r() * 1500)); // the fleet may be down meanwhile: HyperShift's clock runs
+          observe();
+        } else if (a < 0.85) {
+          admitAll = r() < 0.7;
+          const o = gate({ management: checked, admitRollout: () => (admitAll ? { admit: true } : { admit: false, reason: 'not now' }) });
+          await settleGate(o);
+          if (violating()) problems.push(`step ${i}: settled in (release, image of another release) unpaused`);
+        } else {
+          const v = pick([null, 'true', new Date(clock.getTime() + 1800_000).toISOString().replace(/\.\d{3}Z$/, 'Z')]);
+          await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { spec: { pausedUntil: v } });
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+  });
 });
