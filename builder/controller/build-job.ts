@@ -45,7 +45,8 @@ const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
 /**
  * Reads how a build Job ended (one home for the per-HCP controller and the fleet's provider
  * builds): running until a Complete/SuccessCriteriaMet or Failed/FailureTarget condition; then
- * the newest pods' termination messages (`listPods`, called only then) give the pushed digest or
+ * the newest pods' termination messages (the push container's, then the init containers' `pull`
+ * and `build`) (`listPods`, called only then) give the pushed digest or
  * the failing container's message (its log's tail, as the build script writes it).
  */
 export async function readJobEnd(job: KubeObject & { status?: { conditions?: JobCondition[] } }, listPods: () => Promise<KubeObject[]>): Promise<JobEnd> {
@@ -54,9 +55,10 @@ export async function readJobEnd(job: KubeObject & { status?: { conditions?: Job
   const failed = conds.find((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True');
   if (!complete && !failed) return { state: 'running' };
   type Terminated = { exitCode?: number; message?: string };
-  const ends = ((await listPods()) as (KubeObject & { status?: { containerStatuses?: { state?: { terminated?: Terminated } }[] } })[])
+  type Statuses = { state?: { terminated?: Terminated } }[];
+  const ends = ((await listPods()) as (KubeObject & { status?: { initContainerStatuses?: Statuses; containerStatuses?: Statuses } })[])
     .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
-    .flatMap((p) => (p.status?.containerStatuses ?? []).map((cs) => cs?.state?.terminated).filter((t): t is Terminated => !!t));
+    .flatMap((p) => [...(p.status?.containerStatuses ?? []), ...(p.status?.initContainerStatuses ?? [])].map((cs) => cs?.state?.terminated).filter((t): t is Terminated => !!t));
   if (complete) {
     const digest = ends.map((t) => String(t.message ?? '').trim()).find((m) => DIGEST_RE.test(m));
     return { state: 'complete', condition: complete, ...(digest ? { digest } : {}) };
@@ -65,7 +67,22 @@ export async function readJobEnd(job: KubeObject & { status?: { conditions?: Job
   return { state: 'failed', condition: failed!, ...(last ? { lastMessage: String(last.message).trim() } : {}) };
 }
 
-export const CREDENTIALS_DIR = '/var/run/on-cluster-build/credentials';
+/** Where the pull container finds the base pull auth file, and the push container the push one: never in the build container. */
+export const PULL_CREDENTIALS_DIR = '/var/run/on-cluster-build/pull-credentials';
+export const PUSH_CREDENTIALS_DIR = '/var/run/on-cluster-build/push-credentials';
+/** The additional trust bundle (CA certificates, PEM), for the pull and push containers' `--cert-dir`. */
+export const TRUST_DIR = '/var/run/on-cluster-build/trust';
+/** The build ConfigMap's key (and file name under `TRUST_DIR`) for the trust bundle: containers/image reads `*.crt` there. */
+export const TRUST_BUNDLE_KEY = 'additional-ca-bundle.crt';
+/** The build ConfigMap's key for the image signature policy (containers-policy.json). */
+export const POLICY_KEY = 'policy.json';
+/**
+ * The pulled images' storage (volume `base`): written by the pull container only, read-only in the
+ * build and push containers, which use it as a read-only additional image store.
+ */
+export const BASE_STORE_DIR = '/var/lib/on-cluster-build/base';
+/** The build container's scratch (volume `build`), read-only in the push container, which takes only the OCI layout `out/image` from it. */
+export const BUILT_DIR = '/var/lib/on-cluster-build/built';
 export const CONTAINERFILE_DIR = '/var/run/on-cluster-build/containerfile';
 /**
  * Files passed into every RUN step, as MCO's entitled builds pass them (`buildah-build.sh`,
@@ -111,6 +128,8 @@ export const BUILD_DROPPED_CAPABILITIES = [...CRIO_DEFAULT_CAPABILITIES.filter((
 /** Where the one emptyDir is mounted: buildah's storage, TMPDIR, HOME and runtime dir all live there. */
 export const BUILD_VOLUME_DIR = '/tmp';
 export const BUILD_HOME = `${BUILD_VOLUME_DIR}/home`;
+/** The built image's name in the build container's storage (never pushed under this name). */
+export const BUILT_IMAGE = 'localhost/on-cluster-build:final';
 /** Longest failure tail written to the termination message (the kubelet keeps at most 4096 bytes). */
 export const FAILURE_TAIL_BYTES = 3000;
 
@@ -167,6 +186,13 @@ export interface BuildJobInput {
    * another ID unpacks; the build pod gets its ID range from newuidmap instead (docs/design.md).
    */
   userNamespaces?: boolean;
+  /**
+   * CA certificates (PEM) the pull and push trust besides the system's: the HostedCluster's
+   * `spec.additionalTrustBundle` for tenant builds, a provider-set bundle for provider builds.
+   */
+  trustBundle?: string;
+  /** An image signature policy (containers-policy.json) for the pull and the push; none: the image's own. */
+  policyJson?: string;
   /** HTTP(S)_PROXY / NO_PROXY for registry access. */
   proxyEnv?: { name: string; value: string }[];
 }
@@ -186,20 +212,44 @@ export function synthesizeContainerfile(i: Pick<BuildJobInput, 'baseOSImage' | '
 }
 
 /**
- * The build script. Every path it writes is on the emptyDir (HOME, TMPDIR and XDG_RUNTIME_DIR
- * are set in the container's env). Each step's output goes to the pod log and to a log file; a
- * failing step writes the tail of that file (at most FAILURE_TAIL_BYTES) as the termination
- * message, so the message ends with the error rather than starting with pull progress. When even
- * the log file cannot be written the message stays empty and the kubelet falls back to the log's
- * tail (FallbackToLogsOnError). Success writes the pushed manifest's digest and nothing else.
+ * The images a build pulls: the release's base OS image, then every image a stage starts from or
+ * a `--from=` names that is neither `configs` nor an earlier stage (a provider Containerfile may
+ * `COPY --from=<image>`; the webhook refuses that in tenant Containerfiles). The build container
+ * runs with `--pull=never`, so an image missed here fails the build ("image not known"), never
+ * pulls with credentials. Sorted after the base, no duplicates.
  */
-export const BUILD_SCRIPT = [
+export function imagesToPull(i: Pick<BuildJobInput, 'baseOSImage' | 'containerfile'>): string[] {
+  const stages = new Set(['configs']);
+  const out: string[] = [];
+  const add = (ref: string) => {
+    if (!stages.has(ref.toLowerCase()) && !/^\d+$/.test(ref) && !out.includes(ref)) out.push(ref);
+  };
+  for (const line of i.containerfile.split('\n')) {
+    const from = /^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (from) {
+      add(from[1]!);
+      if (from[2]) stages.add(from[2].toLowerCase());
+      continue;
+    }
+    for (const m of line.matchAll(/--from=(\S+)/gi)) add(m[1]!.replace(/,.*$/, ''));
+  }
+  return [i.baseOSImage, ...out.filter((r) => r !== i.baseOSImage).sort()];
+}
+
+/**
+ * What every script starts with. Each step's output goes to the pod log and to a log file; a
+ * failing step writes the tail of that file (at most FAILURE_TAIL_BYTES) as the container's
+ * termination message, so the message ends with the error rather than starting with pull
+ * progress. When even the log file cannot be written the message stays empty and the kubelet falls
+ * back to the log's tail (FallbackToLogsOnError).
+ */
+const SCRIPT_PRELUDE = [
   'set -uo pipefail',
-  'log="$TMPDIR/build.log"',
+  'log="$TMPDIR/$CONTAINER.log"',
   'if ! : > "$log" 2>/dev/null; then log=/dev/null; fi',
   'fail() {',
   '  if [ -s "$log" ]; then',
-  `    { printf 'build failed (exit %s):\\n' "$1"; tail -n 40 "$log" | tail -c ${FAILURE_TAIL_BYTES}; } > /dev/termination-log`,
+  `    { printf '%s failed (exit %s):\\n' "$CONTAINER" "$1"; tail -n 40 "$log" | tail -c ${FAILURE_TAIL_BYTES}; } > /dev/termination-log`,
   '  fi',
   '  exit "$1"',
   '}',
@@ -208,13 +258,48 @@ export const BUILD_SCRIPT = [
   '  local rc=${PIPESTATUS[0]}',
   '  if [ "$rc" -ne 0 ]; then fail "$rc"; fi',
   '}',
-  'step mkdir -p "$HOME/context" "$XDG_RUNTIME_DIR"',
+  'step mkdir -p "$HOME" "$XDG_RUNTIME_DIR"',
   'step chmod 0700 "$XDG_RUNTIME_DIR"',
-  'store=(--root "$HOME/storage" --runroot "$XDG_RUNTIME_DIR/storage" --storage-driver vfs)',
-  // Entitlements, repositories and GPG keys, as MCO's buildah-build.sh passes them: copied out of
-  // their volume (its files keep the volume's SELinux label) into TMPDIR, outside the build
-  // context, and bound into every RUN step with --volume; a bind mount is in no layer, so no
-  // image carries them. `*` skips the volume's own dot entries.
+  // The trust bundle (containers/image adds every *.crt of --cert-dir to the system roots) and the
+  // signature policy, when the build ConfigMap has them; both only where a registry is contacted.
+  'tls=()',
+  `if [ -s ${TRUST_DIR}/${TRUST_BUNDLE_KEY} ]; then tls=(--cert-dir ${TRUST_DIR}); fi`,
+  'policy=()',
+  `if [ -s ${CONTAINERFILE_DIR}/${POLICY_KEY} ]; then policy=(--signature-policy ${CONTAINERFILE_DIR}/${POLICY_KEY}); fi`,
+];
+
+/**
+ * Container `pull` (first init container): the only one with the base pull credentials. Pulls the
+ * base OS image (and any image `imagesToPull` found) into the `base` volume, which the later
+ * containers mount read-only. Runs before any tenant instruction, so nothing it reads was written
+ * by one.
+ */
+export const PULL_SCRIPT = [
+  ...SCRIPT_PRELUDE,
+  `base=(--root ${BASE_STORE_DIR}/storage --runroot "$XDG_RUNTIME_DIR/base" --storage-driver vfs)`,
+  'for image in $PULL_IMAGES; do',
+  `  step buildah "\${base[@]}" pull "\${tls[@]}" "\${policy[@]}" --authfile ${PULL_CREDENTIALS_DIR}/base.json "docker://$image"`,
+  'done',
+].join('\n');
+
+/**
+ * Container `build` (second init container): runs the Containerfile, the only place a RUN step
+ * runs. No credentials are mounted, none is in its environment, it has no API token: a RUN step
+ * that leaves buildah's chroot finds this container's files, the pulled images and its own
+ * scratch, nothing else. Builds with `--pull=never` on the pulled images (the `base` volume as a
+ * read-only additional image store: a RUN step cannot alter the base layers the push container
+ * later reads), then writes the image as an OCI layout with uncompressed layers (so the base's
+ * layers keep their digests, which are their diff_ids) to `$TMPDIR/out/image`.
+ *
+ * Entitlements, repositories and GPG keys, as MCO's buildah-build.sh passes them: copied out of
+ * their volume (its files keep the volume's SELinux label) into TMPDIR, outside the build
+ * context, and bound into every RUN step with --volume; a bind mount is in no layer, so no image
+ * carries them. `*` skips the volume's own dot entries.
+ */
+export const BUILD_SCRIPT = [
+  ...SCRIPT_PRELUDE,
+  'step mkdir -p "$HOME/context" "$TMPDIR/out"',
+  `store=(--root "$HOME/storage" --runroot "$XDG_RUNTIME_DIR/storage" --storage-driver vfs --storage-opt vfs.imagestore=${BASE_STORE_DIR}/storage)`,
   'runvols=()',
   ...RUN_MOUNT_NAMES.flatMap((n) => [
     `if [ -d ${RUN_MOUNTS[n].dir} ]; then`,
@@ -224,8 +309,31 @@ export const BUILD_SCRIPT = [
     `  runvols+=(--volume "$TMPDIR/run-files/${n}:${RUN_MOUNTS[n].runPath}:z,ro")`,
     'fi',
   ]),
-  `step buildah "\${store[@]}" bud --isolation chroot --pull=always --target final "\${runvols[@]}" --authfile ${CREDENTIALS_DIR}/base.json --file ${CONTAINERFILE_DIR}/Containerfile --tag "$TAG" "$HOME/context"`,
-  `step buildah "\${store[@]}" push --authfile ${CREDENTIALS_DIR}/push.json --digestfile "$HOME/digest" "$TAG" "docker://$TAG"`,
+  `step buildah "\${store[@]}" bud --isolation chroot --pull=never --target final "\${runvols[@]}" --file ${CONTAINERFILE_DIR}/Containerfile --tag ${BUILT_IMAGE} "$HOME/context"`,
+  `step buildah "\${store[@]}" push --disable-compression ${BUILT_IMAGE} "oci:$TMPDIR/out/image:final"`,
+].join('\n');
+
+/**
+ * Container `push` (the pod's container, after both init containers): the only one with the push
+ * credentials. It trusts nothing the build container wrote but the OCI layout, and reads that
+ * only as containers/image reads a layout: blobs by digest, each verified against it while
+ * copied. It refuses a layout holding anything but plain files and directories (a symlink could
+ * name this container's credentials), imports the layout into its own storage (the base's layers
+ * are found by digest in the read-only `base` store and reused, not copied), and pushes from
+ * there. Success writes the pushed manifest's digest and nothing else.
+ */
+export const PUSH_SCRIPT = [
+  ...SCRIPT_PRELUDE,
+  `layout=${BUILT_DIR}/out/image`,
+  'odd="$(find "$layout" ! -type f ! -type d -print 2>&1 | head -n 3)"',
+  'if [ ! -d "$layout" ] || [ -L "$layout" ] || [ -n "$odd" ]; then',
+  '  printf "the build left no OCI layout of plain files and directories at %s: %s\\n" "$layout" "$odd" | tee -a "$log"; fail 1',
+  'fi',
+  `store=(--root "$HOME/storage" --runroot "$XDG_RUNTIME_DIR/storage" --storage-driver vfs --storage-opt vfs.imagestore=${BASE_STORE_DIR}/storage)`,
+  'id="$(buildah "${store[@]}" pull --quiet "oci:$layout:final" 2>>"$log")"',
+  'rc=$?',
+  'if [ "$rc" -ne 0 ] || [[ ! "$id" =~ ^[0-9a-f]{64}$ ]]; then echo "importing the built image failed" | tee -a "$log"; fail "${rc/#0/1}"; fi',
+  `step buildah "\${store[@]}" push "\${tls[@]}" "\${policy[@]}" --authfile ${PUSH_CREDENTIALS_DIR}/push.json --digestfile "$HOME/digest" "$id" "docker://$TAG"`,
   'digest="$(cat "$HOME/digest" 2>/dev/null)"',
   'if [[ ! "$digest" =~ ^sha256:[0-9a-f]{64}$ ]]; then echo "buildah push wrote no digest" | tee -a "$log"; fail 1; fi',
   'printf "%s" "$digest" > /dev/termination-log',
@@ -244,8 +352,9 @@ export function buildJob(i: BuildJobInput): KubeObject {
   const labels = buildLabels(i);
   const runFiles = RUN_MOUNT_NAMES.map((n) => ({ n, files: [...(i.runFiles?.[n] ?? [])].sort() })).filter((m) => m.files.length);
   const storage = i.storage ?? DEFAULT_BUILD_STORAGE;
-  const env = [
-    { name: 'TAG', value: i.pushTag },
+  const env = (container: string, own: { name: string; value: string }[]) => [
+    { name: 'CONTAINER', value: container },
+    ...own,
     { name: 'HOME', value: BUILD_HOME },
     { name: 'TMPDIR', value: BUILD_VOLUME_DIR },
     { name: 'XDG_RUNTIME_DIR', value: `${BUILD_VOLUME_DIR}/run` },
@@ -253,6 +362,35 @@ export function buildJob(i: BuildJobInput): KubeObject {
     ...(i.registriesConf !== undefined ? [{ name: 'CONTAINERS_REGISTRIES_CONF', value: `${CONTAINERFILE_DIR}/registries.conf` }] : []),
     ...(i.proxyEnv ?? []),
   ];
+  const mount = (name: string, mountPath: string, readOnly: boolean) => ({ name, mountPath, ...(readOnly ? { readOnly: true } : {}) });
+  // containers/image puts some big temporary files in /var/tmp whatever TMPDIR says (buildah 1.28
+  // committing a stage with no instruction: "creating a temporary directory"): a directory of the
+  // container's scratch volume there, so every path buildah writes is on an accounted volume.
+  const varTmp = (volume: string) => ({ name: volume, mountPath: '/var/tmp', subPath: 'var-tmp' });
+  const trust = i.trustBundle !== undefined ? [mount('trust', TRUST_DIR, true)] : [];
+  // The three containers are alike but for their script, environment and mounts: same image,
+  // user, capabilities (each runs buildah in a user namespace), resources and read-only root.
+  const container = (name: string, script: string, own: { name: string; value: string }[], volumeMounts: object[]) => ({
+    name,
+    image: i.builderImage,
+    imagePullPolicy: 'IfNotPresent',
+    command: ['/bin/bash', '-c', script],
+    env: env(name, own),
+    resources: {
+      requests: { ...DEFAULT_BUILD_RESOURCES.requests, 'ephemeral-storage': storage.request },
+      limits: { ...DEFAULT_BUILD_RESOURCES.limits, 'ephemeral-storage': storage.limit },
+    },
+    securityContext: {
+      // newuidmap/newgidmap must gain CAP_SETUID/CAP_SETGID from their file capabilities.
+      allowPrivilegeEscalation: true,
+      capabilities: { drop: [...BUILD_DROPPED_CAPABILITIES] },
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+    },
+    terminationMessagePath: '/dev/termination-log',
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+    volumeMounts,
+  });
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -274,6 +412,8 @@ export function buildJob(i: BuildJobInput): KubeObject {
           restartPolicy: 'Never',
           serviceAccountName: BUILD_SERVICE_ACCOUNT,
           automountServiceAccountToken: false,
+          // Each container in its own PID namespace: no /proc/<pid> of another container to read.
+          shareProcessNamespace: false,
           enableServiceLinks: false,
           priorityClassName: BUILD_PRIORITY_CLASS,
           nodeSelector: { 'kubernetes.io/os': 'linux', ...(i.arch ? { 'kubernetes.io/arch': i.arch } : {}) },
@@ -281,41 +421,48 @@ export function buildJob(i: BuildJobInput): KubeObject {
           // No seccompProfile: anyuid lists none, and SCC admission refuses a pod that sets one.
           securityContext: { runAsUser: BUILD_USER.uid, runAsGroup: BUILD_USER.gid, runAsNonRoot: true },
           terminationGracePeriodSeconds: 10,
+          // Init containers run one after the other, each to its end, before the pod's container.
+          initContainers: [
+            container('pull', PULL_SCRIPT, [{ name: 'PULL_IMAGES', value: imagesToPull(i).join(' ') }], [
+              mount('pull-credentials', PULL_CREDENTIALS_DIR, true),
+              mount('containerfile', CONTAINERFILE_DIR, true),
+              ...trust,
+              mount('base', BASE_STORE_DIR, false),
+              mount('scratch', BUILD_VOLUME_DIR, false),
+              varTmp('scratch'),
+            ]),
+            container('build', BUILD_SCRIPT, [], [
+              mount('containerfile', CONTAINERFILE_DIR, true),
+              ...runFiles.map((m) => mount(m.n, RUN_MOUNTS[m.n].dir, true)),
+              mount('base', BASE_STORE_DIR, true),
+              mount('build', BUILD_VOLUME_DIR, false),
+              varTmp('build'),
+            ]),
+          ],
           containers: [
-            {
-              name: 'build',
-              image: i.builderImage,
-              imagePullPolicy: 'IfNotPresent',
-              command: ['/bin/bash', '-c', BUILD_SCRIPT],
-              env,
-              resources: {
-                requests: { ...DEFAULT_BUILD_RESOURCES.requests, 'ephemeral-storage': storage.request },
-                limits: { ...DEFAULT_BUILD_RESOURCES.limits, 'ephemeral-storage': storage.limit },
-              },
-              securityContext: {
-                // newuidmap/newgidmap must gain CAP_SETUID/CAP_SETGID from their file capabilities.
-                allowPrivilegeEscalation: true,
-                capabilities: { drop: [...BUILD_DROPPED_CAPABILITIES] },
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-              },
-              terminationMessagePath: '/dev/termination-log',
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-              volumeMounts: [
-                { name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true },
-                { name: 'containerfile', mountPath: CONTAINERFILE_DIR, readOnly: true },
-                ...runFiles.map((m) => ({ name: m.n, mountPath: RUN_MOUNTS[m.n].dir, readOnly: true })),
-                { name: 'build', mountPath: BUILD_VOLUME_DIR },
-              ],
-            },
+            container('push', PUSH_SCRIPT, [{ name: 'TAG', value: i.pushTag }], [
+              mount('push-credentials', PUSH_CREDENTIALS_DIR, true),
+              mount('containerfile', CONTAINERFILE_DIR, true),
+              ...trust,
+              mount('base', BASE_STORE_DIR, true),
+              mount('build', BUILT_DIR, true),
+              mount('scratch', BUILD_VOLUME_DIR, false),
+              varTmp('scratch'),
+            ]),
           ],
           volumes: [
-            // Readable by the build user (no fsGroup under anyuid); only this container mounts it.
-            { name: 'credentials', secret: { secretName: i.jobName, defaultMode: 0o444, items: CREDENTIAL_KEYS.map((k) => ({ key: k, path: k })) } },
+            // Readable by the build user (no fsGroup under anyuid); each mounted by one container only.
+            { name: 'pull-credentials', secret: { secretName: i.jobName, defaultMode: 0o444, items: [{ key: 'base.json', path: 'base.json' }] } },
+            { name: 'push-credentials', secret: { secretName: i.jobName, defaultMode: 0o444, items: [{ key: 'push.json', path: 'push.json' }] } },
             // The same Secret's entitlement, repository and GPG key files, each set on its own (MCO: etc-pki-entitlement, etc-yum-repos-d, etc-pki-rpm-gpg).
             ...runFiles.map((m) => ({ name: m.n, secret: { secretName: i.jobName, defaultMode: 0o444, items: m.files.map((f) => ({ key: `${m.n}.${f}`, path: f })) } })),
             { name: 'containerfile', configMap: { name: i.jobName, defaultMode: 0o444 } },
+            ...(i.trustBundle !== undefined ? [{ name: 'trust', configMap: { name: i.jobName, defaultMode: 0o444, items: [{ key: TRUST_BUNDLE_KEY, path: TRUST_BUNDLE_KEY }] } }] : []),
+            // Pulled images (pull writes; build and push read), the build's scratch (build writes;
+            // push reads its OCI layout), the credentialed containers' scratch (never in build).
+            { name: 'base', emptyDir: { sizeLimit: storage.limit } },
             { name: 'build', emptyDir: { sizeLimit: storage.limit } },
+            { name: 'scratch', emptyDir: { sizeLimit: storage.limit } },
           ],
         },
       },
@@ -332,7 +479,12 @@ export function buildConfigMap(i: BuildJobInput, job: KubeObject): KubeObject {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: i.jobName, namespace: i.namespace, labels: buildLabels(i), ownerReferences: ownedBy(job) },
-    data: { Containerfile: synthesizeContainerfile(i), ...(i.registriesConf !== undefined ? { 'registries.conf': i.registriesConf } : {}) },
+    data: {
+      Containerfile: synthesizeContainerfile(i),
+      ...(i.registriesConf !== undefined ? { 'registries.conf': i.registriesConf } : {}),
+      ...(i.trustBundle !== undefined ? { [TRUST_BUNDLE_KEY]: i.trustBundle } : {}),
+      ...(i.policyJson !== undefined ? { [POLICY_KEY]: i.policyJson } : {}),
+    },
   };
 }
 

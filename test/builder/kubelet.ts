@@ -17,9 +17,12 @@
  *    their modes, read-only), mount targets resolved inside the root as runc does; then
  *    pivot_root (unshare(CLONE_NEWUSER) refuses a chrooted caller), and `setpriv` drops to the
  *    user with the bounding set, no inheritable or ambient capabilities and, when asked, no_new_privs;
- * 4. afterwards the termination message as the kubelet reads it (at most 4096 bytes; with
+ *    Init containers run first, one after the other, each in its own namespaces and overlay root
+ *    over the same volumes; a failing one ends the pod (restartPolicy Never);
+ * 4. afterwards, per container, the termination message as the kubelet reads it (at most 4096 bytes; with
  *    FallbackToLogsOnError and an empty file after a failure, the last 80 lines / 2048 bytes of the
- *    log) and an emptyDir over its sizeLimit (the kubelet evicts the pod).
+ *    log); for the pod, an emptyDir over its sizeLimit or all emptyDirs over the pod's ephemeral-storage
+ *    limit (the kubelet evicts the pod).
  *
  * Not emulated: SELinux, seccomp profiles (anyuid sets none), cgroup limits, the pod network (the
  * container shares this machine's, so a registry on 127.0.0.1 is reachable).
@@ -261,9 +264,11 @@ export interface PodResult {
   /** As the kubelet reports it in the container's terminated state. */
   terminationMessage: string;
   logs: string;
-  /** Set when the kubelet would have evicted the pod (an emptyDir over its sizeLimit). */
+  /** Set when the kubelet would have evicted the pod (an emptyDir over its sizeLimit, or all of them over the pod's limit). */
   evicted?: string;
   effective: EffectiveContext;
+  /** Each container that ran, in order (init containers first); the pod-level fields are the failing one's, else the last one's. */
+  containers: ContainerResult[];
 }
 
 export interface RunPodOptions {
@@ -340,16 +345,44 @@ export function directoryUsage(dir: string): number {
   return total;
 }
 
+/** The pod's ephemeral-storage limit as the kubelet's pod-level eviction sums it: the larger of any init container's limit and the sum of the app containers' (undefined when a container has none). */
+export function podStorageLimit(pod: Obj): number | undefined {
+  const lim = (c: Obj) => c.resources?.limits?.['ephemeral-storage'];
+  const all = [...(pod.initContainers ?? []), ...pod.containers];
+  if (all.some((c: Obj) => lim(c) === undefined)) return undefined;
+  const init = Math.max(0, ...(pod.initContainers ?? []).map((c: Obj) => parseQuantity(lim(c))));
+  const app = pod.containers.reduce((n: number, c: Obj) => n + parseQuantity(lim(c)), 0);
+  return Math.max(init, app);
+}
+
+export interface ContainerResult {
+  name: string;
+  exitCode: number;
+  terminationMessage: string;
+  logs: string;
+  effective: EffectiveContext;
+}
+
+/**
+ * Runs the pod: its init containers one after the other, each to its end, then its containers
+ * (one after the other here: the build pod has one), as the kubelet does with restartPolicy
+ * Never: a failing init container fails the pod and nothing after it starts. Each container has
+ * its own mount and PID namespace (shareProcessNamespace is refused), its own overlay root, and
+ * the pod's volumes at its own mounts; volumes are shared between containers as on a node.
+ */
 export async function runPod(o: RunPodOptions): Promise<PodResult> {
   const pod = o.job.spec.template.spec;
-  if (pod.containers.length !== 1 || pod.initContainers?.length) throw new Error('the emulation runs pods with exactly one container');
-  const c = pod.containers[0];
-  const effective = admit(pod, c, o.scc, o.runtimeDefaultCapabilities, o.image);
+  if (pod.shareProcessNamespace) throw new Error('the emulation gives each container its own PID namespace: shareProcessNamespace is not emulated');
+  const all: Obj[] = [...(pod.initContainers ?? []), ...pod.containers];
+  if (pod.containers.length !== 1) throw new Error('the emulation runs pods with exactly one app container');
+  // Admission checks every container before the pod exists.
+  const contexts = all.map((c) => admit(pod, c, o.scc, o.runtimeDefaultCapabilities, o.image));
 
   // Volumes, as the kubelet lays them out on the node.
   const volDir = path.join(o.workDir, 'volumes');
   mkdirSync(volDir, { recursive: true });
   const volumes = new Map<string, { dir: string; sizeLimit?: number; readOnly: boolean }>();
+  const fsGroup = contexts[0]!.fsGroup;
   for (const v of pod.volumes ?? []) {
     const dir = path.join(volDir, v.name);
     mkdirSync(dir, { recursive: true });
@@ -370,7 +403,7 @@ export async function runPod(o: RunPodOptions): Promise<PodResult> {
         mkdirSync(path.dirname(f), { recursive: true });
         writeFileSync(f, v.secret ? Buffer.from(val, 'base64') : val);
         chmodSync(f, it.mode ?? src.defaultMode ?? 0o644);
-        if (effective.fsGroup !== undefined) spawnSync('chown', [`0:${effective.fsGroup}`, f]);
+        if (fsGroup !== undefined) spawnSync('chown', [`0:${fsGroup}`, f]);
       }
       chmodSync(dir, 0o755);
       volumes.set(v.name, { dir, readOnly: true });
@@ -378,9 +411,6 @@ export async function runPod(o: RunPodOptions): Promise<PodResult> {
       throw new Error(`volume ${v.name}: type not emulated`);
     }
   }
-  const termFile = path.join(o.workDir, 'termination-log');
-  writeFileSync(termFile, '');
-  chmodSync(termFile, 0o666);
 
   // The image's additions to this machine's root.
   const imgDir = path.join(o.workDir, 'image');
@@ -390,8 +420,42 @@ export async function runPod(o: RunPodOptions): Promise<PodResult> {
   const subids = o.image.subordinateIds.map((s) => `${s.name}:${s.start}:${s.count}`).join('\n') + '\n';
   for (const [n, text] of Object.entries({ passwd, group, subuid: subids, subgid: subids })) writeFileSync(path.join(imgDir, n), text);
 
-  const R = path.join(o.workDir, 'rootfs');
-  const S = path.join(o.workDir, 'layer');
+  const results: ContainerResult[] = [];
+  for (const [k, c] of all.entries()) {
+    const r = await runContainer(o, c, contexts[k]!, volumes, imgDir, path.join(o.workDir, `c${k}-${c.name ?? 'container'}`));
+    results.push(r);
+    if (r.exitCode !== 0) break;
+  }
+  const failed = results.find((r) => r.exitCode !== 0);
+  const last = failed ?? results[results.length - 1]!;
+
+  let evicted: string | undefined;
+  let total = 0;
+  for (const [name, v] of volumes) {
+    if (!existsSync(v.dir) || v.readOnly) continue;
+    const used = directoryUsage(v.dir);
+    total += used;
+    if (!evicted && v.sizeLimit !== undefined && used > v.sizeLimit) evicted = `Usage of EmptyDir volume "${name}" exceeds the limit "${v.sizeLimit}".`;
+  }
+  const podLimit = podStorageLimit(pod);
+  if (!evicted && podLimit !== undefined && total > podLimit) evicted = `Pod ephemeral local storage usage exceeds the total limit of containers ${podLimit}.`;
+  return {
+    exitCode: last.exitCode,
+    terminationMessage: last.terminationMessage,
+    logs: results.map((r) => r.logs).join(''),
+    effective: last.effective,
+    containers: results,
+    ...(evicted ? { evicted } : {}),
+  };
+}
+
+async function runContainer(o: RunPodOptions, c: Obj, effective: EffectiveContext, volumes: Map<string, { dir: string; readOnly: boolean }>, imgDir: string, dir: string): Promise<ContainerResult> {
+  mkdirSync(dir, { recursive: true });
+  const termFile = path.join(dir, 'termination-log');
+  writeFileSync(termFile, '');
+  chmodSync(termFile, 0o666);
+  const R = path.join(dir, 'rootfs');
+  const S = path.join(dir, 'layer');
   mkdirSync(R, { recursive: true });
   mkdirSync(S, { recursive: true });
   const sh: string[] = [
@@ -463,10 +527,12 @@ export async function runPod(o: RunPodOptions): Promise<PodResult> {
   const argv = [...(c.command ?? []), ...(c.args ?? [])];
   if (!argv.length) throw new Error('the emulation needs the container command');
   sh.push(`cd ${q(c.workingDir ?? '/')}`, `exec env -i ${[...env].map(([k, v]) => q(`${k}=${v}`)).join(' ')} ${setpriv.map(q).join(' ')} ${argv.map(q).join(' ')}`);
-  const script = path.join(o.workDir, 'container.sh');
+  const script = path.join(dir, 'container.sh');
   writeFileSync(script, sh.join('\n') + '\n');
 
-  const child = spawn('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'bash', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The command is the new PID namespace's init (exec'd): when it ends, the kernel kills every
+  // process left in the namespace, as when a container's first process exits under runc.
+  const child = spawn('unshare', ['--mount', '--pid', '--fork', '--kill-child', '--propagation', 'private', 'bash', script], { stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   child.stdout.on('data', (d) => (logs += d));
   child.stderr.on('data', (d) => (logs += d));
@@ -474,7 +540,7 @@ export async function runPod(o: RunPodOptions): Promise<PodResult> {
   const exitCode: number = await new Promise((resolve, reject) => {
     const t = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the pod did not finish within ${timeout} ms; log tail:\n${logs.slice(-4000)}`));
+      reject(new Error(`container ${c.name} did not finish within ${timeout} ms; log tail:\n${logs.slice(-4000)}`));
     }, timeout);
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -488,13 +554,7 @@ export async function runPod(o: RunPodOptions): Promise<PodResult> {
     const tail = logs.split('\n').slice(-FALLBACK_LOG_LINES).join('\n');
     terminationMessage = Buffer.from(tail).subarray(Math.max(0, Buffer.byteLength(tail) - FALLBACK_LOG_BYTES)).toString('utf8');
   }
-  let evicted: string | undefined;
-  for (const [name, v] of volumes) {
-    if (v.sizeLimit === undefined || !existsSync(v.dir)) continue;
-    const used = directoryUsage(v.dir);
-    if (used > v.sizeLimit) evicted = `Usage of EmptyDir volume "${name}" exceeds the limit "${v.sizeLimit}".`;
-  }
-  return { exitCode, terminationMessage, logs, effective, ...(evicted ? { evicted } : {}) };
+  return { name: c.name, exitCode, terminationMessage, logs, effective };
 }
 
 /** Removes a runPod work directory (its volumes hold files owned by subordinate IDs). */
