@@ -72,6 +72,11 @@ export interface ImageKey {
 
 export type ImageState = { image: string } | { pending: string } | { failed: string };
 
+/** Why the gate is about to write a hand-off that changes what a NodePool runs. */
+export type RolloutChange = 'first-handoff' | 'layer-change' | 'release-change' | 'rollback';
+export interface RolloutRequest { key: string /* `${ns}/${name}` of the NodePool */; nodePool: KubeObject; change: RolloutChange; image: string; releaseImage: string }
+export type RolloutDecision = { admit: true } | { admit: false; reason: string };
+
 export interface GateOptions {
   management: Kube;
   /** HyperShift's HostedCluster namespace: where the NodePool lives. */
@@ -95,10 +100,14 @@ export interface GateOptions {
   /** The longest we hold one NodePool for one release. */
   maxHoldSeconds: number;
   now?: () => Date;
+  /** Asked before every hand-off write that changes the NodePool's config hash (default: admit all). */
+  admitRollout?: (r: RolloutRequest) => Promise<RolloutDecision> | RolloutDecision;
+  /** Called after that hand-off write succeeded. */
+  onRolloutStarted?: (r: RolloutRequest) => void;
 }
 
 export type GateStep =
-  | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting'; message: string }
+  | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting' | 'Deferred'; message: string }
   | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden'; message: string };
 
 type NodePool = KubeObject & { spec?: { release?: { image?: string }; arch?: string; pausedUntil?: string; osImageStream?: { name?: string } } };
@@ -180,6 +189,12 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     patchNp({ annotations: { [PAUSED_FOR_ANNOTATION]: null, [HELD_SINCE_ANNOTATION]: null, ...extra }, ...(pausedUntil === PAUSE_VALUE ? { pausedUntil: null } : {}) });
 
   const key = imageKeyOf(np, o.layer);
+  /** The rollout policy's word on a hand-off write; admitted: the write, then onRolloutStarted. */
+  const rollout = async (change: RolloutChange, image: string, write: () => Promise<void>): Promise<RolloutDecision & { write?: () => Promise<void> }> => {
+    const r: RolloutRequest = { key: `${o.nodePoolNamespace}/${o.nodePoolName}`, nodePool: np, change, image, releaseImage: key!.releaseImage };
+    const d = o.admitRollout ? await o.admitRollout(r) : ({ admit: true } as const);
+    return d.admit ? { admit: true, write: async () => (await write(), o.onRolloutStarted?.(r)) } : d;
+  };
   const notGated = (message: string): Promise<GateStep> | GateStep =>
     // Not layered (yet): nothing to gate. A hold of ours from before goes.
     ours ? step('Forgot', `${message}: hold lifted`, () => lift()) : { done: true, state: 'NotGated', message };
@@ -212,7 +227,11 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     }
     if (!cm) {
       const s = await imageState();
-      if ('image' in s) return step('HandedOff', `provider image ${s.image} for ${key.releaseImage}: provider-only hand-off created`, () => writeHandoff(m, o, undefined, key, s.image));
+      if ('image' in s) {
+        const d = await rollout('first-handoff', s.image, () => writeHandoff(m, o, undefined, key, s.image));
+        if (!d.admit) return { done: true, state: 'Deferred', message: truncate(d.reason) };
+        return step('HandedOff', `provider image ${s.image} for ${key.releaseImage}: provider-only hand-off created`, d.write!);
+      }
       // Nothing changes on the NodePool until the image lands: no reason to hold it, unless the
       // admission gate already did (a release change), which the hold logic below keeps.
       if (!ours) return { done: true, state: 'Waiting', message: truncate(imageWhy(key, s)) };
@@ -225,7 +244,9 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     // A provider-only hand-off for this release, but of an older provider layer: the new layer's image rolls out (no hold: the release does not change).
     if (o.providerLayer && cm && !tenant && known && 'image' in known && handedOffImage(cm.data?.config ?? '') !== known.image) {
       const image = known.image;
-      return step('HandedOff', `provider layer changed: image ${image} for ${key.releaseImage}: hand-off rewritten`, () => writeHandoff(m, o, cm, key, image));
+      const d = await rollout('layer-change', image, () => writeHandoff(m, o, cm, key, image));
+      if (!d.admit) return { done: true, state: 'Deferred', message: truncate(d.reason) };
+      return step('HandedOff', `provider layer changed: image ${image} for ${key.releaseImage}: hand-off rewritten`, d.write!);
     }
     if (ours) return step('Unpaused', `hand-off is for ${key.releaseImage}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
     return { done: true, state: 'Consistent', message: `hand-off is for ${key.releaseImage}` };
@@ -241,10 +262,14 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     );
   }
   const state: ImageState = tenant ? { pending: `the per-HCP controller builds the tenant layer for ${key.releaseImage} and hands it off` } : await imageState();
+  let deferred: string | undefined;
   if ('image' in state) {
-    return step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off ${cm ? 'rewritten' : 'created'}`, () => writeHandoff(m, o, cm, key, state.image));
+    const d = await rollout(cm ? 'release-change' : 'first-handoff', state.image, () => writeHandoff(m, o, cm, key, state.image));
+    if (d.admit) return step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off ${cm ? 'rewritten' : 'created'}`, d.write!);
+    // Not admitted: held as for an image not there yet (until admitted or the hold's bound).
+    deferred = `rollout policy: ${d.reason}`;
   }
-  const why = truncate(imageWhy(key, state));
+  const why = truncate(deferred ?? imageWhy(key, state as { pending: string } | { failed: string }));
 
   if (ours) {
     if (ann[PAUSED_FOR_ANNOTATION] !== key.releaseImage) {
