@@ -35,6 +35,9 @@ import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from '../controller/queue.js';
 import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
 import { gateTargetOf, listGateTargets } from './pass.js';
+import { HOSTED_CLUSTERS, RolloutEngine, trimHostedCluster, trimNodePool } from './rollout/engine.js';
+import type { RolloutPolicy } from './rollout/policy.js';
+import { CONTROL_KEY, decodeRollout, readRollout, ROLLOUT_LABEL, RolloutStore } from './rollout/state.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -55,10 +58,19 @@ export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' |
   onImageFinished?: (f: () => void) => () => void;
   /** Called after each settle (tests, metrics): the NodePool key and its last step. */
   onSettled?: (key: string, last: GateStep) => void;
+  /**
+   * The rollout policy (builder/fleet/rollout/): every hand-off that changes a NodePool is admitted
+   * by its planner; its state lives in ConfigMap ROLLOUT_CONFIGMAP in `namespace`. Without it every
+   * hand-off is admitted (the gate alone).
+   */
+  rollout?: { policy: RolloutPolicy; namespace: string; onEngine?: (e: RolloutEngine) => void };
 }
 
 /** The label selector of our hand-off ConfigMaps (what HyperShift selects, and ours). */
 export const HANDOFF_SELECTOR = `${NTO_GENERATED_LABEL}=true,${MANAGED_BY}=${MANAGED_BY_VALUE}`;
+
+/** A NodePool or HostedCluster event re-plans the rollout this soon (events come in bursts). */
+const RETICK_MS = 1_000;
 
 /** Gate actions worth a log line each. */
 const LOGGED = new Set(['Paused', 'Wanted', 'HandedOff', 'Unpaused', 'TimedOut', 'Overridden', 'Forgot']);
@@ -87,6 +99,51 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     );
   };
 
+  // The rollout engine: its state from the cluster first (a restarted leader resumes exactly).
+  let engine: RolloutEngine | undefined;
+  let tickTimer: unknown;
+  let tickAt = Infinity;
+  if (o.rollout) {
+    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
+    engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting() });
+    for (;;) {
+      try {
+        const loaded = await readRollout(o.management, o.rollout.namespace);
+        for (const p of loaded.problems) log('rollout state unreadable: starting afresh', { error: p });
+        engine.load(loaded.state, loaded.control);
+        break;
+      } catch (e) {
+        // Admitting without the state could exceed the bound: wait for it.
+        log('rollout state not read', { error: (e as Error).message });
+        await abortableSleep(5_000, signal);
+        if (signal.aborted) return;
+      }
+    }
+    o.rollout.onEngine?.(engine);
+  }
+  /** Re-plans at `ms` from now (the earliest asked wins). */
+  const scheduleTick = (ms: number) => {
+    if (!engine || signal.aborted) return;
+    const when = clock.now() + ms;
+    if (when >= tickAt) return;
+    if (tickTimer !== undefined) clock.clearTimeout(tickTimer);
+    tickAt = when;
+    tickTimer = clock.setTimeout(() => {
+      tickTimer = undefined;
+      tickAt = Infinity;
+      engine!.tick().then(
+        (next) => next !== undefined && scheduleTick(next),
+        (e) => {
+          log('rollout state not recorded', { error: (e as Error).message });
+          scheduleTick(5_000);
+        },
+      );
+    }, ms);
+  };
+  const wakeWaiting = () => {
+    for (const k of waiting) queue.add(k);
+  };
+
   const queue = new WorkQueue({
     concurrency: o.workers ?? 8,
     clock,
@@ -94,11 +151,12 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       const hcpNamespace = targets.get(key);
       if (hcpNamespace === undefined) return;
       const i = key.indexOf('/');
-      const { steps } = await settleGate({ ...o, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
+      const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
+      const { steps } = await settleGate({ ...o, ...hook, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
       for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
       const last = steps[steps.length - 1]!;
       o.onSettled?.(key, last);
-      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther')) {
+      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther' || last.state === 'Deferred')) {
         waiting.add(key);
         return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
       }
@@ -133,6 +191,10 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
 
   const track = (obj: KubeObject, deleted: boolean) => {
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    if (engine) {
+      engine.observeNodePool(obj, deleted);
+      scheduleTick(RETICK_MS);
+    }
     const t = deleted ? undefined : gateTargetOf(obj);
     if (t) {
       targets.set(key, t.hcpNamespace);
@@ -151,9 +213,29 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   keep(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => track(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
     // A fresh list: NodePools gone while we were not watching are dropped.
     const seen = new Set(items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
-    for (const k of [...targets.keys()]) if (!seen.has(k)) targets.delete(k);
+    for (const k of [...targets.keys()]) if (!seen.has(k)) {
+      targets.delete(k);
+      const i = k.indexOf('/');
+      engine?.observeNodePool({ metadata: { namespace: k.slice(0, i), name: k.slice(i + 1) } } as KubeObject, true);
+    }
     for (const i of items) track(i, false);
   }));
+
+  if (engine) {
+    const e = engine;
+    // HostedCluster labels (the canary selectors), and the human's commands on the rollout ConfigMap.
+    keep(watchLoop(o.management, HOSTED_CLUSTERS, undefined, undefined, (obj, type) => (e.observeHostedCluster(obj, type === 'DELETED'), scheduleTick(RETICK_MS)), signal, log, o.resyncSeconds, (items) => {
+      for (const i of items) e.observeHostedCluster(i, false);
+      scheduleTick(RETICK_MS);
+    }, trimHostedCluster));
+    keep(watchLoop(o.management, RESOURCES.configMaps, o.rollout!.namespace, `${ROLLOUT_LABEL}=true`, (obj, type) => {
+      const { control, problems } = decodeRollout(type === 'DELETED' ? undefined : (obj as KubeObject & { data?: Record<string, string> }));
+      for (const p of problems) log('rollout control unreadable', { error: p });
+      e.setControl(control);
+      scheduleTick(0);
+    }, signal, log, o.resyncSeconds, undefined, (x) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: x.metadata.name, namespace: x.metadata.namespace }, data: { [CONTROL_KEY]: (x as { data?: Record<string, string> }).data?.[CONTROL_KEY] ?? '' } }) as KubeObject));
+    scheduleTick(0);
+  }
 
   /** A control plane's release changed: build its NodePools' images for it now (the registry dedupes and bounds builds). */
   const prebuild = (hcpNamespace: string, releaseImage: string) => {
@@ -211,6 +293,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     }
   }
   unsubscribe?.();
+  if (tickTimer !== undefined) clock.clearTimeout(tickTimer);
   queue.stop();
   for (const c of handoffWatches.values()) c.abort();
   await Promise.all([...loops]);
@@ -235,11 +318,15 @@ async function watchLoop(
   log: Log,
   resyncSeconds: number,
   onList?: (items: KubeObject[]) => void,
+  keepOf?: (o: KubeObject) => KubeObject,
 ): Promise<void> {
   let attempt = 0;
   /** Where the next watch starts; undefined: list first. */
   let resumeFrom: string | undefined;
   const trim = (o: KubeObject): KubeObject => {
+    if (keepOf) return keepOf(o);
+    // NodePools: the gate's fields and the rollout's (status conditions, trimmed and bounded).
+    if (r === NODEPOOLS) return trimNodePool(o);
     const spec = (o as { spec?: { clusterName?: unknown; arch?: unknown; osImageStream?: { name?: unknown }; releaseImage?: unknown } }).spec;
     const kept =
       r === NODEPOOLS

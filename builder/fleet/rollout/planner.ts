@@ -169,11 +169,17 @@ export function plan(input: PlanInput): Plan {
       continue;
     }
     if (e.startedAt === undefined) {
-      if (now - e.admittedAt >= reservationMs) {
+      if (now - e.admittedAt < reservationMs) {
+        at(e.admittedAt + reservationMs);
+        continue;
+      }
+      changed = true;
+      if (observedTargetConfig(o) === undefined) {
         delete state.entries[key]; // admitted, never written: the slot is free again
-        changed = true;
-      } else at(e.admittedAt + reservationMs);
-      continue;
+        continue;
+      }
+      // HyperShift is rolling it: the write happened and its record was lost (a crash between the two).
+      e.startedAt = e.admittedAt;
     }
     if (e.succeededAt !== undefined || e.failedAt !== undefined) continue;
     const t = observedTargetConfig(o);

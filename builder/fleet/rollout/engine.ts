@@ -1,0 +1,183 @@
+/**
+ * The rollout engine of the fleet process: the planner (planner.ts) over an in-memory view of the
+ * fleet, fed by the fleet's watches (run.ts: NodePools with the status the planner reads,
+ * HostedCluster labels, the rollout ConfigMap's control key), with its state kept in the cluster
+ * (state.ts). It answers the gate's admitRollout (after the admission is persisted) and records
+ * onRolloutStarted; `tick()` re-plans when NodePools report progress or time passes, persists
+ * transitions, and tells the caller when a slot or a human's command may let a deferred NodePool go.
+ *
+ * Memory: one trimmed observation per NodePool (names, release, generation, the current-config
+ * annotation, the five conditions with messages cut to 256 characters) and one label map per
+ * HostedCluster (at most 64 labels, values cut), so 2,000 NodePools stay within a few MB.
+ */
+import type { KubeObject, Resource } from '../../clusters/kube.js';
+import type { RolloutDecision, RolloutRequest } from '../gate.js';
+import { markStarted, Plan, plan, RolloutControl, RolloutState } from './planner.js';
+import type { RolloutPolicy } from './policy.js';
+import { CURRENT_CONFIG_ANNOTATION, MAX_CONDITION_MESSAGE, NodePoolObservation, ObservedCondition, TRACKED_CONDITIONS } from './progress.js';
+import { RolloutStore, targetId } from './state.js';
+
+type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+const MAX_LABELS = 64;
+
+export const HOSTED_CLUSTERS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true };
+
+type Np = KubeObject & {
+  metadata: { generation?: number };
+  spec?: { clusterName?: string; release?: { image?: string } };
+  status?: { version?: string; conditions?: { type?: string; status?: string; reason?: string; message?: string; observedGeneration?: number }[] };
+};
+
+/** What of a NodePool the fleet keeps (the watch's trim; the gate's own fields too). */
+export function trimNodePool(x: KubeObject): KubeObject {
+  const np = x as Np;
+  const spec = np.spec as (Np['spec'] & { arch?: unknown; osImageStream?: { name?: unknown } }) | undefined;
+  const current = np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION];
+  const conditions = (np.status?.conditions ?? [])
+    .filter((c) => (TRACKED_CONDITIONS as readonly string[]).includes(c.type ?? ''))
+    .map((c) => ({
+      type: c.type,
+      status: c.status,
+      ...(typeof c.reason === 'string' ? { reason: c.reason.slice(0, 128) } : {}),
+      ...(typeof c.message === 'string' ? { message: c.message.slice(0, MAX_CONDITION_MESSAGE) } : {}),
+      ...(typeof c.observedGeneration === 'number' ? { observedGeneration: c.observedGeneration } : {}),
+    }));
+  return {
+    apiVersion: np.apiVersion,
+    kind: np.kind,
+    metadata: {
+      name: np.metadata.name,
+      namespace: np.metadata.namespace,
+      ...(np.metadata.generation !== undefined ? { generation: np.metadata.generation } : {}),
+      ...(typeof current === 'string' ? { annotations: { [CURRENT_CONFIG_ANNOTATION]: current.slice(0, 128) } } : {}),
+    },
+    spec: {
+      clusterName: spec?.clusterName,
+      arch: spec?.arch,
+      ...(spec?.osImageStream?.name !== undefined ? { osImageStream: { name: spec.osImageStream.name } } : {}),
+      ...(typeof spec?.release?.image === 'string' ? { release: { image: spec.release.image } } : {}),
+    },
+    status: { ...(typeof np.status?.version === 'string' ? { version: np.status.version.slice(0, 128) } : {}), conditions },
+  } as KubeObject;
+}
+
+export function trimHostedCluster(x: KubeObject): KubeObject {
+  const labels = Object.fromEntries(Object.entries(x.metadata.labels ?? {}).slice(0, MAX_LABELS).map(([k, v]) => [k.slice(0, 316), String(v).slice(0, 63)]));
+  return { apiVersion: x.apiVersion, kind: x.kind, metadata: { name: x.metadata.name, namespace: x.metadata.namespace, labels } };
+}
+
+export interface RolloutEngineOptions {
+  policy: RolloutPolicy;
+  layer: string;
+  store: RolloutStore;
+  now: () => number;
+  log?: Log;
+  /** A re-plan may let deferred NodePools start (a slot freed, a resume): settle them again. */
+  onMayStart?: () => void;
+}
+
+export class RolloutEngine {
+  private readonly nodePools = new Map<string, NodePoolObservation>();
+  private readonly hostedClusterLabels = new Map<string, Record<string, string>>();
+  private state: RolloutState | undefined;
+  private control: RolloutControl = {};
+  private last: Plan | undefined;
+  private dirty = true;
+
+  constructor(private readonly o: RolloutEngineOptions) {}
+
+  /** The persisted state and control, read once at the start of leadership. */
+  load(state: RolloutState | undefined, control: RolloutControl): void {
+    this.state = state;
+    this.control = control;
+    this.dirty = true;
+  }
+
+  setControl(c: RolloutControl): void {
+    this.control = c;
+    this.dirty = true;
+  }
+
+  /** From the NodePool watch (objects trimmed by trimNodePool). */
+  observeNodePool(obj: KubeObject, deleted: boolean): void {
+    const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    const np = obj as Np;
+    if (deleted || !np.spec?.clusterName) {
+      if (this.nodePools.delete(key)) this.dirty = true;
+      return;
+    }
+    const hostedCluster = `${obj.metadata.namespace}/${np.spec.clusterName}`;
+    this.nodePools.set(key, {
+      key,
+      hostedCluster,
+      hostedClusterLabels: {},
+      ...(np.spec.release?.image ? { releaseImage: np.spec.release.image } : {}),
+      ...(np.metadata.generation !== undefined ? { generation: np.metadata.generation } : {}),
+      ...(np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION] !== undefined ? { currentConfig: np.metadata.annotations[CURRENT_CONFIG_ANNOTATION] } : {}),
+      ...(np.status?.version !== undefined ? { version: np.status.version } : {}),
+      conditions: (np.status?.conditions ?? []) as ObservedCondition[],
+    });
+    this.dirty = true;
+  }
+
+  /** From the HostedCluster watch (labels only). */
+  observeHostedCluster(obj: KubeObject, deleted: boolean): void {
+    const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    if (deleted) this.hostedClusterLabels.delete(key);
+    else this.hostedClusterLabels.set(key, { ...(obj.metadata.labels ?? {}) });
+    this.dirty = true;
+  }
+
+  private observations(): NodePoolObservation[] {
+    return [...this.nodePools.values()].map((o) => ({ ...o, hostedClusterLabels: this.hostedClusterLabels.get(o.hostedCluster) ?? {} }));
+  }
+
+  private run(requests: { key: string; change: RolloutRequest['change']; target: string }[] = []): Plan {
+    const before = this.last;
+    const p = plan({ policy: this.o.policy, layer: this.o.layer, now: this.o.now(), nodePools: this.observations(), ...(this.state ? { state: this.state } : {}), control: this.control, requests });
+    this.state = p.state;
+    this.last = p;
+    this.dirty = false;
+    if (p.halted && !before?.halted) this.o.log?.('rollout halted', { reason: p.halted });
+    if (before && (p.summary.rollingNow < before.summary.rollingNow || (before.halted && !p.halted) || (before.paused && !p.paused))) this.o.onMayStart?.();
+    return p;
+  }
+
+  /** The gate's question: admitted only once the admission is in the cluster. */
+  async admit(r: RolloutRequest): Promise<RolloutDecision> {
+    const target = targetId(r.image, r.releaseImage);
+    const p = this.run([{ key: r.key, change: r.change, target }]);
+    const d = p.decisions.get(r.key) ?? { admit: false, reason: 'no decision' };
+    if (p.changed) {
+      try {
+        await this.o.store.save(p.state);
+      } catch (e) {
+        return { admit: false, reason: `the rollout state could not be recorded: ${(e as Error).message}` };
+      }
+    }
+    if (d.admit) this.o.log?.('rollout admitted', { nodePool: r.key, change: r.change });
+    return d;
+  }
+
+  /** The gate wrote the hand-off. */
+  started(r: RolloutRequest): void {
+    if (!this.state) return;
+    if (markStarted(this.state, r.key, targetId(r.image, r.releaseImage), this.nodePools.get(r.key), this.o.now())) {
+      this.o.store.save(this.state).catch((e) => this.o.log?.('rollout state not recorded', { nodePool: r.key, error: (e as Error).message }));
+    }
+  }
+
+  /** Re-plans if anything was observed or time passed; persists transitions. Returns the next time-driven recheck. */
+  async tick(force = false): Promise<number | undefined> {
+    if (!this.dirty && !force && this.last) return this.last.recheckAfterMs;
+    const p = this.run();
+    if (p.changed) await this.o.store.save(p.state);
+    return p.recheckAfterMs;
+  }
+
+  /** The latest plan (the view and tests). */
+  current(): Plan {
+    return this.last ?? this.run();
+  }
+}
