@@ -228,7 +228,8 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     if (!cm) {
       const s = await imageState();
       if ('image' in s) {
-        const d = await rollout('first-handoff', s.image, () => writeHandoff(m, o, undefined, key, s.image));
+        // Held by the admission mutation: the release changes in this same rollout.
+        const d = await rollout(ours ? 'release-change' : 'first-handoff', s.image, () => writeHandoff(m, o, undefined, key, s.image));
         if (!d.admit) return { done: true, state: 'Deferred', message: truncate(d.reason) };
         return step('HandedOff', `provider image ${s.image} for ${key.releaseImage}: provider-only hand-off created`, d.write!);
       }

@@ -219,6 +219,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       engine?.observeNodePool({ metadata: { namespace: k.slice(0, i), name: k.slice(i + 1) } } as KubeObject, true);
     }
     for (const i of items) track(i, false);
+    engine?.listed('nodePools');
   }));
 
   if (engine) {
@@ -226,7 +227,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     // HostedCluster labels (the canary selectors), and the human's commands on the rollout ConfigMap.
     keep(watchLoop(o.management, HOSTED_CLUSTERS, undefined, undefined, (obj, type) => (e.observeHostedCluster(obj, type === 'DELETED'), scheduleTick(RETICK_MS)), signal, log, o.resyncSeconds, (items) => {
       for (const i of items) e.observeHostedCluster(i, false);
-      scheduleTick(RETICK_MS);
+      e.listed('hostedClusters');
+      scheduleTick(0);
     }, trimHostedCluster));
     keep(watchLoop(o.management, RESOURCES.configMaps, o.rollout!.namespace, `${ROLLOUT_LABEL}=true`, (obj, type) => {
       const { control, problems } = decodeRollout(type === 'DELETED' ? undefined : (obj as KubeObject & { data?: Record<string, string> }));

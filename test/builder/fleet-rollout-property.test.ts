@@ -52,7 +52,9 @@ const eventArb = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('pause' as const, 'unpause' as const, 'resume' as const, 'rollback' as const) }) },
 );
 
-function check(policy: RolloutPolicy, hcs: number, perHc: number, canaryHcs: number, outcomes: Outcome[], durations: number[], events: fc.infer<typeof eventArb>[]): void {
+type Ev = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
+
+function check(policy: RolloutPolicy, hcs: number, perHc: number, canaryHcs: number, outcomes: Outcome[], durations: number[], events: Ev[]): void {
   const nodePools: NodePoolObservation[] = [];
   for (let i = 0; i < hcs; i++)
     for (let j = 0; j < perHc; j++)

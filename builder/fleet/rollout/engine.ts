@@ -84,6 +84,8 @@ export class RolloutEngine {
   private control: RolloutControl = {};
   private last: Plan | undefined;
   private dirty = true;
+  /** Which full lists arrived: until both, the view is partial (a NodePool missing from it is not gone). */
+  private readonly lists = new Set<'nodePools' | 'hostedClusters'>();
 
   constructor(private readonly o: RolloutEngineOptions) {}
 
@@ -92,6 +94,16 @@ export class RolloutEngine {
     this.state = state;
     this.control = control;
     this.dirty = true;
+  }
+
+  /** A full list of NodePools or HostedClusters was observed. */
+  listed(what: 'nodePools' | 'hostedClusters'): void {
+    this.lists.add(what);
+    this.dirty = true;
+  }
+
+  get synced(): boolean {
+    return this.lists.size === 2;
   }
 
   setControl(c: RolloutControl): void {
@@ -146,6 +158,8 @@ export class RolloutEngine {
 
   /** The gate's question: admitted only once the admission is in the cluster. */
   async admit(r: RolloutRequest): Promise<RolloutDecision> {
+    // Planning on a partial view would drop the state of NodePools not seen yet, and misplace canaries.
+    if (!this.synced) return { admit: false, reason: 'the fleet has not listed every NodePool and HostedCluster yet' };
     const target = targetId(r.image, r.releaseImage);
     const p = this.run([{ key: r.key, change: r.change, target }]);
     const d = p.decisions.get(r.key) ?? { admit: false, reason: 'no decision' };
@@ -162,7 +176,7 @@ export class RolloutEngine {
 
   /** The gate wrote the hand-off. */
   started(r: RolloutRequest): void {
-    if (!this.state) return;
+    if (!this.state || !this.synced) return;
     if (markStarted(this.state, r.key, targetId(r.image, r.releaseImage), this.nodePools.get(r.key), this.o.now())) {
       this.o.store.save(this.state).catch((e) => this.o.log?.('rollout state not recorded', { nodePool: r.key, error: (e as Error).message }));
     }
@@ -170,6 +184,7 @@ export class RolloutEngine {
 
   /** Re-plans if anything was observed or time passed; persists transitions. Returns the next time-driven recheck. */
   async tick(force = false): Promise<number | undefined> {
+    if (!this.synced) return undefined;
     if (!this.dirty && !force && this.last) return this.last.recheckAfterMs;
     const p = this.run();
     if (p.changed) await this.o.store.save(p.state);
@@ -177,7 +192,7 @@ export class RolloutEngine {
   }
 
   /** The latest plan (the view and tests). */
-  current(): Plan {
-    return this.last ?? this.run();
+  current(): Plan | undefined {
+    return this.last ?? (this.synced ? this.run() : undefined);
   }
 }
