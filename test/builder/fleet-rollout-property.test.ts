@@ -122,7 +122,7 @@ function check(policy: RolloutPolicy, hcs: number, perHc: number, canaryHcs: num
       run();
       haltedSinceResume = false;
     } else if (ev.kind === 'rollback') control = { ...control, rollback: { at: now, by: 'sre' } };
-    else {
+    else if (ev.kind === 'ask') {
       const keys = [...new Set(ev.picks.map((i) => nodePools[i % nodePools.length]!.key))].filter((k) => !truth.has(k) || ev.change === 'rollback' || ev.change === 'release-change');
       const target = `${ev.change}-${writes}`;
       const before = run();
