@@ -136,7 +136,7 @@ describe('the fleet loop with a rollout policy', () => {
       else if (op.path.startsWith('/metadata/annotations/')) after.metadata.annotations = { ...after.metadata.annotations, [op.path.slice('/metadata/annotations/'.length).replace(/~1/g, '/').replace(/~0/g, '~')]: op.value as string };
     }
     mgmt.store.put(after);
-    await waitFor('c3 handed off for R2 and unheld', () => handoff('c3')?.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2 && np('c3').spec?.pausedUntil === undefined && np('c3').metadata.annotations?.[PAUSED_FOR_ANNOTATION] === undefined);
+    await waitFor('c3 handed off for R2 and unheld', () => handoff('c3')?.metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2 && np('c3').spec?.pausedUntil === undefined && np('c3').metadata?.annotations?.[PAUSED_FOR_ANNOTATION] === undefined);
     expect(handedOffImage(handoff('c3')!.data!.config!)).toBe(imageFor('L1', R2));
     expect(handedOff()).toEqual(['c3']);
     // The admission was recorded before the write; HyperShift finishing it is recorded too.
