@@ -104,7 +104,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   let tickTimer: unknown;
   let tickAt = Infinity;
   if (o.rollout) {
-    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
+    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
     engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting() });
     for (;;) {
       try {

@@ -67,6 +67,22 @@ export function trimHostedCluster(x: KubeObject): KubeObject {
   return { apiVersion: x.apiVersion, kind: x.kind, metadata: { name: x.metadata.name, namespace: x.metadata.namespace, labels } };
 }
 
+/** A NodePool (trimmed by trimNodePool) as the planner sees it; undefined without a spec.clusterName. */
+export function observationOf(obj: KubeObject, hostedClusterLabels: Record<string, string>): NodePoolObservation | undefined {
+  const np = obj as Np;
+  if (!np.spec?.clusterName || !obj.metadata.namespace || !obj.metadata.name) return undefined;
+  return {
+    key: `${obj.metadata.namespace}/${obj.metadata.name}`,
+    hostedCluster: `${obj.metadata.namespace}/${np.spec.clusterName}`,
+    hostedClusterLabels,
+    ...(np.spec.release?.image ? { releaseImage: np.spec.release.image } : {}),
+    ...(np.metadata.generation !== undefined ? { generation: np.metadata.generation } : {}),
+    ...(np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION] !== undefined ? { currentConfig: np.metadata.annotations[CURRENT_CONFIG_ANNOTATION] } : {}),
+    ...(np.status?.version !== undefined ? { version: np.status.version } : {}),
+    conditions: (np.status?.conditions ?? []) as ObservedCondition[],
+  };
+}
+
 export interface RolloutEngineOptions {
   policy: RolloutPolicy;
   layer: string;
@@ -84,6 +100,8 @@ export class RolloutEngine {
   private control: RolloutControl = {};
   private last: Plan | undefined;
   private dirty = true;
+  /** The policy the fleet runs is written with the first save (the plan view reads it). */
+  private saved = false;
   /** Which full lists arrived: until both, the view is partial (a NodePool missing from it is not gone). */
   private readonly lists = new Set<'nodePools' | 'hostedClusters'>();
 
@@ -114,22 +132,12 @@ export class RolloutEngine {
   /** From the NodePool watch (objects trimmed by trimNodePool). */
   observeNodePool(obj: KubeObject, deleted: boolean): void {
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
-    const np = obj as Np;
-    if (deleted || !np.spec?.clusterName) {
+    const o = deleted ? undefined : observationOf(obj, {});
+    if (!o) {
       if (this.nodePools.delete(key)) this.dirty = true;
       return;
     }
-    const hostedCluster = `${obj.metadata.namespace}/${np.spec.clusterName}`;
-    this.nodePools.set(key, {
-      key,
-      hostedCluster,
-      hostedClusterLabels: {},
-      ...(np.spec.release?.image ? { releaseImage: np.spec.release.image } : {}),
-      ...(np.metadata.generation !== undefined ? { generation: np.metadata.generation } : {}),
-      ...(np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION] !== undefined ? { currentConfig: np.metadata.annotations[CURRENT_CONFIG_ANNOTATION] } : {}),
-      ...(np.status?.version !== undefined ? { version: np.status.version } : {}),
-      conditions: (np.status?.conditions ?? []) as ObservedCondition[],
-    });
+    this.nodePools.set(key, o);
     this.dirty = true;
   }
 
@@ -187,7 +195,10 @@ export class RolloutEngine {
     if (!this.synced) return undefined;
     if (!this.dirty && !force && this.last) return this.last.recheckAfterMs;
     const p = this.run();
-    if (p.changed) await this.o.store.save(p.state);
+    if (p.changed || !this.saved) {
+      await this.o.store.save(p.state);
+      this.saved = true;
+    }
     return p.recheckAfterMs;
   }
 

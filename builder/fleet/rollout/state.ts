@@ -18,11 +18,14 @@ import { isConflict, Kube, KubeObject, RESOURCES } from '../../clusters/kube.js'
 import { MANAGED_BY, MANAGED_BY_VALUE } from '../../controller/build-job.js';
 import type { RolloutChange } from '../gate.js';
 import type { Entry, RolloutControl, RolloutState } from './planner.js';
+import { formatPolicy, type RolloutPolicy } from './policy.js';
 
 import { ROLLOUT_CONFIGMAP } from '../rbac.js';
 export { ROLLOUT_CONFIGMAP };
 export const STATE_KEY = 'state.json';
 export const CONTROL_KEY = 'control.json';
+/** The policy the fleet runs (policy.ts formatPolicy), written with the state: the plan view reads it. */
+export const POLICY_KEY = 'policy.json';
 /** The label the fleet's watch of its own ConfigMap selects. */
 export const ROLLOUT_LABEL = 'on-cluster-build.openshift.io/fleet-rollout';
 export const MAX_STATE_BYTES = 800 * 1024;
@@ -185,7 +188,7 @@ export function decodeRollout(cm: Cm | undefined): Loaded {
 }
 
 /** Rewrites one key of the ConfigMap (creating it), re-reading on a conflict. */
-async function writeKey(kube: Kube, namespace: string, key: string, value: (cm: Cm | undefined) => string, owner?: KubeObject['metadata']['ownerReferences']): Promise<void> {
+async function writeKey(kube: Kube, namespace: string, key: string, value: (cm: Cm | undefined) => string, owner?: KubeObject['metadata']['ownerReferences'], also: Record<string, string> = {}): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const cm = await kube.get<Cm>(RESOURCES.configMaps, ROLLOUT_CONFIGMAP, namespace);
     try {
@@ -194,10 +197,10 @@ async function writeKey(kube: Kube, namespace: string, key: string, value: (cm: 
           apiVersion: 'v1',
           kind: 'ConfigMap',
           metadata: { name: ROLLOUT_CONFIGMAP, namespace, labels: { [MANAGED_BY]: MANAGED_BY_VALUE, [ROLLOUT_LABEL]: 'true' }, ...(owner ? { ownerReferences: owner } : {}) },
-          data: { [key]: value(undefined) },
+          data: { ...also, [key]: value(undefined) },
         } as Cm);
       } else {
-        await kube.update(RESOURCES.configMaps, { ...cm, data: { ...(cm.data ?? {}), [key]: value(cm) } } as Cm);
+        await kube.update(RESOURCES.configMaps, { ...cm, data: { ...(cm.data ?? {}), ...also, [key]: value(cm) } } as Cm);
       }
       return;
     } catch (e) {
@@ -217,7 +220,7 @@ export class RolloutStore {
   private inFlight: Promise<void> | undefined;
   private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   private writes = 0;
-  constructor(private readonly o: { kube: Kube; namespace: string; owner?: KubeObject['metadata']['ownerReferences'] }) {}
+  constructor(private readonly o: { kube: Kube; namespace: string; owner?: KubeObject['metadata']['ownerReferences']; policy?: RolloutPolicy }) {}
 
   /** Writes done so far (benches, tests). */
   get writeCount(): number {
@@ -238,7 +241,7 @@ export class RolloutStore {
       try {
         const state = fitState(this.latest!);
         this.writes++;
-        await writeKey(this.o.kube, this.o.namespace, STATE_KEY, () => encodeState(state), this.o.owner);
+        await writeKey(this.o.kube, this.o.namespace, STATE_KEY, () => encodeState(state), this.o.owner, this.o.policy ? { [POLICY_KEY]: JSON.stringify(formatPolicy(this.o.policy)) } : {});
         for (const w of batch) w.resolve();
       } catch (e) {
         for (const w of batch) w.reject(e);
