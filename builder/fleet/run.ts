@@ -29,8 +29,8 @@
 import { KubeApiError } from 'pkogen/kube';
 import type { Kube, KubeObject, Resource } from '../clusters/kube.js';
 import { RESOURCES } from '../clusters/kube.js';
-import { MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
-import { HANDOFF_PREFIX, NTO_GENERATED_LABEL } from '../controller/handoff.js';
+import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
+import { handedOffImage, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../controller/handoff.js';
 import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from '../controller/queue.js';
 import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
@@ -38,6 +38,7 @@ import { gateTargetOf, listGateTargets } from './pass.js';
 import { HOSTED_CLUSTERS, RolloutEngine, trimHostedCluster, trimNodePool } from './rollout/engine.js';
 import type { RolloutPolicy } from './rollout/policy.js';
 import { CONTROL_KEY, decodeRollout, readRollout, ROLLOUT_LABEL, RolloutStore } from './rollout/state.js';
+import { rollbackStep } from './rollout/rollback.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -69,6 +70,19 @@ export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' |
 /** The label selector of our hand-off ConfigMaps (what HyperShift selects, and ours). */
 export const HANDOFF_SELECTOR = `${NTO_GENERATED_LABEL}=true,${MANAGED_BY}=${MANAGED_BY_VALUE}`;
 
+/** A hand-off as the rollout keeps it: names, its release, provider-only or not, and the image (never the rest of its config). */
+function keepHandoff(x: KubeObject): KubeObject {
+  const release = x.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+  const tenant = x.metadata.labels?.[CONFIG_LABEL];
+  const image = handedOffImage((x as { data?: Record<string, string> }).data?.config ?? '');
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: x.metadata.name, namespace: x.metadata.namespace, ...(release ? { annotations: { [HANDOFF_RELEASE_ANNOTATION]: release } } : {}), ...(tenant !== undefined ? { labels: { [CONFIG_LABEL]: tenant } } : {}) },
+    ...(image ? { data: { image } } : {}),
+  } as KubeObject;
+}
+
 /** A NodePool or HostedCluster event re-plans the rollout this soon (events come in bursts). */
 const RETICK_MS = 1_000;
 
@@ -89,6 +103,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const controlPlaneReleases = new Map<string, string>();
   /** HCP namespace → its hand-off watch (stopped when no NodePool maps to it). */
   const handoffWatches = new Map<string, AbortController>();
+  /** With a rollout policy: `<HCP namespace>/<NodePool name>` → what its provider-only hand-off carries (the rollback's previous image). */
+  const providerHandoffs = new Map<string, { image: string; releaseImage: string }>();
   /** Running watch loops (a finished one leaves the set: hand-off watches come and go with HCP namespaces). */
   const loops = new Set<Promise<void>>();
   const keep = (p: Promise<void>) => {
@@ -151,7 +167,14 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       const hcpNamespace = targets.get(key);
       if (hcpNamespace === undefined) return;
       const i = key.indexOf('/');
-      const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
+      if (engine) {
+        // After `fleet-rollout rollback`: the previous image back first, under the same bounds.
+        const rb = await rollbackStep({ management: o.management, engine, key, nodePool: { metadata: { namespace: key.slice(0, i), name: key.slice(i + 1) } } as KubeObject, hcpNamespace });
+        if (rb.did !== 'none') log(`rollback ${rb.did}`, { nodePool: key, hcpNamespace, ...('reason' in rb ? { message: rb.reason } : {}), ...('image' in rb ? { image: rb.image } : {}) });
+        if (rb.did === 'deferred') waiting.add(key);
+      }
+      const from = (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`);
+      const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
       const { steps } = await settleGate({ ...o, ...hook, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
       for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
       const last = steps[steps.length - 1]!;
@@ -179,12 +202,18 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       signal.addEventListener('abort', stop, { once: true });
       handoffWatches.set(ns, c);
       keep(
-        watchLoop(o.management, RESOURCES.configMaps, ns, HANDOFF_SELECTOR, (obj) => {
+        watchLoop(o.management, RESOURCES.configMaps, ns, HANDOFF_SELECTOR, (obj, type) => {
           const name = obj.metadata.name ?? '';
           if (!name.startsWith(HANDOFF_PREFIX)) return;
           const np = name.slice(HANDOFF_PREFIX.length);
+          if (engine) {
+            const image = (obj as KubeObject & { data?: Record<string, string> }).data?.image;
+            const releaseImage = obj.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+            if (type !== 'DELETED' && image && releaseImage && obj.metadata.labels?.[CONFIG_LABEL] === undefined) providerHandoffs.set(`${ns}/${np}`, { image, releaseImage });
+            else providerHandoffs.delete(`${ns}/${np}`);
+          }
           for (const [k, hcp] of targets) if (hcp === ns && k.slice(k.indexOf('/') + 1) === np) queue.add(k);
-        }, c.signal, log, o.resyncSeconds).finally(() => signal.removeEventListener('abort', stop)),
+        }, c.signal, log, o.resyncSeconds, undefined, engine ? keepHandoff : undefined).finally(() => signal.removeEventListener('abort', stop)),
       );
     }
   };
@@ -235,6 +264,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       for (const p of problems) log('rollout control unreadable', { error: p });
       e.setControl(control);
       scheduleTick(0);
+      // A rollback: the NodePools it concerns are settled now (their previous image goes back first).
+      for (const k of e.rollbackKeys()) queue.add(k);
     }, signal, log, o.resyncSeconds, undefined, (x) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: x.metadata.name, namespace: x.metadata.namespace }, data: { [CONTROL_KEY]: (x as { data?: Record<string, string> }).data?.[CONTROL_KEY] ?? '' } }) as KubeObject));
     scheduleTick(0);
   }

@@ -21,6 +21,7 @@ import { readRollout, ROLLOUT_CONFIGMAP, updateControl } from '../../builder/fle
 import type { RolloutEngine } from '../../builder/fleet/rollout/engine.js';
 import { handedOffImage, handoffName, HANDOFF_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { clusterWide, withNamespace } from './clusters.js';
+import { providerHandoff } from './fleet-fixtures.js';
 
 const D = (c: string) => 'sha256:' + c.repeat(64);
 const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
@@ -189,5 +190,24 @@ describe('the fleet loop with a rollout policy', () => {
     await updateControl(new Kube(mgmt.kubeConfig('system:admin')), NS, (c) => ({ ...c, resume: (c.resume ?? 0) + 1 }));
     await waitFor('the rest handed off', () => handedOff().length === 5);
     expect(engine!.current()!.halted).toBeUndefined();
+  });
+  it('rollback: the NodePools this rollout changed get their previous image back, under the same bound; nothing else gets the layer', async () => {
+    for (const c of CLUSTERS) mgmt.store.put(providerHandoff(hcpNamespaceOf('clusters', c), `${c}-workers`, imageFor('L0', R1), R1));
+    start(parsePolicy({ type: 'Progressive', maxConcurrency: 2, maxConcurrencyPerHostedCluster: 1 }), 'L1');
+    const onL1 = () => CLUSTERS.filter((c) => handedOffImage(handoff(c)!.data!.config!) === imageFor('L1', R1));
+    await waitFor('two on the new layer', () => onL1().length === 2);
+    const changed = onL1();
+    for (const c of changed) rolls(c);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(onL1()).toEqual(changed);
+    // `on-cluster-build fleet-rollout rollback`: one write; the two go back to the image they had.
+    await updateControl(new Kube(mgmt.kubeConfig('system:admin')), NS, (c) => ({ ...c, rollback: { at: Date.now(), by: 'sre' } }));
+    await waitFor('both back on the previous image', () => onL1().length === 0);
+    expect(CLUSTERS.every((c) => handedOffImage(handoff(c)!.data!.config!) === imageFor('L0', R1))).toBe(true);
+    const loaded = await readRollout(new Kube(mgmt.kubeConfig('system:admin')), NS);
+    expect(changed.map((c) => loaded.state!.entries[`clusters/${c}-workers`]!.change)).toEqual(['rollback', 'rollback']);
+    expect((settled.get('c5') as { state?: string; message?: string }).message).toMatch(/^rolled back by sre at .*: layer L1 is not handed off again until a new layer is configured$/);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(onL1()).toEqual([]);
   });
 });

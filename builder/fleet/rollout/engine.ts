@@ -12,7 +12,7 @@
  */
 import type { KubeObject, Resource } from '../../clusters/kube.js';
 import type { RolloutDecision, RolloutRequest } from '../gate.js';
-import { markStarted, Plan, plan, RolloutControl, RolloutState } from './planner.js';
+import { markStarted, Plan, plan, rollbackTargets, RolloutControl, RolloutState } from './planner.js';
 import type { RolloutPolicy } from './policy.js';
 import { CURRENT_CONFIG_ANNOTATION, MAX_CONDITION_MESSAGE, NodePoolObservation, ObservedCondition, TRACKED_CONDITIONS } from './progress.js';
 import { RolloutStore, targetId } from './state.js';
@@ -153,7 +153,7 @@ export class RolloutEngine {
     return [...this.nodePools.values()].map((o) => ({ ...o, hostedClusterLabels: this.hostedClusterLabels.get(o.hostedCluster) ?? {} }));
   }
 
-  private run(requests: { key: string; change: RolloutRequest['change']; target: string }[] = []): Plan {
+  private run(requests: { key: string; change: RolloutRequest['change']; target: string; from?: { image: string; releaseImage: string } }[] = []): Plan {
     const before = this.last;
     const p = plan({ policy: this.o.policy, layer: this.o.layer, now: this.o.now(), nodePools: this.observations(), ...(this.state ? { state: this.state } : {}), control: this.control, requests });
     this.state = p.state;
@@ -164,12 +164,15 @@ export class RolloutEngine {
     return p;
   }
 
-  /** The gate's question: admitted only once the admission is in the cluster. */
-  async admit(r: RolloutRequest): Promise<RolloutDecision> {
+  /**
+   * The gate's question: admitted only once the admission is in the cluster. `from`: what the
+   * NodePool's provider-only hand-off carries now (kept for a rollback).
+   */
+  async admit(r: RolloutRequest, from?: { image: string; releaseImage: string }): Promise<RolloutDecision> {
     // Planning on a partial view would drop the state of NodePools not seen yet, and misplace canaries.
     if (!this.synced) return { admit: false, reason: 'the fleet has not listed every NodePool and HostedCluster yet' };
     const target = targetId(r.image, r.releaseImage);
-    const p = this.run([{ key: r.key, change: r.change, target }]);
+    const p = this.run([{ key: r.key, change: r.change, target, ...(from ? { from } : {}) }]);
     const d = p.decisions.get(r.key) ?? { admit: false, reason: 'no decision' };
     if (p.changed) {
       try {
@@ -180,6 +183,17 @@ export class RolloutEngine {
     }
     if (d.admit) this.o.log?.('rollout admitted', { nodePool: r.key, change: r.change });
     return d;
+  }
+
+  /** After `fleet-rollout rollback`: the image (and its release) this NodePool goes back to, if any. */
+  rollbackTarget(key: string): { image: string; releaseImage: string } | undefined {
+    if (!this.control.rollback || !this.synced) return undefined;
+    return rollbackTargets(this.state).get(key);
+  }
+
+  /** NodePools with a rollback still to write (after `fleet-rollout rollback`). */
+  rollbackKeys(): string[] {
+    return this.control.rollback && this.synced ? [...rollbackTargets(this.state).keys()] : [];
   }
 
   /** The gate wrote the hand-off. */

@@ -47,6 +47,8 @@ export interface Entry {
   /** A human resumed past this failure: it no longer counts towards a halt. */
   acknowledged?: boolean;
   canary?: boolean;
+  /** What the hand-off carried before this forward write (index into RolloutState.previous): what a rollback writes back. */
+  from?: number;
 }
 
 export interface RolloutState {
@@ -55,6 +57,8 @@ export interface RolloutState {
   halted?: { at: number; reason: string };
   /** The last resume (control.resume) applied. */
   resumes: number;
+  /** Distinct (image, release) hand-offs replaced by forward writes, `${image}\n${release}` (entries point here). */
+  previous?: string[];
 }
 
 export interface RolloutControl {
@@ -68,6 +72,8 @@ export interface AdmitRequest {
   key: string;
   change: RolloutChange;
   target: string;
+  /** What the hand-off carries now (a provider-only one): recorded with a forward write, for rollback. */
+  from?: { image: string; releaseImage: string };
 }
 
 export interface PlanInput {
@@ -129,7 +135,7 @@ export function freshState(layer: string): RolloutState {
 function clone(s: RolloutState): RolloutState {
   const entries: Record<string, Entry> = {};
   for (const [k, e] of Object.entries(s.entries)) entries[k] = { ...e };
-  return { layer: s.layer, entries, resumes: s.resumes, ...(s.halted ? { halted: { ...s.halted } } : {}) };
+  return { layer: s.layer, entries, resumes: s.resumes, ...(s.halted ? { halted: { ...s.halted } } : {}), ...(s.previous ? { previous: [...s.previous] } : {}) };
 }
 
 export function plan(input: PlanInput): Plan {
@@ -294,7 +300,14 @@ export function plan(input: PlanInput): Plan {
       decisions.set(r.key, { admit: false, reason: clip(no) });
       continue;
     }
-    state.entries[r.key] = { change: r.change, target: r.target, admittedAt: now, ...(isCanary(o) ? { canary: true } : {}) };
+    let from: number | undefined;
+    if (r.from && r.change !== 'rollback') {
+      const text = `${r.from.image}\n${r.from.releaseImage}`;
+      state.previous ??= [];
+      from = state.previous.indexOf(text);
+      if (from < 0) from = state.previous.push(text) - 1;
+    } else if (r.change !== 'rollback' && e?.from !== undefined && e.change !== 'rollback') from = e.from; // rewritten again: the original stays the one to go back to
+    state.entries[r.key] = { change: r.change, target: r.target, admittedAt: now, ...(isCanary(o) ? { canary: true } : {}), ...(from !== undefined ? { from } : {}) };
     windowUsed++;
     rollingNow++;
     perHc.set(o.hostedCluster, (perHc.get(o.hostedCluster) ?? 0) + 1);
@@ -378,6 +391,22 @@ export function plan(input: PlanInput): Plan {
     ...(expected ? { expected } : {}),
     ...(recheck !== undefined ? { recheckAfterMs: recheck } : {}),
   };
+}
+
+/**
+ * After `fleet-rollout rollback`: what each NodePool changed forward by this rollout goes back to
+ * (the hand-off it had before), until its rollback write is recorded.
+ */
+export function rollbackTargets(state: RolloutState | undefined): Map<string, { image: string; releaseImage: string }> {
+  const out = new Map<string, { image: string; releaseImage: string }>();
+  for (const [k, e] of Object.entries(state?.entries ?? {})) {
+    if (e.change === 'rollback' || e.from === undefined) continue;
+    const text = state!.previous?.[e.from];
+    if (text === undefined) continue;
+    const i = text.indexOf('\n');
+    out.set(k, { image: text.slice(0, i), releaseImage: text.slice(i + 1) });
+  }
+  return out;
 }
 
 /** The gate's write succeeded: the entry starts rolling from what the NodePool shows now. */

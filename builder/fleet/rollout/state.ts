@@ -37,7 +37,7 @@ export function targetId(image: string, releaseImage: string): string {
   return createHash('sha256').update(`${image}\n${releaseImage}`).digest('hex').slice(0, 16);
 }
 
-type Compact = { c: number; t: string; a: number; s?: number; f?: string; g?: number; tc?: string; ok?: number; x?: number; r?: string; k?: 1; cn?: 1 };
+type Compact = { c: number; t: string; a: number; s?: number; f?: string; g?: number; tc?: string; ok?: number; x?: number; r?: string; k?: 1; cn?: 1; p?: number };
 
 export function encodeState(s: RolloutState): string {
   const entries: Record<string, Compact> = {};
@@ -56,9 +56,10 @@ export function encodeState(s: RolloutState): string {
       ...(e.reason !== undefined ? { r: e.reason } : {}),
       ...(e.acknowledged ? { k: 1 as const } : {}),
       ...(e.canary ? { cn: 1 as const } : {}),
+      ...(e.from !== undefined ? { p: e.from } : {}),
     };
   }
-  return JSON.stringify({ v: 1, layer: s.layer, resumes: s.resumes, ...(s.halted ? { halted: s.halted } : {}), entries });
+  return JSON.stringify({ v: 1, layer: s.layer, resumes: s.resumes, ...(s.halted ? { halted: s.halted } : {}), ...(s.previous?.length ? { previous: s.previous } : {}), entries });
 }
 
 export class StateError extends Error {}
@@ -84,6 +85,10 @@ export function decodeState(text: string, where = `ConfigMap ${ROLLOUT_CONFIGMAP
     if (typeof h !== 'object' || h === null || !num(h.at) || !str(h.reason, 1024)) throw new StateError(`${where}.halted: must be {at, reason}`);
     state.halted = { at: h.at, reason: h.reason };
   }
+  if (o.previous !== undefined) {
+    if (!Array.isArray(o.previous) || o.previous.length > 10000 || o.previous.some((p) => !str(p, 2048) || !p.includes('\n'))) throw new StateError(`${where}.previous: must be a list of "image\\nrelease"`);
+    state.previous = [...(o.previous as string[])];
+  }
   const es = o.entries as Record<string, unknown>;
   if (typeof es !== 'object' || es === null || Array.isArray(es)) throw new StateError(`${where}.entries: must be a map`);
   for (const [k, raw] of Object.entries(es)) {
@@ -92,6 +97,7 @@ export function decodeState(text: string, where = `ConfigMap ${ROLLOUT_CONFIGMAP
     if (k.length > MAX_KEY || !k.includes('/')) throw new StateError(`${w}: not a NodePool key`);
     if (typeof c !== 'object' || c === null || !CHANGES[c.c] || !str(c.t, 64) || !num(c.a)) throw new StateError(`${w}: must carry c (change), t (target), a (admitted)`);
     for (const f of ['s', 'g', 'ok', 'x'] as const) if (c[f] !== undefined && !num(c[f])) throw new StateError(`${w}.${f}: must be a number`);
+    if (c.p !== undefined && !(Number.isInteger(c.p) && c.p >= 0 && c.p < (state.previous?.length ?? 0))) throw new StateError(`${w}.p: must index previous`);
     for (const [f, n] of [['f', 128], ['tc', 128], ['r', 1024]] as const) if (c[f] !== undefined && !str(c[f], n)) throw new StateError(`${w}.${f}: must be a string of at most ${n}`);
     const e: Entry = { change: CHANGES[c.c]!, target: c.t, admittedAt: c.a };
     if (c.s !== undefined) e.startedAt = c.s;
@@ -103,6 +109,7 @@ export function decodeState(text: string, where = `ConfigMap ${ROLLOUT_CONFIGMAP
     if (c.r !== undefined) e.reason = c.r;
     if (c.k) e.acknowledged = true;
     if (c.cn) e.canary = true;
+    if (c.p !== undefined) e.from = c.p;
     state.entries[k] = e;
   }
   return state;
