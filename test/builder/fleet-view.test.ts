@@ -17,6 +17,7 @@ import { FLEET_STATUS_NAMESPACED_READS, FLEET_STATUS_READS, fleetStatus, fleetSt
 import { formatPolicy, parsePolicy } from '../../builder/fleet/rollout/policy.js';
 import type { RolloutState } from '../../builder/fleet/rollout/planner.js';
 import { encodeState, ROLLOUT_CONFIGMAP, ROLLOUT_LABEL } from '../../builder/fleet/rollout/state.js';
+import { fleetRolloutMain } from '../../builder/fleet/rollout/command.js';
 import { main } from '../../builder/cli.js';
 
 const D = (c: string) => 'sha256:' + c.repeat(64);
@@ -229,6 +230,33 @@ describe('fleet-status', () => {
       'ROLLOUT HALTED: canary failed (canaries tolerate no failure): clusters/apple-workers: UpdatingConfig InplaceUpgradeFailed: Node a-1 in nodepool degraded',
     ]);
     expect(text).toMatch(/clusters\/apple-workers\s+apple\s+provider\s+Consistent\s+failed \(canary\)\s/);
+  });
+
+  test('fleet-rollout pause|resume|rollback: one write of the control key; usage errors exit 2, a refused write exits 1', async () => {
+    const kubeconfig = path.join(dir, 'kubeconfig-admin');
+    writeFileSync(kubeconfig, mgmt.kubeconfig('system:admin'));
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fleet-cmd' } });
+    const run = async (args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await fleetRolloutMain(args, { KUBECONFIG: kubeconfig }, (s) => (out += s), (s) => (err += s), () => Date.parse('2026-11-27T10:00:00Z'));
+      return { code, out, err };
+    };
+    const control = () => mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: 'fleet-cmd' })?.data?.['control.json'];
+    expect(await run(['pause', '--namespace=fleet-cmd', '--by=alice'])).toEqual({ code: 0, err: '', out: 'pause: written to ConfigMap fleet-cmd/on-cluster-build-fleet-rollout ({"paused":{"at":1795773600000,"by":"alice"}}); the fleet component acts on it at once\n' });
+    expect((await run(['rollback', '--namespace=fleet-cmd', '--by=bob'])).code).toBe(0);
+    expect(JSON.parse(control()!)).toEqual({ paused: { at: 1795773600000, by: 'alice' }, rollback: { at: 1795773600000, by: 'bob' } });
+    expect((await run(['resume', '--namespace=fleet-cmd'])).code).toBe(0);
+    expect(JSON.parse(control()!)).toEqual({ resume: 1 });
+    // The fleet's state key is never touched by the command.
+    expect(Object.keys(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: 'fleet-cmd' })!.data!)).toEqual(['control.json']);
+    for (const args of [[], ['halt'], ['pause', '--bogus']]) expect(await run(args)).toMatchObject({ code: 2, out: '' });
+    // The view's identity may not write: one located line, exit 1.
+    writeFileSync(kubeconfig, mgmt.kubeconfig(SRE));
+    const denied = await run(['pause', '--namespace=fleet-cmd']);
+    expect(denied.code).toBe(1);
+    expect(denied.err.trim().split('\n')).toHaveLength(1);
+    expect(denied.err).toMatch(/^on-cluster-build fleet-rollout pause: /);
   });
 
   test('is a command of on-cluster-build, with its flags in --help', async () => {
