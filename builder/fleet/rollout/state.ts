@@ -194,22 +194,24 @@ export function decodeRollout(cm: Cm | undefined): Loaded {
   return { ...(state ? { state } : {}), control, problems };
 }
 
-/** Rewrites one key of the ConfigMap (creating it), re-reading on a conflict. */
-async function writeKey(kube: Kube, namespace: string, key: string, value: (cm: Cm | undefined) => string, owner?: KubeObject['metadata']['ownerReferences'], also: Record<string, string> = {}): Promise<void> {
+/**
+ * Rewrites one key of the ConfigMap (creating it), re-reading on a conflict. `known`: the object as
+ * this writer last wrote it (its resourceVersion): no read first while nobody else wrote. Returns
+ * the object as written.
+ */
+async function writeKey(kube: Kube, namespace: string, key: string, value: (cm: Cm | undefined) => string, owner?: KubeObject['metadata']['ownerReferences'], also: Record<string, string> = {}, known?: Cm): Promise<Cm> {
   for (let attempt = 0; ; attempt++) {
-    const cm = await kube.get<Cm>(RESOURCES.configMaps, ROLLOUT_CONFIGMAP, namespace);
+    const cm = attempt === 0 && known ? known : await kube.get<Cm>(RESOURCES.configMaps, ROLLOUT_CONFIGMAP, namespace);
     try {
       if (!cm) {
-        await kube.create(RESOURCES.configMaps, {
+        return await kube.create(RESOURCES.configMaps, {
           apiVersion: 'v1',
           kind: 'ConfigMap',
           metadata: { name: ROLLOUT_CONFIGMAP, namespace, labels: { [MANAGED_BY]: MANAGED_BY_VALUE, [ROLLOUT_LABEL]: 'true' }, ...(owner ? { ownerReferences: owner } : {}) },
           data: { ...also, [key]: value(undefined) },
         } as Cm);
-      } else {
-        await kube.update(RESOURCES.configMaps, { ...cm, data: { ...(cm.data ?? {}), ...also, [key]: value(cm) } } as Cm);
       }
-      return;
+      return await kube.update(RESOURCES.configMaps, { ...cm, data: { ...(cm.data ?? {}), ...also, [key]: value(cm) } } as Cm);
     } catch (e) {
       // 409: someone wrote first (or created it): read again. Bounded.
       if (!(isConflict(e) || (e as { code?: number }).code === 409) || attempt >= 8) throw e;
@@ -227,6 +229,8 @@ export class RolloutStore {
   private inFlight: Promise<void> | undefined;
   private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   private writes = 0;
+  /** The ConfigMap as last written (a conflict — the command wrote control — re-reads it). */
+  private known: Cm | undefined;
   constructor(private readonly o: { kube: Kube; namespace: string; owner?: KubeObject['metadata']['ownerReferences']; policy?: RolloutPolicy }) {}
 
   /** Writes done so far (benches, tests). */
@@ -248,9 +252,10 @@ export class RolloutStore {
       try {
         const state = fitState(this.latest!);
         this.writes++;
-        await writeKey(this.o.kube, this.o.namespace, STATE_KEY, () => encodeState(state), this.o.owner, this.o.policy ? { [POLICY_KEY]: JSON.stringify(formatPolicy(this.o.policy)) } : {});
+        this.known = await writeKey(this.o.kube, this.o.namespace, STATE_KEY, () => encodeState(state), this.o.owner, this.o.policy ? { [POLICY_KEY]: JSON.stringify(formatPolicy(this.o.policy)) } : {}, this.known);
         for (const w of batch) w.resolve();
       } catch (e) {
+        this.known = undefined;
         for (const w of batch) w.reject(e);
       }
     }
