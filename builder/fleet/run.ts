@@ -20,8 +20,16 @@
  * (new release, arch, stream) as soon as that field changes, so the image usually exists when a
  * NodePool's release moves and the gate hands it off without a long hold.
  *
- * Memory: names only (NodePool key → HCP namespace, arch, stream; HCP namespace → release); the
- * gate reads objects when it runs.
+ * Rollout policy (`rollout`, builder/fleet/rollout/): every hand-off write the gate would make is
+ * asked of the rollout engine first (admitRollout); the engine's view is fed by the same NodePool
+ * watch (now keeping the status conditions the planner reads, trimmed), a HostedCluster watch
+ * (labels: the canary selectors) and a watch of the rollout ConfigMap (the human's commands). A
+ * NodePool the policy defers is settled again at its recheck, or at once when a slot frees. After
+ * `fleet-rollout rollback` a NodePool's previous image is written back before its gate step.
+ *
+ * Memory: names (NodePool key → HCP namespace, arch, stream; HCP namespace → release) and, with a
+ * rollout policy, one trimmed observation per NodePool, HostedCluster labels and each provider-only
+ * hand-off's image and release; the gate reads objects when it runs.
  * Logs: one structured line per gate action (Paused, Wanted, HandedOff, Unpaused, TimedOut,
  * Overridden, Forgot): NodePool, HCP namespace, action, the gate's message (releases and images
  * by reference; never object contents, never credentials).
