@@ -3,7 +3,8 @@
  * HyperShift reports them, state, controls, now, the gate's asks) → decisions, rows, waves.
  * Also the policy's parsing (located errors) and progress read from HyperShift's conditions.
  */
-import { AdmitRequest, markStarted, plan, Plan, PlanInput, RolloutControl, RolloutState } from '../../builder/fleet/rollout/planner.js';
+import { AdmitRequest, markStarted, plan, Plan, PlanInput, rollbackTargets, RolloutControl, RolloutState } from '../../builder/fleet/rollout/planner.js';
+import { decodeState, encodeState } from '../../builder/fleet/rollout/state.js';
 import { DEFAULT_POLICY, formatPolicy, parsePolicy, RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
 import { NodePoolObservation, progressOf } from '../../builder/fleet/rollout/progress.js';
 import type { RolloutChange } from '../../builder/fleet/gate.js';
@@ -320,6 +321,24 @@ describe('Progressive', () => {
     ]);
     expect(p.expected).toEqual({ seconds: 6 * (1800 + 300), perNodePoolSeconds: 1800, basis: 'assumed 1800s per NodePool (none finished yet)' });
     expect(p.rows.find((r) => r.key === 'clusters/hc003-np1')).toMatchObject({ state: 'pending', wave: 6, reason: 'waiting for the canaries: 0/2 succeeded and soaked 300s' });
+  });
+  test('rollback targets: what each NodePool had before its first forward write of this rollout; kept across a crash', () => {
+    const s = new Sim({ ...PROGRESSIVE, canaries: [] }, fleet(3));
+    const from = { image: 'quay.example.com/os@sha256:old', releaseImage: 'r1' };
+    s.run([{ key: 'clusters/hc000-np0', change: 'layer-change', target: 't1', from }, { key: 'clusters/hc001-np0', change: 'layer-change', target: 't1', from }]);
+    // Rewritten again (a release change carrying the layer): the original stays the one to go back to.
+    s.run([{ key: 'clusters/hc000-np0', change: 'release-change', target: 't2', from: { image: 'quay.example.com/os@sha256:new', releaseImage: 'r1' } }]);
+    const again = decodeState(encodeState(s.state!));
+    expect(again).toEqual(s.state);
+    expect(again.previous).toEqual(['quay.example.com/os@sha256:old\nr1']);
+    expect([...rollbackTargets(again)]).toEqual([
+      ['clusters/hc000-np0', from],
+      ['clusters/hc001-np0', from],
+    ]);
+    // Rolled back: no target left for it.
+    s.control = { rollback: { at: T0, by: 'sre' } };
+    s.run([{ key: 'clusters/hc001-np0', change: 'rollback', target: 'back' }]);
+    expect([...rollbackTargets(s.state).keys()]).toEqual(['clusters/hc000-np0']);
   });
   test('percentages resolve over the NodePools in scope', () => {
     const s = new Sim(parsePolicy({ type: 'Progressive', maxConcurrency: '10%', maxConcurrencyPerHostedCluster: 5 }), fleet(25));

@@ -128,7 +128,8 @@ function check(policy: RolloutPolicy, hcs: number, perHc: number, canaryHcs: num
       const before = run();
       const canariesAllDone = nodePools.filter(isCanary).every((o) => succeededTruth(o.key));
       const wasHalted = before.halted !== undefined || haltedSinceResume;
-      const p = run(keys.map((key) => ({ key, change: ev.change, target })));
+      // What the hand-off carried (for a rollback), as the fleet's hand-off watch reports it.
+      const p = run(keys.map((key) => ({ key, change: ev.change, target, ...(ev.change !== 'rollback' ? { from: { image: `img-${truth.get(key)?.hash ?? 'base'}`, releaseImage: 'r1' } } : {}) })));
       for (const key of keys) {
         if (!p.decisions.get(key)?.admit) continue;
         const o = nodePools.find((n) => n.key === key)!;

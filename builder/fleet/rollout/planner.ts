@@ -301,12 +301,14 @@ export function plan(input: PlanInput): Plan {
       continue;
     }
     let from: number | undefined;
-    if (r.from && r.change !== 'rollback') {
+    // Rewritten again in this rollout (a release change carrying the layer): the original stays the one to go back to.
+    if (r.change !== 'rollback' && e?.from !== undefined && e.change !== 'rollback') from = e.from;
+    else if (r.from && r.change !== 'rollback') {
       const text = `${r.from.image}\n${r.from.releaseImage}`;
       state.previous ??= [];
       from = state.previous.indexOf(text);
       if (from < 0) from = state.previous.push(text) - 1;
-    } else if (r.change !== 'rollback' && e?.from !== undefined && e.change !== 'rollback') from = e.from; // rewritten again: the original stays the one to go back to
+    }
     state.entries[r.key] = { change: r.change, target: r.target, admittedAt: now, ...(isCanary(o) ? { canary: true } : {}), ...(from !== undefined ? { from } : {}) };
     windowUsed++;
     rollingNow++;
