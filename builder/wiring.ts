@@ -10,10 +10,10 @@
  * own resolver here; `verifyImage` uses the resolver's `verifyBuiltImage` when it has one and
  * otherwise refuses every image (fail closed: no hand-off without a registry check).
  */
-import { UserError } from 'pkogen/model';
 import type { KubeObject } from './clusters/kube.js';
 import type { NodePoolInputs, ReleaseImages, ResolveOptions, VerifyImageInput, VerifyImageResult } from './controller/reconciler.js';
 import { dockerConfigCredentials } from './registry/dockerconfig.js';
+import { describeError } from './registry/describe-error.js';
 import { verifyBuiltImage } from './registry/image-check.js';
 import { NetGuard } from './registry/net-guard.js';
 import { pushTargetProblem } from './registry/push-target.js';
@@ -22,7 +22,6 @@ import { currentNodePoolInputs } from './clusters/token-secret.js';
 import { configProblems } from './webhook/validate.js';
 import { startWebhookServer } from './webhook/server.js';
 
-export const describeError = (e: unknown): string => (e instanceof UserError ? e.describe() : (e as Error).message);
 
 export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow?: string[] }) {
   // What runs on the management network reaches internal destinations only when allow-listed.

@@ -1,38 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import * as path from 'node:path';
-import { Project, SourceFile, SyntaxKind } from 'ts-morph';
+import type { SourceFile } from 'ts-morph';
+import { REPO, rel, sources, specifiers } from './source-imports.js';
 
 /**
- * The boundary between the repository's two products (shared/docs/architecture.md, issue 24):
+ * The boundary between the repository's two products (shared/docs/architecture.md):
  * on-cluster-build (resources/, builder/) uses pkogen as any other team would, by package name
  * and the sub-paths pkogen's package.json exports; neither side uses a dependency it does not
  * declare. Checked on the real sources with ts-morph.
  */
-const REPO = process.cwd();
-const rel = (f: string) => path.relative(REPO, f);
 const readJson = (p: string) => JSON.parse(readFileSync(path.join(REPO, p), 'utf8')) as Record<string, any>;
 const rootPkg = readJson('package.json');
 const pkogenPkg = readJson('pkogen/package.json');
-
-function sources(globs: string[]): SourceFile[] {
-  const project = new Project({ tsConfigFilePath: path.join(REPO, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });
-  project.addSourceFilesAtPaths(globs.map((g) => path.join(REPO, g)));
-  return project.getSourceFiles();
-}
-
-/** Every module specifier of a file: static imports and exports, and import('…') with a literal. */
-function specifiers(f: SourceFile, opts: { runtimeOnly?: boolean } = {}): string[] {
-  const specs = [...f.getImportDeclarations(), ...f.getExportDeclarations()]
-    .filter((d) => !(opts.runtimeOnly && d.isTypeOnly()))
-    .map((d) => d.getModuleSpecifierValue())
-    .filter((s): s is string => !!s);
-  for (const call of f.getDescendantsOfKind(SyntaxKind.CallExpression)) {
-    const arg = call.getArguments()[0];
-    if (call.getExpression().getKind() === SyntaxKind.ImportKeyword && arg?.getKind() === SyntaxKind.StringLiteral) specs.push(arg.getText().slice(1, -1));
-  }
-  return specs;
-}
 
 /** The npm package a bare specifier names (`@scope/name/sub` → `@scope/name`). */
 const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);

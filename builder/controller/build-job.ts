@@ -17,6 +17,7 @@
  */
 import type { KubeObject } from '../clusters/kube.js';
 import { BUILD_NAMESPACE } from '../api/types.js';
+import type { BuildArch, Toleration } from '../hypershift/nodepool-facts.js';
 
 export const LABEL_PREFIX = 'on-cluster-build.pkogen.io';
 export const MANAGED_BY = 'app.kubernetes.io/managed-by';
@@ -125,17 +126,6 @@ export const DEFAULT_BUILD_RESOURCES = {
   requests: { cpu: '500m', memory: '1Gi' },
   limits: { cpu: '2', memory: '8Gi' },
 } as const;
-
-export const BUILD_ARCHES = ['amd64', 'arm64', 'ppc64le', 's390x'] as const;
-export type BuildArch = (typeof BUILD_ARCHES)[number];
-
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-  tolerationSeconds?: number;
-}
 
 export interface BuildJobInput {
   /** The hosted cluster's build namespace: `BUILD_NAMESPACE`. */

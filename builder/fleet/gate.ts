@@ -1,26 +1,31 @@
 /**
- * The upgrade gate of the fleet component (issue 27; docs/design.md "The fleet component"): one
- * NodePool (management cluster, the HostedCluster's namespace) and its hand-off ConfigMap (the
- * HCP namespace). HyperShift's config hash covers both the NodePool's release and our hand-off
- * (nodepool/config.go Hash()), so each change alone starts a rollout. The gate makes them land
- * as one: while the image for the NodePool's new release does not exist, the NodePool is held
- * with `spec.pausedUntil: "true"`; when it exists the hand-off is rewritten, then the hold is
- * lifted, and the NodePool controller sees one change of the pair.
+ * The upgrade gate of the fleet component (docs/design/fleet-gate.md; docs/design.md "The fleet
+ * component"): one NodePool (management cluster, the HostedCluster's namespace) and its hand-off
+ * ConfigMap (the HCP namespace). HyperShift's config hash covers both the NodePool's release and
+ * our hand-off (nodepool/config.go Hash()), so each change alone starts a rollout. The gate makes
+ * them land as one: while the image for the NodePool's new release does not exist, the NodePool
+ * is held with `spec.pausedUntil` (an RFC3339 time, never "true"); when it exists the hand-off is
+ * rewritten, HyperShift is seen to have read it, then the hold is lifted.
  *
  * Level-triggered and idempotent: each `reconcileGate` call reads both objects, makes at most
  * one write, and says what it did; call it again until it answers `done`. Every NodePool write
  * carries the resourceVersion it was decided on, so a concurrent human edit wins and is re-read.
  *
  * Rules that keep it honest:
- * - We lift only a hold we placed (annotation PAUSED_FOR on the NodePool, and pausedUntil still
- *   exactly "true"); a NodePool a human paused is never unpaused by us.
- * - A human who lifts our hold overrides the gate for that release (RELEASED_FOR): we do not
- *   pause it again for that release.
- * - The hold is bounded (`maxHoldSeconds`): pausedUntil freezes the whole NodePool controller
- *   (scaling, autoscaling, machine replacement: capi.Pause pauses the MachineSet and
- *   MachineDeployment), so a build that never lands must not freeze a NodePool forever. At the
- *   bound the hold is lifted with a loud reason (annotation and the returned event); the new
- *   release rolls with the old image, and again when the image lands.
+ * - A hold expires by itself (HyperShift honours the time and requeues at it), so the state is
+ *   made consistent when the hold begins, not when it ends: the previous release's hand-off is
+ *   neutralised (its `config` emptied: HyperShift parses no document from it) as soon as it
+ *   does not match the NodePool's release and the image for that release is not being written.
+ *   An expiry, a crash or an uninstalled fleet then rolls (new release, the release's own OS),
+ *   never (new release, old OS).
+ * - We lift only a hold we placed: PAUSED_FOR on the NodePool and spec.pausedUntil exactly the
+ *   value recorded in PAUSED_UNTIL. A NodePool a human paused is never unpaused by us.
+ * - A human who lifts or changes our hold overrides the gate for that release (RELEASED_FOR).
+ * - The hold for one release is bounded by HELD_SINCE + maxHoldSeconds, whoever extends it.
+ * - Before lifting, HyperShift must show it read the hand-off: its UpdatingConfig target moved
+ *   from the one recorded before the write (TARGET_SEEN).
+ * - A rollout policy (`admitRollout`) is asked before every hand-off write that changes what a
+ *   NodePool runs; preconditions (`preconditions`) are checked before any hold or hand-off.
  */
 import { createHash } from 'node:crypto';
 import { KubeApiError } from 'pkogen/kube';
@@ -46,8 +51,20 @@ export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 
 export { HANDOFF_RELEASE_ANNOTATION };
 // The names the gate writes on NodePools: their own module, so the packages (resources/) read
 // them without loading this module's Kubernetes client.
-import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSE_VALUE, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from './gate-names.js';
-export { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSE_VALUE, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION };
+import {
+  BLOCKED_ANNOTATION,
+  CURRENT_CONFIG_ANNOTATION,
+  GATED_LABEL,
+  HELD_SINCE_ANNOTATION,
+  holdUntil,
+  LEGACY_PAUSE_VALUE,
+  PAUSED_FOR_ANNOTATION,
+  PAUSED_UNTIL_ANNOTATION,
+  REASON_ANNOTATION,
+  RELEASED_FOR_ANNOTATION,
+  TARGET_SEEN_ANNOTATION,
+} from './gate-names.js';
+export { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, holdUntil, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION };
 /**
  * On a tenant-layered hand-off ConfigMap (one the per-HCP controller wrote: it carries the
  * NodePoolOSConfig label): the NodePool release the gate holds the NodePool for. While held, no
@@ -74,8 +91,25 @@ export type ImageState = { image: string } | { pending: string } | { failed: str
 
 /** Why the gate is about to write a hand-off that changes what a NodePool runs. */
 export type RolloutChange = 'first-handoff' | 'layer-change' | 'release-change' | 'rollback';
-export interface RolloutRequest { key: string /* `${ns}/${name}` of the NodePool */; nodePool: KubeObject; change: RolloutChange; image: string; releaseImage: string }
+export interface RolloutRequest {
+  /** `${namespace}/${name}` of the NodePool. */
+  key: string;
+  nodePool: KubeObject;
+  change: RolloutChange;
+  /** The image the NodePool is about to be handed (for a tenant-layered NodePool: the provider image published as its FROM, or the tenant image handed off). */
+  image: string;
+  releaseImage: string;
+}
 export type RolloutDecision = { admit: true } | { admit: false; reason: string };
+
+/** What the preconditions are asked about: the NodePool, its HCP namespace and the image key. */
+export interface PreconditionInput {
+  nodePool: KubeObject;
+  hcpNamespace: string;
+  key: ImageKey;
+}
+/** Undefined: every precondition holds; else why not (bounded, no secret: shown in the fleet view). */
+export type Preconditions = (i: PreconditionInput) => Promise<string | undefined> | string | undefined;
 
 export interface GateOptions {
   management: Kube;
@@ -100,17 +134,27 @@ export interface GateOptions {
   /** The longest we hold one NodePool for one release. */
   maxHoldSeconds: number;
   now?: () => Date;
-  /** Asked before every hand-off write that changes the NodePool's config hash (default: admit all). */
+  /**
+   * The rollout policy, asked before every hand-off write that changes what the NodePool runs
+   * (and, for a tenant-layered NodePool, before the provider image it builds FROM changes, and
+   * before the hold of a release change is lifted: the per-HCP controller writes its hand-off).
+   * Default: admit all.
+   */
   admitRollout?: (r: RolloutRequest) => Promise<RolloutDecision> | RolloutDecision;
-  /** Called after that hand-off write succeeded. */
+  /** Called after the admitted write succeeded. */
   onRolloutStarted?: (r: RolloutRequest) => void;
+  /** The layer in force is a previous one written back (the rollout engine's rollback): rewrites of provider-only hand-offs report change 'rollback'. */
+  rollback?: boolean;
+  /** Checked before any hold or hand-off; a NodePool that fails one is never held (its GATED_LABEL goes) and never handed an image. */
+  preconditions?: Preconditions;
 }
 
 export type GateStep =
-  | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting' | 'Deferred'; message: string }
-  | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden'; message: string };
+  | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting' | 'Deferred' | 'Blocked'; message: string }
+  | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Neutralised' | 'Noted' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden' | 'Blocked'; message: string };
 
-type NodePool = KubeObject & { spec?: { release?: { image?: string }; arch?: string; pausedUntil?: string; osImageStream?: { name?: string } } };
+type Condition = { type?: string; status?: string; reason?: string; message?: string };
+type NodePool = KubeObject & { spec?: { release?: { image?: string }; arch?: string; pausedUntil?: string; osImageStream?: { name?: string } }; status?: { conditions?: Condition[] } };
 
 /**
  * Upstream's ProcessPausedUntilField (support/util/pausereconcile.go): Go's strconv.ParseBool,
@@ -134,27 +178,54 @@ export function imageKeyOf(np: NodePool, layer: string): ImageKey | undefined {
 }
 
 /**
+ * What HyperShift's UpdatingConfig condition shows as the NodePool's target config
+ * (nodepool/conditions.go updatingConfigCondition: "Updating config in progress. Target config:
+ * <hash>" while updating, else False/AsExpected with the current config in the
+ * nodePoolCurrentConfig annotation). It is computed before the pause check (nodepool_controller.go
+ * reconcile: signalConditions run first) from the informer cache, so it moves while held.
+ * `absent`: HyperShift never reported on this NodePool; `target` undefined: updating, but the
+ * message carries no hash (an InPlace upgrade's own progress message).
+ */
+export function updatingConfigTarget(np: NodePool): { absent: true } | { absent: false; target?: string } {
+  const c = np.status?.conditions?.find((x) => x.type === 'UpdatingConfig');
+  if (!c) return { absent: true };
+  if (c.status === 'True') {
+    const m = /Target config: ([0-9A-Za-z]{1,128})\s*$/.exec(c.message ?? '');
+    return { absent: false, ...(m ? { target: m[1] } : {}) };
+  }
+  const current = np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION];
+  return { absent: false, target: `current:${(current ?? '').slice(0, 128)}` };
+}
+
+type PatchOp = { op: 'add' | 'replace'; path: string; value: unknown };
+
+/**
  * The admission mutation (a mutating webhook on NodePool UPDATE, selected by GATED_LABEL and a
  * matchCondition `object.spec.release.image != oldObject.spec.release.image`): the release change
- * and the hold land in one write, so HyperShift never sees the new release unheld. Without it the
- * gate reacts after the change, and the NodePool controller may reconcile the new release with
- * the old hand-off first (test/builder/fleet-gate.test.ts shows both). Pure: returns the
- * JSONPatch operations, or [] to admit unchanged.
+ * and the hold land in one write, so HyperShift never sees the new release unheld. The hold is a
+ * time (`now + maxHoldSeconds`), recorded in PAUSED_UNTIL so the gate knows it as its own, with
+ * the UpdatingConfig target seen so far (TARGET_SEEN). Pure: returns the JSONPatch operations,
+ * or [] to admit unchanged.
  */
-export function admitNodePoolUpdate(oldNp: NodePool, newNp: NodePool, now: Date): { op: 'add' | 'replace'; path: string; value: unknown }[] {
+export function admitNodePoolUpdate(oldNp: NodePool, newNp: NodePool, now: Date, maxHoldSeconds: number): PatchOp[] {
   const before = oldNp.spec?.release?.image;
   const after = newNp.spec?.release?.image;
   if (!after || before === after) return [];
   if (newNp.metadata.labels?.[GATED_LABEL] !== 'true') return [];
   if (newNp.spec?.pausedUntil != null) return []; // someone else's pause (or ours already): leave it
+  if (!(maxHoldSeconds > 0)) return [];
   const ann = newNp.metadata.annotations ?? {};
   if (ann[RELEASED_FOR_ANNOTATION] === after) return [];
-  const ops: { op: 'add' | 'replace'; path: string; value: unknown }[] = [];
+  const ops: PatchOp[] = [];
   if (!newNp.metadata.annotations) ops.push({ op: 'add', path: '/metadata/annotations', value: {} });
   const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+  const until = holdUntil(now, maxHoldSeconds);
+  const seen = updatingConfigTarget(newNp);
   ops.push({ op: 'add', path: `/metadata/annotations/${esc(PAUSED_FOR_ANNOTATION)}`, value: after });
   ops.push({ op: 'add', path: `/metadata/annotations/${esc(HELD_SINCE_ANNOTATION)}`, value: now.toISOString() });
-  ops.push({ op: 'add', path: '/spec/pausedUntil', value: PAUSE_VALUE });
+  ops.push({ op: 'add', path: `/metadata/annotations/${esc(PAUSED_UNTIL_ANNOTATION)}`, value: until });
+  if (!seen.absent && seen.target !== undefined) ops.push({ op: 'add', path: `/metadata/annotations/${esc(TARGET_SEEN_ANNOTATION)}`, value: seen.target });
+  ops.push({ op: 'add', path: '/spec/pausedUntil', value: until });
   return ops;
 }
 
@@ -177,24 +248,24 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const ann = np.metadata.annotations ?? {};
   const ours = ann[PAUSED_FOR_ANNOTATION] !== undefined;
   const pausedUntil = np.spec?.pausedUntil;
+  /** The pausedUntil we wrote (a hold of an older fleet version: "true"). */
+  const ourValue = ann[PAUSED_UNTIL_ANNOTATION] ?? LEGACY_PAUSE_VALUE;
+  /** Our hold is in place as we wrote it (it may have expired). */
+  const intact = ours && pausedUntil != null && pausedUntil === ourValue;
   const rv = np.metadata.resourceVersion;
+  const npKey = `${o.nodePoolNamespace}/${o.nodePoolName}`;
 
   const patchNp = async (patch: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; pausedUntil?: string | null }) => {
     const body: Record<string, unknown> = { metadata: { resourceVersion: rv, ...(patch.labels ? { labels: patch.labels } : {}), ...(patch.annotations ? { annotations: patch.annotations } : {}) } };
     if ('pausedUntil' in patch) body.spec = { pausedUntil: patch.pausedUntil };
     await m.mergePatch(NODEPOOLS, o.nodePoolName, o.nodePoolNamespace, body);
   };
+  const HOLD_ANNOTATIONS = { [PAUSED_FOR_ANNOTATION]: null, [HELD_SINCE_ANNOTATION]: null, [PAUSED_UNTIL_ANNOTATION]: null, [TARGET_SEEN_ANNOTATION]: null };
   /** Lifts our hold: pausedUntil only while it is still the value we wrote. */
-  const lift = (extra: Record<string, string | null> = {}) =>
-    patchNp({ annotations: { [PAUSED_FOR_ANNOTATION]: null, [HELD_SINCE_ANNOTATION]: null, ...extra }, ...(pausedUntil === PAUSE_VALUE ? { pausedUntil: null } : {}) });
+  const lift = (extra: Record<string, string | null> = {}, labels?: Record<string, string | null>) =>
+    patchNp({ annotations: { ...HOLD_ANNOTATIONS, ...extra }, ...(labels ? { labels } : {}), ...(intact ? { pausedUntil: null } : {}) });
 
   const key = imageKeyOf(np, o.layer);
-  /** The rollout policy's word on a hand-off write; admitted: the write, then onRolloutStarted. */
-  const rollout = async (change: RolloutChange, image: string, write: () => Promise<void>): Promise<RolloutDecision & { write?: () => Promise<void> }> => {
-    const r: RolloutRequest = { key: `${o.nodePoolNamespace}/${o.nodePoolName}`, nodePool: np, change, image, releaseImage: key!.releaseImage };
-    const d = o.admitRollout ? await o.admitRollout(r) : ({ admit: true } as const);
-    return d.admit ? { admit: true, write: async () => (await write(), o.onRolloutStarted?.(r)) } : d;
-  };
   const notGated = (message: string): Promise<GateStep> | GateStep =>
     // Not layered (yet): nothing to gate. A hold of ours from before goes.
     ours ? step('Forgot', `${message}: hold lifted`, () => lift()) : { done: true, state: 'NotGated', message };
@@ -204,6 +275,13 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   /** The image for the key, asked at most once per step. */
   let known: ImageState | undefined;
   const imageState = async (): Promise<ImageState> => (known ??= await o.imageFor(key));
+  /** The rollout policy's answer for one write (default: admit). */
+  const ask = async (change: RolloutChange, image: string): Promise<{ request: RolloutRequest; decision: RolloutDecision }> => {
+    const request: RolloutRequest = { key: npKey, nodePool: np, change, image, releaseImage: key.releaseImage };
+    return { request, decision: o.admitRollout ? await o.admitRollout(request) : { admit: true } };
+  };
+  const started = (r: RolloutRequest) => o.onRolloutStarted?.(r);
+  const deferred = (d: RolloutDecision): string => truncate(`deferred by the rollout policy: ${'reason' in d ? d.reason : ''}`);
 
   // The provider-images channel in the HCP namespace (the tenant layer's FROM), read once.
   const pcm = await m.get<ConfigMap>(RESOURCES.configMaps, PROVIDER_IMAGES_CONFIGMAP, o.hcpNamespace);
@@ -214,7 +292,45 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     }
     if (!cm) return notGated('no hand-off ConfigMap for this NodePool');
   }
-  if (np.metadata.labels?.[GATED_LABEL] !== 'true') return step('Labelled', 'NodePool labelled for the admission gate', () => patchNp({ labels: { [GATED_LABEL]: 'true' } }));
+
+  const handedFor = cm?.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+  const tenant = cm?.metadata.labels?.[CONFIG_LABEL] !== undefined;
+  const handedImage = cm ? handedOffImage(cm.data?.config ?? '') : undefined;
+  /** The hand-off carries an image built for another release than the NodePool's. */
+  const stale = cm !== undefined && handedFor !== key.releaseImage && (cm.data?.config ?? '').trim() !== '';
+  /** Empties a stale hand-off: HyperShift parses no document from it (config.go parse), so the NodePool runs its release's own OS. */
+  const neutralise = (why: string) =>
+    step('Neutralised', truncate(`hand-off for ${handedFor ?? 'an unknown release'} neutralised (the NodePool's release is ${key.releaseImage}: never its nodes on another release's OS); ${why}`), () => {
+      const annotations = { ...(cm!.metadata.annotations ?? {}) };
+      delete annotations[HANDOFF_RELEASE_ANNOTATION];
+      // `update` with the resourceVersion read (HANDOFF_RULES grant no patch): a concurrent write by the per-HCP controller wins.
+      return m.update(RESOURCES.configMaps, { ...cm!, metadata: { ...cm!.metadata, annotations }, data: { config: '' } } as KubeObject);
+    });
+
+  // Preconditions, before any hold or hand-off: a NodePool that fails one is never held (the
+  // admission mutation selects on the label, which goes) and never handed an image.
+  const blocked = o.preconditions ? await o.preconditions({ nodePool: np, hcpNamespace: o.hcpNamespace, key }) : undefined;
+  if (blocked !== undefined) {
+    const why = truncate(blocked);
+    if (stale) return neutralise(`blocked: ${why}`);
+    if (ours) return step('Blocked', `blocked: ${why}: hold lifted`, () => lift({ [BLOCKED_ANNOTATION]: why, [REASON_ANNOTATION]: null }, { [GATED_LABEL]: null }));
+    if (np.metadata.labels?.[GATED_LABEL] !== undefined || ann[BLOCKED_ANNOTATION] !== why) {
+      return step('Blocked', `blocked: ${why}`, () => patchNp({ labels: { [GATED_LABEL]: null }, annotations: { [BLOCKED_ANNOTATION]: why } }));
+    }
+    return { done: true, state: 'Blocked', message: why };
+  }
+  if (np.metadata.labels?.[GATED_LABEL] !== 'true' || ann[BLOCKED_ANNOTATION] !== undefined) {
+    return step('Labelled', 'NodePool labelled for the admission gate', () => patchNp({ labels: { [GATED_LABEL]: 'true' }, annotations: { [BLOCKED_ANNOTATION]: null } }));
+  }
+
+  /** Held by us for this very release (the admission mutation's hold, or ours). */
+  const heldForRelease = ours && ann[PAUSED_FOR_ANNOTATION] === key.releaseImage;
+  /** What HyperShift shows as the target now, and whether it is other than the one recorded before the hand-off. */
+  const seen = updatingConfigTarget(np);
+  const note = (): Promise<GateStep> | undefined =>
+    heldForRelease && !seen.absent && seen.target !== undefined && ann[TARGET_SEEN_ANNOTATION] !== seen.target
+      ? step('Noted', `UpdatingConfig target before the hand-off: ${seen.target}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: seen.target! } }))
+      : undefined;
 
   if (o.providerLayer) {
     // Publish the provider-layered image for the NodePool's release.
@@ -223,33 +339,54 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     if (entry && providerEntryMatches(entry, { release: key.releaseImage, arch: key.arch, ...(key.stream ? { stream: key.stream } : {}) })) known = { image: entry.image };
     else {
       const s = await imageState();
-      if ('image' in s) return step('Published', `provider image ${s.image} for ${key.releaseImage} published in ${o.hcpNamespace}`, () => publishProviderImage(m, o, pcm, key, s.image));
+      if ('image' in s) {
+        // A tenant-layered NodePool on its release rebuilds FROM what is published: that is a rollout of it.
+        const onItsRelease = cm !== undefined && tenant && handedFor === key.releaseImage && !ours;
+        const before = published?.entries.get(o.nodePoolName);
+        const asked = onItsRelease ? await ask(before ? (o.rollback ? 'rollback' : 'layer-change') : 'first-handoff', s.image) : undefined;
+        if (asked && !asked.decision.admit) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+        const r = await step('Published', `provider image ${s.image} for ${key.releaseImage} published in ${o.hcpNamespace}`, () => publishProviderImage(m, o, pcm, key, s.image));
+        if (asked) started(asked.request);
+        return r;
+      }
     }
     if (!cm) {
       const s = await imageState();
       if ('image' in s) {
-        // Held by the admission mutation: the release changes in this same rollout.
-        const d = await rollout(ours ? 'release-change' : 'first-handoff', s.image, () => writeHandoff(m, o, undefined, key, s.image));
-        if (!d.admit) return { done: true, state: 'Deferred', message: truncate(d.reason) };
-        return step('HandedOff', `provider image ${s.image} for ${key.releaseImage}: provider-only hand-off created`, d.write!);
+        const asked = await ask(heldForRelease ? 'release-change' : 'first-handoff', s.image);
+        if (asked.decision.admit) {
+          const n = note();
+          if (n) return n;
+          const r = await step('HandedOff', `provider image ${s.image} for ${key.releaseImage}: provider-only hand-off created`, () => writeHandoff(m, o, undefined, key, s.image));
+          started(asked.request);
+          return r;
+        }
+        if (!ours) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+        return hold(deferred(asked.decision), 'Deferred');
       }
       // Nothing changes on the NodePool until the image lands: no reason to hold it, unless the
       // admission gate already did (a release change), which the hold logic below keeps.
       if (!ours) return { done: true, state: 'Waiting', message: truncate(imageWhy(key, s)) };
+      return hold(truncate(imageWhy(key, s)), 'Waiting');
     }
   }
 
-  const handedFor = cm?.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
-  const tenant = cm?.metadata.labels?.[CONFIG_LABEL] !== undefined;
-  if (handedFor === key.releaseImage) {
+  if (cm && handedFor === key.releaseImage) {
     // A provider-only hand-off for this release, but of an older provider layer: the new layer's image rolls out (no hold: the release does not change).
-    if (o.providerLayer && cm && !tenant && known && 'image' in known && handedOffImage(cm.data?.config ?? '') !== known.image) {
+    if (o.providerLayer && !tenant && known && 'image' in known && handedImage !== known.image) {
       const image = known.image;
-      const d = await rollout('layer-change', image, () => writeHandoff(m, o, cm, key, image));
-      if (!d.admit) return { done: true, state: 'Deferred', message: truncate(d.reason) };
-      return step('HandedOff', `provider layer changed: image ${image} for ${key.releaseImage}: hand-off rewritten`, d.write!);
+      const asked = await ask(heldForRelease ? 'release-change' : o.rollback ? 'rollback' : 'layer-change', image);
+      if (asked.decision.admit) {
+        const n = note();
+        if (n) return n;
+        const r = await step('HandedOff', `provider layer changed: image ${image} for ${key.releaseImage}: hand-off rewritten`, () => writeHandoff(m, o, cm, key, image));
+        started(asked.request);
+        return r;
+      }
+      if (!ours) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+      // Held for this release with a hand-off built for it (an older layer): lifting is consistent.
     }
-    if (ours) return step('Unpaused', `hand-off is for ${key.releaseImage}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
+    if (ours) return release();
     return { done: true, state: 'Consistent', message: `hand-off is for ${key.releaseImage}` };
   }
 
@@ -263,40 +400,101 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     );
   }
   const state: ImageState = tenant ? { pending: `the per-HCP controller builds the tenant layer for ${key.releaseImage} and hands it off` } : await imageState();
-  let deferred: string | undefined;
   if ('image' in state) {
-    const d = await rollout(cm ? 'release-change' : 'first-handoff', state.image, () => writeHandoff(m, o, cm, key, state.image));
-    if (d.admit) return step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off ${cm ? 'rewritten' : 'created'}`, d.write!);
-    // Not admitted: held as for an image not there yet (until admitted or the hold's bound).
-    deferred = `rollout policy: ${d.reason}`;
+    const asked = await ask(ours || handedImage !== undefined ? 'release-change' : 'first-handoff', state.image);
+    if (asked.decision.admit) {
+      const n = note();
+      if (n) return n;
+      const r = await step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off ${cm ? 'rewritten' : 'created'}`, () => writeHandoff(m, o, cm, key, state.image));
+      started(asked.request);
+      return r;
+    }
+    if (stale) return neutralise(deferred(asked.decision));
+    if (!ours) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+    return hold(deferred(asked.decision), 'Deferred');
   }
-  const why = truncate(deferred ?? imageWhy(key, state as { pending: string } | { failed: string }));
+  const why = truncate(imageWhy(key, state));
+  if (stale) return neutralise(why);
+  return hold(why, 'Waiting');
 
-  if (ours) {
-    if (ann[PAUSED_FOR_ANNOTATION] !== key.releaseImage) {
-      // Release changed again while we held: the hold follows it, and its clock restarts.
-      return step('Paused', why, () => patchNp({ annotations: { [PAUSED_FOR_ANNOTATION]: key.releaseImage, [HELD_SINCE_ANNOTATION]: now.toISOString(), [REASON_ANNOTATION]: why } }));
+  /** The hand-off is for the NodePool's release and we hold it: lift once HyperShift shows it read it (a tenant's: once the policy admits it). */
+  async function release(): Promise<GateStep> {
+    const recorded = ann[TARGET_SEEN_ANNOTATION];
+    const waiting = !seen.absent && recorded !== undefined && (seen.target === undefined || seen.target === recorded);
+    if (waiting) {
+      const msg = `hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it (UpdatingConfig target still ${recorded})`;
+      return hold(msg, 'Waiting', true);
     }
-    if (!isPaused(pausedUntil, now) || pausedUntil !== PAUSE_VALUE) {
-      // Someone lifted or replaced our pause: theirs now; we do not hold this release again.
-      return step('Overridden', `hold for ${key.releaseImage} lifted by someone else: not held again`, () =>
-        patchNp({ annotations: { [PAUSED_FOR_ANNOTATION]: null, [HELD_SINCE_ANNOTATION]: null, [RELEASED_FOR_ANNOTATION]: key.releaseImage, [REASON_ANNOTATION]: truncate(`hold lifted by someone else; ${why}`) } }));
+    const read = seen.absent ? 'HyperShift has not reported on this NodePool' : recorded === undefined ? 'no target recorded before the hand-off' : `HyperShift read it (UpdatingConfig target ${seen.target})`;
+    if (tenant) {
+      const asked = await ask('release-change', handedImage ?? '');
+      if (!asked.decision.admit) return hold(deferred(asked.decision), 'Deferred', true);
+      const r = await step('Unpaused', `hand-off is for ${key!.releaseImage}, ${read}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
+      started(asked.request);
+      return r;
     }
-    const since = Date.parse(ann[HELD_SINCE_ANNOTATION] ?? '');
-    const heldFor = Number.isFinite(since) ? (now.getTime() - since) / 1000 : Infinity;
-    if (heldFor >= o.maxHoldSeconds) {
-      // The cause first: a long reason is cut at its end.
-      const held = Number.isFinite(heldFor) ? `held ${Math.round(heldFor)}s` : `held since an unreadable ${HELD_SINCE_ANNOTATION}`;
-      const msg = truncate(`UpgradeGateTimedOut: ${held} (max ${o.maxHoldSeconds}s), ${why}; released: the new release rolls out with the image built for ${handedFor ?? 'no release'}, and again when its own image lands`);
-      return step('TimedOut', msg, () => lift({ [RELEASED_FOR_ANNOTATION]: key.releaseImage, [REASON_ANNOTATION]: msg }));
-    }
-    if (ann[REASON_ANNOTATION] !== why) return step('Paused', why, () => patchNp({ annotations: { [REASON_ANNOTATION]: why } }));
-    return { done: true, state: 'Waiting', message: why };
+    return step('Unpaused', `hand-off is for ${key!.releaseImage}, ${read}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
   }
-  if (ann[RELEASED_FOR_ANNOTATION] === key.releaseImage) return { done: true, state: 'Released', message: `not held for ${key.releaseImage} again: ${ann[REASON_ANNOTATION] ?? ''}` };
-  if (pausedUntil != null) return { done: true, state: 'HeldByOther', message: `pausedUntil ${JSON.stringify(pausedUntil)} is not ours; ${why}` };
-  return step('Paused', why, () =>
-    patchNp({ annotations: { [PAUSED_FOR_ANNOTATION]: key.releaseImage, [HELD_SINCE_ANNOTATION]: now.toISOString(), [REASON_ANNOTATION]: why }, pausedUntil: PAUSE_VALUE }));
+
+  /**
+   * The hold logic, once the hand-off is consistent for the release or neutral: place, keep,
+   * follow, bound or give up the hold. `consistent`: the hand-off is for the NodePool's release
+   * (an expiry is then no failure).
+   */
+  function hold(why: string, state: 'Waiting' | 'Deferred', consistent = false): Promise<GateStep> | GateStep {
+    const release = key!.releaseImage;
+    if (ours) {
+      if (ann[PAUSED_FOR_ANNOTATION] !== release) {
+        // Release changed again while we held: the hold follows it, and its clock restarts.
+        const until = holdUntil(now, o.maxHoldSeconds);
+        return step('Paused', why, () =>
+          patchNp({
+            annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent ? null : (seen.target ?? null), [REASON_ANNOTATION]: why },
+            ...(intact ? { pausedUntil: until } : {}),
+          }),
+        );
+      }
+      const expiry = Date.parse(ourValue);
+      const expired = intact && Number.isFinite(expiry) && now.getTime() >= expiry;
+      if (!intact || (!isPaused(pausedUntil, now) && !expired)) {
+        // Someone lifted or replaced our pause: theirs now; we do not hold this release again.
+        return step('Overridden', `hold for ${release} lifted by someone else: not held again`, () =>
+          patchNp({ annotations: { ...HOLD_ANNOTATIONS, [RELEASED_FOR_ANNOTATION]: release, [REASON_ANNOTATION]: truncate(`hold lifted by someone else; ${why}`) } }));
+      }
+      const since = Date.parse(ann[HELD_SINCE_ANNOTATION] ?? '');
+      const heldFor = Number.isFinite(since) ? (now.getTime() - since) / 1000 : Infinity;
+      if (expired || heldFor >= o.maxHoldSeconds) {
+        // The cause first: a long reason is cut at its end.
+        const held = Number.isFinite(heldFor) ? `held ${Math.round(heldFor)}s` : `held since an unreadable ${HELD_SINCE_ANNOTATION}`;
+        const outcome = consistent
+          ? `released: the hand-off is for ${release}`
+          : `released: the new release rolls out with its own OS (the previous release's hand-off was neutralised when the hold began), and again when ${tenant ? 'the tenant image' : 'its own image'} lands`;
+        const msg = truncate(`UpgradeGateTimedOut: ${held} (max ${o.maxHoldSeconds}s), ${why}; ${outcome}`);
+        return step('TimedOut', msg, () => lift({ [RELEASED_FOR_ANNOTATION]: release, [REASON_ANNOTATION]: msg }));
+      }
+      const want = holdUntil(new Date(since), o.maxHoldSeconds);
+      if (ourValue !== want && Date.parse(want) > now.getTime()) {
+        // Re-extended (or shortened: the bound changed, or an older fleet's "true") only within HELD_SINCE + maxHoldSeconds.
+        return step('Paused', `hold until ${want}: ${why}`, () => patchNp({ annotations: { [PAUSED_UNTIL_ANNOTATION]: want, [REASON_ANNOTATION]: why }, pausedUntil: want }));
+      }
+      if (!consistent) {
+        const n = note();
+        if (n) return n;
+      }
+      if (ann[REASON_ANNOTATION] !== why) return step('Paused', why, () => patchNp({ annotations: { [REASON_ANNOTATION]: why } }));
+      return { done: true, state, message: why };
+    }
+    if (state === 'Deferred') return { done: true, state, message: why };
+    if (ann[RELEASED_FOR_ANNOTATION] === release) return { done: true, state: 'Released', message: `not held for ${release} again: ${ann[REASON_ANNOTATION] ?? ''}` };
+    if (pausedUntil != null) return { done: true, state: 'HeldByOther', message: `pausedUntil ${JSON.stringify(pausedUntil)} is not ours; ${why}` };
+    const until = holdUntil(now, o.maxHoldSeconds);
+    return step('Paused', why, () =>
+      patchNp({
+        annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent ? null : (seen.target ?? null), [REASON_ANNOTATION]: why },
+        pausedUntil: until,
+      }),
+    );
+  }
 }
 
 /** Runs steps until the gate is done for now (a conflict re-reads: someone else wrote first). */

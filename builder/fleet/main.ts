@@ -22,9 +22,10 @@ import { NetGuard } from '../registry/net-guard.js';
 import { ReleaseResolver } from '../registry/release.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
 import { allowList } from '../webhook/main.js';
-import { describeError } from '../wiring.js';
+import { describeError } from '../registry/describe-error.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
-import type { ImageKey, ImageState } from './gate.js';
+import type { ImageKey, ImageState, Preconditions } from './gate.js';
+import { fleetPreconditions } from './preconditions.js';
 import { prebuiltProviderImage, ProviderBuilds, readPushSecret, repositoryOnly } from './provider-build.js';
 import { parsePolicy, PolicyError } from './rollout/policy.js';
 import { runFleet } from './run.js';
@@ -108,6 +109,8 @@ export async function startFleet(
     /** The build registry's seams (tests: no build pod runs on the API test server). */
     providerBuilds?: { build: (k: BuildKey) => Promise<{ image: string }>; lookup?: (k: BuildKey) => Promise<{ image: string } | undefined> };
     leaseSeconds?: [number, number, number];
+    /** The gate's preconditions (default: builder/fleet/preconditions.ts against the management cluster). */
+    preconditions?: Preconditions;
   } = {},
 ): Promise<FleetProcess> {
   const namespace = String(flags.namespace);
@@ -186,6 +189,7 @@ export async function startFleet(
     certFile: path.join(tlsDir, 'tls.crt'),
     keyFile: path.join(tlsDir, 'tls.key'),
     ...(over.now ? { now: () => new Date(over.now!()) } : {}),
+    maxHoldSeconds: Number(flags['max-hold-seconds']),
     log: (line) => log('admission', line as Record<string, unknown>),
   });
   let health: http.Server;
@@ -210,7 +214,7 @@ export async function startFleet(
     } catch (e) {
       log('provider-images ConfigMaps get no owner', { namespace, error: describeError(e) });
     }
-    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none' }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
   };
   const done = (async () => {
     try {

@@ -19,7 +19,8 @@
 import type { Credential } from 'pkogen/oci';
 import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
 import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
-import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type BuildArch, type JobCondition } from '../controller/build-job.js';
+import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type JobCondition } from '../controller/build-job.js';
+import type { BuildArch } from '../hypershift/nodepool-facts.js';
 import { dockerConfigJson } from '../controller/reconciler.js';
 import { dockerConfigCredentials } from '../registry/dockerconfig.js';
 import { abortableSleep } from '../clusters/leader.js';

@@ -20,11 +20,15 @@ export const FLEET_NAMESPACE = 'on-cluster-build-fleet';
 export const FLEET_CLUSTER_RULES: readonly PolicyRule[] = [
   { apiGroups: ['hypershift.openshift.io'], resources: ['nodepools'], verbs: ['get', 'list', 'watch', 'patch'] },
   // Read only: a control plane's release change starts the provider builds its NodePools will
-  // need (builder/fleet/run.ts pre-builds); HCP namespaces are not known in advance.
+  // need (builder/fleet/run.ts pre-builds), and its spec.capabilities say whether HyperShift
+  // reads hand-offs at all (builder/fleet/preconditions.ts); HCP namespaces are not known in advance.
   { apiGroups: ['hypershift.openshift.io'], resources: ['hostedcontrolplanes'], verbs: ['list', 'watch'] },
   // Read only, labels kept: the rollout policy's canaries are HostedClusters selected by the
   // labels the provider sets (builder/fleet/rollout/).
   { apiGroups: ['hypershift.openshift.io'], resources: ['hostedclusters'], verbs: ['list', 'watch'] },
+  // Read only: a provider build for an architecture runs only on a management Node of it
+  // (builder/fleet/preconditions.ts): without one, its NodePools are never held or handed off.
+  { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
   // Its own Namespace, by name: the owner of the provider-images ConfigMaps it writes in HCP
   // namespaces (a cluster-scoped owner may own namespaced objects), so uninstalling the fleet
   // package removes them and tenant builds stop waiting for a provider layer no one builds.

@@ -9,6 +9,8 @@
  * well-formed review of anything but a NodePool UPDATE is admitted unchanged (the
  * MutatingWebhookConfiguration never sends one; a mis-scoped configuration must not break it).
  * The webhook reads nothing and needs no RBAC; it logs names and the decision, never contents.
+ * The hold it places is an RFC3339 time no later than now + maxHoldSeconds (its own clock, the
+ * same bound as the gate's): it expires by itself if the fleet never comes back.
  */
 import { ADMISSION_API_VERSION, BadReviewError } from '../webhook/validate.js';
 import { startAdmissionServer, type WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
@@ -20,7 +22,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof
 const clip = (v: unknown, n: number): string => (typeof v === 'string' ? (v.length > n ? `${v.slice(0, n)}...` : v) : '');
 
 /** The admission decision for one parsed body; throws BadReviewError for a malformed review. */
-export function mutateNodePool(body: unknown, now: Date): { review: object; log: object } {
+export function mutateNodePool(body: unknown, now: Date, maxHoldSeconds: number): { review: object; log: object } {
   if (!isObj(body)) throw new BadReviewError('body must be a JSON object (an AdmissionReview)');
   if (body.apiVersion !== ADMISSION_API_VERSION || body.kind !== 'AdmissionReview') {
     throw new BadReviewError(`body must be an ${ADMISSION_API_VERSION} AdmissionReview; got apiVersion ${JSON.stringify(clip(body.apiVersion, 64))}, kind ${JSON.stringify(clip(body.kind, 64))}`);
@@ -50,15 +52,17 @@ export function mutateNodePool(body: unknown, now: Date): { review: object; log:
     const meta = o.metadata as Record<string, unknown>;
     for (const f of ['labels', 'annotations']) if (meta[f] !== undefined && meta[f] !== null && !isObj(meta[f])) throw new BadReviewError(`request.${where}.metadata.${f}: not an object`);
   }
-  return allow(admitNodePoolUpdate(old as never, obj as never, now));
+  return allow(admitNodePoolUpdate(old as never, obj as never, now, maxHoldSeconds));
 }
 
 export interface FleetWebhookOptions extends Omit<WebhookServerOptions, 'controllerUsername' | 'pushTarget' | 'tenantLayerDisabled'> {
   now?: () => Date;
+  /** The gate's bound (`--max-hold-seconds`): a hold placed here ends by itself at now + this. */
+  maxHoldSeconds: number;
 }
 
 /** Serves `/mutate-nodepool` (and /healthz, /readyz) until closed. */
 export function startFleetWebhook(o: FleetWebhookOptions): Promise<WebhookServer> {
   const now = o.now ?? (() => new Date());
-  return startAdmissionServer({ ...o, handlers: { [MUTATE_NODEPOOL_PATH]: (parsed) => mutateNodePool(parsed, now()) } });
+  return startAdmissionServer({ ...o, handlers: { [MUTATE_NODEPOOL_PATH]: (parsed) => mutateNodePool(parsed, now(), o.maxHoldSeconds) } });
 }

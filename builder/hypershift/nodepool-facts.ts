@@ -16,16 +16,24 @@
  *
  * Pure functions over objects as the API returns them.
  */
-import { BUILD_ARCHES, type BuildArch, type Toleration } from '../controller/build-job.js';
-export type { Toleration };
 import type { KubeObject } from '../clusters/kube.js';
 
 export const NODEPOOL_ANNOTATION = 'hypershift.openshift.io/nodePool';
 export const NODEPOOL_TAINTS_ANNOTATION = 'hypershift.openshift.io/nodePoolTaints';
 export const SCALE_FROM_ZERO_LABELS_ANNOTATION = 'capacity.cluster-autoscaler.kubernetes.io/labels';
 export const ARCH_LABEL = 'kubernetes.io/arch';
-/** The architectures a NodePool may have (HyperShift's `spec.arch` enum): one home, build-job.ts. */
-export const KNOWN_ARCHES = BUILD_ARCHES;
+/** The architectures a NodePool may have (HyperShift's `spec.arch` enum); a build runs on one of them. */
+export const BUILD_ARCHES = ['amd64', 'arm64', 'ppc64le', 's390x'] as const;
+export type BuildArch = (typeof BUILD_ARCHES)[number];
+
+/** A core/v1 Toleration, as a NodePool's taints become one for its build pods. */
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  tolerationSeconds?: number;
+}
 
 type Obj = KubeObject & { spec?: any; status?: any };
 
@@ -45,7 +53,7 @@ export function nodePoolArch(nodePoolKey: string, capi: { machineDeployments: re
     for (const o of ofNodePool(list, nodePoolKey)) {
       const labels = annotationsOf(o)[SCALE_FROM_ZERO_LABELS_ANNOTATION];
       const arch = typeof labels === 'string' ? labels.split(',').map((kv) => kv.split('=')).find(([k]) => k === ARCH_LABEL)?.[1] : undefined;
-      if (arch && (KNOWN_ARCHES as readonly string[]).includes(arch)) return { arch: arch as BuildArch, source: `${kind} ${o.metadata.name} annotation ${SCALE_FROM_ZERO_LABELS_ANNOTATION}` };
+      if (arch && (BUILD_ARCHES as readonly string[]).includes(arch)) return { arch: arch as BuildArch, source: `${kind} ${o.metadata.name} annotation ${SCALE_FROM_ZERO_LABELS_ANNOTATION}` };
     }
   }
   const reported = new Set<string>();
@@ -55,8 +63,8 @@ export function nodePoolArch(nodePoolKey: string, capi: { machineDeployments: re
   }
   if (reported.size === 1) {
     const arch = [...reported][0];
-    if ((KNOWN_ARCHES as readonly string[]).includes(arch)) return { arch: arch as BuildArch, source: 'status.nodeInfo.architecture of its Machines' };
-    return { reason: `its Machines report architecture ${JSON.stringify(arch)}, which is not one of ${KNOWN_ARCHES.join(', ')}` };
+    if ((BUILD_ARCHES as readonly string[]).includes(arch)) return { arch: arch as BuildArch, source: 'status.nodeInfo.architecture of its Machines' };
+    return { reason: `its Machines report architecture ${JSON.stringify(arch)}, which is not one of ${BUILD_ARCHES.join(', ')}` };
   }
   if (reported.size > 1) return { reason: `its Machines report more than one architecture (${[...reported].sort().join(', ')})` };
   return {

@@ -7,7 +7,7 @@
  * Secrets, Cluster API objects, the HostedControlPlane) and writes its hand-off ConfigMap and its
  * Lease. Builds are created in the hosted cluster's data plane, in `BUILD_NAMESPACE`.
  */
-import { BUILD_ARCHES } from '../controller/build-job.js';
+import { BUILD_ARCHES } from '../hypershift/nodepool-facts.js';
 import { BUILD_NAMESPACE, ENTITLEMENT_SECRET, GROUP as API_GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET, YUM_REPOS_CONFIGMAP } from '../api/types.js';
 
 export interface PolicyRule {

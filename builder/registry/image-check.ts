@@ -5,14 +5,22 @@
  *  - the manifest exists at exactly the digest the build reported (sha256 of the bytes received),
  *  - it is for the NodePool's architecture (an index entry for linux/<arch>, and the config's
  *    `os`/`architecture`),
- *  - its layers begin with the base OS image's layers for that architecture (it was built FROM it).
+ *  - its config lists one well-formed `rootfs.diff_ids` entry per manifest layer,
+ *  - it was built FROM the base OS image for that architecture: its first layers are the base's
+ *    layers, by compressed digest when the push kept the base's blobs (the cheap path), otherwise
+ *    by content: the config's `rootfs.diff_ids` begin with the base config's. A push to another
+ *    registry than the base's recompresses the base's layers, so their compressed digests differ
+ *    while their uncompressed digests do not. A `--squash` build merges the base's layers into
+ *    its own and is refused: nothing in it shows the base any more.
+ * Only manifests and configs are read, never a layer. docs/design/image-verification.md has the
+ * evidence and what a forged `diff_ids` claim can and cannot do.
  * The answer is a typed result with a reason, never an exception for what the registry did.
  */
 import { createHash } from 'node:crypto';
 import { UserError } from 'pkogen/model';
 import type { Credential } from 'pkogen/oci';
 import { ConnectPolicy, ConnectPolicyError, Deadline, formatMs, NetworkError } from 'pkogen/oci';
-import { ParsedManifest, parseConfig, parseManifestOrIndex } from 'pkogen/oci';
+import { type ImageConfigFile, isDigest, MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES, ParsedManifest, parseConfig, parseManifestOrIndex } from 'pkogen/oci';
 import { formatReference, parseReference, Reference } from 'pkogen/oci';
 import { RegistryClient, RegistryClientOptions } from 'pkogen/oci';
 import { NetGuard } from './net-guard.js';
@@ -27,11 +35,13 @@ export type ImageCheckReason =
   /** The bytes received do not hash to the digest. */
   | 'DigestMismatch'
   | 'WrongArchitecture'
-  /** Its layers do not begin with the base image's. */
+  /** Its layers do not begin with the base image's (by compressed digest, nor by diff_ids): another base, or a squashed build. */
   | 'NotFromBase'
+  /** Its manifest's layer count is not its config's `rootfs.diff_ids` count. */
+  | 'LayerCountMismatch'
   /** The base image could not be read (its registry, not the push registry). */
   | 'BaseUnavailable'
-  /** A manifest or config larger than allowed. */
+  /** A manifest or config larger than allowed, or more layers than allowed. */
   | 'TooLarge'
   | 'Timeout'
   /** The network guard refused the destination. */
@@ -42,7 +52,16 @@ export type ImageCheckReason =
   | 'Invalid';
 
 export type ImageCheckResult =
-  | { ok: true; reason: 'Verified'; message: string; manifestDigest: string; layers: number; baseLayers: number }
+  | {
+      ok: true;
+      reason: 'Verified';
+      message: string;
+      manifestDigest: string;
+      layers: number;
+      baseLayers: number;
+      /** How the base was found in it: the same compressed blobs, or the same content (diff_ids) in recompressed blobs. */
+      baseMatch: 'blobs' | 'diffIds';
+    }
   | { ok: false; reason: Exclude<ImageCheckReason, 'Verified'>; message: string };
 
 export interface VerifyBuiltImageOptions extends Pick<RegistryClientOptions, 'insecure' | 'ca' | 'attempts' | 'backoffMs' | 'sleep' | 'connectTimeoutMs' | 'stallTimeoutMs' | 'transport'> {
@@ -58,13 +77,22 @@ export interface VerifyBuiltImageOptions extends Pick<RegistryClientOptions, 'in
   baseCredentials?: (registry: string, repository: string) => Promise<Credential | undefined>;
   /** Default: a NetGuard with no allow-list. */
   connectPolicy?: ConnectPolicy;
-  /** Largest manifest or index read (default 1 MiB), largest config (default 4 MiB). */
+  /** Largest manifest or index read (default 1 MiB), largest config (default 4 MiB); never above pkogen/oci's ceilings. */
   maxManifestBytes?: number;
   maxConfigBytes?: number;
+  /** Most layers an image (built or base) may have (default and ceiling MAX_LAYERS). */
+  maxLayers?: number;
   /** The whole check's deadline (default 60 s). */
   timeoutMs?: number;
   clock?: ResolverClock;
 }
+
+/**
+ * Most layers read from a manifest: containers/storage's overlay driver mounts no more than 500
+ * lower layers (storage/drivers/overlay/overlay.go `maxDepth`), so a node could not run an image
+ * with more, and the check reads no longer list a registry sends.
+ */
+export const MAX_LAYERS = 500;
 
 const realClock: ResolverClock = { now: () => Date.now(), setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout) };
 
@@ -109,8 +137,9 @@ function digestRef(s: string, field: string): Reference {
 export async function verifyBuiltImage(o: VerifyBuiltImageOptions): Promise<ImageCheckResult> {
   const clock = o.clock ?? realClock;
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const maxManifest = o.maxManifestBytes ?? 1 << 20;
-  const maxConfig = o.maxConfigBytes ?? 4 << 20;
+  const maxManifest = Math.min(o.maxManifestBytes ?? 1 << 20, MAX_MANIFEST_BYTES);
+  const maxConfig = Math.min(o.maxConfigBytes ?? 4 << 20, MAX_CONFIG_BYTES);
+  const maxLayers = Math.min(o.maxLayers ?? MAX_LAYERS, MAX_LAYERS);
   const deadline = new Deadline(timeoutMs, clock.now(), () => clock.now());
   const common = {
     insecure: o.insecure,
@@ -136,7 +165,7 @@ export async function verifyBuiltImage(o: VerifyBuiltImageOptions): Promise<Imag
       resolve({ ok: false, reason: 'Timeout', message: `checking ${o.pushRef.slice(0, 300)}: no answer within ${formatMs(timeoutMs)}` });
     }, timeoutMs);
   });
-  const work = check(o, push, base, maxConfig).catch((e: unknown): ImageCheckResult => {
+  const work = check(o, push, base, { maxConfig, maxLayers }).catch((e: unknown): ImageCheckResult => {
     if (e instanceof Verdict) return e.result;
     if (e instanceof UserError || e instanceof NetworkError) return classify(e, false, `checking ${o.pushRef.slice(0, 300)}`);
     throw e;
@@ -150,11 +179,30 @@ export async function verifyBuiltImage(o: VerifyBuiltImageOptions): Promise<Imag
   }
 }
 
-async function check(o: VerifyBuiltImageOptions, push: RegistryClient, base: RegistryClient, maxConfig: number): Promise<ImageCheckResult> {
+/**
+ * The config's `rootfs.diff_ids`: each a `sha256:<64 hex>` digest (what containers/storage
+ * computes for a layer). `what` names the image in the message; `tooMany` bounds the list before
+ * it is walked.
+ */
+function diffIds(cfg: ImageConfigFile, what: string, tooMany: number): { ok: true; ids: string[] } | { ok: false; message: string } {
+  const rootfs = cfg.rootfs as unknown;
+  const ids = rootfs && typeof rootfs === 'object' ? (rootfs as { diff_ids?: unknown }).diff_ids : undefined;
+  if (!Array.isArray(ids)) return { ok: false, message: `${what}: its config has no rootfs.diff_ids list` };
+  if (ids.length > tooMany) return { ok: false, message: `${what}: its config lists ${ids.length} diff_ids, more than the ${tooMany} layers allowed` };
+  const bad = ids.findIndex((d) => typeof d !== 'string' || !isDigest(d));
+  if (bad >= 0) return { ok: false, message: `${what}: its config's rootfs.diff_ids[${bad}] is not a sha256:<64 hex> digest` };
+  return { ok: true, ids: ids as string[] };
+}
+
+const WHY_NOT_SQUASH = 'an image built FROM another base, or with --squash (which merges the base\'s layers into its own: refused, since nothing would show the base any more)';
+
+async function check(o: VerifyBuiltImageOptions, push: RegistryClient, base: RegistryClient, lim: { maxConfig: number; maxLayers: number }): Promise<ImageCheckResult> {
   const ref = digestRef(o.pushRef, 'the pushed image');
   const baseRef = digestRef(o.baseImageRef, 'the base image');
   const name = formatReference(ref);
+  const baseName = formatReference(baseRef);
   const arch = o.arch;
+  const { maxConfig, maxLayers } = lim;
 
   const got = await push.manifestBytes(ref);
   if (!got) return fail('NotFound', `${name}: the registry has no manifest with this digest`);
@@ -162,13 +210,15 @@ async function check(o: VerifyBuiltImageOptions, push: RegistryClient, base: Reg
   const sum = `sha256:${createHash('sha256').update(got.bytes).digest('hex')}`;
   if (sum !== ref.digest) return fail('DigestMismatch', `${name}: the registry answered bytes that hash to ${sum}`);
   let parsed = parseManifestOrIndex(got.bytes, got.contentType, name);
-  let m: ParsedManifest;
   let manifestRef = ref;
   if (parsed.kind === 'index') {
     const entry = parsed.m.manifests.find((d) => d.platform?.os === 'linux' && d.platform.architecture === arch);
     if (!entry) {
-      const has = parsed.m.manifests.map((d) => (d.platform ? `${d.platform.os}/${d.platform.architecture}` : 'unknown')).join(', ');
-      return fail('WrongArchitecture', `${name}: the image index has no linux/${arch} entry (it has ${has || 'none'})`);
+      const has = parsed.m.manifests
+        .slice(0, 20)
+        .map((d) => (d.platform ? `${d.platform.os}/${d.platform.architecture}` : 'unknown'))
+        .join(', ');
+      return fail('WrongArchitecture', `${name}: the image index has no linux/${arch} entry (it has ${has || 'none'}${parsed.m.manifests.length > 20 ? ', …' : ''})`);
     }
     manifestRef = { registry: ref.registry, repository: ref.repository, digest: entry.digest };
     const inner = await push.manifestBytes(manifestRef);
@@ -176,21 +226,45 @@ async function check(o: VerifyBuiltImageOptions, push: RegistryClient, base: Reg
     parsed = parseManifestOrIndex(inner.bytes, inner.contentType, formatReference(manifestRef));
     if (parsed.kind !== 'manifest') return fail('Invalid', `${name}: its linux/${arch} entry is an index, not an image`);
   }
-  m = parsed.m;
+  const m: ParsedManifest = parsed.m;
+  if (m.layers.length > maxLayers) return fail('TooLarge', `${name}: it has ${m.layers.length} layers, more than the ${maxLayers} allowed`);
   if (m.config.size > maxConfig) return fail('TooLarge', `${name}: its config is ${m.config.size} bytes, more than the ${maxConfig} allowed`);
   const cfg = parseConfig((await push.blob(manifestRef, m.config)).bytes, `${name} config`);
   if (cfg.os !== 'linux' || cfg.architecture !== arch)
-    return fail('WrongArchitecture', `${name}: it is a ${String(cfg.os)}/${String(cfg.architecture)} image; the NodePool is linux/${arch}`);
+    return fail('WrongArchitecture', `${name}: it is a ${String(cfg.os).slice(0, 40)}/${String(cfg.architecture).slice(0, 40)} image; the NodePool is linux/${arch}`);
+  // A node applies layer k as diff_ids[k] claims (containers/storage refuses a layer whose content
+  // is not its claim); a list of another length, or an empty one, leaves layers unclaimed.
+  const built = diffIds(cfg, name, maxLayers);
+  if (!built.ok) return fail('Invalid', built.message);
+  if (built.ids.length !== m.layers.length)
+    return fail('LayerCountMismatch', `${name}: its manifest has ${m.layers.length} layers but its config lists ${built.ids.length} diff_ids`);
 
   let b: ParsedManifest;
+  let baseConfig: ImageConfigFile | undefined;
   try {
     b = (await base.manifest(baseRef, arch)).m;
+    if (b.layers.length > maxLayers) return fail('TooLarge', `the base image ${baseName}: it has ${b.layers.length} layers, more than the ${maxLayers} allowed`);
+    const blobsMatch = m.layers.length >= b.layers.length && b.layers.every((l, k) => l.digest === m.layers[k].digest);
+    if (blobsMatch) return verified(name, ref.digest!, arch, m, b, 'blobs');
+    if (b.config.size > maxConfig) return fail('TooLarge', `the base image ${baseName}: its config is ${b.config.size} bytes, more than the ${maxConfig} allowed`);
+    baseConfig = parseConfig((await base.blob(baseRef, b.config)).bytes, `${baseName} config`);
   } catch (e) {
-    if (e instanceof UserError || e instanceof NetworkError) throw new Verdict(classify(e, true, `reading the base image ${formatReference(baseRef)}`));
+    if (e instanceof UserError || e instanceof NetworkError) throw new Verdict(classify(e, true, `reading the base image ${baseName}`));
     throw e;
   }
-  if (m.layers.length < b.layers.length) return fail('NotFromBase', `${name}: it has ${m.layers.length} layers, fewer than the ${b.layers.length} of its base image ${formatReference(baseRef)}`);
-  const i = b.layers.findIndex((l, k) => l.digest !== m.layers[k].digest);
-  if (i >= 0) return fail('NotFromBase', `${name}: layer ${i} is ${m.layers[i].digest}, the base image ${formatReference(baseRef)} has ${b.layers[i].digest} there`);
-  return { ok: true, reason: 'Verified', message: `${name}: linux/${arch}, ${m.layers.length} layers on its base's ${b.layers.length}`, manifestDigest: ref.digest!, layers: m.layers.length, baseLayers: b.layers.length };
+  const from = diffIds(baseConfig, `the base image ${baseName}`, maxLayers);
+  if (!from.ok) return fail('BaseUnavailable', from.message);
+  if (from.ids.length !== b.layers.length)
+    return fail('BaseUnavailable', `the base image ${baseName}: its manifest has ${b.layers.length} layers but its config lists ${from.ids.length} diff_ids`);
+  if (built.ids.length < from.ids.length)
+    return fail('NotFromBase', `${name}: it has ${built.ids.length} layer${built.ids.length === 1 ? '' : 's'}, fewer than the ${from.ids.length} of its base image ${baseName}: ${WHY_NOT_SQUASH}`);
+  const i = from.ids.findIndex((d, k) => d !== built.ids[k]);
+  if (i >= 0)
+    return fail('NotFromBase', `${name}: the content of its layer ${i} is ${built.ids[i]}, the base image ${baseName} has ${from.ids[i]} there (rootfs.diff_ids): ${WHY_NOT_SQUASH}`);
+  return verified(name, ref.digest!, arch, m, b, 'diffIds');
+}
+
+function verified(name: string, digest: string, arch: string, m: ParsedManifest, b: ParsedManifest, baseMatch: 'blobs' | 'diffIds'): ImageCheckResult {
+  const how = baseMatch === 'blobs' ? '' : ' (the same content in recompressed blobs)';
+  return { ok: true, reason: 'Verified', message: `${name}: linux/${arch}, ${m.layers.length} layers on its base's ${b.layers.length}${how}`, manifestDigest: digest, layers: m.layers.length, baseLayers: b.layers.length, baseMatch };
 }

@@ -73,10 +73,10 @@ export interface ValidateOptions {
 /** Options of the object rules shared by the webhook and the controller (configProblems). */
 export interface RuleOptions {
   /**
-   * Why a push target (renderedImagePushSpec) may not be used, or undefined when it may.
-   * TODO(integration, issue 25): wire builder/registry/push-target.ts's pure push-target check here (the
-   * network-guard change adds it); the webhook (server.ts) and the controller (wiring.ts
-   * configProblems) both pass it through this one seam. Until then only the syntax is checked.
+   * Why a push target (renderedImagePushSpec) may not be used, or undefined when it may: the
+   * webhook (server.ts) and the controller (wiring.ts configProblems) both pass
+   * builder/registry/push-target.ts's pushTargetProblem with the provider's allow-list through
+   * this one seam; without it only the syntax is checked.
    */
   pushTarget?: (spec: string) => string | undefined;
 }

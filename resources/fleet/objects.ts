@@ -12,7 +12,7 @@
  */
 import { hypershift, RawValue, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
-import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSE_VALUE, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate-names.js';
+import { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, LEGACY_PAUSE_VALUE, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION } from '../../builder/fleet/gate-names.js';
 import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL, PROVIDER_IMAGES_CONFIGMAP, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
 import { GROUP } from '../../builder/api/types.js';
@@ -256,7 +256,7 @@ export function fleetWebhook(): PackageObject[] {
 }
 
 /** The gate's own NodePool annotations (builder/fleet/gate.ts): the only ones the fleet may change. */
-export const GATE_ANNOTATIONS = [PAUSED_FOR_ANNOTATION, HELD_SINCE_ANNOTATION, RELEASED_FOR_ANNOTATION, REASON_ANNOTATION];
+export const GATE_ANNOTATIONS = [PAUSED_FOR_ANNOTATION, HELD_SINCE_ANNOTATION, PAUSED_UNTIL_ANNOTATION, TARGET_SEEN_ANNOTATION, RELEASED_FOR_ANNOTATION, REASON_ANNOTATION, BLOCKED_ANNOTATION];
 /** Hand-off labels the fleet must keep as they are: HyperShift selects on the first two, the per-HCP controller owns the others. */
 export const HANDOFF_KEPT_LABELS = [NTO_GENERATED_LABEL, NODEPOOL_LABEL, MANAGED_BY, CONFIG_LABEL];
 
@@ -281,10 +281,22 @@ export interface PolicySpec {
 
 export const ONLY_FLEET = { name: 'fleet-service-account', expression: `request.userInfo.username == ${q(FLEET_USERNAME)}` };
 
+/** The package's hold bound (config maxHoldSeconds), as PKO renders it into the policy. */
+export const MAX_HOLD_TEMPLATE = '{{ .config.maxHoldSeconds }}';
+/** RFC3339 as Go's time.Parse(time.RFC3339) reads it and as the gate writes it (to the second, UTC or an offset). */
+export const RFC3339_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})$';
+const ann = (v: 'old' | 'new', k: string) => `variables.${v}Annotations[${q(k)}]`;
+const hasAnn = (v: 'old' | 'new', k: string) => `${q(k)} in variables.${v}Annotations`;
+
 /**
- * NodePools: the fleet ServiceAccount's `patch` may change only spec.pausedUntil (set to "true",
- * or removed when it is "true"), the gate's annotations and its label. The spec comparison walks
- * every key, so a field the NodePool API gains later is covered without a change here.
+ * NodePools: the fleet ServiceAccount's `patch` may change only spec.pausedUntil, the gate's
+ * annotations and its label. A pausedUntil it sets is an RFC3339 time equal to the
+ * PAUSED_UNTIL annotation it writes with it, and no later than HELD_SINCE + the package's
+ * maxHoldSeconds; it may replace or remove only a pausedUntil of its own (the value its
+ * PAUSED_UNTIL annotation records, or an older fleet's "true" under PAUSED_FOR); while a hold for
+ * one release goes on, HELD_SINCE stays. CEL in a ValidatingAdmissionPolicy has no clock, so "no
+ * later than now + bound" is the gate's and the webhook's to keep (docs/design/fleet-gate.md).
+ * The spec comparison walks every key, so a field the NodePool API gains later is covered.
  */
 export const NODEPOOL_POLICY: PolicySpec = {
   name: `${FLEET_NAME}-nodepools`,
@@ -296,6 +308,12 @@ export const NODEPOOL_POLICY: PolicySpec = {
     { name: 'newLabels', expression: orEmpty('object.metadata.labels') },
     { name: 'oldAnnotations', expression: orEmpty('oldObject.metadata.annotations') },
     { name: 'newAnnotations', expression: orEmpty('object.metadata.annotations') },
+    {
+      // The pause before this write was the gate's own.
+      name: 'oldPauseOurs',
+      expression: `has(oldObject.spec.pausedUntil) && ${hasAnn('old', PAUSED_FOR_ANNOTATION)} && oldObject.spec.pausedUntil == (${hasAnn('old', PAUSED_UNTIL_ANNOTATION)} ? ${ann('old', PAUSED_UNTIL_ANNOTATION)} : ${q(LEGACY_PAUSE_VALUE)})`,
+    },
+    { name: 'pauseChanged', expression: 'has(object.spec.pausedUntil) && !(has(oldObject.spec.pausedUntil) && oldObject.spec.pausedUntil == object.spec.pausedUntil)' },
   ],
   validations: [
     {
@@ -304,13 +322,23 @@ export const NODEPOOL_POLICY: PolicySpec = {
       reason: 'Forbidden',
     },
     {
-      expression: `!has(object.spec.pausedUntil) || object.spec.pausedUntil == ${q(PAUSE_VALUE)} || (has(oldObject.spec.pausedUntil) && oldObject.spec.pausedUntil == object.spec.pausedUntil)`,
-      message: `the on-cluster-build fleet component may set spec.pausedUntil only to ${q(PAUSE_VALUE)}`,
+      expression: `!variables.pauseChanged || (object.spec.pausedUntil.matches(${q(RFC3339_PATTERN)}) && ${hasAnn('new', PAUSED_UNTIL_ANNOTATION)} && ${ann('new', PAUSED_UNTIL_ANNOTATION)} == object.spec.pausedUntil && ${hasAnn('new', PAUSED_FOR_ANNOTATION)} && ${hasAnn('new', HELD_SINCE_ANNOTATION)} && timestamp(object.spec.pausedUntil) <= timestamp(${ann('new', HELD_SINCE_ANNOTATION)}) + duration(${q(`${MAX_HOLD_TEMPLATE}s`)}))`,
+      message: `the on-cluster-build fleet component may set spec.pausedUntil only to an RFC3339 time recorded in ${PAUSED_UNTIL_ANNOTATION}, no later than ${HELD_SINCE_ANNOTATION} + maxHoldSeconds (never "true")`,
       reason: 'Invalid',
     },
     {
-      expression: `has(object.spec.pausedUntil) || !has(oldObject.spec.pausedUntil) || oldObject.spec.pausedUntil == ${q(PAUSE_VALUE)}`,
-      message: `the on-cluster-build fleet component may remove only a spec.pausedUntil of ${q(PAUSE_VALUE)} (a pause with a date is not its own)`,
+      expression: '!variables.pauseChanged || !has(oldObject.spec.pausedUntil) || variables.oldPauseOurs',
+      message: 'the on-cluster-build fleet component may replace only a spec.pausedUntil of its own',
+      reason: 'Forbidden',
+    },
+    {
+      expression: 'has(object.spec.pausedUntil) || !has(oldObject.spec.pausedUntil) || variables.oldPauseOurs',
+      message: `the on-cluster-build fleet component may remove only a spec.pausedUntil of its own (the value its ${PAUSED_UNTIL_ANNOTATION} records)`,
+      reason: 'Forbidden',
+    },
+    {
+      expression: `!(${hasAnn('old', PAUSED_FOR_ANNOTATION)} && ${hasAnn('new', PAUSED_FOR_ANNOTATION)} && ${ann('old', PAUSED_FOR_ANNOTATION)} == ${ann('new', PAUSED_FOR_ANNOTATION)} && ${hasAnn('old', HELD_SINCE_ANNOTATION)}) || (${hasAnn('new', HELD_SINCE_ANNOTATION)} && ${ann('old', HELD_SINCE_ANNOTATION)} == ${ann('new', HELD_SINCE_ANNOTATION)})`,
+      message: `the on-cluster-build fleet component may not move ${HELD_SINCE_ANNOTATION} while it holds a NodePool for the same release (the hold for one release is bounded from its start)`,
       reason: 'Forbidden',
     },
     {

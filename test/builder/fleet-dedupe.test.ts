@@ -154,12 +154,12 @@ describe('three HCPs upgrading at once behind the gate', () => {
     await Promise.all(
       HCPS.map(async (h) => {
         const np = mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name: `${h}-workers`, namespace: 'clusters' }) as KubeObject & { spec: any };
-        const ops = [{ op: 'replace', path: '/spec/release/image', value: R2 }, ...admitNodePoolUpdate(np, { ...np, spec: { ...np.spec, release: { image: R2 } } }, new Date('2026-11-25T00:00:00Z'))];
+        const ops = [{ op: 'replace', path: '/spec/release/image', value: R2 }, ...admitNodePoolUpdate(np, { ...np, spec: { ...np.spec, release: { image: R2 } } }, new Date('2026-11-25T00:00:00Z'), 3600)];
         await admin.request('PATCH', admin.path(NODEPOOLS, 'clusters', `${h}-workers`), ops, 'application/json-patch+json');
       }),
     );
     const first = await Promise.all(HCPS.map((h) => settleGate(gate(h))));
-    expect(first.map((s) => s.steps.map((x) => ('did' in x ? x.did : x.state)))).toEqual(HCPS.map(() => ['Paused', 'Waiting']));
+    expect(first.map((s) => s.steps.map((x) => ('did' in x ? x.did : x.state)))).toEqual(HCPS.map(() => ['Neutralised', 'Paused', 'Waiting']));
     expect(b.calls).toEqual([{ releaseDigest: D('2'), arch: 'amd64', layerDigest: D('a'), builderImageDigest: D('b'), releasePullSpec: R2 }]);
     b.finish();
     await registry.idle();

@@ -76,7 +76,7 @@ describe('a fleet pass', () => {
     const admin = new Kube(mgmt.kubeConfig('system:admin'));
     for (const c of CLUSTERS) {
       const np = mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name: npName(c.name), namespace: 'clusters' }) as KubeObject & { spec: any };
-      const ops = [{ op: 'replace', path: '/spec/release/image', value: R2 }, ...admitNodePoolUpdate(np, { ...np, spec: { ...np.spec, release: { image: R2 } } }, new Date('2026-11-25T00:00:00Z'))];
+      const ops = [{ op: 'replace', path: '/spec/release/image', value: R2 }, ...admitNodePoolUpdate(np, { ...np, spec: { ...np.spec, release: { image: R2 } } }, new Date('2026-11-25T00:00:00Z'), 3600)];
       await admin.request('PATCH', admin.path(NODEPOOLS, 'clusters', npName(c.name)), ops, 'application/json-patch+json');
     }
     const np = (c: string) => mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name: npName(c), namespace: 'clusters' }) as KubeObject & { spec: any };

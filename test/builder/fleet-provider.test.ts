@@ -6,6 +6,8 @@
  * FLEET_BUILD_NAMESPACE_RULES in the build namespace, whose reported digest is verified before
  * it is answered.
  */
+import { gunzipSync } from 'node:zlib';
+import { sha256Digest } from '../../pkogen/src/oci/digest.js';
 import { Blob, Image } from '../../pkogen/src/oci/image.js';
 import { MediaType } from '../../pkogen/src/oci/media-types.js';
 import { parseReference } from '../../pkogen/src/oci/reference.js';
@@ -29,7 +31,7 @@ const NS = 'on-cluster-build-fleet';
 const BNS = FLEET_BUILD_NAMESPACE;
 const FLEET_USER = `system:serviceaccount:${NS}:fleet`;
 const KEY: BuildKey = { releaseDigest: D('2'), arch: 'amd64', layerDigest: D('a'), builderImageDigest: D('b'), releasePullSpec: `quay.io/openshift-release-dev/ocp-release@${D('2')}` };
-const image = (layers: Blob[], arch = 'amd64') => Image.fromBlobs(new Blob(MediaType.OciConfig, enc.encode(JSON.stringify({ architecture: arch, os: 'linux', rootfs: { type: 'layers', diff_ids: [] } }))), layers);
+const image = (layers: Blob[], arch = 'amd64') => Image.fromBlobs(new Blob(MediaType.OciConfig, enc.encode(JSON.stringify({ architecture: arch, os: 'linux', rootfs: { type: 'layers', diff_ids: layers.map((l) => sha256Digest(gunzipSync(l.bytes))) } }))), layers);
 const L1 = layer([file('usr/lib/os-release', 'ID=rhcos\n')]);
 const L2 = layer([file('usr/bin/rpm-ostree', 'x')]);
 const AGENT = layer([file('usr/bin/provider-agent', 'agent')]);

@@ -128,23 +128,25 @@ describe('the fleet loop with a rollout policy', () => {
     await waitFor('every NodePool settled', () => CLUSTERS.every((c) => settled.get(c)));
     await waitFor('every NodePool deferred', () => CLUSTERS.every((c) => 'state' in settled.get(c)! && (settled.get(c) as { state: string }).state === 'Deferred'));
     expect(handedOff()).toEqual([]);
-    expect((settled.get('c3') as { message: string }).message).toBe('RideReleaseChange: the new layer reaches this NodePool with its next release change');
+    expect((settled.get('c3') as { message: string }).message).toBe('deferred by the rollout policy: RideReleaseChange: the new layer reaches this NodePool with its next release change');
     // c3's release changes; the admission mutation holds it in the same write.
     const before = np('c3');
     const after = { ...structuredClone(before), spec: { ...before.spec, release: { image: R2 } } } as KubeObject & { spec: Record<string, unknown> };
-    for (const op of admitNodePoolUpdate(before as never, after as never, new Date())) {
+    for (const op of admitNodePoolUpdate(before as never, after as never, new Date(), 3600)) {
       if (op.path === '/spec/pausedUntil') after.spec.pausedUntil = op.value;
       else if (op.path.startsWith('/metadata/annotations/')) after.metadata.annotations = { ...after.metadata.annotations, [op.path.slice('/metadata/annotations/'.length).replace(/~1/g, '/').replace(/~0/g, '~')]: op.value as string };
     }
     mgmt.store.put(after);
-    await waitFor('c3 handed off for R2 and unheld', () => handoff('c3')?.metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2 && np('c3').spec?.pausedUntil === undefined && np('c3').metadata?.annotations?.[PAUSED_FOR_ANNOTATION] === undefined);
+    await waitFor('c3 handed off for R2', () => handoff('c3')?.metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2);
+    // HyperShift reads it (its UpdatingConfig target moves): the gate lifts the hold.
+    rolls('c3');
+    await waitFor('c3 unheld', () => np('c3').spec?.pausedUntil === undefined && np('c3').metadata?.annotations?.[PAUSED_FOR_ANNOTATION] === undefined);
     expect(handedOffImage(handoff('c3')!.data!.config!)).toBe(imageFor('L1', R2));
     expect(handedOff()).toEqual(['c3']);
     // The admission was recorded before the write; HyperShift finishing it is recorded too.
     let loaded = await readRollout(new Kube(mgmt.kubeConfig('system:admin')), NS);
     expect(loaded.state!.entries['clusters/c3-workers']).toMatchObject({ change: 'release-change' });
     expect(loaded.state!.entries['clusters/c3-workers']!.startedAt).toBeDefined();
-    rolls('c3');
     finishes('c3');
     await waitFor('c3 succeeded in the plan', () => engine?.current()?.rows.find((r) => r.key === 'clusters/c3-workers')?.state === 'succeeded');
     await waitFor('success persisted', () => {
@@ -161,7 +163,7 @@ describe('the fleet loop with a rollout policy', () => {
     await waitFor('the canary handed off', () => handedOff().length === 1);
     await waitFor('the others deferred', () => ['c1', 'c2', 'c3', 'c4', 'c5'].every((c) => (settled.get(c) as { state?: string } | undefined)?.state === 'Deferred'));
     expect(handedOff()).toEqual(['c0']);
-    expect((settled.get('c1') as { message: string }).message).toBe('waiting for the canaries: 0/1 succeeded');
+    expect((settled.get('c1') as { message: string }).message).toBe('deferred by the rollout policy: waiting for the canaries: 0/1 succeeded');
     rolls('c0');
     finishes('c0');
     await waitFor('two more handed off', () => handedOff().length === 3);
@@ -206,7 +208,7 @@ describe('the fleet loop with a rollout policy', () => {
     expect(CLUSTERS.every((c) => handedOffImage(handoff(c)!.data!.config!) === imageFor('L0', R1))).toBe(true);
     const loaded = await readRollout(new Kube(mgmt.kubeConfig('system:admin')), NS);
     expect(changed.map((c) => loaded.state!.entries[`clusters/${c}-workers`]!.change)).toEqual(['rollback', 'rollback']);
-    expect((settled.get('c5') as { state?: string; message?: string }).message).toMatch(/^rolled back by sre at .*: layer L1 is not handed off again until a new layer is configured$/);
+    expect((settled.get('c5') as { state?: string; message?: string }).message).toMatch(/^deferred by the rollout policy: rolled back by sre at .*: layer L1 is not handed off again until a new layer is configured$/);
     await new Promise((r) => setTimeout(r, 800));
     expect(onL1()).toEqual([]);
   });

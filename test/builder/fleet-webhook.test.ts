@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { makeCa } from '../../pkogen/test/oci/registry-harness.js';
-import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate.js';
+import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION } from '../../builder/fleet/gate.js';
 import { MUTATE_NODEPOOL_PATH, startFleetWebhook } from '../../builder/fleet/webhook.js';
 import type { WebhookServer } from '../../builder/webhook/server.js';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'fleet-webhook-'));
   const c = makeCa(dir);
   ca = readFileSync(c.caFile, 'utf8');
-  server = await startFleetWebhook({ port: 0, host: '127.0.0.1', certFile: c.cert, keyFile: c.key, maxBodyBytes: 64 * 1024, now: () => NOW, log: (l) => logs.push(l) });
+  server = await startFleetWebhook({ port: 0, host: '127.0.0.1', certFile: c.cert, keyFile: c.key, maxBodyBytes: 64 * 1024, now: () => NOW, maxHoldSeconds: 3600, log: (l) => logs.push(l) });
 });
 afterAll(async () => {
   await server?.close();
@@ -78,9 +78,15 @@ describe('fleet mutating webhook over HTTPS', () => {
     const out = JSON.parse(r.text);
     expect(out).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u-1', allowed: true, patchType: 'JSONPatch' } });
     const patched = applyPatch(nodePool(R2), JSON.parse(Buffer.from(out.response.patch, 'base64').toString('utf8')));
-    expect(patched.spec.pausedUntil).toBe('true');
-    expect(patched.metadata.annotations).toEqual({ [PAUSED_FOR_ANNOTATION]: R2, [HELD_SINCE_ANNOTATION]: NOW.toISOString() });
+    expect(patched.spec.pausedUntil).toBe('2026-11-25T01:00:00Z'); // now + maxHoldSeconds: it ends by itself
+    expect(patched.metadata.annotations).toEqual({ [PAUSED_FOR_ANNOTATION]: R2, [HELD_SINCE_ANNOTATION]: NOW.toISOString(), [PAUSED_UNTIL_ANNOTATION]: '2026-11-25T01:00:00Z' });
     expect(patched.spec.release.image).toBe(R2);
+
+    // HyperShift's UpdatingConfig target before the change is recorded with the hold: the gate lifts only once it moves.
+    const reported = (release: string) => ({ ...nodePool(release), metadata: { ...nodePool(release).metadata, annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'c0ffee01' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }] } });
+    const withStatus = JSON.parse((await post(review(reported(R1), reported(R2)))).text);
+    const p2 = applyPatch(reported(R2), JSON.parse(Buffer.from(withStatus.response.patch, 'base64').toString('utf8')));
+    expect(p2.metadata.annotations[TARGET_SEEN_ANNOTATION]).toBe('current:c0ffee01');
 
     for (const [old, next] of [
       [nodePool(R1), { ...nodePool(R1), spec: { ...nodePool(R1).spec, replicas: 5 } }], // scaling: no hold

@@ -1,10 +1,13 @@
 /**
  * The registry-side check of a built image before hand-off: against Debian's docker-registry
- * (basic auth) for what a real registry answers, and against hand-written hostile registries on
- * 127.0.0.1 for an oversized manifest, bytes that do not match the digest, and a manifest
- * dripped one byte at a time.
+ * (basic auth) for what a real registry answers (the base found by blob digests, or by diff_ids
+ * when the push recompressed its layers; squashed, foreign and malformed images refused), and
+ * against hand-written hostile registries on 127.0.0.1 for an oversized manifest, bytes that do
+ * not match the digest, and a manifest dripped one byte at a time. test/builder/
+ * build-pod-registries.test.ts runs a real buildah push to another registry than the base's.
  */
 import * as http from 'node:http';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { sha256Digest } from '../../pkogen/src/oci/digest.js';
 import { Blob, Image } from '../../pkogen/src/oci/image.js';
 import { MediaType } from '../../pkogen/src/oci/media-types.js';
@@ -18,9 +21,20 @@ import { file, layer } from './fixtures.js';
 
 const enc = new TextEncoder();
 
-function image(layers: Blob[], arch = 'amd64'): Image {
-  const config = new Blob(MediaType.OciConfig, enc.encode(JSON.stringify({ architecture: arch, os: 'linux', rootfs: { type: 'layers', diff_ids: [] } })));
-  return Image.fromBlobs(config, layers);
+/** The uncompressed digest of a gzip layer: what its config's rootfs.diff_ids entry claims. */
+const diffId = (l: Blob) => sha256Digest(gunzipSync(l.bytes));
+
+/** An image whose config lists `diffIds` (default: the true ones); `pad` bytes of padding make a large config. */
+function image(layers: Blob[], arch = 'amd64', o: { diffIds?: unknown[]; pad?: number } = {}): Image {
+  const cfg = { architecture: arch, os: 'linux', rootfs: { type: 'layers', diff_ids: o.diffIds ?? layers.map(diffId) }, ...(o.pad ? { comment: 'x'.repeat(o.pad) } : {}) };
+  return Image.fromBlobs(new Blob(MediaType.OciConfig, enc.encode(JSON.stringify(cfg))), layers);
+}
+
+/** The same tar in another gzip stream, as buildah writes a base layer it pushes to another registry. */
+function recompressed(l: Blob): Blob {
+  const r = new Blob(MediaType.OciLayerGzip, gzipSync(gunzipSync(l.bytes), { level: 1 }));
+  expect(r.digest).not.toBe(l.digest);
+  return r;
 }
 
 const L1 = layer([file('usr/lib/os-release', 'ID=rhcos\n')]);
@@ -33,6 +47,8 @@ let guard: NetGuard;
 const creds = async () => ({ username: reg.user, password: reg.password });
 const at = (repo: string, digest: string) => `${reg.host}/${repo}@${digest}`;
 const d: Record<string, string> = {};
+/** Config blob sizes of what beforeAll pushed. */
+const configSize: Record<string, number> = {};
 
 function putIndex(repo: string, tag: string, entries: { image: Image; arch: string }[]): Promise<string> {
   const body = Buffer.from(
@@ -61,6 +77,7 @@ beforeAll(async () => {
     const put = async (name: string, img: Image, ref: string) => {
       await c.push(img, [parseReference(`${reg.host}/${ref}`)]);
       d[name] = img.digest;
+      configSize[name] = img.config.size;
     };
     await put('base', image([L1, L2]), 'ocp/rhcos:base');
     const baseArm = image([L1, L2], 'arm64');
@@ -73,6 +90,20 @@ beforeAll(async () => {
     await put('builtArm', image([L1, L2, L3], 'arm64'), 'tenant/os:build-arm');
     await put('stranger', image([L9, L3]), 'tenant/os:build-2');
     await put('short', image([L1]), 'tenant/os:build-3');
+    // Pushed to another registry: the base's layers recompressed, the same content.
+    await put('recompressed', image([recompressed(L1), recompressed(L2), L3]), 'tenant/os:build-4');
+    // `buildah bud --squash`: base and build in one layer.
+    await put('squashed', image([layer([file('usr/lib/os-release', 'ID=rhcos\n'), file('usr/bin/rpm-ostree', 'x'), file('usr/bin/tool', 'built')])]), 'tenant/os:build-5');
+    // diff_ids that leave a layer unclaimed: one short, and none at all (a naive image producer).
+    await put('shortClaims', image([recompressed(L1), L2, L3], 'amd64', { diffIds: [diffId(L1), diffId(L2)] }), 'tenant/os:build-6');
+    await put('noClaims', image([L1, L2, L3], 'amd64', { diffIds: [] }), 'tenant/os:build-7');
+    await put('badClaim', image([recompressed(L1), L2, L3], 'amd64', { diffIds: [diffId(L1), 'sha512:abc', diffId(L3)] }), 'tenant/os:build-8');
+    // A config over the 4 MiB default cap.
+    await put('bigConfig', image([recompressed(L1), L2, L3], 'amd64', { pad: (4 << 20) + 1 }), 'tenant/os:build-9');
+    // Over pkogen/oci's 8 MiB ceiling for configs.
+    await put('hugeConfig', image([recompressed(L1), L2, L3], 'amd64', { pad: (8 << 20) + 1 }), 'tenant/os:build-10');
+    // A base whose config claims nothing: the blobs must match, content cannot be compared.
+    await put('baseNoClaims', image([L1, L2], 'amd64', { diffIds: [] }), 'ocp/rhcos:no-claims');
     d.builtIndex = await putIndex('tenant/os', 'build-multi', [{ image: image([L1, L2, L3], 'arm64'), arch: 'arm64' }]);
   } finally {
     c.close();
@@ -101,6 +132,7 @@ describe('verifyBuiltImage against a registry', () => {
       manifestDigest: d.built,
       layers: 3,
       baseLayers: 2,
+      baseMatch: 'blobs',
     });
     // The base by its multi-arch index: the arch's manifest is compared.
     expect((await verifyBuiltImage(opts({ baseImageRef: at('ocp/rhcos', d.baseIndex) }))).reason).toBe('Verified');
@@ -130,13 +162,78 @@ describe('verifyBuiltImage against a registry', () => {
     });
   });
 
-  it('layers that do not begin with the base: NotFromBase', async () => {
+  it("the base's layers recompressed (a push to another registry): Verified by content, the config's diff_ids", async () => {
+    expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.recompressed) }))).toEqual({
+      ok: true,
+      reason: 'Verified',
+      message: `${at('tenant/os', d.recompressed)}: linux/amd64, 3 layers on its base's 2 (the same content in recompressed blobs)`,
+      manifestDigest: d.recompressed,
+      layers: 3,
+      baseLayers: 2,
+      baseMatch: 'diffIds',
+    });
+    // The base by its index too (its arch's config is compared).
+    expect((await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.recompressed), baseImageRef: at('ocp/rhcos', d.baseIndex) }))).reason).toBe('Verified');
+  });
+
+  const why = "an image built FROM another base, or with --squash (which merges the base's layers into its own: refused, since nothing would show the base any more)";
+
+  it('layers that do not begin with the base: NotFromBase, by content', async () => {
     expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.stranger) }))).toEqual({
       ok: false,
       reason: 'NotFromBase',
-      message: `${at('tenant/os', d.stranger)}: layer 0 is ${L9.digest}, the base image ${at('ocp/rhcos', d.base)} has ${L1.digest} there`,
+      message: `${at('tenant/os', d.stranger)}: the content of its layer 0 is ${diffId(L9)}, the base image ${at('ocp/rhcos', d.base)} has ${diffId(L1)} there (rootfs.diff_ids): ${why}`,
     });
-    expect((await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.short) }))).reason).toBe('NotFromBase');
+    expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.short) }))).toEqual({
+      ok: false,
+      reason: 'NotFromBase',
+      message: `${at('tenant/os', d.short)}: it has 1 layer, fewer than the 2 of its base image ${at('ocp/rhcos', d.base)}: ${why}`,
+    });
+  });
+
+  it('a squashed build (base and build merged into one layer): refused by design, saying why', async () => {
+    const r = await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.squashed) }));
+    expect(r).toEqual({ ok: false, reason: 'NotFromBase', message: `${at('tenant/os', d.squashed)}: it has 1 layer, fewer than the 2 of its base image ${at('ocp/rhcos', d.base)}: ${why}` });
+  });
+
+  it("a layer its config's diff_ids do not claim: LayerCountMismatch; a claim that is not a sha256 digest: Invalid", async () => {
+    expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.shortClaims) }))).toEqual({
+      ok: false,
+      reason: 'LayerCountMismatch',
+      message: `${at('tenant/os', d.shortClaims)}: its manifest has 3 layers but its config lists 2 diff_ids`,
+    });
+    // Even with the base's very blobs: a node would not check an unclaimed layer's content.
+    expect((await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.noClaims) }))).reason).toBe('LayerCountMismatch');
+    expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.badClaim) }))).toEqual({
+      ok: false,
+      reason: 'Invalid',
+      message: `${at('tenant/os', d.badClaim)}: its config's rootfs.diff_ids[1] is not a sha256:<64 hex> digest`,
+    });
+  });
+
+  it('a config over the cap (4 MiB by default, never above pkogen/oci\'s 8 MiB): TooLarge; more layers than allowed: TooLarge', async () => {
+    expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.bigConfig) }))).toEqual({
+      ok: false,
+      reason: 'TooLarge',
+      message: `${at('tenant/os', d.bigConfig)}: its config is ${configSize.bigConfig} bytes, more than the 4194304 allowed`,
+    });
+    expect((await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.bigConfig), maxConfigBytes: 6 << 20 }))).reason).toBe('Verified');
+    // A cap above pkogen/oci's ceiling (8 MiB) is held at the ceiling.
+    expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.hugeConfig), maxConfigBytes: 1 << 30 }))).toEqual({
+      ok: false,
+      reason: 'TooLarge',
+      message: `${at('tenant/os', d.hugeConfig)}: its config is ${configSize.hugeConfig} bytes, more than the 8388608 allowed`,
+    });
+    expect(await verifyBuiltImage(opts({ maxLayers: 2 }))).toEqual({ ok: false, reason: 'TooLarge', message: `${at('tenant/os', d.built)}: it has 3 layers, more than the 2 allowed` });
+  });
+
+  it('a base whose config claims no diff_ids: its blobs must match, content cannot be compared (BaseUnavailable)', async () => {
+    expect((await verifyBuiltImage(opts({ baseImageRef: at('ocp/rhcos', d.baseNoClaims) }))).reason).toBe('Verified');
+    expect(await verifyBuiltImage(opts({ pushRef: at('tenant/os', d.recompressed), baseImageRef: at('ocp/rhcos', d.baseNoClaims) }))).toEqual({
+      ok: false,
+      reason: 'BaseUnavailable',
+      message: `the base image ${at('ocp/rhcos', d.baseNoClaims)}: its manifest has 2 layers but its config lists 0 diff_ids`,
+    });
   });
 
   it('references not by digest, wrong credentials, an unreadable base: typed, and no secret in the message', async () => {
@@ -196,6 +293,20 @@ describe('verifyBuiltImage against hostile registries', () => {
     };
     const r = await verifyBuiltImage(hopts({}));
     expect(r.reason).toBe('DigestMismatch');
+  });
+
+  it("a config the manifest says is larger than the cap: TooLarge, and the config blob is never requested", async () => {
+    const cfg = { mediaType: MediaType.OciConfig, digest: `sha256:${'c'.repeat(64)}`, size: 9 << 20 };
+    const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MediaType.OciManifest, config: cfg, layers: [L1.descriptor()] }));
+    const digest = sha256Digest(manifest);
+    behaviour = (res) => {
+      res.writeHead(200, { 'Content-Type': MediaType.OciManifest });
+      res.end(manifest);
+    };
+    const seen = h.log.length;
+    const r = await verifyBuiltImage(hopts({ pushRef: `${h.host}/tenant/os@${digest}`, maxConfigBytes: 1 << 30 }));
+    expect(r).toEqual({ ok: false, reason: 'TooLarge', message: `${h.host}/tenant/os@${digest}: its config is ${9 << 20} bytes, more than the 8388608 allowed` });
+    expect(h.log.slice(seen).filter((l) => l.includes('/blobs/'))).toEqual([]);
   });
 
   it('a manifest dripped a byte at a time: Timeout at the deadline (injected clock)', async () => {

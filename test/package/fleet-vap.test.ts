@@ -15,10 +15,10 @@ import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { FLEET_CLUSTER_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
-import { admitNodePoolUpdate, GateOptions, HANDOFF_RELEASE_ANNOTATION, ImageState, NODEPOOLS, settleGate } from '../../builder/fleet/gate.js';
+import { admitNodePoolUpdate, GateOptions, HANDOFF_RELEASE_ANNOTATION, HELD_SINCE_ANNOTATION, ImageState, NODEPOOLS, PAUSED_UNTIL_ANNOTATION, settleGate } from '../../builder/fleet/gate.js';
 import { handoffName, PROVIDER_IMAGES_CONFIGMAP, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { providerHandoff, tenantHandoff } from '../builder/fleet-fixtures.js';
-import { CREATE_POLICY, HANDOFF_POLICY, NODEPOOL_POLICY, ONLY_FLEET, RELEASE_CHANGED, type PolicySpec } from '../../resources/fleet/objects.js';
+import { CREATE_POLICY, HANDOFF_POLICY, MAX_HOLD_TEMPLATE, NODEPOOL_POLICY, ONLY_FLEET, RELEASE_CHANGED, type PolicySpec } from '../../resources/fleet/objects.js';
 import { FLEET_USERNAME } from '../../resources/fleet/identity.js';
 import { fleetDefinition } from '../../resources/fleet/fleet.js';
 
@@ -29,8 +29,10 @@ function toCel(v: unknown): CelInput {
   if (typeof v === 'object') return new Map(Object.entries(v as object).map(([k, x]) => [k, toCel(x)])) as unknown as CelInput;
   return v as CelInput;
 }
+/** PKO renders the package's maxHoldSeconds into the NodePool policy; the tests use the default. */
+const MAX_HOLD = 3600;
 function evalCel(expr: string, vars: Record<string, unknown>): unknown {
-  const p = plan(env, parse(expr)) as unknown as (v: Record<string, CelInput>) => unknown;
+  const p = plan(env, parse(expr.split(MAX_HOLD_TEMPLATE).join(String(MAX_HOLD)))) as unknown as (v: Record<string, CelInput>) => unknown;
   return p(Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k === 'variables' ? (v as CelInput) : toCel(v)])));
 }
 
@@ -127,20 +129,24 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
     const admin = new Kube(mgmt.kubeConfig('system:admin'));
     const bump = async (release: string, admitted: boolean) => {
       const old = get('nodepools', HC_NS, 'workers') as KubeObject & { spec: any };
-      const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...(admitted ? admitNodePoolUpdate(old, { ...old, spec: { ...old.spec, release: { image: release } } }, clock) : [])];
+      const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...(admitted ? admitNodePoolUpdate(old, { ...old, spec: { ...old.spec, release: { image: release } } }, clock, 3600) : [])];
       await admin.request('PATCH', admin.path(NODEPOOLS, HC_NS, 'workers'), ops, 'application/json-patch+json');
     };
     const steps = async () => (await settleGate(o)).steps.map((s) => ('did' in s ? s.did : s.state));
     expect(await steps()).toEqual(['Labelled', 'Consistent']);
     await bump(R2, true); // held by the admission mutation, in the release change's own write
-    expect(await steps()).toEqual(['Paused', 'Waiting']);
+    expect(await steps()).toEqual(['Neutralised', 'Paused', 'Waiting']);
     images.set(R2, { image: 'quay.example.com/p@' + D('b') });
     expect(await steps()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
     await bump(R3, false); // no mutation: the gate holds after the fact
+    expect(await steps()).toEqual(['Neutralised', 'Paused', 'Waiting']);
+    // An older fleet's hold ("true", no recorded value): replaced by a time within the bound of its start.
+    await admin.mergePatch(NODEPOOLS, 'workers', HC_NS, { metadata: { annotations: { [PAUSED_UNTIL_ANNOTATION]: null } }, spec: { pausedUntil: 'true' } });
     expect(await steps()).toEqual(['Paused', 'Waiting']);
+    expect((get('nodepools', HC_NS, 'workers') as any).spec.pausedUntil).toBe('2026-11-25T01:00:00Z');
     clock = new Date(clock.getTime() + 3601_000);
     expect(await steps()).toEqual(['TimedOut', 'Released']);
-    expect(writes.map((w) => w.resource)).toEqual(['nodepools', 'nodepools', 'configmaps', 'nodepools', 'nodepools', 'nodepools']);
+    expect(writes.map((w) => w.resource)).toEqual(['nodepools', 'configmaps', 'nodepools', 'configmaps', 'nodepools', 'configmaps', 'nodepools', 'nodepools', 'nodepools']);
 
     for (const w of writes) {
       const policy = w.resource === 'nodepools' ? NODEPOOL_POLICY : HANDOFF_POLICY;
@@ -151,7 +157,7 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
   });
 
   test('refuse NodePool changes beyond the gate, each with its own message', () => {
-    const held = writes.find((w) => w.resource === 'nodepools' && (w.after as any).spec.pausedUntil === 'true')!;
+    const held = writes.find((w) => w.resource === 'nodepools' && (w.after as any).spec.pausedUntil !== undefined && (w.before as any).spec.pausedUntil === undefined)!;
     expect(held).toBeDefined();
     const deny = (f: (np: any) => void, from = held.after) => {
       const next = clone(from) as any;
@@ -164,10 +170,29 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
     expect(deny((n) => (n.spec.config = [{ name: 'root-on-every-node' }]))).toEqual([SPEC]);
     expect(deny((n) => delete n.spec.management)).toEqual([SPEC]);
     expect(deny((n) => (n.spec.someFieldAddedLater = true))).toEqual([SPEC]);
-    expect(deny((n) => (n.spec.pausedUntil = '2099-01-01T00:00:00Z'))).toEqual(['the on-cluster-build fleet component may set spec.pausedUntil only to "true"']);
+    const SET = `the on-cluster-build fleet component may set spec.pausedUntil only to an RFC3339 time recorded in ${PAUSED_UNTIL_ANNOTATION}, no later than ${HELD_SINCE_ANNOTATION} + maxHoldSeconds (never "true")`;
+    const until = (v: string) => (n: any) => {
+      n.spec.pausedUntil = v;
+      n.metadata.annotations[PAUSED_UNTIL_ANNOTATION] = v;
+    };
+    expect(deny((n) => (n.spec.pausedUntil = '2026-11-25T00:30:00Z'))).toEqual([SET]); // not the recorded value
+    expect(deny(until('true'))).toEqual([SET]); // never a hold without end
+    expect(deny(until('2026-11-25T01:00:01Z'))).toEqual([SET]); // past HELD_SINCE + bound
+    expect(deny(until('2026-11-25 00:30:00'))).toEqual([SET]); // not RFC3339 (HyperShift would read it as not paused)
+    expect(deny(until('2026-11-25T00:30:00Z'))).toEqual([]); // shortened within the bound
+    expect(deny(until('2026-11-25T02:00:00+01:00'))).toEqual([]); // = 01:00Z: the bound exactly
+    // A pause that is not ours (its value is not the one we recorded): neither replaced nor removed.
     const dated = clone(held.after) as any;
     dated.spec.pausedUntil = '2099-01-01T00:00:00Z';
-    expect(deny((n) => delete n.spec.pausedUntil, dated)).toEqual(['the on-cluster-build fleet component may remove only a spec.pausedUntil of "true" (a pause with a date is not its own)']);
+    expect(deny((n) => delete n.spec.pausedUntil, dated)).toEqual([`the on-cluster-build fleet component may remove only a spec.pausedUntil of its own (the value its ${PAUSED_UNTIL_ANNOTATION} records)`]);
+    expect(deny(until('2026-11-25T00:30:00Z'), dated)).toEqual(['the on-cluster-build fleet component may replace only a spec.pausedUntil of its own']);
+    const human = clone(held.before) as any;
+    human.spec.pausedUntil = 'true';
+    expect(deny((n) => delete n.spec.pausedUntil, human)).toEqual([`the on-cluster-build fleet component may remove only a spec.pausedUntil of its own (the value its ${PAUSED_UNTIL_ANNOTATION} records)`]);
+    // The hold for one release is bounded from its start: the start does not move.
+    expect(deny((n) => (n.metadata.annotations[HELD_SINCE_ANNOTATION] = '2026-11-25T00:30:00.000Z'))).toEqual([
+      `the on-cluster-build fleet component may not move ${HELD_SINCE_ANNOTATION} while it holds a NodePool for the same release (the hold for one release is bounded from its start)`,
+    ]);
     expect(deny((n) => (n.metadata.labels.team = 'b'))).toEqual(['the on-cluster-build fleet component may change only the label on-cluster-build.pkogen.io/upgrade-gate of a NodePool']);
     expect(deny((n) => delete n.metadata.labels.team)).toEqual(['the on-cluster-build fleet component may change only the label on-cluster-build.pkogen.io/upgrade-gate of a NodePool']);
     expect(deny((n) => (n.metadata.annotations['hypershift.openshift.io/nodePoolCurrentConfig'] = 'x'))).toEqual(['the on-cluster-build fleet component may change only its gate annotations (on-cluster-build.pkogen.io/gate-*) of a NodePool']);
@@ -237,7 +262,7 @@ describe('the fleet ValidatingAdmissionPolicies', () => {
     const admin = new Kube(mgmt.kubeConfig('system:admin'));
     await admin.request('PATCH', admin.path(NODEPOOLS, HC_NS, 'tenant'), [{ op: 'replace', path: '/spec/release/image', value: R2 }], 'application/json-patch+json');
     const before = cm();
-    expect((await settleGate(o)).steps.map((s) => ('did' in s ? s.did : s.state))).toEqual(['Wanted', 'Paused', 'Waiting']);
+    expect((await settleGate(o)).steps.map((s) => ('did' in s ? s.did : s.state))).toEqual(['Wanted', 'Neutralised', 'Paused', 'Waiting']);
     const after = cm();
     expect(after.metadata.annotations![WANTED_RELEASE_ANNOTATION]).toBe(R2);
     expect(admit(HANDOFF_POLICY, FLEET_USERNAME, before, after)).toEqual([]);

@@ -15,3 +15,6 @@ export { cleanTarName } from '../oci/tar.js';
 export { Blob } from '../oci/image.js';
 export { MediaType } from '../oci/media-types.js';
 export { writeTar, type TarWriteEntry } from '../oci/tar.js';
+export { isDigest } from '../oci/digest.js';
+export { MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES } from '../oci/limits.js';
+export type { ImageConfigFile } from '../oci/image.js';
