@@ -143,8 +143,6 @@ export interface GateOptions {
   admitRollout?: (r: RolloutRequest) => Promise<RolloutDecision> | RolloutDecision;
   /** Called after the admitted write succeeded. */
   onRolloutStarted?: (r: RolloutRequest) => void;
-  /** The layer in force is a previous one written back (the rollout engine's rollback): rewrites of provider-only hand-offs report change 'rollback'. */
-  rollback?: boolean;
   /** Checked before any hold or hand-off; a NodePool that fails one is never held (its GATED_LABEL goes) and never handed an image. */
   preconditions?: Preconditions;
 }
@@ -343,7 +341,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         // A tenant-layered NodePool on its release rebuilds FROM what is published: that is a rollout of it.
         const onItsRelease = cm !== undefined && tenant && handedFor === key.releaseImage && !ours;
         const before = published?.entries.get(o.nodePoolName);
-        const asked = onItsRelease ? await ask(before ? (o.rollback ? 'rollback' : 'layer-change') : 'first-handoff', s.image) : undefined;
+        const asked = onItsRelease ? await ask(before ? 'layer-change' : 'first-handoff', s.image) : undefined;
         if (asked && !asked.decision.admit) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
         const r = await step('Published', `provider image ${s.image} for ${key.releaseImage} published in ${o.hcpNamespace}`, () => publishProviderImage(m, o, pcm, key, s.image));
         if (asked) started(asked.request);
@@ -375,7 +373,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     // A provider-only hand-off for this release, but of an older provider layer: the new layer's image rolls out (no hold: the release does not change).
     if (o.providerLayer && !tenant && known && 'image' in known && handedImage !== known.image) {
       const image = known.image;
-      const asked = await ask(heldForRelease ? 'release-change' : o.rollback ? 'rollback' : 'layer-change', image);
+      const asked = await ask(heldForRelease ? 'release-change' : 'layer-change', image);
       if (asked.decision.admit) {
         const n = note();
         if (n) return n;

@@ -412,7 +412,7 @@ describe('fleet upgrade gate', () => {
       expect(seen).toEqual([hashOf(R1, imageOf(R1)), hashOf(R2, imageOf(R2))]);
     });
 
-    it('a new provider layer, and a rollback: asked before the hand-off is rewritten; not admitted, nothing changes', async () => {
+    it('a new provider layer: asked before the hand-off is rewritten; not admitted, nothing changes', async () => {
       const p = policy(() => NOT_NOW);
       expect(await did(gate({ providerLayer: true, ...p.over }))).toEqual(['Published', 'Consistent']);
       expect(p.asked).toEqual([]); // publishing for a provider-only NodePool changes nothing it runs
@@ -421,8 +421,6 @@ describe('fleet upgrade gate', () => {
       expect(await did(gate({ providerLayer: true, layer: layer2, ...p.over }))).toEqual(['Published', 'Deferred']);
       expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R1));
       expect(p.changes()).toEqual(['layer-change']);
-      expect(await did(gate({ providerLayer: true, layer: layer2, rollback: true, ...p.over }))).toEqual(['Deferred']);
-      expect(p.changes()).toEqual(['layer-change', 'rollback']);
       const q = policy(() => ADMIT);
       expect(await did(gate({ providerLayer: true, layer: layer2, ...q.over }))).toEqual(['HandedOff', 'Consistent']);
       expect(q.started.map((r) => r.change)).toEqual(['layer-change']);
