@@ -224,3 +224,67 @@ describe('the init scaffold is typed', () => {
     expect(errors[0]).toContain("'imagePullPolicyy' does not exist");
   });
 });
+
+describe('kickstart of a package with spec.dependencies and spec.repositories', () => {
+  const D = 'sha256:' + 'b'.repeat(64);
+  const files = (): FileMap =>
+    new Map(
+      Object.entries({
+        'manifest.yaml': `apiVersion: manifests.package-operator.run/v1alpha1
+kind: PackageManifest
+metadata:
+  name: withdeps
+spec:
+  scopes: [Namespaced]
+  phases: [{name: deploy}]
+  repositories:
+  - image: quay.io/example/repo:v1
+  dependencies:
+  - image:
+      name: dep
+      package: dep-pkg
+      range: ">=1.0.0"
+test:
+  template:
+  - name: default
+    context:
+      package:
+        metadata: {name: withdeps, namespace: withdeps}
+`,
+        'manifest.lock.yaml': `apiVersion: manifests.package-operator.run/v1alpha1
+kind: PackageManifestLock
+metadata:
+  creationTimestamp: "2026-01-01T00:00:00Z"
+spec:
+  dependencies:
+  - name: dep
+    image: quay.io/example/dep-pkg@${D}
+    digest: ${D}
+    version: 1.0.0
+`,
+        'cm.yaml.gotmpl': `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+  annotations:
+    package-operator.run/phase: deploy
+data:
+  dep: "{{ index .dependencies "dep" }}"
+`,
+      }).map(([p, t]) => [p, toBytes(t)]),
+    );
+
+  it('carries them into the manifest (and the lock file as it is), and renders the same objects', async () => {
+    const src = files();
+    const rt = await kickstartAndGenerate([{ name: 'withdeps', files: src, isDirectory: true }], path.join(tmp.dir, 'deps'));
+    expect(rt.result.definition.dependencies).toEqual([{ image: { name: 'dep', package: 'dep-pkg', range: '>=1.0.0' } }]);
+    expect(rt.result.definition.repositories).toEqual([{ image: 'quay.io/example/repo:v1' }]);
+    const manifest = toText(rt.pkg.get('manifest.yaml')!);
+    expect(manifest).toMatch(/repositories:\n +- image: quay\.io\/example\/repo:v1\n/);
+    expect(manifest).toMatch(/dependencies:\n +- image:\n +name: dep\n +package: dep-pkg\n +range: ">=1\.0\.0"\n/);
+    expect(rt.pkg.get('manifest.lock.yaml')).toEqual(src.get('manifest.lock.yaml'));
+    expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(renderedObjects(rt.pkg)).toEqual(renderedObjects(src));
+    expect(typeErrors(path.join(tmp.dir, 'deps-tsc'), rt.sources)).toEqual([]);
+  });
+});
