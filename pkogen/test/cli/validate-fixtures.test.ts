@@ -61,3 +61,23 @@ describe('validate writes missing fixtures, as kubectl package validate does', (
     }
   });
 });
+
+describe('validate --strict that fails on warnings says so', () => {
+  it('prints a summary line naming --strict', async () => {
+    const t = tempDir('pkogen-strict-');
+    try {
+      const dir = path.join(t.dir, 'pkg');
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'manifest.yaml'), MANIFEST.replace(/test:[\s\S]*$/, '').replace('[Namespaced]', '[Cluster]'));
+      // A Job without activeDeadlineSeconds and with a fixed name: two warnings, no error.
+      writeFileSync(path.join(dir, 'job.yaml'), `apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  namespace: default\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: a\n        image: quay.io/a/b@sha256:${'a'.repeat(64)}\n`);
+      const plain = await runCli(['validate', dir]);
+      expect(plain.code).toBe(0);
+      const strict = await runCli(['validate', dir, '--strict']);
+      expect(strict.code).toBe(1);
+      expect(strict.stdout).toMatch(/\nvalidation failed: 0 error\(s\), [1-9]\d* warning\(s\) \(--strict: warnings fail\)\n$/);
+    } finally {
+      t.cleanup();
+    }
+  });
+});

@@ -145,7 +145,8 @@ export const command: Command = {
         root: dir,
         checked: fm ? [...fm.keys()].sort() : [],
         // PKO prints its success line whenever it accepts the package; our warnings come before it.
-        text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
+        // A failed run says why in one line: with --strict, warnings alone fail it.
+        text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : failedSummary(findings, strict)),
       }, {}, { color: colorFor(io, 1) }));
       return ok ? 0 : 1;
     } finally {
@@ -153,3 +154,9 @@ export const command: Command = {
     }
   },
 };
+
+function failedSummary(findings: Finding[], strict: boolean): string {
+  const n = (sev: Finding['severity']) => findings.filter((f) => f.severity === sev).length;
+  const [errors, warnings] = [n('error'), n('warning')];
+  return `validation failed: ${errors} error(s), ${warnings} warning(s)${strict && errors === 0 ? ' (--strict: warnings fail)' : ''}\n`;
+}
