@@ -57,6 +57,11 @@ class ModuleWriter {
 
   /** The type text for a schema; named aliases are added for nested objects. */
   typeOf(s: unknown, name: string): string {
+    // nullable: the API server takes null there (and drops it), so a package may write it.
+    if (isObj(s) && s.nullable === true) {
+      const t = this.typeOf({ ...s, nullable: false }, name);
+      return t === 'JsonValue' ? t : `${t} | null`;
+    }
     if (!isObj(s)) return 'JsonValue';
     if (Array.isArray(s.enum) && s.enum.length) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
     if (s['x-kubernetes-int-or-string'] === true) return 'number | string';
@@ -115,7 +120,7 @@ export type ObjectMeta = {
 `;
 
 /** Returns module file name → source, one module per group/version, deterministic. */
-export function emitCrdTypes(inputs: CrdInput[], opts: { command: string }): Map<string, string> {
+export function emitCrdTypes(inputs: CrdInput[], opts: { command: string; /** Filled with "apiVersion/Kind" → module file and type name. */ kindTypes?: Map<string, { module: string; type: string }> }): Map<string, string> {
   const { Project } = loadTsMorph('pkogen import');
   const project = new Project({ useInMemoryFileSystem: true });
   const byGv = new Map<string, { group: string; version: string; kinds: { crd: BundledCrd; schema: unknown; source: string }[] }>();
@@ -140,6 +145,7 @@ export function emitCrdTypes(inputs: CrdInput[], opts: { command: string }): Map
     for (const k of [...e.kinds].sort((a, b) => (a.crd.kind < b.crd.kind ? -1 : 1))) {
       const alias = w.kindAlias(k.crd, e.version, k.schema);
       const apiVersion = k.crd.group ? `${k.crd.group}/${e.version}` : e.version;
+      opts.kindTypes?.set(`${apiVersion}/${k.crd.kind}`, { module: `${key}.ts`, type: alias });
       sf.addFunction({
         isExported: true,
         name: w.reserve(builderName(k.crd.kind)),

@@ -227,9 +227,6 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   }
   const m = pkg.manifest;
   const s = m.spec;
-  // Manifest fields the model cannot express: refuse rather than drop them silently.
-  if (s.dependencies?.length) refuse('spec.dependencies is not supported by the package model');
-  if (s.repositories?.length) refuse('spec.repositories is not supported by the package model');
 
   const warnings: string[] = [];
   const notes: string[] = [];
@@ -304,6 +301,8 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   if (s.images?.length) definition.images = s.images;
   if (s.constraints?.length) definition.constraints = s.constraints;
   if (s.filter !== undefined) definition.filter = s.filter;
+  if (s.repositories?.length) definition.repositories = s.repositories;
+  if (s.dependencies?.length) definition.dependencies = s.dependencies;
   if (pkg.components || s.components != null) definition.components = true;
   if (m.test?.kubeconform) definition.kubeconform = m.test.kubeconform;
   if (m.test?.template?.length) definition.testCases = m.test.template;

@@ -85,13 +85,35 @@ export function splitTemplateFile(text: string, schema?: JSONSchemaProps): Templ
   return { docs: pieces.map((p) => convertDocument(p.text, p.line, schema)) };
 }
 
-/** The JSON-schema type of `.config.a.b` when the action is that path (with a pipeline on it). */
-function configType(expr: string, schema?: JSONSchemaProps): string | undefined {
+/** The JSON-schema of `.config.a.b` when the action is that path (with a pipeline on it). */
+function configProp(expr: string, schema?: JSONSchemaProps): JSONSchemaProps | undefined {
   const m = /^\.config((?:\.[A-Za-z_]\w*)+)\s*$/.exec(expr);
   if (!m || !schema) return undefined;
   let s: JSONSchemaProps | undefined = schema;
   for (const k of m[1].slice(1).split('.')) s = (s?.properties as Record<string, JSONSchemaProps> | undefined)?.[k];
-  return typeof s?.type === 'string' ? s.type : undefined;
+  return s;
+}
+
+/**
+ * The JSON-schema type of the value the action renders, as the YAML around it will read it. A
+ * string config value written unquoted is read again as YAML once rendered (`"true"` becomes a
+ * boolean, `"300"` a number): it is a string only when the schema's enum holds no such value.
+ */
+function configType(expr: string, schema?: JSONSchemaProps): string | undefined {
+  const s = configProp(expr, schema);
+  const t = typeof s?.type === 'string' ? s.type : undefined;
+  if (t !== 'string') return t;
+  const values = Array.isArray(s?.enum) ? s.enum : undefined;
+  return values?.length && values.every((v) => typeof v === 'string' && readsAsItself(v)) ? 'string' : undefined;
+}
+
+function readsAsItself(v: string): boolean {
+  if (v === '' || /[{}\n#:]/.test(v) || v !== v.trim()) return false;
+  try {
+    return parseYaml11(v, 'enum') === v;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -103,10 +125,11 @@ function surelyString(plain: string): boolean {
   return /[^0-9a-fA-FxXoObB.+\-_:\sTtRrUuEeSsYyNnLlAaFf~iI]/.test(own);
 }
 
-function templateValue(plain: string, schema?: JSONSchemaProps): KickstartTemplateValue | string {
+function templateValue(plain: string, schema?: JSONSchemaProps, nameField = false): KickstartTemplateValue | string {
   const only = [...plain.matchAll(ACTION)];
   const single = only.length === 1 && only[0][0] === plain;
-  const t = single ? configType(body(plain), schema) : undefined;
+  // metadata.name and .namespace are strings to every API: a value that read as anything else is refused there anyway.
+  const t = single ? (nameField && configProp(body(plain), schema)?.type === 'string' ? 'string' : configType(body(plain), schema)) : undefined;
   // A string either way: written as a string, quoted, with the actions inside.
   if ((t === 'string' || (!single && surelyString(plain))) && !plain.includes("'")) return plain;
   if (t === 'integer' || t === 'number') return new KickstartTemplateValue({ helper: 'templateNumber', arg: body(plain) }, () => ` {{ ${body(plain)} }}`);
@@ -185,12 +208,12 @@ function convertDocument(text: string, line: number, schema?: JSONSchemaProps): 
       seen.add(p);
       return values.get(p)?.original ?? p;
     });
-  const walk = (x: unknown): unknown => {
+  const walk = (x: unknown, path: string[] = []): unknown => {
     if (typeof x === 'string') {
       const exact = values.get(x);
       if (exact?.raw) {
         seen.add(x);
-        return templateValue(exact.original, schema);
+        return templateValue(exact.original, schema, path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace'));
       }
       if (!x.includes('pkogenTemplatePlaceholder')) return x;
       const s = restore(x);
@@ -203,12 +226,12 @@ function convertDocument(text: string, line: number, schema?: JSONSchemaProps): 
       if (s.includes("'")) problem ??= "an action in a string with a ' (it cannot be quoted safely)";
       return s;
     }
-    if (Array.isArray(x)) return x.map(walk);
+    if (Array.isArray(x)) return x.map((y) => walk(y, [...path, '[]']));
     if (x && typeof x === 'object') {
       const o: Record<string, unknown> = {};
       for (const [k, y] of Object.entries(x)) {
         if (k.includes('pkogenTemplatePlaceholder')) problem ??= 'an action in a mapping key';
-        o[k] = walk(y);
+        o[k] = walk(y, [...path, k]);
       }
       return o;
     }

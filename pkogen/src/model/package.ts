@@ -43,6 +43,10 @@ export interface PackageDefinition {
   filter?: PackageManifestSpec['filter'];
   /** spec.components: a multi-component package (its components/<name>/ directories go in `files`). */
   components?: boolean;
+  /** spec.repositories: package repositories (an index file in the package, or an image) for spec.dependencies. */
+  repositories?: PackageManifestSpec['repositories'];
+  /** spec.dependencies: other packages this one needs (`kubectl package update` locks them in manifest.lock.yaml). */
+  dependencies?: PackageManifestSpec['dependencies'];
   /** test.kubeconform: PKO validates rendered test cases with kubeconform for this Kubernetes version. */
   kubeconform?: NonNullable<PackageManifest['test']>['kubeconform'];
   objects: PackageObject[];

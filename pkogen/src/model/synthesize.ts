@@ -21,6 +21,8 @@ export function manifestObject(def: PackageDefinition): Record<string, YamlValue
   if (def.constraints?.length) spec.constraints = def.constraints as unknown as YamlValue;
   if (def.components) spec.components = {};
   if (def.filter) spec.filter = def.filter as unknown as YamlValue;
+  if (def.repositories?.length) spec.repositories = def.repositories as unknown as YamlValue;
+  if (def.dependencies?.length) spec.dependencies = def.dependencies as unknown as YamlValue;
   const doc: Record<string, YamlValue> = {
     apiVersion: MANIFEST_API_VERSION,
     kind: 'PackageManifest',

@@ -3,6 +3,7 @@
  * problem ends loading with PKO's Violation, as PKO does.
  */
 import type { FileMap } from '../core/filemap.js';
+import { lineOfField } from '../yaml/positions.js';
 import { dropNullSchemaPointers } from './config-schema.js';
 import { goJsonDecode, GoJsonDecodeError, DecodeResult } from './go-json-decode.js';
 import { PACKAGE_MANIFEST_LOCK_SPEC, PACKAGE_MANIFEST_SPEC } from './manifest-spec.js';
@@ -84,7 +85,11 @@ function decodeTyped<T>(path: string, bytes: Uint8Array, kind: 'PackageManifest'
   try {
     return goJsonDecode<T>(raw, kind === 'PackageManifest' ? PACKAGE_MANIFEST_SPEC : PACKAGE_MANIFEST_LOCK_SPEC);
   } catch (e) {
-    if (e instanceof GoJsonDecodeError) fail({ reason: ViolationReason.InvalidYAML, path, details: `error unmarshaling JSON: while decoding JSON: ${e.message}` });
+    if (e instanceof GoJsonDecodeError) {
+      // PKO's text; the line of the value it could not decode is ours.
+      const line = e.yamlPath ? lineOfField({ text: new TextDecoder().decode(bytes), firstLine: 1 }, e.yamlPath) : undefined;
+      fail({ reason: ViolationReason.InvalidYAML, path, details: `error unmarshaling JSON: while decoding JSON: ${e.message}`, ...(line !== undefined ? { line } : {}) });
+    }
     throw e;
   }
 }

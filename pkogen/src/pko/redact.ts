@@ -128,12 +128,16 @@ export function redactContext<T>(data: T, depth = 0): T {
 
 /** Every scalar under `v` replaced by the marker; maps and lists keep their keys and lengths. */
 /** The scalar leaves of a package's config, as text: what no message may quote. Bounded like secretValuesOf. */
+const BOOLEAN_WORD = /^(true|false|yes|no|on|off|null)$/i;
+
 export function configValuesOf(config: unknown): string[] {
   const out: string[] = [];
   const walk = (v: unknown, depth: number): void => {
     if (out.length >= 10_000 || depth > 64) return;
     if (v instanceof GoTyped) walk(v.value, depth + 1);
-    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
+    // A boolean (or a string spelling one) is no secret, and "true" is in every CRD (`served: true`).
+    else if (typeof v === 'boolean' || (typeof v === 'string' && BOOLEAN_WORD.test(v))) return;
+    else if (typeof v === 'string' || typeof v === 'number') out.push(String(v));
     else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
     else if (v instanceof Map) for (const x of v.values()) walk(x, depth + 1);
     else if (isObj(v)) for (const x of Object.values(v)) walk(x, depth + 1);

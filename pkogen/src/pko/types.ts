@@ -105,29 +105,38 @@ export interface PackageManifestSpec {
 }
 
 export interface TemplateContextObjectMeta {
-  name: string;
-  namespace: string;
+  /** Optional, as PKO decodes it (no omitempty, but a missing key is ""). */
+  name?: string;
+  namespace?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
 
+/**
+ * As PKO decodes it (encoding/json into Go structs): a missing key or `null` leaves the zero
+ * value, so every field is optional and the pointer fields take `null`.
+ */
 export interface PackageEnvironment {
-  kubernetes?: { version: string };
-  openShift?: { version: string; managed?: { data: Record<string, string> } };
-  proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+  kubernetes?: { version?: string } | null;
+  openShift?: { version?: string; managed?: { data?: Record<string, string> | null } | null } | null;
+  proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string } | null;
   hyperShift?: {
     hostedCluster?: {
       metadata: TemplateContextObjectMeta;
       hostedClusterNamespace: string;
       nodeSelector?: Record<string, string>;
     } | null;
-  };
+  } | null;
 }
 
 export interface TemplateContext {
-  package: { metadata: TemplateContextObjectMeta; image?: string };
+  package?: { metadata: TemplateContextObjectMeta; image?: string };
   config?: Record<string, unknown>;
-  environment: PackageEnvironment;
+  /**
+   * Optional, as PKO reads it: Go's `Environment PackageEnvironment "environment"` is a struct
+   * value, so a test case without it decodes to the zero environment (`kubernetes.version` "").
+   */
+  environment?: PackageEnvironment;
 }
 
 export interface PackageManifestTestCaseTemplate {

@@ -31,6 +31,8 @@ export interface TemplateTestReport {
   rendered: RenderedTestCase[];
   /** Test cases without a fixture directory (PKO would generate them). */
   missingFixtures: string[];
+  /** Their fixtures as PKO generates them: case name → files (relative to `.test-fixtures/<case>/`). */
+  generatedFixtures: Map<string, FileMap>;
 }
 
 function asFinding(e: unknown, component: string): Finding {
@@ -70,6 +72,7 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
     }
   }
   const missingFixtures: string[] = [];
+  const generatedFixtures = new Map<string, FileMap>();
   if (failedCases.size < (pkg.manifest.test?.template ?? []).length) {
     let outcomes: ReturnType<typeof runTemplateTests>;
     try {
@@ -80,7 +83,10 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
     }
     for (const o of outcomes) {
       if (failedCases.has(o.name)) continue;
-      if (o.status === 'generated') missingFixtures.push(o.name);
+      if (o.status === 'generated') {
+        missingFixtures.push(o.name);
+        generatedFixtures.set(o.name, o.rendered);
+      }
       findings.push(...o.errors.map((v) => violationFinding(v, component)));
     }
   }
@@ -94,7 +100,7 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
   // The test cases' config values never reach a message (object validators quote the values they reject, fixture diffs show rendered text).
   const values = (pkg.manifest.test?.template ?? []).flatMap((tc) => configValuesOf(tc.context?.config));
   const shown = values.length ? findings.map((f) => ({ ...f, message: redactValues(f.message, values) })) : findings;
-  return { findings: shown, rendered, missingFixtures };
+  return { findings: shown, rendered, missingFixtures, generatedFixtures };
 }
 
 /** A TemplateTestRunner for validatePackage, over fixtures read from the package directory. */
@@ -150,5 +156,5 @@ export function renderUntestedTemplates(pkg: LoadedPackage, component: string, o
     const f = asFinding(e, component);
     findings.push({ ...f, severity: 'warning', rule: 'package/untested-render-failed', message: `${f.message} (rendering with ${configText}; pass --config FILE or add a test.template case)` });
   }
-  return { findings, rendered, missingFixtures: [] };
+  return { findings, rendered, missingFixtures: [], generatedFixtures: new Map() };
 }

@@ -14,7 +14,7 @@ import { checkAgainstPackage, checkHostedClusterPackage, checkObjectTemplate, ch
 import { checkBindings, checkPlacementFields, checkPlacementRule } from './rules/placement.js';
 import { checkPolicy, P5 } from './rules/policy.js';
 import { checkSelectorSyncSet, checkTopLevelObject, S5 } from './rules/selectorsyncset.js';
-import { checkParameterValues, checkTemplate, T1 } from './rules/template.js';
+import { checkParameterValues, checkTemplate, placesPackage, T1, T4 } from './rules/template.js';
 
 export type { SchemaValidator, PackageObjectCheck };
 export { isPkoPackage };
@@ -191,6 +191,7 @@ class Walker implements LintContext {
       const byKind = checkSelectorSyncSet(this, o, path);
       checkBindings(this, byKind, objName(o));
     });
+    if (!placesPackage(processed.objects)) this.report('error', T4, ['objects'], 'the Template places no Package or ClusterPackage (none at the top level, in a SelectorSyncSet, or in a Policy\'s object templates): it installs nothing');
     this.schemaChecks();
     if (checkPackage) checkAgainstPackage(this, checkPackage);
     return { findings: this.findings, parameters, objects: processed.objects, template: this.template };

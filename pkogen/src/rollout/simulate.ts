@@ -23,7 +23,7 @@ import { K1 } from './rules/package.js';
 import { B1, B2 } from './rules/placement.js';
 import { P1, P3 } from './rules/policy.js';
 import { S2, S3 } from './rules/selectorsyncset.js';
-import { T1, T3 } from './rules/template.js';
+import { T1, T3, T4 } from './rules/template.js';
 import { isObj, str } from '../core/guards.js';
 
 type Obj = Record<string, unknown>;
@@ -56,9 +56,11 @@ export interface SimulatedPackage {
    * What created the Package: the ConfigurationPolicy directly (`Package`; a ClusterPackage too,
    * with `namespace` ''), an ObjectTemplate PKO
    * rendered into one, a HostedClusterPackage, or hive itself from the SelectorSyncSet (the
-   * classic rollout, a ClusterPackage or a Package in a fixed namespace; `namespace` '' for a ClusterPackage).
+   * classic rollout, a ClusterPackage or a Package in a fixed namespace; `namespace` '' for a ClusterPackage),
+   * or the SaaS deployment itself (`Template`: a (Cluster)Package at the Template's top level, applied
+   * to the SaaS target cluster).
    */
-  via: 'Package' | 'ObjectTemplate' | 'HostedClusterPackage' | 'SelectorSyncSet';
+  via: 'Package' | 'ObjectTemplate' | 'HostedClusterPackage' | 'SelectorSyncSet' | 'Template';
   package?: { name: string; image: string; config: Record<string, unknown> };
   rendered?: { objects: number };
   findings: Finding[];
@@ -121,6 +123,8 @@ export function simulateRollout(file: string, text: string, opts: SimulateOption
   for (const p of processed.problems) result.findings.push({ severity: 'error', rule: T1.id, message: `${p.message} (give it with -p)` });
   if (result.findings.some((f) => f.severity === 'error')) return result;
 
+  // A (Cluster)Package at the top level: saasherder applies it to the SaaS target cluster itself.
+  for (const o of processed.objects) if (isObj(o) && isPkoPackage(o)) result.packages.push(targetPackage(o, opts));
   processed.objects.forEach((sss) => {
     if (!isObj(sss) || sss.kind !== 'SelectorSyncSet' || !isObj(sss.spec)) return;
     const sssName = `SelectorSyncSet/${nameOf(sss)}`;
@@ -149,7 +153,20 @@ export function simulateRollout(file: string, text: string, opts: SimulateOption
       hubRollout(resources, cd.name, cd.managedClusters, sssName, hop, opts, result);
     }
   });
+  if (result.packages.length === 0 && !lint.findings.some((f) => f.rule === T4.id)) {
+    result.findings.push({ severity: 'error', rule: T4.id, message: 'no Package or ClusterPackage is placed anywhere in the fleet: the rollout installs nothing (see the hops above)' });
+  }
   return result;
+}
+
+/** The SaaS target cluster, for a (Cluster)Package at the Template's top level. */
+export const SAAS_TARGET = '(saas target)';
+
+function targetPackage(r: Obj, opts: SimulateOptions): SimulatedPackage {
+  // A Package without namespace goes to the SaaS target's namespace, which the Template does not name.
+  const namespace = r.kind === 'ClusterPackage' ? '' : (nsOf(r) ?? 'default');
+  const entry: SimulatedPackage = { serviceCluster: SAAS_TARGET, managementCluster: SAAS_TARGET, namespace, policy: `${String(r.kind)}/${nameOf(r)}`, via: 'Template', findings: [] };
+  return finishPackage(entry, r, { name: namespace, labels: {} }, opts);
 }
 
 /** A (Cluster)Package a SelectorSyncSet carries, as installed on one selected cluster. */

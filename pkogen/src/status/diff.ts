@@ -139,6 +139,9 @@ export function packageVerdicts(a: PackageManifest, b: PackageManifest): Verdict
   const pa = (a.spec?.phases ?? []).map((p) => p.name);
   const pb = (b.spec?.phases ?? []).map((p) => p.name);
   if (pa.join('\n') !== pb.join('\n')) out.push({ class: 'phase-changed', message: `phases ${pa.join(', ') || '-'} → ${pb.join(', ') || '-'}: objects are applied in a different order` });
+  // What PKO waits for before a phase counts as available: a change is a rollout change even when no object differs.
+  const [probesA, probesB] = [a.spec?.availabilityProbes ?? [], b.spec?.availabilityProbes ?? []].map((p) => JSON.stringify(semanticObject(p)));
+  if (probesA !== probesB) out.push({ class: 'changed', message: 'spec.availabilityProbes changed: PKO waits for other conditions before it calls a phase available' });
   return out;
 }
 

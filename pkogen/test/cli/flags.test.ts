@@ -19,8 +19,8 @@ beforeAll(() => {
 const MESSAGE = 'Missing package-operator.run/phase Annotation in deployment.yaml idx 0';
 
 describe('validate -o', () => {
-  it('text (and its old name human) is one located line per finding', async () => {
-    const line = `error: deployment.yaml:1 doc 0: ${MESSAGE} [pko/missing-phase-annotation]\n`;
+  it('text (and its old name human) is one located line per finding, then the summary', async () => {
+    const line = `error: deployment.yaml:1 doc 0: ${MESSAGE} [pko/missing-phase-annotation]\nvalidation failed: 1 error(s), 0 warning(s)\n`;
     expect(await run(['validate', 'pkg'])).toEqual({ code: 1, stdout: line, stderr: '' });
     expect(await run(['validate', 'pkg', '--output', 'human'])).toEqual({ code: 1, stdout: line, stderr: '' });
   });

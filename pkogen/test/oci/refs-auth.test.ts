@@ -134,7 +134,7 @@ describe('build and update usage and input errors', () => {
     expect(existsSync(out)).toBe(false);
     rmSync(dir, { recursive: true, force: true });
     const fixture = copyFixturePackage('build-testdata-with-lock');
-    expect(await pkogen(['build', fixture])).toMatchObject({ code: 0, stdout: 'Package built successfully!\n' });
+    expect(await pkogen(['build', fixture])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Package built successfully!\ndigest: sha256:[0-9a-f]{64}\n$/) });
   });
 });
 

@@ -41,6 +41,8 @@ describe('kickstart round trip over PKO test packages', () => {
     }
     const rt = await kickstartAndGenerate([src], path.join(tmp.dir, name));
     expect(rt.output.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    // Every object typed: none of PKO's test packages has a field the types refuse.
+    expect(rt.untypedWarnings).toEqual([]);
     const before = renderedObjects(files, rt.result.definition.testCases);
     expect(Object.keys(before).length).toBeGreaterThan(0);
     expect(renderedObjects(rt.pkg)).toEqual(before);

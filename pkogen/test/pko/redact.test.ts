@@ -9,7 +9,7 @@ import { aggregateText } from '../../src/pko/field-errors.js';
 import { renderPackage } from '../../src/pko/render.js';
 import { toUserError } from '../../src/pko/render-errors.js';
 import { runTemplateTests } from '../../src/pko/template-tests.js';
-import { looksSecretPath, redactDiff, redactFor } from '../../src/pko/redact.js';
+import { configValuesOf, looksSecretPath, redactDiff, redactFor } from '../../src/pko/redact.js';
 import { lintRolloutTemplate } from '../../src/rollout/lint.js';
 import type { PackageManifest } from '../../src/pko/types.js';
 import { mutate, SKELETON } from '../rollout/helpers.js';
@@ -156,5 +156,11 @@ describe('what looks secret', () => {
   test('a diff of a file without a Secret keeps harmless lines', () => {
     const d = '--- a\n+++ b\n@@ -1 +1 @@\n-  replicas: 1\n+  replicas: 2\n-  password: abcdefgh\n';
     expect(redactDiff(d, 'kind: ConfigMap\n')).toBe('--- a\n+++ b\n@@ -1 +1 @@\n-  replicas: 1\n+  replicas: 2\n-  password: <redacted>\n');
+  });
+});
+
+describe('configValuesOf', () => {
+  it('leaves booleans (and strings spelling one) out: no secret, and `served: true` is in every CRD', () => {
+    expect(configValuesOf({ a: true, b: 'false', c: 'hunter22', d: ['TRUE', 'xyz1'] })).toEqual(['hunter22', 'xyz1']);
   });
 });

@@ -89,11 +89,12 @@ objects:
         api.openshift.com/managed: "true"
     resourceApplyMode: Sync
 ${spec}`;
-  test('a SelectorSyncSet with only patches or only secretMappings is valid (hive: all three optional)', () => {
+  test('a SelectorSyncSet with only patches or only secretMappings is valid for hive (all three optional), but places no package (T4)', () => {
+    const t4 = [expect.objectContaining({ severity: 'error', rule: 'T4', message: expect.stringMatching(/places no Package or ClusterPackage/) })];
     const patches = sss('    patches:\n    - apiVersion: v1\n      kind: ConfigMap\n      name: c\n      namespace: openshift-config\n      patch: \'{"data":{"a":"b"}}\'\n');
-    expect(lint(patches).filter((f) => f.severity !== 'info')).toEqual([]);
+    expect(lint(patches).filter((f) => f.severity !== 'info')).toEqual(t4);
     const secrets = sss('    secretMappings:\n    - sourceRef:\n        name: a\n        namespace: b\n      targetRef:\n        name: a\n        namespace: c\n');
-    expect(lint(secrets).filter((f) => f.severity !== 'info')).toEqual([]);
+    expect(lint(secrets).filter((f) => f.severity !== 'info')).toEqual(t4);
   });
   test('resources that is not a list is still an error; a SelectorSyncSet with nothing is a warning', () => {
     has(lint(sss('    resources: {}\n')), 'error', 'S1', /resources must be a list/);
@@ -172,7 +173,40 @@ describe('CLI: --package checks scope and config (K2); simulate installs one Clu
     const bad = await runCli([...args, '-p', 'LOG_LEVEL=trace']);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('  error: config: spec.config.logLevel: Unsupported value: (value not shown)');
-    expect(bad.stdout).toMatch(/2 namespace\(s\), 0 valid Package\(s\), 2 error\(s\)/);
+    expect(bad.stdout).toMatch(/2 cluster\(s\), 0 valid Package\(s\), 2 error\(s\)/);
+  });
+  test('simulate: a classic SelectorSyncSet needs no --hcp-namespaces and counts clusters', async () => {
+    const r = await runCli(['simulate', tpl, '--package', pkg, '-p', 'REGISTRY_IMG=quay.io/a/b', '-p', `IMAGE_DIGEST=${DIGEST}`]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/: 2 cluster\(s\), 2 valid Package\(s\), 0 error\(s\)/);
+    expect(r.stdout).not.toMatch(/namespace\(s\)/);
+  });
+  test('simulate and lint-rollout: a bare ClusterPackage at the Template\'s top level is installed on the SaaS target cluster', async () => {
+    const bare = path.join(tmp.dir, 'bare.yaml');
+    writeFileSync(bare, `apiVersion: template.openshift.io/v1\nkind: Template\nmetadata:\n  name: bare\nparameters:\n- name: REGISTRY_IMG\n  required: true\n- name: IMAGE_DIGEST\n  required: true\nobjects:\n- apiVersion: package-operator.run/v1alpha1\n  kind: ClusterPackage\n  metadata:\n    name: example-operator\n  spec:\n    image: \${REGISTRY_IMG}@\${IMAGE_DIGEST}\n`);
+    const sim = await runCli(['simulate', bare, '--hcp-namespaces', '2', '--package', pkg, '-p', 'REGISTRY_IMG=quay.io/a/b', '-p', `IMAGE_DIGEST=${DIGEST}`]);
+    expect(sim.code).toBe(0);
+    expect(sim.stdout.split('\n').filter((l) => l.startsWith('(cluster)')).map((l) => l.split('\t').slice(0, 4))).toEqual([['(cluster)', '(saas target)', 'Template', 'example-operator']]);
+    expect(sim.stdout).toMatch(/: 1 cluster\(s\), 1 valid Package\(s\), 0 error\(s\)/);
+    const lintR = await runCli(['lint-rollout', bare, '-p', 'REGISTRY_IMG=quay.io/a/b']);
+    expect(lintR.code).toBe(0);
+  });
+  test('simulate and lint-rollout exit 1 when the Template places no Package or ClusterPackage', async () => {
+    const none = path.join(tmp.dir, 'none.yaml');
+    writeFileSync(none, classic().replace('kind: ClusterPackage', 'kind: ConfigMap').replace('apiVersion: package-operator.run/v1alpha1', 'apiVersion: v1'));
+    const sim = await runCli(['simulate', none, '-p', 'REGISTRY_IMG=quay.io/a/b', '-p', `IMAGE_DIGEST=${DIGEST}`]);
+    expect(sim.code).toBe(1);
+    expect(sim.stdout).toMatch(/error: .*the Template places no Package or ClusterPackage.* \[T4\]/);
+    expect(sim.stdout).toMatch(/: 0 namespace\(s\), 0 valid Package\(s\), [1-9]\d* error\(s\)/);
+    const lintR = await runCli(['lint-rollout', none, '-p', 'REGISTRY_IMG=quay.io/a/b']);
+    expect(lintR.code).toBe(1);
+    expect(lintR.stdout).toMatch(/places no Package or ClusterPackage.*\[T4\]/);
+    // Placed nowhere in the fleet: the selector matches no cluster.
+    writeFileSync(none, classic({ selector: '      matchLabels:\n        nobody: "here"\n' }));
+    const nowhere = await runCli(['simulate', none, '-p', 'REGISTRY_IMG=quay.io/a/b', '-p', `IMAGE_DIGEST=${DIGEST}`]);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stdout).toMatch(/error: no Package or ClusterPackage is placed anywhere in the fleet.*\[T4\]/);
   });
   test('simulate: a package finding is printed once, and no row says ok while the summary counts it', async () => {
     const broken = path.join(tmp.dir, 'broken');

@@ -38,6 +38,7 @@ const REPRODUCERS: Record<string, { text: string; opts?: LintOptions; severity: 
   T1: { text: mutate(SKELETON, 'kind: Template\n', 'kind: Templat\n'), severity: 'error', message: /kind must be Template/ },
   T2: { text: mutate(SKELETON, 'gitRepoName: example-operator', 'gitRepoName: ${UNDECLARED}'), severity: 'warning', message: /\$\{UNDECLARED\} is not a declared parameter/ },
   T3: { text: SKELETON, severity: 'info', message: /IMAGE_DIGEST is computed by saasherder from REGISTRY_IMG/ },
+  T4: { text: 'apiVersion: v1\nkind: Template\nmetadata:\n  name: t\nobjects:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    namespace: n\n', severity: 'error', message: /places no Package or ClusterPackage/ },
   S1: { text: mutate(SKELETON, 'resourceApplyMode: Sync', 'resourceApplyMode: Upsert'), severity: 'warning', message: /resourceApplyMode is Upsert/ },
   S2: { text: mutate(SKELETON, 'operator: In\n        values: ["service-cluster"]', 'operator: Is\n        values: ["service-cluster"]'), severity: 'error', message: /operator must be In, NotIn, Exists or DoesNotExist/ },
   S3: { text: mutate(SKELETON, 'values: ["service-cluster"]', 'values: ["management-cluster"]'), severity: 'warning', message: /targets management clusters/ },

@@ -256,10 +256,10 @@ describe('simulate object-templates-raw (ACM lookup over the management cluster)
     expect(r.packages.map((p) => p.namespace)).toEqual([hcpNamespaceNames(3)[0], hcpNamespaceNames(3)[2]]);
     for (const p of r.packages) expect(p.findings).toEqual([]);
   });
-  test('no HCP namespace: an empty list (Compliant), reported as a warning', () => {
+  test('no HCP namespace: an empty list (Compliant), reported as a warning; nothing placed at all is an error (T4)', () => {
     const r = simulateRollout('raw.yaml', RAW_TEXT, { parameters: { REGISTRY_IMG: 'quay.io/x' }, fleet: defaultFleet([]) });
     expect(r.packages).toEqual([]);
-    expect(r.findings.map((f) => f.message)).toEqual([expect.stringMatching(/yields no object template/)]);
+    expect(r.findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`)).toEqual([expect.stringMatching(/^warning C2: .*yields no object template/), expect.stringMatching(/^error T4: no Package or ClusterPackage is placed anywhere in the fleet/)]);
   });
   test('disable-templates on a raw policy yields nothing (§6.2 trap a)', () => {
     const t = mutate(RAW_TEXT, '              name: hs-mgmt-example-operator-raw\n            spec:', '              name: hs-mgmt-example-operator-raw\n              annotations:\n                policy.open-cluster-management.io/disable-templates: "true"\n            spec:');

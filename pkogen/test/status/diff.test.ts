@@ -56,7 +56,7 @@ describe('pkogen diff', () => {
     expect(r.stdout).toMatch(/ {2}~ spec\.template\.spec\.containers\[name=webhook\]\.image: "\S+" → "quay\.io\/example\/webhook@sha256:a{64}"\n/);
     // An inserted list element is one addition, not a shifted list.
     expect(r.stdout).toMatch(/changed rbac\.authorization\.k8s\.io\/Role \S+\n {2}changed: updated in place\n {2}\+ rules\[0\]\.verbs\[0\]: "deletecollection"\n\n/);
-    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, \d+ removed, \d+ changed(, in \d+ of \d+ test cases)?$/);
+    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, \d+ removed, \d+ changed(, in \d+ of \d+ test cases)?(; \d+ package change\(s\))?$/);
   });
 
   it('--text: a unified diff of the rendered text per object (the old output); exit 1', async () => {
@@ -71,7 +71,7 @@ describe('pkogen diff', () => {
     expect(r.stdout).toMatch(/ {2}images-changed: spec\.template\.spec\.containers\[0\]\.image \S+ → quay\.io\/example\/webhook@sha256:a{64}\n/);
     expect(r.stdout).toMatch(/changed rbac\.authorization\.k8s\.io\/Role \S+\n {2}changed: updated in place\n--- OLD\/rbac\.authorization\.k8s\.io\/Role\/\S+\n\+\+\+ NEW\/[^\n]+\n@@ [^\n]+ @@\n/);
     expect(r.stdout).toContain('+      - deletecollection\n');
-    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, \d+ removed, \d+ changed(, in \d+ of \d+ test cases)?$/);
+    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ object\(s\) differ: 0 added, \d+ removed, \d+ changed(, in \d+ of \d+ test cases)?(; \d+ package change\(s\))?$/);
   });
 
   it('JSON names the classes; a directory side and the same commit give no difference (exit 0)', async () => {
@@ -190,5 +190,53 @@ describe('diff verdicts on single objects', () => {
       'spec.clusterIP is immutable (10.0.0.1 → 10.0.0.2)',
       'spec.template is immutable: the update will be refused and the rollout will fail',
     ]);
+  });
+});
+
+describe('pkogen diff: manifest-only changes', () => {
+  const pkg = (dir: string, probes: string, required: boolean) => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'manifest.yaml'), `apiVersion: manifests.package-operator.run/v1alpha1
+kind: PackageManifest
+metadata:
+  name: p
+spec:
+  scopes: [Namespaced]
+  phases: [{name: deploy}]
+  availabilityProbes:
+  - selector: {kind: {group: apps, kind: Deployment}}
+    probes:
+    - condition: {type: ${probes}, status: "True"}
+  config:
+    openAPIV3Schema:
+      type: object
+${required ? '      required: [level]\n' : ''}      properties:
+        level: {type: string}
+test:
+  template:
+  - name: a
+    context: {package: {metadata: {name: p, namespace: a}}, config: {level: x}}
+  - name: b
+    context: {package: {metadata: {name: p, namespace: b}}, config: {level: x}}
+`);
+    writeFileSync(path.join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    package-operator.run/phase: deploy\n');
+  };
+  it('reports a change of availabilityProbes alone, and prints no empty per-case heading', async () => {
+    const t = tempDir('pkogen-diff-manifest-');
+    try {
+      pkg(path.join(t.dir, 'old'), 'Available', false);
+      pkg(path.join(t.dir, 'probes'), 'Ready', false);
+      const probes = await run(['diff', 'old', 'probes'], t.dir);
+      expect(probes.code).toBe(1);
+      expect(probes.stdout).toContain('package: changed: spec.availabilityProbes changed');
+      pkg(path.join(t.dir, 'required'), 'Available', true);
+      const req = await run(['diff', 'old', 'required'], t.dir);
+      expect(req.code).toBe(1);
+      expect(req.stdout).toBe('package: required-config: config key level is newly required and has no default: every existing Package without it becomes Invalid\n\ntest case "a": no difference\ntest case "b": no difference\n0 object(s) differ: 0 added, 0 removed, 0 changed, in 0 of 2 test cases; 1 package change(s)\n');
+      const same = await run(['diff', 'old', 'old'], t.dir);
+      expect(same).toMatchObject({ code: 0, stdout: 'no difference in rendered objects (2 test cases)\n' });
+    } finally {
+      t.cleanup();
+    }
   });
 });

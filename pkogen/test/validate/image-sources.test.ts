@@ -39,7 +39,7 @@ describe('validate an image: OCI layout, docker archive, registry', () => {
     await writeOciLayout(path.join(tmp, 'layout'), image, ['v1']);
     const r = await run(['--oci-layout', path.join(tmp, 'layout')]);
     expect(r.code).toBe(1);
-    expect(r.out).toBe('error: deployment.yaml:1 doc 0: Missing package-operator.run/phase Annotation in deployment.yaml idx 0 [pko/missing-phase-annotation]\n');
+    expect(r.out).toBe('error: deployment.yaml:1 doc 0: Missing package-operator.run/phase Annotation in deployment.yaml idx 0 [pko/missing-phase-annotation]\nvalidation failed: 1 error(s), 0 warning(s)\n');
   });
 
   test('docker archive of a valid package: no template tests for images (like --pull)', async () => {
@@ -54,7 +54,7 @@ describe('validate an image: OCI layout, docker archive, registry', () => {
     await writeDockerArchive(path.join(tmp, 'empty.tar'), image, ['x:1']);
     const r = await run(['--archive', path.join(tmp, 'empty.tar')]);
     expect(r.code).toBe(1);
-    expect(r.out).toBe('error: Package image contains no files. Might be corrupted. [pko/empty-package]\n');
+    expect(r.out).toBe('error: Package image contains no files. Might be corrupted. [pko/empty-package]\nvalidation failed: 1 error(s), 0 warning(s)\n');
   });
 
   test('truncated or random archives are a one-line error, exit 1, no crash', async () => {

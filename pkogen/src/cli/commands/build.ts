@@ -135,7 +135,7 @@ export const command: Command = {
       if (values['oci-layout']) await writeOciLayout(path.resolve(io.cwd, values['oci-layout']), image, refs.map((r) => r.tag ?? 'latest'));
       if (client) await client.push(image, refs);
       const result = { digest: image.digest, tags: refs.map(formatReference), pushed: client !== undefined, archive: archive ?? null, ociLayout: values['oci-layout'] ?? null };
-      io.stdout(renderReport(format, { ...report(findings, true), result, text: () => 'Package built successfully!\n' }, { digest: () => `${image.digest}\n` }));
+      io.stdout(renderReport(format, { ...report(findings, true), result, text: () => `Package built successfully!\ndigest: ${image.digest}\n` }, { digest: () => `${image.digest}\n` }));
       return 0;
     } finally {
       client?.close();

@@ -204,29 +204,28 @@ function redactChanges(d: DiffResult, values: readonly string[]): DiffResult {
   };
 }
 
-/** Text per test case (a heading each when there are several), then one summary line. */
+/** Text per test case (a heading each when there are several), then one summary line. Package verdicts (from the manifests) once, on top. */
 function formatCases(results: { testCase?: string; d: DiffResult }[]): string {
   if (results.length === 1) return formatDiffText(results[0].d);
-  let out = '';
-  const pkgSeen = new Set<string>();
+  const seen = new Set<string>();
+  const pkg = results.flatMap((r) => r.d.package).filter((v) => (seen.has(v.message) ? false : (seen.add(v.message), true)));
+  let out = pkg.map((v) => `package: ${v.class}: ${v.message}\n`).join('') + (pkg.length ? '\n' : '');
   const all: DiffResult['objects'] = [];
   let changed = 0;
   for (const r of results) {
-    const pkg = r.d.package.filter((v) => !pkgSeen.has(v.message));
-    for (const v of pkg) pkgSeen.add(v.message);
-    if (r.d.objects.length === 0 && r.d.package.length === 0) {
+    if (r.d.objects.length === 0) {
       out += `test case ${JSON.stringify(r.testCase)}: no difference\n`;
       continue;
     }
     changed++;
     all.push(...r.d.objects);
     // formatDiffText's own last line is its summary: one summary for all cases follows.
-    const body = formatDiffText({ package: pkg, objects: r.d.objects }).trimEnd().split('\n').slice(0, -1).join('\n').trimEnd() + '\n';
+    const body = formatDiffText({ package: [], objects: r.d.objects }).trimEnd().split('\n').slice(0, -1).join('\n').trimEnd() + '\n';
     out += `test case ${JSON.stringify(r.testCase)}:\n${body}\n`;
   }
-  if (changed === 0) return `no difference in rendered objects (${results.length} test cases)\n`;
+  if (changed === 0 && pkg.length === 0) return `no difference in rendered objects (${results.length} test cases)\n`;
   const n = (c: string) => all.filter((o) => o.change === c).length;
-  return out + `${all.length} object(s) differ: ${n('added')} added, ${n('removed')} removed, ${n('changed')} changed, in ${changed} of ${results.length} test cases\n`;
+  return out + `${all.length} object(s) differ: ${n('added')} added, ${n('removed')} removed, ${n('changed')} changed, in ${changed} of ${results.length} test cases${pkg.length ? `; ${pkg.length} package change(s)` : ''}\n`;
 }
 
 export const command: Command = {

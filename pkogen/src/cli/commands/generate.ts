@@ -6,6 +6,7 @@ import { withDirLock, writeFileAtomic, writeFileMapAtomic } from '../../core/fs.
 import type { BundleModule, GeneratedOutput } from '../../model/bundle.js';
 import { parseCommandArgs } from '../args.js';
 import { pkogenRoot } from '../package-root.js';
+import { recordModule, staleGenerated, writeGeneratedRecord } from '../generated-record.js';
 import type { Command } from '../io.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
 
@@ -14,6 +15,8 @@ const HELP = `Usage: pkogen generate MODULE [--root DIR] [-o text|json|github|ju
 Runs a bundle module (a compiled JavaScript module whose default export returns every generated
 artifact), runs the generation checks, and writes the outputs under --root (default: the current
 directory). Each generated directory is replaced atomically; if any check fails, nothing is written.
+generate owns what it writes: ROOT/.pkogen-generated records it, and a file or directory an
+earlier generate wrote that the bundle no longer produces is removed.
 A package directory's manifest.lock.yaml (written by pkogen update) is kept when the bundle
 does not generate one. Concurrent generate/verify runs on the same --root take turns through the
 lock file ROOT/.pkogen.lock (a lock left by a process that no longer runs is taken over).
@@ -150,6 +153,7 @@ export const command: Command = {
     }
     // Concurrent generate/verify runs on one tree take turns (see withDirLock), so none of them
     // races another's directory swap or reads a generated directory mid-swap.
+    let stale: string[] = [];
     await withDirLock(
       root,
       async () => {
@@ -165,11 +169,16 @@ export const command: Command = {
           await writeFileMapAtomic(path.join(root, dir), files);
         }
         for (const [file, bytes] of Object.entries(out.files)) await writeFileAtomic(path.join(root, file), bytes);
+        // generate owns what it wrote: what the bundle no longer produces goes.
+        const module = recordModule(root, path.resolve(io.cwd, positionals[0]));
+        stale = await staleGenerated(root, module, outputNames(out));
+        for (const p of stale) await fsp.rm(path.join(root, p), { recursive: p.endsWith('/'), force: true });
+        await writeGeneratedRecord(root, module, outputNames(out));
       },
       { purpose: 'generate or verify' },
     );
     const n = Object.values(out.directories).reduce((a, fm) => a + fm.size, 0) + Object.keys(out.files).length;
-    io.stdout(renderReport(format, { ...report, text: () => `generated ${n} files in ${outputNames(out).join(', ')}\n` }));
+    io.stdout(renderReport(format, { ...report, result: { ...report.result, removed: stale }, text: () => `generated ${n} files in ${outputNames(out).join(', ')}\n${stale.length ? `removed ${stale.join(', ')}: generated before, no longer produced\n` : ''}` }));
     return 0;
   },
 };

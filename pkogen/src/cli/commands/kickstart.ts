@@ -1,4 +1,6 @@
 import * as path from 'node:path';
+import { existsSync } from 'node:fs';
+import { pkogenRoot } from '../package-root.js';
 import { UsageError } from '../../core/errors.js';
 import { toBytes } from '../../core/filemap.js';
 import { writeFileMapAtomic } from '../../core/fs.js';
@@ -79,12 +81,13 @@ export const command: Command = {
     const sources = await readSourceArgs(positionals, io.cwd);
     await checkOutputDir(outDir, outShown, values.force === true);
     const result = await kickstart(sources, { name, scopes: scopes as PackageManifestScope[] | undefined, parametrize: param as ParametrizeOption[] });
-    const files = (await import('../../kickstart/emit.js')).emitResources(result.definition, { origin: positionals.join(', '), relaxRules: result.relaxRules });
+    const { files, untypedWarnings } = (await import('../../kickstart/typecheck.js')).emitTypedResources(result.definition, { origin: positionals.join(', '), relaxRules: result.relaxRules }, pkogenTypes());
     const baseline = await validateGenerated(result.definition, result.relaxRules, io);
     const mk = baselineMakefile(baseline, positionals.join(', '));
     if (mk) files.set(BASELINE_FILE, mk);
     await writeFileMapAtomic(outDir, new Map([...files].map(([p, t]) => [p, toBytes(t)])));
     for (const w of result.warnings) io.stderr(`warning: ${w}\n`);
+    for (const w of untypedWarnings) io.stderr(`warning: ${path.join(outShown, w)}\n`);
     for (const n of result.notConverted) io.stderr(`not converted: ${formatNotConverted(n)}\n`);
     if (result.relaxRules.length) io.stderr(`note: the package breaks pkogen's generation checks ${result.relaxRules.join(', ')}; resources.ts reports them as warnings (relaxRules)\n`);
     for (const f of baseline.findings) io.stderr(`note: baselined [${f.rule}] ${baselineWhere(f)}: the original has it too; make test skips it (${path.join(outShown, BASELINE_FILE)}): fix and remove\n`);
@@ -93,6 +96,14 @@ export const command: Command = {
     return result.notConverted.length ? 1 : 0;
   },
 };
+
+/** pkogen's own declarations, for kickstart's type check: the built ones, or the sources in a checkout that was not built. */
+function pkogenTypes(): { index: string; publicDir: string } {
+  const root = pkogenRoot();
+  const built = path.join(root, 'dist', 'src');
+  if (existsSync(path.join(built, 'public', 'k8s.d.ts'))) return { index: path.join(built, 'index.d.ts'), publicDir: path.join(built, 'public') };
+  return { index: path.join(root, 'src', 'index.ts'), publicDir: path.join(root, 'src', 'public') };
+}
 
 /**
  * Generates the package as `make package` would and runs `pkogen validate DIR --strict` on it, as

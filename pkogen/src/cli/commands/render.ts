@@ -14,7 +14,7 @@ import { asObject, readYamlFile } from '../yaml-file.js';
 import type { Command } from '../io.js';
 import { outputFormat } from '../output.js';
 
-const HELP = `Usage: pkogen render DIR (--test-case NAME | --config FILE [--name NAME] [--namespace NS] [--environment FILE]) [--component NAME] [--output OUTDIR]
+const HELP = `Usage: pkogen render DIR (--test-case NAME | --config FILE [--name NAME] [--namespace NS] [--environment FILE]) [--component NAME] [--output-dir OUTDIR]
 
 Renders a package exactly like Package Operator: one Go template set for all .gotmpl files,
 PKO's functions, config admitted against spec.config.openAPIV3Schema (pruned, defaulted,

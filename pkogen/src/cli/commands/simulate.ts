@@ -11,7 +11,7 @@ import { packageChecker } from '../../rollout/package-check.js';
 import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
 import { validatePackage } from '../../pko/validate.js';
 import { prepareRolloutSchemas, rolloutSchemaValidator } from '../../rollout/schema.js';
-import { redactConfig, simulateRollout, SimulationResult } from '../../rollout/simulate.js';
+import { redactConfig, simulateRollout, type SimulatedPackage, SimulationResult } from '../../rollout/simulate.js';
 import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
 import type { Command } from '../io.js';
@@ -19,7 +19,7 @@ import { colorFor, progress } from '../terminal.js';
 import { FINDING_FORMATS, outputFormat, renderReport, SKIP_OPTION, skipRules } from '../output.js';
 import { isObj } from '../../core/guards.js';
 
-const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... --hcp-namespaces N|name,... [--package DIR|REF] [--environment FILE] [--skip RULE]... [-o text|json|github|junit|tap]
+const HELP = `Usage: pkogen simulate FILE -p NAME=VALUE... [--hcp-namespaces N|name,...] [--package DIR|REF] [--environment FILE] [--skip RULE]... [-o text|json|github|junit|tap]
 
 Process a rollout Template like app-interface (oc process with saasherder's parameters), follow
 hive (SelectorSyncSet → service clusters) and ACM (PlacementRule/Placement → management clusters,
@@ -31,13 +31,15 @@ Options:
   -p, --param NAME=VALUE    a parameter as the SaaS file sets it (repeatable); required ones must be given
   --skip RULE               drop the findings of this rule (the id in [brackets]; repeatable)
   --hcp-namespaces N|LIST   N generated OSD-style HCP namespaces, or a comma-separated list of names
+                            (needed when ACM policies place Packages; not for a classic SelectorSyncSet
+                            or a top-level (Cluster)Package, which count clusters)
   --package DIR|REF         the package: a directory, or the package image (pulled from its registry)
   --insecure                allow plain-HTTP registries for --package REF
 ${registryTimeoutHelp(2, 28)}
   --environment FILE        YAML: {environment: <PKO environment>, fleet: <clusters>} (both optional;
                             a fleet replaces --hcp-namespaces, see docs/rollout.md)
   -o, --output FORMAT       text (default), json, github (GitHub Actions annotations), junit or tap
-Exit: 0 every namespace got a valid Package, 1 errors, 2 usage error.`;
+Exit: 0 every namespace or cluster got a valid Package, 1 errors (also: no Package placed at all), 2 usage error.`;
 
 async function readEnvironment(file: string, cwd: string): Promise<{ environment?: PackageEnvironment; fleet?: Fleet }> {
   let text: string;
@@ -84,7 +86,8 @@ function text(res: SimulationResult, shared: Finding[], file: string): string {
     for (const f of p.findings) out.push(`  ${formatFinding(f)}`);
   }
   const s = totals(res, shared);
-  out.push(`${file}: ${s.namespaces} namespace(s), ${s.validPackages} valid Package(s), ${s.errors} error(s), ${s.warnings} warning(s)`);
+  const where = [...(s.namespaces > 0 || s.clusters === 0 ? [`${s.namespaces} namespace(s)`] : []), ...(s.clusters > 0 ? [`${s.clusters} cluster(s)`] : [])].join(', ');
+  out.push(`${file}: ${where}, ${s.validPackages} valid Package(s), ${s.errors} error(s), ${s.warnings} warning(s)`);
   return out.join('\n') + '\n';
 }
 
@@ -92,8 +95,11 @@ function totals(res: SimulationResult, shared: Finding[]) {
   const c = countBySeverity(shared);
   const pkgErrors = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'error').length, 0);
   const pkgWarnings = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'warning').length, 0);
+  // A ClusterPackage, or a Package hive or the SaaS deployment applies to a cluster, counts that cluster; ACM's Packages count their HCP namespace.
+  const perCluster = (p: SimulatedPackage) => p.namespace === '' || p.via === 'SelectorSyncSet' || p.via === 'Template';
   return {
-    namespaces: res.packages.length,
+    namespaces: res.packages.filter((p) => !perCluster(p)).length,
+    clusters: res.packages.filter(perCluster).length,
     validPackages: c.error > 0 ? 0 : res.packages.filter((p) => p.package && !p.findings.some((f) => f.severity === 'error')).length,
     errors: c.error + pkgErrors,
     warnings: c.warning + pkgWarnings,
@@ -120,7 +126,6 @@ export const command: Command = {
     const output = outputFormat({ command: 'simulate', formats: FINDING_FORMATS }, values.output as string | undefined);
     const hcp = values['hcp-namespaces'] as string | undefined;
     const env = values.environment ? await readEnvironment(values.environment as string, io.cwd) : {};
-    if (!hcp && !env.fleet) throw new UsageError('simulate: --hcp-namespaces N|name,... is required (or a fleet in --environment)');
     if (hcp && env.fleet) throw new UsageError('simulate: --hcp-namespaces and a fleet in --environment exclude each other');
     const names = hcp ? hcpNamespaceNames(hcp) : [];
     if (hcp && (names.length === 0 || (/^\d+$/.test(hcp) && (Number(hcp) < 1 || Number(hcp) > 100000)))) throw new UsageError('simulate: --hcp-namespaces must be 1..100000 or a list of names');
@@ -174,6 +179,12 @@ export const command: Command = {
       });
     } finally {
       busy.stop();
+    }
+    // HCP namespaces are needed only where ACM places Packages into them (a classic SelectorSyncSet
+    // or a top-level (Cluster)Package counts clusters).
+    const viaAcm = (res.lint.objects ?? []).some((o) => isObj(o) && o.kind === 'SelectorSyncSet' && isObj(o.spec) && Array.isArray(o.spec.resources) && o.spec.resources.some((r) => isObj(r) && r.kind === 'Policy'));
+    if (!hcp && !env.fleet && viaAcm) {
+      throw new UsageError('simulate: this Template places Packages through ACM policies: --hcp-namespaces N|name,... is required (or a fleet in --environment)');
     }
     // --skip drops a rule's findings everywhere before anything is counted.
     for (const p of res.packages) p.findings = skip(p.findings);

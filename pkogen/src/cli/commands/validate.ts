@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { UsageError, type Finding } from '../../core/errors.js';
 import type { FileMap } from '../../core/filemap.js';
-import { readDirToFileMap } from '../../core/fs.js';
+import { readDirToFileMap, writeFileMapAtomic } from '../../core/fs.js';
 import { createSchemaRegistry } from '../../schema/registry.js';
 import { readFixtureTree } from '../../pko/fixtures-dir.js';
 import type { Image } from '../../oci/image.js';
@@ -9,7 +9,8 @@ import { Violation } from '../../pko/types.js';
 import { violationFinding } from '../../pko/validate.js';
 import { REGISTRY_TIMEOUT_FLAGS, registryOptions, registryTimeoutHelp, registryTimeouts } from '../registry-options.js';
 import { hasErrors, validatePackage, type ValidateOptions } from '../../pko/validate.js';
-import { renderUntestedTemplates, templateTestRunner } from '../../pko/validate-template-tests.js';
+import { renderUntestedTemplates, runPackageTemplateTests } from '../../pko/validate-template-tests.js';
+import { FIXTURES_DIR } from '../../pko/template-tests.js';
 import { readConfigFile } from '../yaml-file.js';
 import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
@@ -91,8 +92,27 @@ export const command: Command = {
         const skippedSymlinks: string[] = [];
         fm = await readDirToFileMap(root, { skippedSymlinks });
         opts.skippedSymlinks = skippedSymlinks;
-        // Like `kubectl package validate <dir>`: template tests against .test-fixtures (never written here).
-        opts.templateTests = templateTestRunner({ ...(await readFixtureTree(root)), root });
+        // Like `kubectl package validate <dir>`: template tests against .test-fixtures; a test case
+        // without its fixture directory gets one written, as PKO's TemplateTestValidator does.
+        const source = { ...(await readFixtureTree(root)), root };
+        opts.templateTests = async (pkg, component) => {
+          const r = runPackageTemplateTests(pkg, component, source);
+          const findings: Finding[] = [];
+          for (const f of r.findings) {
+            const name = f.rule === 'pko/fixtures-missing' ? [...r.generatedFixtures.keys()].find((n) => f.file?.endsWith(`${FIXTURES_DIR}/${n}`)) : undefined;
+            if (name === undefined || !f.file) {
+              findings.push(f);
+              continue;
+            }
+            try {
+              await writeFileMapAtomic(path.join(root, f.file), r.generatedFixtures.get(name)!);
+              findings.push({ ...f, severity: 'info', message: `${component ? `component "${component}": ` : ''}test case "${name}" had no ${f.file}/ directory: generated it, as kubectl package validate does (review and commit it)` });
+            } catch (e) {
+              findings.push({ ...f, message: `${f.message} (writing it failed: ${(e as Error).message})` });
+            }
+          }
+          return { findings, rendered: r.rendered };
+        };
       } else {
         // Like `kubectl package validate --pull`: an image gets PKO's default validators, no template tests.
         // Image sources (zlib, crypto, the registry client) load only here: a folder never needs them.
@@ -125,7 +145,8 @@ export const command: Command = {
         root: dir,
         checked: fm ? [...fm.keys()].sort() : [],
         // PKO prints its success line whenever it accepts the package; our warnings come before it.
-        text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : ''),
+        // A failed run says why in one line: with --strict, warnings alone fail it.
+        text: () => findingLines(findings) + (ok ? 'Package validated successfully!\n' : failedSummary(findings, strict)),
       }, {}, { color: colorFor(io, 1) }));
       return ok ? 0 : 1;
     } finally {
@@ -133,3 +154,9 @@ export const command: Command = {
     }
   },
 };
+
+function failedSummary(findings: Finding[], strict: boolean): string {
+  const n = (sev: Finding['severity']) => findings.filter((f) => f.severity === sev).length;
+  const [errors, warnings] = [n('error'), n('warning')];
+  return `validation failed: ${errors} error(s), ${warnings} warning(s)${strict && errors === 0 ? ' (--strict: warnings fail)' : ''}\n`;
+}

@@ -7,7 +7,8 @@ import { parseCommandArgs } from '../args.js';
 import type { Command } from '../io.js';
 import type { Finding } from '../../core/errors.js';
 import { FINDING_FORMATS, findingLines, outputFormat, renderReport } from '../output.js';
-import { failedChecks, KEPT_LOCK, keepsLock, loadBundle } from './generate.js';
+import { failedChecks, KEPT_LOCK, keepsLock, loadBundle, outputNames } from './generate.js';
+import { recordModule, staleGenerated } from '../generated-record.js';
 
 const HELP = `Usage: pkogen verify MODULE [--root DIR] [-o text|json|github|junit|tap]
 
@@ -92,6 +93,7 @@ export const command: Command = {
             showDiff(file, bytes, actual);
           }
         }
+        for (const p of await staleGenerated(root, recordModule(root, path.resolve(io.cwd, positionals[0])), outputNames(out))) drift.push({ file: p, message: 'generated before and no longer produced by the bundle (generate removes it)' });
         return drift;
       },
       { purpose: 'generate or verify', readOnlyOk: true },

@@ -21,7 +21,26 @@ export const T3: RolloutRule = {
   docs: 'rollout reference §2 and §9: saasherder computes the digest from REGISTRY_IMG:IMAGE_TAG',
 };
 
-export const TEMPLATE_RULES: readonly RolloutRule[] = [T1, T2, T3];
+export const T4: RolloutRule = {
+  id: 'T4',
+  severity: 'error',
+  summary: 'the Template places a Package or ClusterPackage somewhere (top level, in a SelectorSyncSet, or through a Policy\'s object templates); simulate: at least one is placed in the fleet',
+  docs: 'a rollout Template that installs no package deploys nothing and reports success everywhere',
+};
+
+export const TEMPLATE_RULES: readonly RolloutRule[] = [T1, T2, T3, T4];
+
+const PLACER_KINDS = new Set(['Package', 'ClusterPackage', 'ObjectTemplate', 'HostedClusterPackage']);
+const RAW_PLACER = /\bkind:\s*["']?(?:Cluster)?Package\b|\bkind:\s*["']?(?:ObjectTemplate|HostedClusterPackage)\b/;
+
+/** True when the processed objects hold, at any depth, a PKO object that installs a package (or raw object templates naming one). */
+export function placesPackage(v: unknown): boolean {
+  if (typeof v === 'string') return RAW_PLACER.test(v);
+  if (Array.isArray(v)) return v.some(placesPackage);
+  if (!isObj(v)) return false;
+  if (typeof v.kind === 'string' && PLACER_KINDS.has(v.kind) && typeof v.apiVersion === 'string' && v.apiVersion.startsWith('package-operator.run/')) return true;
+  return Object.values(v).some(placesPackage);
+}
 
 const PARAM_NAME = /^[a-zA-Z0-9_]+$/;
 

@@ -42,10 +42,10 @@ export type APIServerSpecTlsSecurityProfileCustom = {
   minTLSVersion?: "VersionTLS10" | "VersionTLS11" | "VersionTLS12" | "VersionTLS13";
 };
 export type APIServerSpecTlsSecurityProfile = {
-  custom?: APIServerSpecTlsSecurityProfileCustom;
-  intermediate?: { [key: string]: JsonValue };
-  modern?: { [key: string]: JsonValue };
-  old?: { [key: string]: JsonValue };
+  custom?: APIServerSpecTlsSecurityProfileCustom | null;
+  intermediate?: { [key: string]: JsonValue } | null;
+  modern?: { [key: string]: JsonValue } | null;
+  old?: { [key: string]: JsonValue } | null;
   type?: "Old" | "Intermediate" | "Modern" | "Custom";
 };
 export type APIServerSpec = {
@@ -469,7 +469,7 @@ export type FeatureGateSpecCustomNoUpgrade = {
   enabled?: Array<string>;
 };
 export type FeatureGateSpec = {
-  customNoUpgrade?: FeatureGateSpecCustomNoUpgrade;
+  customNoUpgrade?: FeatureGateSpecCustomNoUpgrade | null;
   featureSet?: "CustomNoUpgrade" | "DevPreviewNoUpgrade" | "TechPreviewNoUpgrade" | "OKD" | "";
 };
 export type FeatureGate = {
