@@ -17,7 +17,7 @@
  * for the user-facing API, its status and the builds in `buildNamespace`.
  */
 import { createHash } from 'node:crypto';
-import { apiVersionOf, isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
+import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource, type WatchEvent } from '../clusters/kube.js';
 import {
   buildConfigMap,
   builderImageFor,
@@ -35,6 +35,7 @@ import {
 import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, NO_PROVIDER_LAYER, providerImageFor, type ProviderImages, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { isTokenSecret, parseTokenSecret } from '../clusters/token-secret.js';
 import { WorkQueue } from './queue.js';
+import { applyConfigEvent, type ConfigEntry, DEFAULT_LIMITS, HOSTED_PAGE_SIZE, type IntakeLimits, LIMIT_REASON, listConfigs, MAX_JOBS_OBSERVED, readConfig, refusalMessage, type Refusals, trimConfig } from './intake.js';
 import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../hypershift/nodepool-facts.js';
 import { pullSecretAuthKeys, pushTargetCoveredByKeys, renderPullKeys } from '../registry/push-target.js';
 import { UserError } from 'pkogen/model';
@@ -133,6 +134,8 @@ export interface ReconcilerOptions {
   minRebuildIntervalSeconds?: number;
   /** Configs reconciled at once (default 4). */
   workers?: number;
+  /** How many configs are acted on, and refused ones remembered (intake.ts; default `DEFAULT_LIMITS`). */
+  intake?: Partial<IntakeLimits>;
   now?: () => Date;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
@@ -145,7 +148,10 @@ type Obj = KubeObject & { spec?: Record<string, any>; status?: Record<string, an
  * object sizes (a token Secret's data, a Node's images, a Machine's spec are not kept).
  */
 export interface Observed {
-  configs: Map<string, Obj>;
+  /** The configs acted on (at most `maxConfigs`), trimmed: a reconcile reads the object itself. */
+  configs: Map<string, ConfigEntry>;
+  /** The configs beyond the cap (intake.ts). */
+  refusals: Refusals;
   inputs: Map<string, NodePoolInputs | { error: string }>;
   /** The HCP's pull secret text (management side, trusted). */
   pullSecret?: string;
@@ -187,6 +193,8 @@ export interface EventEffect {
   concerned: string[];
   relistSecrets?: boolean;
   orphans?: boolean;
+  /** A kept config went while others were refused: a full list takes the best of them in. */
+  relist?: boolean;
 }
 
 const TERMINAL = ['Succeeded', 'Failed', 'Interrupted'];
@@ -199,8 +207,12 @@ export class Reconciler {
   /** Per config: the build whose digest passed verification (bounded by the number of configs). */
   private readonly verified = new Map<string, { build: string; pullSpec: string }>();
   private observed?: Observed;
+  private readonly limits: IntakeLimits;
+  /** Refusals were left untracked and the tracked ones are written: a full list finds the rest. */
+  private relistWanted = false;
 
   constructor(private readonly o: ReconcilerOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...(o.intake ?? {}) };
     this.now = o.now ?? (() => new Date());
     this.log = o.log ?? (() => {});
     this.buildNamespace = o.buildNamespace ?? BUILD_NAMESPACE;
@@ -211,23 +223,48 @@ export class Reconciler {
     return { observed: this.observed, verified: this.verified.size };
   }
 
-  /** Lists both sides once and keeps only what decisions read. */
+  /** Whether a full list is wanted (refused configs left untracked, the tracked ones written); clears it. */
+  takeRelist(): boolean {
+    const r = this.relistWanted;
+    this.relistWanted = false;
+    return r;
+  }
+
+  /** Whether `name` is a refused config waiting for its status write (run.ts spaces those out). */
+  isPendingRefusal(name: string): boolean {
+    return !!this.observed?.refusals.pending.has(name) && !this.observed.configs.has(name);
+  }
+
+  /** The refused configs waiting for their status write, in name order (run.ts spaces them out). */
+  pendingRefusals(): string[] {
+    return [...(this.observed?.refusals.pending ?? [])].sort();
+  }
+
+  /**
+   * Lists both sides once and keeps only what decisions read. The token Secrets come first: the
+   * configs named after a NodePool are taken in first (intake.ts).
+   */
   async observe(): Promise<Observed> {
     const m = this.o.management;
     const h = this.o.hosted;
     const ns = this.o.namespace;
-    const [configs, secrets, mds, mss, machines, hcps, cms, nodes, jobs] = await Promise.all([
-      h.list(NPOSC),
-      // Only token Secrets and the pull secret are kept past their page; no other Secret's data.
-      m.list(RESOURCES.secrets, { namespace: ns, keep: (o) => (o.metadata.name === this.o.pullSecretName || isTokenSecret(o) ? o : undefined) }),
+    // Only token Secrets and the pull secret are kept past their page; no other Secret's data.
+    const secrets = await m.list(RESOURCES.secrets, { namespace: ns, keep: (o) => (o.metadata.name === this.o.pullSecretName || isTokenSecret(o) ? o : undefined) });
+    const facts = this.secretFacts(secrets.items);
+    let jobsSeen = 0;
+    const [intake, mds, mss, machines, hcps, cms, nodes, jobs] = await Promise.all([
+      listConfigs(h, NPOSC, new Set(facts.inputs.keys()), this.limits),
       m.list(RESOURCES.machineDeployments, { namespace: ns, keep: trimCapi }),
       m.list(RESOURCES.machineSets, { namespace: ns, keep: trimCapi }),
       m.list(RESOURCES.machines, { namespace: ns, keep: trimCapi }),
       m.list(RESOURCES.hostedControlPlanes, { namespace: ns }),
       m.list(RESOURCES.configMaps, { namespace: ns, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}` }),
-      h.list(RESOURCES.nodes, { keep: trimNode }),
-      h.list(RESOURCES.jobs, { namespace: this.buildNamespace, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}` }),
+      h.list(RESOURCES.nodes, { pageSize: HOSTED_PAGE_SIZE, keep: trimNode }),
+      // The tenant can label Jobs as ours: at most MAX_JOBS_OBSERVED are kept (pruning and orphan removal bring the rest in later).
+      h.list(RESOURCES.jobs, { namespace: this.buildNamespace, labelSelector: `${MANAGED_BY}=${MANAGED_BY_VALUE}`, pageSize: HOSTED_PAGE_SIZE, keep: (j) => (++jobsSeen <= MAX_JOBS_OBSERVED ? trimJob(j as Obj) : undefined) }),
     ]);
+    if (jobsSeen > MAX_JOBS_OBSERVED) this.log('more build Jobs than observed', { jobs: jobsSeen, observed: MAX_JOBS_OBSERVED });
+    if (intake.refusals.total) this.log('nodepoolosconfigs beyond the limit refused', { refused: intake.refusals.total, limit: this.limits.maxConfigs, toWrite: intake.refusals.pending.size, untracked: intake.refusals.untracked });
     const hcp = hcps.items[0] as Obj | undefined;
     const handoffs = new Map<string, HandoffEntry>();
     for (const cm of cms.items as Obj[]) {
@@ -236,9 +273,11 @@ export class Reconciler {
     }
     const trimmedNodes = (nodes.items as Obj[]).map(trimNode);
     const providerImages = parseProviderImages((cms.items as Obj[]).find((cm) => cm.metadata.name === PROVIDER_IMAGES_CONFIGMAP));
+    this.relistWanted = false;
     this.observed = {
-      configs: new Map((configs.items as Obj[]).map((c) => [c.metadata.name!, c])),
-      ...this.secretFacts(secrets.items),
+      configs: intake.configs,
+      refusals: intake.refusals,
+      ...facts,
       capi: {
         machineDeployments: (mds.items as Obj[]).map(trimCapi),
         machineSets: (mss.items as Obj[]).map(trimCapi),
@@ -248,7 +287,7 @@ export class Reconciler {
       nodes: trimmedNodes,
       handoffs,
       ...(providerImages ? { providerImages } : {}),
-      jobs: (jobs.items as Obj[]).map(trimJob),
+      jobs: jobs.items as Obj[],
       hostedNodesByPool: nodesByPool(trimmedNodes),
     };
     // A config that is gone no longer needs its verification memory.
@@ -299,6 +338,34 @@ export class Reconciler {
   }
 
   /**
+   * The event with its object cut to what `applyEvent` reads of its kind, for events held while a
+   * full observation is in flight (run.ts): what is held is bounded by the trimmed sizes, never by
+   * what the tenant put in an object.
+   */
+  compactEvent(r: Resource, e: { type: WatchEvent['type']; object: KubeObject }): { type: WatchEvent['type']; object: KubeObject } {
+    const o = e.object as Obj;
+    if (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') return { type: e.type, object: { metadata: {} } };
+    const labelOnly = (): KubeObject => ({ metadata: { name: o.metadata?.name, labels: { [CONFIG_LABEL]: String(o.metadata?.labels?.[CONFIG_LABEL] ?? '') } } });
+    switch (r.plural) {
+      case NPOSC.plural:
+        return { type: e.type, object: typeof o.metadata?.name === 'string' ? trimConfig(o) : { metadata: {} } };
+      case NPOSB.plural:
+      case RESOURCES.pods.plural:
+        return { type: e.type, object: labelOnly() };
+      case RESOURCES.jobs.plural:
+        return { type: e.type, object: trimJob(o) };
+      case RESOURCES.nodes.plural:
+        return { type: e.type, object: trimNode(o) };
+      case RESOURCES.machines.plural:
+      case RESOURCES.machineSets.plural:
+      case RESOURCES.machineDeployments.plural:
+        return { type: e.type, object: trimCapi(o) };
+      default:
+        return e; // management-side kinds the tenant cannot write (Secrets, ConfigMaps, the HostedControlPlane)
+    }
+  }
+
+  /**
    * Applies one watch event to the cache the reconciles read (the last observation, trimmed as
    * `observe` trims) and says which configs it concerns. A change that leaves the trimmed object
    * as it was (a Node's heartbeat, a Machine's status) concerns none.
@@ -315,15 +382,12 @@ export class Reconciler {
     const ofLabel = typeof configLabel === 'string' && configLabel ? [configLabel] : [];
     switch (r.plural) {
       case NPOSC.plural: {
-        const prev = obs.configs.get(name);
-        if (gone) {
-          obs.configs.delete(name);
-          this.verified.delete(name);
-          return { owner: [name], concerned: [], orphans: true };
-        }
-        obs.configs.set(name, { apiVersion: apiVersionOf(NPOSC), kind: NPOSC.kind, ...o });
+        const had = obs.configs.has(name);
+        const r = applyConfigEvent(obs.configs, obs.refusals, o, gone, new Set(obs.inputs.keys()), this.limits);
+        if (!obs.configs.has(name)) this.verified.delete(name);
+        if (gone) return had ? { owner: r.owner, concerned: [], orphans: true, ...(r.relist ? { relist: true } : {}) } : none;
         // The same object (a write of ours already in the cache) is not news.
-        return prev && sameObject(prev, obs.configs.get(name)!) ? none : { owner: [name], concerned: [] };
+        return r.news ? { owner: r.owner, concerned: [] } : none;
       }
       case NPOSB.plural:
       case RESOURCES.pods.plural:
@@ -434,17 +498,31 @@ export class Reconciler {
       },
       onError: (k, e) => this.log('reconcile failed', { nodePoolOSConfig: k, error: (e as Error).message }),
     });
-    for (const k of [...obs.configs.keys()].sort()) q.add(k);
+    for (const k of [...obs.configs.keys(), ...obs.refusals.pending].sort()) q.add(k);
     await q.idle();
     q.stop();
   }
 
-  /** Reconciles one config from the last observation; says when to look again. */
+  /**
+   * Reconciles one config from the last observation; says when to look again. A kept config is
+   * read whole here (the cache holds a trimmed entry); a refused one gets its refusal status.
+   */
   async reconcileKey(name: string): Promise<{ requeueAfterMs?: number }> {
     const obs = this.observed ?? (await this.observe());
-    const cfg = obs.configs.get(name);
-    if (!cfg) return {};
-    return (await this.reconcileConfig(cfg, obs)) ?? {};
+    if (obs.configs.has(name)) {
+      const cfg = (await readConfig(this.o.hosted, NPOSC, name)) as Obj | undefined;
+      if (!cfg || !obs.configs.has(name)) return {}; // gone: its DELETED event removes it
+      return (await this.reconcileConfig(cfg, obs)) ?? {};
+    }
+    if (!obs.refusals.pending.has(name)) return {};
+    try {
+      const cfg = (await readConfig(this.o.hosted, NPOSC, name)) as Obj | undefined;
+      if (cfg && !cfg.metadata.deletionTimestamp && !obs.configs.has(name)) await this.setConfigStatus(cfg, { degraded: [LIMIT_REASON, refusalMessage(this.limits)] });
+    } finally {
+      obs.refusals.pending.delete(name);
+      if (!obs.refusals.pending.size && obs.refusals.untracked > 0) this.relistWanted = true;
+    }
+    return {};
   }
 
   async reconcileConfig(cfg: Obj, obs: Observed): Promise<{ requeueAfterMs?: number } | void> {
@@ -827,7 +905,7 @@ export class Reconciler {
     if (s.degraded) this.log('nodepoolosconfig degraded', { nodePoolOSConfig: cfg.metadata.name, reason: s.degraded[0] });
     try {
       const updated = await this.o.hosted.updateStatus(NPOSC, { ...cfg, status });
-      this.observed?.configs.set(cfg.metadata.name!, updated as Obj);
+      if (this.observed?.configs.has(cfg.metadata.name!)) this.observed.configs.set(cfg.metadata.name!, trimConfig(updated));
     } catch (e) {
       if (!isConflict(e)) throw e; // a newer object is on its way: the next pass writes its status
     }
@@ -837,7 +915,7 @@ export class Reconciler {
   private async pruneHistory(config: string, currentBuild: string, currentJob: string, obs: Observed): Promise<void> {
     const jobs = obs.jobs.filter((j) => j.metadata.labels?.[CONFIG_LABEL] === config);
     for (const old of beyondLimit(jobs, this.o.historyLimit, currentJob)) await this.o.hosted.delete(RESOURCES.jobs, old, this.buildNamespace);
-    const builds = (await this.o.hosted.list(NPOSB, { labelSelector: `${CONFIG_LABEL}=${config}` })).items;
+    const builds = (await this.o.hosted.list(NPOSB, { labelSelector: `${CONFIG_LABEL}=${config}`, pageSize: HOSTED_PAGE_SIZE, keep: (b) => ({ metadata: { name: b.metadata.name, creationTimestamp: b.metadata.creationTimestamp, ...(b.metadata.deletionTimestamp ? { deletionTimestamp: b.metadata.deletionTimestamp } : {}) } }) })).items;
     for (const old of beyondLimit(builds, this.o.historyLimit, currentBuild)) await this.o.hosted.delete(NPOSB, old);
   }
 
@@ -972,7 +1050,8 @@ export class Reconciler {
     await this.publishPullKeys(obs);
     for (const [np, h] of obs.handoffs) {
       const owner = h.config;
-      if (owner && !obs.configs.has(owner)) {
+      // A config beyond the intake cap is not acted on: its last hand-off stays (one GET per hand-off, bounded by NodePools).
+      if (owner && !obs.configs.has(owner) && !(await readConfig(this.o.hosted, NPOSC, owner))) {
         const entry = obs.providerImages && obs.providerImages.layer !== NO_PROVIDER_LAYER ? obs.providerImages.entries.get(np) : undefined;
         if (entry) {
           // Not deleted even when the rewrite loses a race: the next pass decides again.
@@ -1051,10 +1130,13 @@ function trimNode(n: Obj): Obj {
   };
 }
 
+const JOB_CONDITION_TYPES = new Set(['Complete', 'Failed', 'SuccessCriteriaMet', 'FailureTarget', 'Suspended']);
+
 function trimJob(j: Obj): Obj {
   return {
     metadata: { name: j.metadata.name, creationTimestamp: j.metadata.creationTimestamp, labels: { [CONFIG_LABEL]: j.metadata.labels?.[CONFIG_LABEL] ?? '' } },
-    status: { conditions: ((j.status?.conditions ?? []) as { type: string; status: string }[]).map((c) => ({ type: c.type, status: c.status })) },
+    // The tenant can write a Job's status: a bounded number of conditions, of the types decisions read.
+    status: { conditions: ((Array.isArray(j.status?.conditions) ? j.status!.conditions : []) as { type: string; status: string }[]).filter((c) => JOB_CONDITION_TYPES.has(c?.type)).slice(0, 8).map((c) => ({ type: c.type, status: c.status === 'True' ? 'True' : 'False' })) },
   };
 }
 
@@ -1104,12 +1186,6 @@ function capiNodePools(objs: (Obj | undefined)[]): Set<string> {
     }
   }
   return out;
-}
-
-/** Equal but for what every write changes (resourceVersion, managed fields). */
-function sameObject(a: KubeObject, b: KubeObject): boolean {
-  const strip = (v: KubeObject) => JSON.stringify(v, (k, x) => (k === 'resourceVersion' || k === 'managedFields' ? undefined : x));
-  return strip(a) === strip(b);
 }
 
 interface BuildState {

@@ -22,6 +22,7 @@ import { MANAGED_BY, MANAGED_BY_VALUE } from './build-job.js';
 import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from './queue.js';
 import { NPOSB, NPOSC, Reconciler } from './reconciler.js';
+import { HOSTED_PAGE_SIZE, REFUSAL_INTERVAL_MS } from './intake.js';
 
 export interface RunOptions {
   management: Kube;
@@ -37,6 +38,9 @@ export interface RunOptions {
   clock?: Clock;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
+
+/** Watch events held while a full observation is in flight (each trimmed: a few hundred bytes). */
+const MAX_BUFFERED = 10_000;
 
 /** Longest wait for every watch's first list before the first full observation. */
 const SYNC_WAIT_MS = 10_000;
@@ -65,12 +69,31 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
     [o.management, RESOURCES.hostedControlPlanes, o.namespace, undefined],
     [o.management, RESOURCES.configMaps, o.namespace, managed],
   ];
+  const clock = o.clock ?? realClock;
   const queue = new WorkQueue({
     concurrency: o.workers ?? 4,
-    clock: o.clock ?? realClock,
-    process: (key) => o.reconciler.reconcileKey(key),
+    clock,
+    process: async (key) => {
+      const r = await o.reconciler.reconcileKey(key);
+      // The refusals it remembered are written and more are refused: list again to find them.
+      if (o.reconciler.takeRelist()) {
+        fullDirty = true;
+        poke();
+      }
+      return r;
+    },
     onError: (key, e, attempt) => log('reconcile failed', { nodePoolOSConfig: key, error: (e as Error).message, attempt }),
   });
+
+  // Refusal status writes (configs beyond the intake cap) get one slot each, REFUSAL_INTERVAL_MS
+  // apart, however they come (a full list or events): a bounded write rate.
+  let nextRefusalAt = 0;
+  const enqueue = (key: string) => {
+    if (!o.reconciler.isPendingRefusal(key)) return queue.add(key);
+    const now = clock.now();
+    nextRefusalAt = Math.max(nextRefusalAt, now) + REFUSAL_INTERVAL_MS;
+    queue.addAfter(key, nextRefusalAt - now);
+  };
 
   // Our own writes, by object: the resourceVersion the API gave each (bounded by the objects we write).
   const own = new Map<string, string>();
@@ -89,14 +112,20 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
     const mine = e.type !== 'DELETED' && e.object.metadata?.resourceVersion !== undefined && own.get(k) === e.object.metadata.resourceVersion;
     if (mine || e.type === 'DELETED') own.delete(k);
     const effect = o.reconciler.applyEvent(r, e);
-    for (const key of new Set([...(mine ? [] : effect.owner), ...effect.concerned])) queue.add(key);
+    for (const key of new Set([...(mine ? [] : effect.owner), ...effect.concerned])) enqueue(key);
     if (effect.relistSecrets) secretsDirty = true;
     if (effect.orphans) orphansDirty = true;
-    if (effect.relistSecrets || effect.orphans) poke();
+    if (effect.relist) fullDirty = true;
+    if (effect.relistSecrets || effect.orphans || effect.relist) poke();
   };
   const onEvent = (r: Resource, e: WatchEvent) => {
-    if (observing) buffered.push([r, e]);
-    else apply(r, e);
+    if (!observing) return apply(r, e);
+    // Held trimmed, and at most MAX_BUFFERED: beyond, they are dropped and both sides observed again.
+    if (buffered.length < MAX_BUFFERED) buffered.push([r, o.reconciler.compactEvent(r, e)]);
+    else if (!fullDirty) {
+      fullDirty = true;
+      log('too many events during a full observation: observing again', { events: MAX_BUFFERED });
+    }
   };
   const unsynced = new Set(watches.map((_, i) => i));
   const listed = (i: number) => {
@@ -107,7 +136,8 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
       poke();
     }
   };
-  const loops = watches.map(([kube, r, ns, sel], i) => watchLoop(kube, r, ns, sel, () => listed(i), (e) => onEvent(r, e), signal, log));
+  // Tenant-writable kinds are listed in small pages (an object can be ~1.5 MiB).
+  const loops = watches.map(([kube, r, ns, sel], i) => watchLoop(kube, r, ns, sel, kube === o.hosted ? HOSTED_PAGE_SIZE : undefined, () => listed(i), (e) => onEvent(r, e), signal, log));
 
   // As controller-runtime waits for its caches: the first observation after every watch has listed.
   const t0 = Date.now();
@@ -132,6 +162,7 @@ export async function runController(o: RunOptions, signal: AbortSignal): Promise
         for (const [r, e] of late) apply(r, e);
         await o.reconciler.removeOrphans(obs);
         for (const k of [...obs.configs.keys()].sort()) queue.add(k);
+        for (const k of o.reconciler.pendingRefusals()) enqueue(k);
         failures = 0;
       } catch (e) {
         observing = false;
@@ -198,6 +229,7 @@ async function watchLoop(
   r: Resource,
   namespace: string | undefined,
   labelSelector: string | undefined,
+  pageSize: number | undefined,
   listed: () => void,
   onEvent: (e: WatchEvent) => void,
   signal: AbortSignal,
@@ -208,7 +240,7 @@ async function watchLoop(
   while (!signal.aborted) {
     try {
       if (resourceVersion === undefined) {
-        resourceVersion = (await kube.list(r, { namespace, labelSelector, keep: () => undefined })).resourceVersion;
+        resourceVersion = (await kube.list(r, { namespace, labelSelector, ...(pageSize ? { pageSize } : {}), keep: () => undefined })).resourceVersion;
         listed();
       }
       await new Promise<void>((resolve) => {

@@ -35,6 +35,9 @@ import { LEASE_NAME } from '../../builder/policy/rbac.js';
 import { CONTROLLER_NODE_OPTIONS, controllerArgs } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
 import { cpuSeconds, procStatus, stopChild } from './_proc.js';
+import { maximalConfig } from '../builder/maximal-config.js';
+import { LIMIT_REASON, MAX_CONFIGS } from '../../builder/controller/intake.js';
+import { getHeapStatistics } from 'node:v8';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
@@ -42,6 +45,10 @@ const root = path.resolve(here, '..', '..', '..');
 const IDLE_NODEPOOLS = 3;
 const CONFIGS_A = Number(process.env.CONTROLLER_BENCH_CONFIGS_A ?? 100);
 const CONFIGS_B = Number(process.env.CONTROLLER_BENCH_CONFIGS_B ?? 1000);
+/** Maximal configs (test/builder/maximal-config.ts) a tenant adds at the end, named after no NodePool: the intake bound (0: skipped). */
+const FLOOD = Number(process.env.CONTROLLER_BENCH_FLOOD ?? 15000);
+/** Refusal status writes awaited after the flood (the rest go on at the controller's bounded rate). */
+const FLOOD_REFUSALS = Number(process.env.CONTROLLER_BENCH_FLOOD_REFUSALS ?? 600);
 /** Longest wait for any one step (the machine is shared; a step that does not finish fails the bench). */
 const STEP_TIMEOUT_MS = Number(process.env.CONTROLLER_BENCH_STEP_TIMEOUT_S ?? 900) * 1000;
 const SETTLE_MS = 5000;
@@ -287,7 +294,7 @@ export async function bench(): Promise<string> {
     // Steady state at the last step: CPU over a quiet window, then over the same window after
     // three events that concern one config each (a status written by someone else, a spec
     // change, a Node's heartbeat); and the list calls each window cost.
-    const lists = (from: [number, number]) => [...m.audit.slice(from[0]), ...h.audit.slice(from[1])].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').length;
+    const lists = (from: [number, number]) => [...m.audit.slice(from[0]), ...h.audit.slice(from[1])].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list' && !e.name).length;
     const window = async (f?: () => void) => {
       const from: [number, number] = [m.audit.length, h.audit.length];
       const cpu0 = cpuSeconds(pid);
@@ -305,6 +312,56 @@ export async function bench(): Promise<string> {
       h.store.put({ ...n, status: { ...n.status, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2026-11-25T00:00:00Z' }] } });
     });
     const steady = procStatus(pid);
+
+    // The tenant's flood: FLOOD maximal configs named after no NodePool, on top of the
+    // CONFIGS_B NodePools' configs the controller keeps. It must stay alive under the package's
+    // limit, refuse the flood at its bounded rate, and go on reconciling the configs it keeps.
+    let flood: { putS: number; refusedS: number; refusals: number; rate: number; keptOk: number; spec: boolean; after: { rssKb: number; hwmKb: number }; heldUp: boolean } | undefined;
+    if (FLOOD > 0) {
+      const need = FLOOD * 0.35 + 1024;
+      const have = getHeapStatistics().heap_size_limit / 1048576;
+      if (have < need) throw new Error(`the flood of ${FLOOD} maximal configs needs this process's heap to hold them in the API test server: ${Math.ceil(need)} MiB; it has ${Math.floor(have)} (run with NODE_OPTIONS=--max-old-space-size=${Math.ceil(need / 1024) * 1024})`);
+      const floodName = (i: number) => `flood-${String(i).padStart(5, '0')}`;
+      const refusedWrites = new Set<string>();
+      let auditAt = 0;
+      const countRefusals = () => {
+        for (; auditAt < h.audit.length; auditAt++) {
+          const e = h.audit[auditAt]!;
+          if (e.user === CONTROLLER_USERNAME && e.verb === 'update' && e.resource === 'nodepoolosconfigs' && e.subresource === 'status' && e.name.startsWith('flood-') && (e.code ?? 200) < 300) refusedWrites.add(e.name);
+        }
+        return refusedWrites.size;
+      };
+      const t0 = Date.now();
+      for (let i = 0; i < FLOOD; i++) {
+        h.store.put(maximalConfig(floodName(i), i, PUSH_HOST, 'push-creds') as never);
+        if (i % 25 === 24) {
+          if (c.exitCode !== null || c.signalCode !== null) throw new Error(`the controller exited (${c.exitCode ?? c.signalCode}) during the flood, at ${i + 1} configs: ${tail()}`);
+          await sleep(5); // this process also serves the controller: let it stream events and answer
+        }
+      }
+      const putS = (Date.now() - t0) / 1000;
+      const target = Math.min(FLOOD, FLOOD_REFUSALS);
+      const refusedS = await until(`${target} refusal statuses`, () => countRefusals() >= target, c, tail);
+      // A kept config still gets its reconcile: a spec change is acted on (its status follows the generation).
+      const kept = configName(IDLE_NODEPOOLS + 2);
+      const k0 = h.store.get({ apiVersion: GROUP_VERSION, kind: 'NodePoolOSConfig', name: kept })!;
+      h.store.put({ ...k0, spec: { ...k0.spec, containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo flood > /etc/layered\n' }] } });
+      const gen = h.store.get({ apiVersion: GROUP_VERSION, kind: 'NodePoolOSConfig', name: kept })!.metadata!.generation;
+      const followed = () => h.store.get({ apiVersion: GROUP_VERSION, kind: 'NodePoolOSConfig', name: kept })?.status?.observedGeneration === gen;
+      await until('a kept config reconciled during the flood', followed, c, tail);
+      // The refusal rate over one window (the controller spaces them REFUSAL_INTERVAL_MS apart).
+      const r0 = countRefusals();
+      await sleep(WINDOW_MS);
+      const rate = (countRefusals() - r0) / (WINDOW_MS / 1000);
+      let keptOk = 0;
+      for (let i = 0; i < CONFIGS_B; i++) {
+        const o = h.store.get({ apiVersion: GROUP_VERSION, kind: 'NodePoolOSConfig', name: configName(i) });
+        if (o && (o.status?.conditions ?? []).length && !(o.status.conditions as { reason?: string }[]).some((x) => x.reason === LIMIT_REASON)) keptOk++;
+      }
+      const sample = h.store.get({ apiVersion: GROUP_VERSION, kind: 'NodePoolOSConfig', name: [...refusedWrites][0]! });
+      const heldUp = (sample?.status?.conditions ?? []).some((x: { type: string; status: string; reason?: string }) => x.type === 'Degraded' && x.status === 'True' && x.reason === LIMIT_REASON);
+      flood = { putS, refusedS, refusals: countRefusals(), rate, keptOk, spec: followed(), after: procStatus(pid), heldUp };
+    }
 
     const denied = [...m.audit, ...h.audit].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.code === 403).length;
     const final = procStatus(pid);
@@ -341,6 +398,15 @@ export async function bench(): Promise<string> {
       `| RSS after those windows | ${mib(steady.rssKb)} MiB |`,
       `| peak RSS over the run (VmHWM) | ${mib(final.hwmKb)} MiB |`,
       `| requests denied by the package's RBAC / reconcile or observe failures logged | ${denied} / ${reconcileFailures} |`,
+      ...(flood
+        ? [
+            `| flood: ${FLOOD.toLocaleString('en')} maximal configs (~290 kB each) named after no NodePool added beside the ${CONFIGS_B.toLocaleString('en')} kept (cap ${MAX_CONFIGS.toLocaleString('en')}): time to add them | ${flood.putS.toFixed(1)} s |`,
+            `| … then until ${Math.min(FLOOD, FLOOD_REFUSALS)} had their ${LIMIT_REASON} status | ${flood.refusedS.toFixed(1)} s |`,
+            `| … refusal writes per second over ${WINDOW_MS / 1000} s / refused configs with their status at the end | ${flood.rate.toFixed(1)} / ${flood.refusals.toLocaleString('en')} |`,
+            `| … kept configs with their own status / a kept config's spec change acted on during the flood / a refused one reads ${LIMIT_REASON} | ${flood.keptOk.toLocaleString('en')} of ${CONFIGS_B.toLocaleString('en')} / ${flood.spec ? 'yes' : 'no'} / ${flood.heldUp ? 'yes' : 'no'} |`,
+            `| … RSS after the flood (peak so far) | ${mib(flood.after.rssKb)} MiB (${mib(flood.after.hwmKb)}) |`,
+          ]
+        : []),
       `| load average (1 min, 2 cores shared) | ${loadavg()[0]!.toFixed(1)} |`,
       '',
     ].join('\n');

@@ -88,14 +88,15 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     for (let i = 0; i < 600 && !done(); i++) await sleep(50);
     await sleep(100);
     await settle();
-    const lists = [...mgmt.audit.slice(a0), ...hosted.audit.slice(h0)].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').map((e) => `${e.resource}${e.namespace ? ` in ${e.namespace}` : ''}`);
+    const lists = [...mgmt.audit.slice(a0), ...hosted.audit.slice(h0)].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').map((e) => `${e.resource}${e.name ? `/${e.name}` : ''}${e.namespace ? ` in ${e.namespace}` : ''}`);
     return { keys: new Map(counts), lists };
   }
   const config = (name: string) => hosted.store.get({ apiVersion: GV, kind: 'NodePoolOSConfig', name })!;
   const jobOf = (name: string) => hosted.store.list('batch/v1', 'Job', BUILD_NS).find((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)!;
   const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
   /** Lists a reconcile makes for its own config (build records by label, a finished Job's pods). */
-  const ownLists = (l: string) => l === 'nodepoolosbuilds' || l === `pods in ${BUILD_NS}`;
+  // A reconcile's own reads: its build records and pods, and its config read whole by name (a list of one).
+  const ownLists = (l: string) => l === 'nodepoolosbuilds' || l === `pods in ${BUILD_NS}` || /^nodepoolosconfigs\/[^ ]+$/.test(l);
 
   function finishJob(name: string, digest: string) {
     const job = jobOf(name);
