@@ -36,7 +36,7 @@ import { handedOffImage, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOT
 import { isTokenSecret, parseTokenSecret } from '../clusters/token-secret.js';
 import { WorkQueue } from './queue.js';
 import { applyConfigEvent, type ConfigEntry, DEFAULT_LIMITS, HOSTED_PAGE_SIZE, type IntakeLimits, LIMIT_REASON, listConfigs, MAX_JOBS_OBSERVED, readConfig, refusalMessage, type Refusals, trimConfig } from './intake.js';
-import { baseOSTagForStream, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../hypershift/nodepool-facts.js';
+import { baseOSTagForStream, trustBundleOf, USER_CA_BUNDLE, CURRENT_CONFIG_VERSION_ANNOTATION, nodePoolArch, nodesOnImage, nodePoolTolerations, nodeTuningDisabled, readyNodesOfArch, registriesConf, Toleration } from '../hypershift/nodepool-facts.js';
 import { pullSecretAuthKeys, pushTargetCoveredByKeys, renderPullKeys } from '../registry/push-target.js';
 import { UserError } from 'pkogen/model';
 import { TENANT_LAYER_DISABLED_MESSAGE, type TenantLayer } from '../policy/layers.js';
@@ -582,6 +582,9 @@ export class Reconciler {
     // or its admin's; this architecture's first), the tenant's repositories and GPG keys.
     const run = await this.runFileSources(arch);
     if ('error' in run) return this.setConfigStatus(cfg, { degraded: [run.reason, run.error] });
+    // The HostedCluster's additional trust bundle (private registry CAs): the build's pull and push trust it.
+    const trust = trustBundleOf(await this.o.management.get(RESOURCES.configMaps, USER_CA_BUNDLE.name, this.o.namespace));
+    if ('error' in trust) return this.setConfigStatus(cfg, { degraded: ['TrustBundleInvalid', trust.error] });
 
     let release: ReleaseImages;
     try {
@@ -611,6 +614,8 @@ export class Reconciler {
       rebuild: cfg.metadata.annotations?.[REBUILD_ANNOTATION] ?? '',
       // Which sources, not their content (renewed certificates do not rebuild); only when there are some.
       ...(run.sources.length ? { runFiles: run.sources.join(',') } : {}),
+      // Whether a trust bundle is given, not its content (a renewed CA does not rebuild).
+      ...(trust.pem !== undefined ? { trustBundle: USER_CA_BUNDLE.name } : {}),
     });
     const buildName = `${name.slice(0, 242)}-${hash}`;
     const jobName = `build-${name.slice(0, 46).replace(/[.-]+$/, '')}-${hash}`;
@@ -634,6 +639,7 @@ export class Reconciler {
       tolerations,
       ...(mirrors ? { registriesConf: mirrors } : {}),
       ...(run.sources.length ? { runFiles: Object.fromEntries(Object.entries(run.files).map(([n, f]) => [n, Object.keys(f!)])) } : {}),
+      ...(trust.pem !== undefined ? { trustBundle: trust.pem } : {}),
     };
     const ref = { group: API_GROUP, resource: 'nodepoolosbuilds', name: buildName };
 

@@ -183,3 +183,23 @@ export function nodesOnImage(nodePool: string, nodePoolKey: string, image: strin
   }
   return { total: machines.length, onImage };
 }
+
+/**
+ * The HostedCluster's additional trust bundle, as HyperShift copies it into the HCP namespace
+ * (openshift/hypershift 3ee96155 hostedcluster_controller.go reconcileAdditionalTrustBundle;
+ * manifests/controlplaneoperator/manifests.go UserCABundle; key support/certs/tls.go).
+ */
+export const USER_CA_BUNDLE = { name: 'user-ca-bundle', key: 'ca-bundle.crt' } as const;
+/** The largest trust bundle a build takes: it rides in the build's ConfigMap (1 MiB with the rest). */
+export const MAX_TRUST_BUNDLE_BYTES = 256 * 1024;
+
+/** The PEM bundle of the user-ca-bundle ConfigMap, none when absent or empty, or why it cannot be used. */
+export function trustBundleOf(cm: Obj | undefined): { pem?: string } | { error: string } {
+  const pem = (cm as { data?: Record<string, unknown> } | undefined)?.data?.[USER_CA_BUNDLE.key];
+  if (typeof pem !== 'string' || pem.trim() === '') return {};
+  const where = `ConfigMap ${cm!.metadata.namespace ?? ''}/${USER_CA_BUNDLE.name} key ${USER_CA_BUNDLE.key}`;
+  if (Buffer.byteLength(pem) > MAX_TRUST_BUNDLE_BYTES) return { error: `${where} holds ${Buffer.byteLength(pem)} bytes, more than the ${MAX_TRUST_BUNDLE_BYTES} a build takes` };
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) return { error: `${where} holds no PEM certificate` };
+  return { pem };
+}
+

@@ -749,4 +749,29 @@ describe('on-cluster-build controller, end to end', () => {
     await r().reconcileAll();
     expect(jobFor('workers-wanted').metadata!.annotations['on-cluster-build.pkogen.io/release-image']).toBe(RELEASE_419);
   });
+
+  it("gives the build the HostedCluster's additional trust bundle (HyperShift's user-ca-bundle in the HCP namespace), and says why not when it is unusable", async () => {
+    nodePool('workers-trust', { release: RELEASE_419, arch: 'amd64' });
+    hosted.store.put(nodePoolOSConfig('workers-trust'));
+    const r = () => reconciler({ maxConcurrentBuilds: 20, minRebuildIntervalSeconds: 0 });
+    const bundle = (pem: string) => mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'user-ca-bundle', namespace: NS }, data: { 'ca-bundle.crt': pem } });
+    const built = () => hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: jobFor('workers-trust').metadata!.name, namespace: BUILD_NS })!;
+    await r().reconcileAll();
+    const without = jobFor('workers-trust').metadata!.name;
+    expect(built().data['additional-ca-bundle.crt']).toBeUndefined();
+    bundle('not a certificate');
+    await r().reconcileAll();
+    expect(condition(config('workers-trust'), 'Degraded')).toMatchObject({ status: 'True', reason: 'TrustBundleInvalid' });
+    const PEM = '-----BEGIN CERTIFICATE-----\nMIIBprivateCA\n-----END CERTIFICATE-----\n';
+    bundle(PEM);
+    await r().reconcileAll();
+    // A bundle given is a new build (its content is not hashed: a renewed CA does not rebuild).
+    expect(jobFor('workers-trust').metadata!.name).not.toBe(without);
+    expect(built().data['additional-ca-bundle.crt']).toBe(PEM);
+    const name = jobFor('workers-trust').metadata!.name;
+    bundle(PEM.replace('privateCA', 'renewedCA'));
+    await r().reconcileAll();
+    expect(jobFor('workers-trust').metadata!.name).toBe(name);
+    mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'user-ca-bundle', namespace: NS });
+  });
 });
