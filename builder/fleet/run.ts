@@ -26,6 +26,8 @@
  * Overridden, Forgot): NodePool, HCP namespace, action, the gate's message (releases and images
  * by reference; never object contents, never credentials).
  */
+import type { FleetTelemetry, HoldAnnotations } from '../metrics/fleet.js';
+import { HELD_SINCE_ANNOTATION, PAUSE_VALUE, PAUSED_FOR_ANNOTATION } from './gate-names.js';
 import { KubeApiError } from 'pkogen/kube';
 import type { Kube, KubeObject, Resource } from '../clusters/kube.js';
 import { RESOURCES } from '../clusters/kube.js';
@@ -55,6 +57,8 @@ export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' |
   onImageFinished?: (f: () => void) => () => void;
   /** Called after each settle (tests, metrics): the NodePool key and its last step. */
   onSettled?: (key: string, last: GateStep) => void;
+  /** Metrics and Events: holds from the watched NodePools, each settle's steps (builder/metrics/fleet.ts). */
+  telemetry?: FleetTelemetry;
 }
 
 /** The label selector of our hand-off ConfigMaps (what HyperShift selects, and ours). */
@@ -96,6 +100,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       const i = key.indexOf('/');
       const { steps } = await settleGate({ ...o, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
       for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
+      o.telemetry?.gateSettled(key, steps);
       const last = steps[steps.length - 1]!;
       o.onSettled?.(key, last);
       if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther')) {
@@ -133,6 +138,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
 
   const track = (obj: KubeObject, deleted: boolean) => {
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    o.telemetry?.nodePool(key, deleted ? undefined : holdOf(obj));
     const t = deleted ? undefined : gateTargetOf(obj);
     if (t) {
       targets.set(key, t.hcpNamespace);
@@ -240,14 +246,17 @@ async function watchLoop(
   /** Where the next watch starts; undefined: list first. */
   let resumeFrom: string | undefined;
   const trim = (o: KubeObject): KubeObject => {
-    const spec = (o as { spec?: { clusterName?: unknown; arch?: unknown; osImageStream?: { name?: unknown }; releaseImage?: unknown } }).spec;
+    const spec = (o as { spec?: { clusterName?: unknown; arch?: unknown; osImageStream?: { name?: unknown }; releaseImage?: unknown; pausedUntil?: unknown } }).spec;
     const kept =
       r === NODEPOOLS
-        ? { spec: { clusterName: spec?.clusterName, arch: spec?.arch, ...(spec?.osImageStream?.name !== undefined ? { osImageStream: { name: spec.osImageStream.name } } : {}) } }
+        ? { spec: { clusterName: spec?.clusterName, arch: spec?.arch, ...(spec?.osImageStream?.name !== undefined ? { osImageStream: { name: spec.osImageStream.name } } : {}), ...(spec?.pausedUntil === PAUSE_VALUE ? { pausedUntil: PAUSE_VALUE } : {}) } }
         : r === RESOURCES.hostedControlPlanes
           ? { spec: { releaseImage: spec?.releaseImage } }
           : {};
-    return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace }, ...kept };
+    // The gate's hold (metrics): its two annotations, clipped.
+    const a = r === NODEPOOLS ? o.metadata.annotations : undefined;
+    const hold = a?.[PAUSED_FOR_ANNOTATION] !== undefined ? { annotations: { [PAUSED_FOR_ANNOTATION]: a[PAUSED_FOR_ANNOTATION]!.slice(0, 512), [HELD_SINCE_ANNOTATION]: (a[HELD_SINCE_ANNOTATION] ?? '').slice(0, 64) } } : {};
+    return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace, ...hold }, ...kept };
   };
   while (!signal.aborted) {
     let forbidden = false;
@@ -306,4 +315,13 @@ async function watchLoop(
     attempt++;
     await abortableSleep(forbidden ? resyncSeconds * 1000 : Math.min(30_000, 250 * 2 ** Math.min(attempt, 7)), signal);
   }
+}
+
+/** The gate's hold on a NodePool, from its own annotations (gate.ts writes them with pausedUntil). */
+function holdOf(np: KubeObject): HoldAnnotations | undefined {
+  const a = np.metadata.annotations ?? {};
+  const pausedFor = a[PAUSED_FOR_ANNOTATION];
+  const spec = (np as { spec?: { pausedUntil?: unknown } }).spec;
+  if (pausedFor === undefined || spec?.pausedUntil !== PAUSE_VALUE) return undefined;
+  return { pausedFor, heldSince: a[HELD_SINCE_ANNOTATION] ?? '' };
 }
