@@ -27,7 +27,7 @@ import { EventRecorder, EVENT_REASONS } from '../../builder/metrics/events.js';
 import { Metrics } from '../../builder/metrics/registry.js';
 import { MetricsServer, startMetricsServer } from '../../builder/metrics/server.js';
 import { startWebhookServer, WebhookServer } from '../../builder/webhook/server.js';
-import { hcpAlerts } from '../../resources/monitoring.js';
+import { fleetAlerts, hcpAlerts } from '../../resources/monitoring.js';
 import { managementUser, startClusters, withNamespace } from './clusters.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
 import { metricsPki, MetricsPki, sample, samples, scrape } from './metrics-harness.js';
@@ -272,6 +272,21 @@ describe('the HCP namespace processes, observed', () => {
       { minute: 60, alert: 'OnClusterBuildWebhookDenyingAll', firing: [] },
     ]);
     expect(check.out).toMatch(/SUCCESS: 3 rules found/);
+    expect(check.code).toBe(0);
+    expect(test.out).toMatch(/SUCCESS/);
+    expect(test.code).toBe(0);
+  });
+
+  it('the fleet-wide build alert fires when this run happens in three hosted clusters, and is silent before their builds fail', () => {
+    const fleetDir = mkdtempSync(path.join(dir, 'fleet-'));
+    const series = ['clusters-apple', 'clusters-banana', 'clusters-cherry'].flatMap((namespace) => inputSeries(controllerRec, 70, { namespace, job: 'on-cluster-build-controller-metrics', service: 'on-cluster-build-controller-metrics' }));
+    const rules = fleetAlerts().filter((r) => r.alert === 'OnClusterBuildBuildsFailingFleetWide');
+    const { check, test } = checkAndTest(fleetDir, rules, series, [
+      { minute: 9, alert: 'OnClusterBuildBuildsFailingFleetWide', firing: [] },
+      { minute: 30, alert: 'OnClusterBuildBuildsFailingFleetWide', firing: [{ severity: 'critical' }] },
+      // One success in each for three failures: 75% failed, still paging.
+      { minute: 45, alert: 'OnClusterBuildBuildsFailingFleetWide', firing: [{ severity: 'critical' }] },
+    ]);
     expect(check.code).toBe(0);
     expect(test.out).toMatch(/SUCCESS/);
     expect(test.code).toBe(0);
