@@ -91,6 +91,8 @@ export const RELEASE_BUILDER_DIGEST = `sha256:${createHash('sha256').update('on-
 export interface FleetProcess {
   webhookPort: number;
   healthPort: number;
+  /** /metrics, when served (--metrics-port). */
+  metricsPort?: number;
   /** Resolves when the process has stopped (signal aborted, or leadership lost: then it rejects). */
   done: Promise<void>;
 }
@@ -197,7 +199,7 @@ export async function startFleet(
   let metricsServer: MetricsServer | undefined;
   try {
     health = await healthServer(Number(flags['health-port']), over.host);
-    metricsServer = await serveMetrics(flags, () => telemetry.metrics.render(), log);
+    metricsServer = await serveMetrics(flags, () => telemetry.metrics.render(), log, over.host);
   } catch (e) {
     await webhook.close();
     throw e;

@@ -114,8 +114,8 @@ export const METRICS = {
   holdBound: m('fleet', 'gauge', 'fleet_hold_bound_seconds', 'The longest the gate holds one NodePool for one release (--max-hold-seconds); at it the hold is lifted with UpgradeGateTimedOut.'),
   gateActions: m('fleet', 'counter', 'fleet_gate_actions_total', 'Writes the upgrade gate made, by action.', { action: GATE_ACTIONS }),
   gateStates: m('fleet', 'gauge', 'fleet_gate_nodepools', 'NodePools by the state their last gate pass settled in.', { state: GATE_STATES }),
-  buildRequests: m('fleet', 'counter', 'fleet_build_requests_total', 'Requests for a provider-layer image, by what the build registry found: Started a build, Deduplicated onto one running, queued or done, FailedRecently (a failure is kept for its retry period), Invalid.', { outcome: BUILD_REQUESTS }),
-  fleetBuildsFinished: m('fleet', 'counter', 'fleet_builds_finished_total', 'Provider-layer builds that ended, by result.', { result: FLEET_BUILD_RESULTS }),
+  buildRequests: m('fleet', 'counter', 'fleet_build_requests_total', 'Requests for a provider-layer image, by what the build registry found: Started (a key it did not have: looked up in the registry, built if absent), Deduplicated onto one queued, running or done, FailedRecently (a failure is kept for its retry period), Invalid.', { outcome: BUILD_REQUESTS }),
+  fleetBuildsFinished: m('fleet', 'counter', 'fleet_builds_finished_total', 'Provider-layer image requests that ended, by result: Succeeded (an image, found in the registry or built), Failed.', { result: FLEET_BUILD_RESULTS }),
   fleetBuilds: m('fleet', 'gauge', 'fleet_builds', 'Provider-layer builds queued or running now.', { state: ['Queued', 'Running'] }),
   eventsDropped: m('controller', 'counter', 'events_dropped_total', 'Kubernetes Events not written: spam-filtered (too many for one object), queue full, or refused by the API server.', { cause: ['SpamFiltered', 'QueueFull', 'WriteFailed'] }),
 } satisfies Record<string, MetricSpec>;

@@ -11,6 +11,7 @@
 import { bounded, GATE_ACTIONS, GATE_STATES, METRICS, MetricSpec } from './catalogue.js';
 import { EventRecorder, EventReason, InvolvedObject } from './events.js';
 import { Labels, Metrics } from './registry.js';
+import { ADMISSION_METRICS } from './admission.js';
 
 export class StateGauge<S extends readonly string[]> {
   private readonly states = new Map<string, S[number]>();
@@ -45,6 +46,8 @@ export const FLEET_METRICS: MetricSpec[] = [
   METRICS.fleetBuildsFinished,
   METRICS.fleetBuilds,
   METRICS.eventsDropped,
+  // Its mutating webhook shares the admission server (builder/webhook/server.ts).
+  ...ADMISSION_METRICS,
 ];
 
 const NODEPOOL = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool' };

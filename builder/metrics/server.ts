@@ -162,8 +162,8 @@ export function metricsFlags(defaults: { allowedClients: string; clientCA: strin
   ];
 }
 
-/** Starts /metrics from the flags (none when --metrics-port=0). */
-export function serveMetrics(flags: FlagValues, render: MetricsServerOptions['render'], log: MetricsServerOptions['log']): Promise<MetricsServer | undefined> {
+/** Starts /metrics from the flags (none when --metrics-port=0). `host`: tests bind 127.0.0.1. */
+export function serveMetrics(flags: FlagValues, render: MetricsServerOptions['render'], log: MetricsServerOptions['log'], host?: string): Promise<MetricsServer | undefined> {
   const port = Number(flags['metrics-port']);
   if (!port) return Promise.resolve(undefined);
   // No client CA (an optional ConfigMap not made yet): nobody could be authorized, so nothing is served.
@@ -180,5 +180,6 @@ export function serveMetrics(flags: FlagValues, render: MetricsServerOptions['re
     allowedClients: String(flags['metrics-allowed-clients']).split(',').map((s) => s.trim()).filter((s) => s),
     render,
     log,
+    ...(host ? { host } : {}),
   });
 }
