@@ -82,7 +82,7 @@ verify: build
 
 # Debian tools the integration suites drive (binary:package). `make test` installs the missing
 # ones itself, as `make package` installs npm dependencies; silent when all are present.
-TOOLS := docker-registry:docker-registry skopeo:skopeo umoci:umoci buildah:buildah diff:diffutils openssl:openssl newuidmap:uidmap setcap:libcap2-bin busybox:busybox-static
+TOOLS := docker-registry:docker-registry skopeo:skopeo umoci:umoci buildah:buildah diff:diffutils openssl:openssl newuidmap:uidmap setcap:libcap2-bin busybox:busybox-static promtool:prometheus
 
 ## tools: install the Debian tools the integration suites need (apt-get, as root) when missing
 tools:

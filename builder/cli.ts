@@ -20,6 +20,12 @@ import { allowList, runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook
 import { checkFleetFlags, FLEET_FLAGS, FLEET_SUMMARY, startFleet } from './fleet/main.js';
 import { FLEET_STATUS_FLAGS, FLEET_STATUS_SUMMARY, fleetStatusMain } from './fleet/view.js';
 import { FLEET_ROLLOUT_FLAGS, FLEET_ROLLOUT_SUMMARY, fleetRolloutMain } from './fleet/rollout/command.js';
+import { METRICS } from './metrics/catalogue.js';
+import { CONTROLLER_METRICS, ControllerTelemetry, countNodePools } from './metrics/controller.js';
+import { EventRecorder } from './metrics/events.js';
+import { Metrics } from './metrics/registry.js';
+import { HCP_CLIENT_CA, HYPERSHIFT_SCRAPER, metricsFlags, serveMetrics } from './metrics/server.js';
+import { kubeEventSink } from './clusters/event-sink.js';
 
 export const VERSION = '0.1.0';
 import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME } from './api/types.js';
@@ -47,6 +53,7 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) the controller may reach on the management network although they are internal (a mirror registry)' },
   { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
   { name: 'tenant-layer', type: 'string', default: 'Enabled', description: "Enabled or Disabled: the provider's switch for the tenant OS layer of this hosted cluster (Disabled: NodePoolOSConfigs are not built, their status says why)" },
+  ...metricsFlags({ allowedClients: HYPERSHIFT_SCRAPER, clientCA: HCP_CLIENT_CA }),
 ];
 
 export { WEBHOOK_FLAGS };
@@ -165,13 +172,18 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
   const management = await Kube.load(String(flags['management-kubeconfig']) || undefined);
   // Up before the wait below, so liveness holds while the sidecar mints the first token.
   const health = await healthServer(Number(flags['health-port']));
+  let reconciler: Reconciler | undefined;
+  const metrics = new Metrics(CONTROLLER_METRICS, { collectors: { [METRICS.nodePools.name]: () => countNodePools(reconciler?.retained().observed?.configs.values() ?? []) } });
+  const metricsServer = await serveMetrics(flags, () => metrics.render(), log);
   try {
     // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping.
     const kubeconfigPath = String(flags['hosted-kubeconfig']);
     await waitForFile(kubeconfigPath, Number(flags['hosted-kubeconfig-wait']), signal, log);
     const hosted = await Kube.load(kubeconfigPath);
-    const w = wiring({ cacheSize: Number(flags['release-cache-size']), registryAllow: allowList(flags['registry-allow']) });
-    const reconciler = new Reconciler({
+    const events = new EventRecorder({ sink: kubeEventSink(hosted), component: 'on-cluster-build-controller', instance: hostname(), onDrop: (cause) => metrics.inc(METRICS.eventsDropped, { cause }) });
+    const telemetry = new ControllerTelemetry(metrics, events);
+    const w = wiring({ cacheSize: Number(flags['release-cache-size']), registryAllow: allowList(flags['registry-allow']), telemetry });
+    reconciler = new Reconciler({
       management,
       hosted,
       namespace,
@@ -188,8 +200,10 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
       ...(flags['own-builder-image'] ? { ownBuilderImage: String(flags['own-builder-image']) } : {}),
       proxyEnv: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].filter((k) => process.env[k]).map((k) => ({ name: k, value: process.env[k]! })),
       log,
+      telemetry,
     });
-    const run = (s: AbortSignal) => runController({ management, hosted, namespace, reconciler, resyncSeconds: Number(flags['resync-period']), log }, s);
+    const r = reconciler;
+    const run = (s: AbortSignal) => runController({ management, hosted, namespace, reconciler: r, resyncSeconds: Number(flags['resync-period']), log }, s);
     if (flags['leader-elect'] === false) return await run(signal);
     const elector = new LeaderElector(management, {
       namespace,
@@ -204,6 +218,7 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
     // Like client-go: a controller that lost its Lease exits and is restarted as a follower.
     if (outcome === 'lost') throw new Error('leader election lost');
   } finally {
+    await metricsServer?.close();
     await new Promise<void>((r) => health.close(() => r()));
   }
 }

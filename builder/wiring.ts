@@ -21,9 +21,10 @@ import { ReleaseResolver } from './registry/release.js';
 import { currentNodePoolInputs } from './clusters/token-secret.js';
 import { configProblems } from './webhook/validate.js';
 import { startWebhookServer } from './webhook/server.js';
+import type { ControllerTelemetry } from './metrics/controller.js';
 
 
-export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow?: string[] }) {
+export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow?: string[]; telemetry?: ControllerTelemetry }) {
   // What runs on the management network reaches internal destinations only when allow-listed.
   const guard = new NetGuard({ allow: o.registryAllow ?? [] });
   const resolver = new ReleaseResolver({ cacheSize: o.cacheSize, insecure: o.insecure, connectPolicy: guard });
@@ -31,8 +32,11 @@ export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow
     guard,
     async resolveRelease(releaseImage: string, opts: ResolveOptions): Promise<ReleaseImages> {
       try {
-        return await resolver.resolve(releaseImage, opts.pullSecret, { arch: opts.arch, ...(opts.stream ? { osStream: opts.stream } : {}) });
+        const r = await resolver.resolve(releaseImage, opts.pullSecret, { arch: opts.arch, ...(opts.stream ? { osStream: opts.stream } : {}) });
+        o.telemetry?.releaseResolved(true);
+        return r;
       } catch (e) {
+        o.telemetry?.releaseResolved(false);
         throw new Error(describeError(e));
       }
     },
@@ -46,6 +50,7 @@ export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow
         insecure: o.insecure,
         connectPolicy: guard,
       });
+      o.telemetry?.imageVerified(r.ok ? 'Verified' : REGISTRY_UNREADABLE.has(r.reason) ? 'RegistryError' : 'Rejected');
       return r.ok ? { ok: true } : { ok: false, reason: `${r.reason}: ${r.message}` };
     },
     /** Keyed by NodePool name: a hosted cluster's NodePools share one namespace on the management cluster. */
@@ -71,3 +76,6 @@ export function wiring(o: { cacheSize: number; insecure?: boolean; registryAllow
     startWebhook: startWebhookServer,
   };
 }
+
+/** Image-check reasons that say the registry could not be read (not that the image is wrong). */
+const REGISTRY_UNREADABLE = new Set<string>(['Unreachable', 'Timeout', 'Unauthorized', 'BaseUnavailable', 'Refused', 'TooLarge']);

@@ -15,7 +15,8 @@ import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js'
 // builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
 // generating the package does not need.
 import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
-import { HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/policy/rbac.js';
+import { metricsServing } from './monitoring.js';
+import { EVENTS_NAMESPACE, HOSTED_EVENT_RULES, HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/policy/rbac.js';
 import { HANDOFF_RULES } from '../builder/fleet/rbac.js';
 import { FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from './fleet/identity.js';
 
@@ -118,7 +119,7 @@ export function hostedApi(): PackageObject[] {
     // Namespace, build ServiceAccount and SCC binding are resources/build-namespace.ts.
     // One Role per hosted namespace the controller touches: the push Secrets, the builds, the
     // hosted cluster's pull secret (by name).
-    ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([namespace, rs]): PackageObject[] => [
+    ...Object.entries({ ...HOSTED_NAMESPACED_RULES, [EVENTS_NAMESPACE]: HOSTED_EVENT_RULES }).flatMap(([namespace, rs]): PackageObject[] => [
       { phase: 'hosted-api', object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: CONTROLLER, namespace, labels }, rules: rules(rs) } },
       { phase: 'hosted-api', object: binding('RoleBinding', sa.namespace, namespace) },
     ]),
@@ -138,6 +139,7 @@ export function controllerArgs(): string[] {
     '--own-builder-image={{ .config.image }}',
     `--tenant-layer=${TENANT_LAYER_TEMPLATE}`,
     `--health-port=${HEALTH_PORT}`,
+    ...CONTROLLER_METRICS.args,
   ];
 }
 
@@ -154,6 +156,9 @@ export const MINTER_NODE_OPTIONS = '--jitless';
 export function minterArgs(): string[] {
   return ['token-minter', `--kubeconfig=${ADMIN_KUBECONFIG_DIR}/kubeconfig`, `--output-dir=${TOKEN_DIR}`, '--expiration-seconds=3600'];
 }
+
+/** /metrics of the controller: HyperShift's client CA bundle of the HCP namespace verifies the scraper's `metrics-client` certificate. */
+export const CONTROLLER_METRICS = metricsServing({ name: CONTROLLER, port: 9443, clientCA: { configMap: 'client-ca', key: 'ca.crt', file: 'ca.crt' } });
 
 export function controllerDeployment(): PackageObject {
   const deployment = hypershift.hcpDeployment({
@@ -176,8 +181,8 @@ export function controllerDeployment(): PackageObject {
           { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
           { name: 'NODE_OPTIONS', value: CONTROLLER_NODE_OPTIONS },
         ],
-        ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
-        volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }],
+        ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }, CONTROLLER_METRICS.port],
+        volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }, ...CONTROLLER_METRICS.volumeMounts],
         resources: CONTROLLER_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 10, periodSeconds: 30 },
         readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 10 },
@@ -198,6 +203,7 @@ export function controllerDeployment(): PackageObject {
     volumes: [
       { name: 'hosted-token', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
       { name: 'hosted-admin-kubeconfig', secret: { secretName: hypershift.HOSTED_KUBECONFIG_SECRET, defaultMode: 0o440 } },
+      ...CONTROLLER_METRICS.volumes,
     ],
   });
   return { phase: 'deploy', object: deployment };

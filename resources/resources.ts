@@ -18,8 +18,9 @@ import {
   type RolloutTemplateOptions,
 } from 'pkogen';
 import { configSchema, testCases } from './config.js';
-import { controllerDeployment, controllerRbac, hostedApi } from './builder-controller.js';
-import { webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';
+import { CONTROLLER, controllerDeployment, controllerRbac, hostedApi } from './builder-controller.js';
+import { WEBHOOK_SERVER, webhookConfigurations, webhookRegistry, webhookServer } from './webhooks.js';
+import { hcpMonitoring } from './monitoring.js';
 import { buildNamespace } from './build-namespace.js';
 
 export const PACKAGE_NAME = 'on-cluster-build';
@@ -42,7 +43,15 @@ export function definition(): PackageDefinition {
     availabilityProbes: [crdEstablishedProbe(), deploymentAvailabilityProbe()],
     config: configSchema,
     testCases,
-    objects: [...hostedApi(), ...buildNamespace(), ...controllerRbac(), ...webhookServer(), controllerDeployment(), ...webhookConfigurations()],
+    objects: [
+      ...hostedApi(),
+      ...buildNamespace(),
+      ...controllerRbac(),
+      ...webhookServer(),
+      controllerDeployment(),
+      ...hcpMonitoring({ controller: CONTROLLER, webhook: WEBHOOK_SERVER, controllerSelector: { app: CONTROLLER }, webhookSelector: { app: WEBHOOK_SERVER } }),
+      ...webhookConfigurations(),
+    ],
   };
 }
 

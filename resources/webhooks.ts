@@ -12,6 +12,7 @@ const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypersh
 // the server, which generating the package does not need.
 import { GROUP as API_GROUP, PULL_KEYS_CONFIGMAP, VERSION as API_VERSION, WEBHOOK_PATHS } from '../builder/api/types.js';
 import { IMAGE } from './builder-controller.js';
+import { metricsServing } from './monitoring.js';
 
 export const WEBHOOK_SERVER = 'on-cluster-build-webhook';
 export const SERVING_CERT_SECRET = `${WEBHOOK_SERVER}-serving-cert`;
@@ -55,8 +56,11 @@ export function webhookConfiguration(c: WebhookConfigurationSpec): KubeObject {
 
 /** The webhook server's args: every one is a flag of `on-cluster-build webhook` (tested with its parser). */
 export function webhookArgs(): string[] {
-  return ['webhook', `--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key', `--tenant-layer=${TENANT_LAYER_TEMPLATE}`];
+  return ['webhook', `--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key', `--tenant-layer=${TENANT_LAYER_TEMPLATE}`, ...WEBHOOK_METRICS.args];
 }
+
+/** /metrics of the webhook, scraped as the controller's (resources/monitoring.ts). */
+export const WEBHOOK_METRICS = metricsServing({ name: WEBHOOK_SERVER, port: 9443, clientCA: { configMap: 'client-ca', key: 'ca.crt', file: 'ca.crt' } });
 
 /**
  * The package config key that carries the hosted control plane's availability policy
@@ -106,8 +110,9 @@ export function webhookServer(): PackageObject[] {
         image: IMAGE,
         command: ['/usr/local/bin/on-cluster-build'],
         args: webhookArgs(),
-        ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }],
+        ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }, WEBHOOK_METRICS.port],
         volumeMounts: [
+          ...WEBHOOK_METRICS.volumeMounts,
           { name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true },
           // The pull secret's auth keys (no credentials), published by the controller; the default of --pull-keys-file.
           { name: 'pull-keys', mountPath: PULL_KEYS_CONFIGMAP.mountDir, readOnly: true },
@@ -119,6 +124,7 @@ export function webhookServer(): PackageObject[] {
       },
     ],
     volumes: [
+      ...WEBHOOK_METRICS.volumes,
       { name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } },
       // Optional: the webhook starts before the controller first publishes it (then push targets are checked in status only).
       { name: 'pull-keys', configMap: { name: PULL_KEYS_CONFIGMAP.name, optional: true, defaultMode: 0o444 } },

@@ -16,6 +16,8 @@
  * namespace), read-mostly; `hosted` (the controller's own ServiceAccount in the hosted cluster)
  * for the user-facing API, its status and the builds in `buildNamespace`.
  */
+import type { BuildTelemetry } from '../metrics/controller.js';
+import type { InvolvedObject } from '../metrics/events.js';
 import { createHash } from 'node:crypto';
 import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource, type WatchEvent } from '../clusters/kube.js';
 import {
@@ -138,6 +140,8 @@ export interface ReconcilerOptions {
   intake?: Partial<IntakeLimits>;
   now?: () => Date;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Metrics and Events at the places a build starts, ends, is handed off or a config degrades (builder/metrics/controller.ts). */
+  telemetry?: BuildTelemetry;
 }
 
 type Obj = KubeObject & { spec?: Record<string, any>; status?: Record<string, any>; data?: Record<string, string> };
@@ -788,6 +792,7 @@ export class Reconciler {
       try {
         job = await h.create(RESOURCES.jobs, buildJob(j));
         this.log('build job created', { job: j.jobName, nodePool: j.nodePool, arch: j.arch, baseOSImage: j.baseOSImage });
+        this.o.telemetry?.buildStarted(buildRef(j.buildName), j.nodePool);
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
         job = (await h.get<Obj>(RESOURCES.jobs, j.jobName, j.namespace))!;
@@ -842,6 +847,7 @@ export class Reconciler {
     if (s.digest && s.phase === 'Succeeded') status.digestedImagePushSpec = `${repositoryOf(j.pushTag)}@${s.digest}`;
     if (sameStatus(build.status, status)) return build;
     if (s.phase !== 'Building') this.log(`build ${s.phase.toLowerCase()}`, { nodePoolOSBuild: j.buildName, reason: s.reason });
+    if (s.phase !== 'Building') this.o.telemetry?.buildFinished(buildRef(j.buildName, build.metadata.uid), s.phase, s.reason, s.start, status.buildEnd as string | undefined);
     try {
       return await this.o.hosted.updateStatus(NPOSB, { ...build, status });
     } catch (e) {
@@ -872,12 +878,14 @@ export class Reconciler {
     if (!have) {
       await createIfMissing(m, RESOURCES.configMaps, want);
       this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });
+      this.o.telemetry?.handedOff(configRef(j.configName), j.nodePool);
       return;
     }
     const same = JSON.stringify(have.data) === JSON.stringify((want as Obj).data) && JSON.stringify(have.metadata.labels) === JSON.stringify(want.metadata.labels) && have.metadata.annotations?.[HANDOFF_BUILD_ANNOTATION] === j.buildName && have.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] === j.releaseImage;
     if (same) return;
     await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels: want.metadata.labels, annotations: { ...(have.metadata.annotations ?? {}), ...want.metadata.annotations } }, data: (want as Obj).data });
     this.log('image handed to NodePool', { nodePool: j.nodePool, image: pullSpec });
+    this.o.telemetry?.handedOff(configRef(j.configName), j.nodePool);
   }
 
   private async setConfigStatus(
@@ -909,6 +917,7 @@ export class Reconciler {
     if (s.build) status.nodePoolOSBuild = s.build;
     if (sameStatus(cfg.status, status)) return;
     if (s.degraded) this.log('nodepoolosconfig degraded', { nodePoolOSConfig: cfg.metadata.name, reason: s.degraded[0] });
+    if (s.degraded) this.o.telemetry?.degraded(configRef(cfg.metadata.name!, cfg.metadata.uid), s.degraded[0]);
     try {
       const updated = await this.o.hosted.updateStatus(NPOSC, { ...cfg, status });
       if (this.observed?.configs.has(cfg.metadata.name!)) this.observed.configs.set(cfg.metadata.name!, trimConfig(updated));
@@ -1284,4 +1293,12 @@ export function tail(s: string, n: number): string {
 function laterThan(end: string, start?: string): string {
   if (!start) return end;
   return Date.parse(end) > Date.parse(start) ? end : new Date(Date.parse(start) + 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Our records as Events name them (cluster-scoped: their Events go to `default`, as client-go puts them). */
+function buildRef(name: string, uid?: string): InvolvedObject {
+  return { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'NodePoolOSBuild', name, ...(uid ? { uid } : {}) };
+}
+function configRef(name: string, uid?: string): InvolvedObject {
+  return { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'NodePoolOSConfig', name, ...(uid ? { uid } : {}) };
 }

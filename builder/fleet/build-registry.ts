@@ -40,6 +40,8 @@ export interface BuildRegistryOptions {
   failureRetrySeconds?: number;
   maxEntries?: number;
   now?: () => Date;
+  /** Requests (started or deduplicated) and outcomes, for metrics (builder/metrics/fleet.ts). */
+  telemetry?: { buildRequested(outcome: 'Started' | 'Deduplicated' | 'FailedRecently' | 'Invalid'): void; buildFinished(ok: boolean): void };
 }
 
 type Entry =
@@ -90,17 +92,23 @@ export class BuildRegistry {
   /** The image for a key, starting (or queueing) its one build if there is none. Never blocks on a build. */
   ensure(key: BuildKey): ImageState {
     const invalid = validateBuildKey(key);
-    if (invalid) return { failed: invalid };
+    if (invalid) {
+      this.o.telemetry?.buildRequested('Invalid');
+      return { failed: invalid };
+    }
     const id = buildKeyId(key);
     const have = this.entries.get(id);
     if (have) {
       const e = have.e;
+      const failedRecently = e.state === 'failed' && this.now().getTime() - e.at.getTime() < this.failureRetryMs;
+      if (e.state !== 'failed' || failedRecently) this.o.telemetry?.buildRequested(failedRecently ? 'FailedRecently' : 'Deduplicated');
       if (e.state === 'done') return { image: e.image };
       if (e.state === 'running') return { pending: `building since ${e.since.toISOString()}` };
       if (e.state === 'queued') return { pending: `queued behind ${this.running} running build(s)` };
-      if (this.now().getTime() - e.at.getTime() < this.failureRetryMs) return { failed: e.reason };
+      if (failedRecently) return { failed: e.reason };
       this.entries.delete(id); // retry: a new entry below
     }
+    this.o.telemetry?.buildRequested('Started');
     this.entries.set(id, { key, e: { state: 'queued', seq: ++this.seq } });
     this.pump();
     const e = this.entries.get(id)!.e;
@@ -162,6 +170,7 @@ export class BuildRegistry {
 
   private finish(id: string, seq: number, e: Entry): void {
     this.running--;
+    this.o.telemetry?.buildFinished(e.state === 'done');
     const entry = this.entries.get(id);
     if (entry && entry.e.seq === seq) entry.e = e;
     this.evict();

@@ -5,6 +5,14 @@
  * leader (a Lease in --namespace) runs the gate's loop (builder/fleet/run.ts) with the provider
  * layer's build registry (builder/fleet/provider-build.ts).
  */
+import { METRICS } from '../metrics/catalogue.js';
+import { EventRecorder } from '../metrics/events.js';
+import { FleetTelemetry } from '../metrics/fleet.js';
+import { AdmissionMetrics } from '../metrics/admission.js';
+import { MetricsServer, metricsFlags, PLATFORM_CLIENT_CA, PLATFORM_SCRAPER, serveMetrics } from '../metrics/server.js';
+import { kubeEventSink } from '../clusters/event-sink.js';
+/** The fleet's webhook already serves on 9443. */
+const FLEET_METRICS_PORT = 8443;
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
@@ -49,6 +57,7 @@ export const FLEET_FLAGS: FlagSpec[] = [
   { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
   { name: 'leader-elect', type: 'bool', default: true, description: 'hold a Lease in --namespace before running the gate' },
   { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) the fleet component may reach although they are internal (a mirror registry)' },
+  ...metricsFlags({ allowedClients: PLATFORM_SCRAPER, clientCA: PLATFORM_CLIENT_CA, port: FLEET_METRICS_PORT }),
 ];
 
 const DIGEST_IMAGE_RE = /^[^@\s]+@sha256:[0-9a-f]{64}$/;
@@ -91,6 +100,8 @@ export const RELEASE_BUILDER_DIGEST = `sha256:${createHash('sha256').update('on-
 export interface FleetProcess {
   webhookPort: number;
   healthPort: number;
+  /** /metrics, when served (--metrics-port). */
+  metricsPort?: number;
   /** Resolves when the process has stopped (signal aborted, or leadership lost: then it rejects). */
   done: Promise<void>;
 }
@@ -133,6 +144,9 @@ export async function startFleet(
   const layerDigest = `sha256:${createHash('sha256').update(containerfile ?? providerImage).digest('hex')}`;
   const layer = providerImage || (containerfile !== undefined ? `provider-layer@${layerDigest}` : 'none');
 
+  let buildStats: (() => { queued: number; running: number }) | undefined;
+  const events = new EventRecorder({ sink: kubeEventSink(management), component: 'on-cluster-build-fleet', instance: hostname(), ...(over.now ? { now: over.now } : {}), onDrop: (cause) => telemetry.metrics.inc(METRICS.eventsDropped, { cause }) });
+  const telemetry: FleetTelemetry = new FleetTelemetry({ maxHoldSeconds: Number(flags['max-hold-seconds']), now: over.now ?? Date.now, builds: () => buildStats?.() ?? { queued: 0, running: 0 }, events });
   let imageFor: (k: ImageKey) => Promise<ImageState> | ImageState;
   let onImageFinished: ((f: () => void) => () => void) | undefined;
   if (over.imageFor) imageFor = over.imageFor;
@@ -159,7 +173,8 @@ export async function startFleet(
       (containerfile !== undefined
         ? new ProviderBuilds({ management, namespace, buildNamespace: String(flags['build-namespace']), repository, containerfile, pushSecretName, connectPolicy: guard, signal, resolveBase, verify })
         : { build: prebuiltProviderImage({ image: providerImage, pushSecret: () => readPushSecret(management, namespace, pushSecretName), resolveBase, verify }) });
-    const registry = new BuildRegistry({ build: builds.build, ...('lookup' in builds && builds.lookup ? { lookup: builds.lookup } : {}) });
+    const registry = new BuildRegistry({ build: builds.build, ...('lookup' in builds && builds.lookup ? { lookup: builds.lookup } : {}), telemetry });
+    buildStats = () => registry.stats();
     onImageFinished = (f) => registry.onFinished(f);
     imageFor = imageForFromRegistry({
       registry,
@@ -191,10 +206,13 @@ export async function startFleet(
     ...(over.now ? { now: () => new Date(over.now!()) } : {}),
     maxHoldSeconds: Number(flags['max-hold-seconds']),
     log: (line) => log('admission', line as Record<string, unknown>),
+    telemetry: new AdmissionMetrics(telemetry.metrics),
   });
   let health: http.Server;
+  let metricsServer: MetricsServer | undefined;
   try {
     health = await healthServer(Number(flags['health-port']), over.host);
+    metricsServer = await serveMetrics(flags, () => telemetry.metrics.render(), log, over.host);
   } catch (e) {
     await webhook.close();
     throw e;
@@ -214,7 +232,7 @@ export async function startFleet(
     } catch (e) {
       log('provider-images ConfigMaps get no owner', { namespace, error: describeError(e) });
     }
-    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none' }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none' }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log, telemetry }, s);
   };
   const done = (async () => {
     try {
@@ -225,11 +243,13 @@ export async function startFleet(
       if (outcome === 'lost') throw new Error('leader election lost');
     } finally {
       await webhook.close();
+      await metricsServer?.close();
+      await events.flush();
       await new Promise<void>((res) => health.close(() => res()));
     }
   })();
   const addr = health.address();
-  return { webhookPort: webhook.port, healthPort: typeof addr === 'object' && addr ? addr.port : Number(flags['health-port']), done };
+  return { webhookPort: webhook.port, healthPort: typeof addr === 'object' && addr ? addr.port : Number(flags['health-port']), ...(metricsServer ? { metricsPort: metricsServer.port } : {}), done };
 }
 
 /** /healthz and /readyz: up once the webhook serves (it runs in every replica, leader or not). */

@@ -34,6 +34,8 @@
  * Overridden, Forgot): NodePool, HCP namespace, action, the gate's message (releases and images
  * by reference; never object contents, never credentials).
  */
+import type { FleetTelemetry, HoldAnnotations } from '../metrics/fleet.js';
+import { HELD_SINCE_ANNOTATION, LEGACY_PAUSE_VALUE, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION } from './gate-names.js';
 import { KubeApiError } from 'pkogen/kube';
 import type { Kube, KubeObject, Resource } from '../clusters/kube.js';
 import { RESOURCES } from '../clusters/kube.js';
@@ -73,6 +75,8 @@ export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' |
    * hand-off is admitted (the gate alone).
    */
   rollout?: { policy: RolloutPolicy; namespace: string; onEngine?: (e: RolloutEngine) => void };
+  /** Metrics and Events: holds from the watched NodePools, each settle's steps (builder/metrics/fleet.ts). */
+  telemetry?: FleetTelemetry;
 }
 
 /** The label selector of our hand-off ConfigMaps (what HyperShift selects, and ours). */
@@ -185,6 +189,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
       const { steps } = await settleGate({ ...o, ...hook, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
       for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
+      o.telemetry?.gateSettled(key, steps);
       const last = steps[steps.length - 1]!;
       o.onSettled?.(key, last);
       if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther' || last.state === 'Deferred')) {
@@ -232,6 +237,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       engine.observeNodePool(obj, deleted);
       scheduleTick(RETICK_MS);
     }
+    o.telemetry?.nodePool(key, deleted ? undefined : holdOf(obj));
     const t = deleted ? undefined : gateTargetOf(obj);
     if (t) {
       targets.set(key, t.hcpNamespace);
@@ -369,12 +375,7 @@ async function watchLoop(
     // NodePools: the gate's fields and the rollout's (status conditions, trimmed and bounded).
     if (r === NODEPOOLS) return trimNodePool(o);
     const spec = (o as { spec?: { clusterName?: unknown; arch?: unknown; osImageStream?: { name?: unknown }; releaseImage?: unknown } }).spec;
-    const kept =
-      r === NODEPOOLS
-        ? { spec: { clusterName: spec?.clusterName, arch: spec?.arch, ...(spec?.osImageStream?.name !== undefined ? { osImageStream: { name: spec.osImageStream.name } } : {}) } }
-        : r === RESOURCES.hostedControlPlanes
-          ? { spec: { releaseImage: spec?.releaseImage } }
-          : {};
+    const kept = r === RESOURCES.hostedControlPlanes ? { spec: { releaseImage: spec?.releaseImage } } : {};
     return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace }, ...kept };
   };
   while (!signal.aborted) {
@@ -434,4 +435,14 @@ async function watchLoop(
     attempt++;
     await abortableSleep(forbidden ? resyncSeconds * 1000 : Math.min(30_000, 250 * 2 ** Math.min(attempt, 7)), signal);
   }
+}
+
+/** The gate's hold on a NodePool, from its own annotations (gate.ts writes them with pausedUntil). */
+function holdOf(np: KubeObject): HoldAnnotations | undefined {
+  const a = np.metadata.annotations ?? {};
+  const pausedFor = a[PAUSED_FOR_ANNOTATION];
+  const spec = (np as { spec?: { pausedUntil?: unknown } }).spec;
+  // Ours and in place: pausedUntil is the value the gate recorded (an older fleet's "true").
+  if (pausedFor === undefined || spec?.pausedUntil !== (a[PAUSED_UNTIL_ANNOTATION] ?? LEGACY_PAUSE_VALUE)) return undefined;
+  return { pausedFor, heldSince: a[HELD_SINCE_ANNOTATION] ?? '' };
 }

@@ -72,6 +72,16 @@ export const HOSTED_ENTITLEMENT_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['secrets'], resourceNames: [ENTITLEMENT_SECRET.name, ...BUILD_ARCHES.map((a) => `${ENTITLEMENT_SECRET.name}-${a}`)], verbs: ['get'] },
 ];
 
+/**
+ * Hosted cluster, `default` (a Role there): Events about our cluster-scoped records
+ * (NodePoolOSConfig, NodePoolOSBuild) go to `default`, where client-go's recorder puts Events of
+ * cluster-scoped objects; created, then patched when the same Event repeats
+ * (builder/metrics/events.ts). Not in HOSTED_NAMESPACED_RULES: only the running process writes
+ * Events (a Reconciler given no recorder writes none).
+ */
+export const EVENTS_NAMESPACE = 'default';
+export const HOSTED_EVENT_RULES: readonly PolicyRule[] = [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }];
+
 /** Every hosted-cluster Role by namespace (for the package and the tests). */
 export const HOSTED_NAMESPACED_RULES: Readonly<Record<string, readonly PolicyRule[]>> = {
   [HOSTED_NAMESPACE]: HOSTED_NAMESPACE_RULES,

@@ -10,6 +10,9 @@ import { CONTROLLER_USERNAME, PULL_KEYS_CONFIGMAP } from '../api/types.js';
 import { FlagError, flagsHelp, parseFlags, type FlagSpec, type FlagValues } from '../flags.js';
 import { pushTargetProblem } from '../registry/push-target.js';
 import { parseTenantLayer } from '../policy/layers.js';
+import { ADMISSION_METRICS, AdmissionMetrics } from '../metrics/admission.js';
+import { Metrics } from '../metrics/registry.js';
+import { HCP_CLIENT_CA, HYPERSHIFT_SCRAPER, metricsFlags, serveMetrics } from '../metrics/server.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT, startWebhookServer } from './server.js';
 
 export const WEBHOOK_SUMMARY = "validate NodePoolOSConfigs and NodePoolOSBuilds for the hosted cluster's kube-apiserver";
@@ -30,6 +33,7 @@ export const WEBHOOK_FLAGS: FlagSpec[] = [
     description: "the HostedCluster pull secret's auth keys as the controller publishes them (one a line, no credentials), re-read as it changes: a push target none covers is refused; missing: not checked (the controller still refuses it in status); empty value: never checked",
   },
   { name: 'tenant-layer', type: 'string', default: 'Enabled', description: "Enabled or Disabled: the provider's switch for the tenant OS layer of this hosted cluster (Disabled: NodePoolOSConfigs are refused)" },
+  ...metricsFlags({ allowedClients: HYPERSHIFT_SCRAPER, clientCA: HCP_CLIENT_CA }),
 ];
 
 /** `--registry-allow`: the provider's allow-list of internal registries (the controller takes the same flag). */
@@ -39,6 +43,8 @@ type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
 /** Serves until `signal` aborts. */
 export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
+  const metrics = new Metrics(ADMISSION_METRICS);
+  const metricsServer = await serveMetrics(flags, () => metrics.render(), log);
   const server = await startWebhookServer({
     port: Number(flags.port),
     certFile: String(flags['tls-cert-file']),
@@ -51,10 +57,12 @@ export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSigna
     tenantLayerDisabled: parseTenantLayer(flags['tenant-layer']) === 'Disabled',
     ...(String(flags['pull-keys-file'] ?? '') !== '' ? { pullKeysFile: String(flags['pull-keys-file']) } : {}),
     log: (line: object) => log('admission', line as Record<string, unknown>),
+    telemetry: new AdmissionMetrics(metrics),
   });
-  log('serving', { port: server.port });
+  log('serving', { port: server.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) });
   if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.close();
+  await metricsServer?.close();
 }
 
 /** `on-cluster-build webhook ARGS`: exit code 0 stopped, 1 failed, 2 usage error (as builder/cli.ts). */

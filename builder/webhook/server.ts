@@ -2,6 +2,7 @@
  * `on-cluster-build webhook`: the HTTPS server the hosted cluster's kube-apiserver calls (it runs
  * in the HCP namespace; a ValidatingWebhookConfiguration in the package points at it).
  */
+import type { AdmissionTelemetry } from '../metrics/admission.js';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as https from 'node:https';
@@ -62,6 +63,8 @@ export interface WebhookServerOptions {
    * controller refuses it in status, docs/design.md "Image nodes can pull at first boot").
    */
   pullKeysFile?: string;
+  /** Requests, denials, errors and decision time (builder/metrics/admission.ts). */
+  telemetry?: AdmissionTelemetry;
 }
 
 /** What the server holds and has refused, for tests and the bench (never object content). */
@@ -306,23 +309,30 @@ export async function startAdmissionServer(opts: AdmissionServerOptions): Promis
       res.setHeader('allow', 'POST');
       return send(res, 405, 'a webhook takes POST with an AdmissionReview\n');
     }
+    const before = { ...stats };
     const body = await readBody(req, res, limits);
-    if (body === undefined) return;
+    if (body === undefined) return void opts.telemetry?.errored(stats.refusedBusy > before.refusedBusy ? 'Busy' : stats.refusedTooLarge > before.refusedTooLarge ? 'TooLarge' : stats.timedOut > before.timedOut ? 'Timeout' : 'BadRequest');
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
     } catch {
+      opts.telemetry?.errored('BadRequest');
       return send(res, 400, 'request body is not valid JSON (an admission.k8s.io/v1 AdmissionReview)\n');
     }
     let answer;
     try {
       answer = handler(parsed, started);
     } catch (e) {
-      if (e instanceof BadReviewError) return send(res, 400, `${e.message}\n`);
+      if (e instanceof BadReviewError) {
+        opts.telemetry?.errored('BadRequest');
+        return send(res, 400, `${e.message}\n`);
+      }
       throw e;
     }
     stats.decisions++;
     log(answer.log);
+    const d = answer.log as { kind?: string; allowed?: boolean; reason?: string };
+    opts.telemetry?.decided(d.kind ?? 'Other', d.allowed === true, d.reason, (performance.now() - started) / 1000);
     send(res, 200, JSON.stringify(answer.review), 'application/json');
   };
 
@@ -338,6 +348,7 @@ export async function startAdmissionServer(opts: AdmissionServerOptions): Promis
     handle(req, res).catch((e: Error) => {
       // A bug, not bad input: say so without echoing the request.
       log({ msg: 'internal error', error: e.name, path: (req.url ?? '').slice(0, 100) });
+      opts.telemetry?.errored('Internal');
       send(res, 500, 'internal error\n');
     });
   });

@@ -10,6 +10,7 @@
  * ValidatingAdmissionPolicies that narrow what its ServiceAccount may change, below what RBAC can
  * express.
  */
+import { fleetAlerts, metricsService, metricsServing, prometheusRule, serviceMonitor } from '../monitoring.js';
 import { hypershift, RawValue, type KubeObject, type PackageObject, type YamlValue } from 'pkogen';
 import { FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
 import { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, LEGACY_PAUSE_VALUE, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION } from '../../builder/fleet/gate-names.js';
@@ -81,8 +82,18 @@ export function fleetArgs(): string[] {
     `--tls-dir=${TLS_DIR}`,
     `--health-port=${HEALTH_PORT}`,
     '--leader-elect=true',
+    ...FLEET_METRICS.args,
   ];
 }
+
+/**
+ * /metrics of the fleet component, scraped by the management cluster's platform Prometheus with
+ * its client certificate (scrape class `tls-client-certificate-auth`). The CA that signs it is
+ * the provider's to put in the ConfigMap FLEET_METRICS_CLIENT_CA (optional: without it the
+ * process serves no /metrics and says so in its log).
+ */
+export const FLEET_METRICS_CLIENT_CA = `${FLEET_NAME}-metrics-client-ca`;
+export const FLEET_METRICS = metricsServing({ name: FLEET_NAME, port: 8443, clientCA: { configMap: FLEET_METRICS_CLIENT_CA, key: 'client-ca.crt', file: 'client-ca.crt' } });
 
 export function fleetNamespace(): PackageObject[] {
   return [
@@ -91,7 +102,7 @@ export function fleetNamespace(): PackageObject[] {
       object: {
         apiVersion: 'v1',
         kind: 'Namespace',
-        metadata: { name: FLEET_NAMESPACE, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted', 'openshift.io/cluster-monitoring': 'false' } },
+        metadata: { name: FLEET_NAMESPACE, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted', 'openshift.io/cluster-monitoring': 'true' } },
       },
     },
   ];
@@ -159,8 +170,10 @@ export function fleetDeployment(): PackageObject[] {
               ports: [
                 { name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' },
                 { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+                FLEET_METRICS.port,
               ],
               volumeMounts: [
+                ...FLEET_METRICS.volumeMounts,
                 { name: 'serving-cert', mountPath: TLS_DIR, readOnly: true },
                 { name: 'provider-layer', mountPath: LAYER_DIR, readOnly: true },
               ],
@@ -170,6 +183,7 @@ export function fleetDeployment(): PackageObject[] {
             },
           ],
           volumes: [
+            ...FLEET_METRICS.volumes.map((v) => ('configMap' in v ? { ...v, configMap: { ...v.configMap, optional: true } } : v)),
             { name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } },
             { name: 'provider-layer', configMap: { name: LAYER_CONFIGMAP, defaultMode: 0o440 } },
           ],
@@ -202,6 +216,9 @@ export function fleetDeployment(): PackageObject[] {
         spec: { type: 'ClusterIP', selector: labels, ports: [{ name: 'webhook', port: 443, protocol: 'TCP', targetPort: 'webhook' }] },
       },
     },
+    { phase: 'deploy', object: { ...metricsService(FLEET_NAME, labels), metadata: { ...metricsService(FLEET_NAME, labels).metadata, namespace: FLEET_NAMESPACE } } },
+    { phase: 'deploy', object: { ...serviceMonitor(FLEET_NAME, FLEET_NAMESPACE, { scrapeClass: 'tls-client-certificate-auth' }), metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels } } },
+    { phase: 'deploy', object: { ...prometheusRule(FLEET_NAME, 'on-cluster-build.fleet', fleetAlerts()), metadata: { name: FLEET_NAME, namespace: FLEET_NAMESPACE, labels } } },
     {
       phase: 'deploy',
       object: {

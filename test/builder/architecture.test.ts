@@ -9,7 +9,7 @@ import { REPO, rel, sources, specifiers } from '../source-imports.js';
  */
 const LAYERS: string[][] = [
   ['api', 'flags.ts'],
-  ['registry', 'clusters'],
+  ['registry', 'clusters', 'metrics'],
   ['hypershift'],
   ['policy'],
   ['webhook', 'controller'],

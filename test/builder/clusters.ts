@@ -20,7 +20,8 @@ export const withNamespace = (rules: readonly PolicyRule[], ns: string) => rules
 /** Rules granted by a ClusterRole. */
 export const clusterWide = (rules: readonly PolicyRule[]) => rules.map(copy);
 
-export async function startClusters(startApiServer: typeof StartApiServer, ns: string): Promise<{ mgmt: ApiTestServer; hosted: ApiTestServer }> {
+/** `hostedExtra`: rules the controller's hosted identity gets besides the tables (a test of a Role of its own, such as Events). */
+export async function startClusters(startApiServer: typeof StartApiServer, ns: string, hostedExtra: ReturnType<typeof withNamespace> = []): Promise<{ mgmt: ApiTestServer; hosted: ApiTestServer }> {
   const mgmt = await startApiServer({
     identities: [
       { name: managementUser(ns), token: 'mgmt-controller-token', rules: withNamespace(MANAGEMENT_RULES, ns) },
@@ -29,7 +30,7 @@ export async function startClusters(startApiServer: typeof StartApiServer, ns: s
   });
   const hosted = await startApiServer({
     identities: [
-      { name: CONTROLLER_USERNAME, token: 'hosted-controller-token', rules: [...clusterWide(HOSTED_RULES), ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([n, rs]) => withNamespace(rs, n))] },
+      { name: CONTROLLER_USERNAME, token: 'hosted-controller-token', rules: [...clusterWide(HOSTED_RULES), ...Object.entries(HOSTED_NAMESPACED_RULES).flatMap(([n, rs]) => withNamespace(rs, n)), ...hostedExtra] },
       { name: 'system:admin', token: 'hosted-admin-token' },
     ],
   });

@@ -11,7 +11,7 @@ import { testCaseRequest } from '../../pkogen/src/pko/template-tests.js';
 import { commandHelp, parseCommand } from '../../builder/cli.js';
 import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../../builder/api/crds.js';
 import { WEBHOOK_PATHS } from '../../builder/webhook/server.js';
-import { MANAGEMENT_RULES, HOSTED_RULES, HOSTED_NAMESPACED_RULES } from '../../builder/policy/rbac.js';
+import { MANAGEMENT_RULES, HOSTED_RULES, HOSTED_NAMESPACED_RULES, EVENTS_NAMESPACE, HOSTED_EVENT_RULES } from '../../builder/policy/rbac.js';
 
 const DIR = path.resolve('package');
 
@@ -150,9 +150,9 @@ describe('the package deploys our controller', () => {
     const plain = (rs: readonly any[]) => JSON.parse(JSON.stringify(rs));
     expect(role('Role', 'rbac')).toEqual(plain(MANAGEMENT_RULES));
     expect(role('ClusterRole', 'hosted-api')).toEqual(plain(HOSTED_RULES));
-    // One Role per hosted namespace the controller touches, each from its table; no other.
+    // One Role per hosted namespace the controller touches, each from its table (and the Events one); no other.
     const hostedRoles = objects.filter((o) => o.obj.kind === 'Role' && o.phase === 'hosted-api');
-    expect(Object.fromEntries(hostedRoles.map((o) => [o.obj.metadata.namespace, o.obj.rules]))).toEqual(JSON.parse(JSON.stringify(HOSTED_NAMESPACED_RULES)));
+    expect(Object.fromEntries(hostedRoles.map((o) => [o.obj.metadata.namespace, o.obj.rules]))).toEqual(JSON.parse(JSON.stringify({ ...HOSTED_NAMESPACED_RULES, [EVENTS_NAMESPACE]: HOSTED_EVENT_RULES })));
     // Nothing of a tenant build on the management side: no Job, Pod or Secret writes there.
     const mgmt = plain(MANAGEMENT_RULES) as { resources: string[]; verbs: string[] }[];
     expect(mgmt.filter((r) => r.resources.some((x) => ['jobs', 'pods', 'secrets'].includes(x)) && r.verbs.some((v) => ['create', 'update', 'patch', 'delete'].includes(v)))).toEqual([]);

@@ -16,6 +16,7 @@ import { markStarted, Plan, plan, rollbackTargets, RolloutControl, RolloutState 
 import type { RolloutPolicy } from './policy.js';
 import { CURRENT_CONFIG_ANNOTATION, MAX_CONDITION_MESSAGE, NodePoolObservation, ObservedCondition, TRACKED_CONDITIONS } from './progress.js';
 import { RolloutStore, targetId } from './state.js';
+import { HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION } from '../gate-names.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -25,7 +26,7 @@ export const HOSTED_CLUSTERS: Resource = { group: 'hypershift.openshift.io', ver
 
 type Np = KubeObject & {
   metadata: { generation?: number };
-  spec?: { clusterName?: string; release?: { image?: string } };
+  spec?: { clusterName?: string; release?: { image?: string }; pausedUntil?: unknown };
   status?: { version?: string; conditions?: { type?: string; status?: string; reason?: string; message?: string; observedGeneration?: number }[] };
 };
 
@@ -34,6 +35,12 @@ export function trimNodePool(x: KubeObject): KubeObject {
   const np = x as Np;
   const spec = np.spec as (Np['spec'] & { arch?: unknown; osImageStream?: { name?: unknown } }) | undefined;
   const current = np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION];
+  // The gate's hold (metrics: holds in force and their age), clipped.
+  const a = np.metadata.annotations ?? {};
+  const hold =
+    a[PAUSED_FOR_ANNOTATION] !== undefined
+      ? { [PAUSED_FOR_ANNOTATION]: a[PAUSED_FOR_ANNOTATION].slice(0, 512), [HELD_SINCE_ANNOTATION]: (a[HELD_SINCE_ANNOTATION] ?? '').slice(0, 64), ...(a[PAUSED_UNTIL_ANNOTATION] !== undefined ? { [PAUSED_UNTIL_ANNOTATION]: a[PAUSED_UNTIL_ANNOTATION].slice(0, 64) } : {}) }
+      : undefined;
   const conditions = (np.status?.conditions ?? [])
     .filter((c) => (TRACKED_CONDITIONS as readonly string[]).includes(c.type ?? ''))
     .map((c) => ({
@@ -50,13 +57,14 @@ export function trimNodePool(x: KubeObject): KubeObject {
       name: np.metadata.name,
       namespace: np.metadata.namespace,
       ...(np.metadata.generation !== undefined ? { generation: np.metadata.generation } : {}),
-      ...(typeof current === 'string' ? { annotations: { [CURRENT_CONFIG_ANNOTATION]: current.slice(0, 128) } } : {}),
+      ...(typeof current === 'string' || hold ? { annotations: { ...(typeof current === 'string' ? { [CURRENT_CONFIG_ANNOTATION]: current.slice(0, 128) } : {}), ...hold } } : {}),
     },
     spec: {
       clusterName: spec?.clusterName,
       arch: spec?.arch,
       ...(spec?.osImageStream?.name !== undefined ? { osImageStream: { name: spec.osImageStream.name } } : {}),
       ...(typeof spec?.release?.image === 'string' ? { release: { image: spec.release.image } } : {}),
+      ...(typeof spec?.pausedUntil === 'string' ? { pausedUntil: spec.pausedUntil.slice(0, 64) } : {}),
     },
     status: { ...(typeof np.status?.version === 'string' ? { version: np.status.version.slice(0, 128) } : {}), conditions },
   } as KubeObject;
