@@ -69,6 +69,8 @@ describe('the fleet component, observed', () => {
     });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
+    // The rollout policy's canary selectors read HostedCluster labels (none here: the default policy).
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true, status: true });
     for (const n of ['clusters', NS, ...ALL.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
     for (const c of ALL) {
       const arch = c === ARM ? 'arm64' : 'amd64';
@@ -93,6 +95,7 @@ describe('the fleet component, observed', () => {
     const stop = new AbortController();
     const fleet = await startFleet(flags, () => {}, stop.signal, {
       management: new Kube(mgmt.kubeConfig(FLEET_USER)),
+      preconditions: () => undefined, // builder/fleet/preconditions.ts has its own tests (fleet-gate.test.ts)
       now,
       waitingRecheckMs: 50,
       host: '127.0.0.1',

@@ -33,12 +33,14 @@ describe('the on-cluster-build package', () => {
       'Namespace/on-cluster-build-jobs',
       'Namespace/openshift-on-cluster-build',
       'PriorityClass/on-cluster-build-low',
-      // One Role per hosted namespace the controller touches: the builds, the hosted pull secret (by name), the entitlement (by name), the push Secrets.
+      // One Role per hosted namespace the controller touches: its Events (default), the builds, the hosted pull secret (by name), the entitlement (by name), the push Secrets.
+      'Role/on-cluster-build-controller @default',
       'Role/on-cluster-build-controller @on-cluster-build-jobs',
       'Role/on-cluster-build-controller @openshift-config',
       'Role/on-cluster-build-controller @openshift-config-managed',
       'Role/on-cluster-build-controller @openshift-on-cluster-build',
       'RoleBinding/on-cluster-build-builder-scc-anyuid @on-cluster-build-jobs',
+      'RoleBinding/on-cluster-build-controller @default',
       'RoleBinding/on-cluster-build-controller @on-cluster-build-jobs',
       'RoleBinding/on-cluster-build-controller @openshift-config',
       'RoleBinding/on-cluster-build-controller @openshift-config-managed',
