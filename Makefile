@@ -20,7 +20,7 @@ NODE        ?= node
 PKOGEN      := $(NODE) pkogen/bin/pkogen.js
 BUNDLE      := dist/resources/resources.js
 PACKAGE_DIR := package
-# The fleet component's ClusterPackage (issue 27), generated beside the per-HCP package by its own bundle module.
+# The fleet component's ClusterPackage, generated beside the per-HCP package by its own bundle module.
 FLEET_BUNDLE      := dist/resources/fleet/fleet.js
 FLEET_PACKAGE_DIR := package-fleet
 OUTPUT_DIR  := _output

@@ -46,7 +46,7 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'build-active-deadline-seconds', type: 'int', default: 3600, description: 'activeDeadlineSeconds of build Jobs' },
   { name: 'build-backoff-limit', type: 'int', default: 2, description: 'backoffLimit of build Jobs' },
   { name: 'build-history-limit', type: 'int', default: 3, description: 'builds (Jobs and NodePoolOSBuilds) kept per NodePoolOSConfig' },
-  { name: 'build-user-namespaces', type: 'bool', default: false, description: 'deprecated, ignored: the build pod maps its build user\'s ID range itself (docs/design.md, "The build pod")' },
+  { name: 'build-user-namespaces', type: 'bool', default: false, description: 'deprecated, ignored: the build pod maps its build user\'s ID range itself (docs/design/build-pod.md, "The build pod")' },
   { name: 'own-builder-image', type: 'string', default: '', description: 'this image (it carries buildah): the builder for NodePools whose release\'s machine-config-operator image has none (before 4.17); empty: such NodePools are refused with NoBuilderImage' },
   { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full reconciles without events' },
   { name: 'release-cache-size', type: 'int', default: 16, description: 'release payloads whose image references are kept in memory' },
@@ -241,7 +241,7 @@ async function waitForFile(file: string, seconds: number, signal: AbortSignal, l
   }
 }
 
-/** Liveness and readiness: the process runs its loop; hosted-cluster reachability is not required (see docs/design.md). */
+/** Liveness and readiness: the process runs its loop; hosted-cluster reachability is not required (see docs/design/controller.md). */
 function healthServer(port: number): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const ok = req.url === '/healthz' || req.url === '/readyz';

@@ -1,5 +1,5 @@
 /**
- * Where build pods run (docs/design.md "The build pod"): the build namespace, the build pods'
+ * Where build pods run (docs/design/build-pod.md "The build pod"): the build namespace, the build pods'
  * ServiceAccount and its permission to use OpenShift's `anyuid` SCC in that namespace only, and
  * the low PriorityClass of build pods. Nothing else: the controller (tenant builds, in the hosted
  * cluster) or the fleet component (provider builds, on the management cluster) creates each
@@ -25,12 +25,12 @@ export const BUILD_PRIORITY_VALUE = -100;
  * its fields: `allowPrivilegeEscalation: true` (restricted: must be false), a `capabilities.drop`
  * without `ALL`, and no seccompProfile (restricted: RuntimeDefault or Localhost required). Baseline
  * forbids none of them: it allows the default capabilities and an unset seccomp profile
- * (kubernetes/pod-security-admission `policy/check_*`, docs/design.md E7). Enforce, audit and warn
+ * (kubernetes/pod-security-admission `policy/check_*`, docs/design/build-pod.md E7). Enforce, audit and warn
  * all say baseline, and OpenShift's label synchroniser is told to leave them alone.
  */
 export const BUILD_POD_SECURITY_LEVEL = 'baseline';
 
-/** The ClusterRole OpenShift ships for every default SCC: verb `use` on that SCC only (docs/design.md E3). */
+/** The ClusterRole OpenShift ships for every default SCC: verb `use` on that SCC only (docs/design/build-pod.md E3). */
 export const sccClusterRole = (scc: string) => `system:openshift:scc:${scc}`;
 
 export interface BuildNamespaceOptions {

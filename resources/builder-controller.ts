@@ -1,5 +1,5 @@
 /**
- * Our on-cluster-build controller, one per hosted-control-plane namespace (docs/design.md):
+ * Our on-cluster-build controller, one per hosted-control-plane namespace (docs/design/controller.md):
  *
  * - management side (HCP namespace): its ServiceAccount, a Role with exactly the calls the
  *   controller makes (`builder/policy/rbac.ts`; read-mostly: no build runs there), and its

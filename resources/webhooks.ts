@@ -20,7 +20,7 @@ const SERVER_PORT = 8443;
 
 /**
  * What the registry guards in the hosted cluster: our own API, the only kinds users give us, with
- * their status subresources (docs/design.md: status is the controller's to write; a rule on
+ * their status subresources (docs/design/api-and-admission.md: status is the controller's to write; a rule on
  * `nodepoolosbuilds` alone does not match `nodepoolosbuilds/status`).
  * Both with `Fail`: an unvalidated config or a forged build record must never be admitted. The
  * hosted-cluster phase that registers them comes after the deploy phase, whose probe needs every

@@ -2,7 +2,7 @@
  * apiextensions.k8s.io/v1 CustomResourceDefinitions for NodePoolOSConfig and NodePoolOSBuild, as
  * plain objects (the package generator emits them into the hosted-cluster phase).
  *
- * Rules mirror MachineOSConfig/MachineOSBuild v1 (docs/design.md "API and admission"), with two
+ * Rules mirror MachineOSConfig/MachineOSBuild v1 (docs/design/api-and-admission.md "API and admission"), with two
  * deliberate differences: names are checked with an OpenAPI `pattern` rather than CEL's
  * `format.*` library (that library is newer than some hosted clusters' Kubernetes), and every
  * string and list has a bound so the API server's CEL cost estimate stays small.

@@ -1,5 +1,5 @@
 /**
- * The user-facing API of on-cluster builds in a hosted cluster (docs/design.md "Contract"):
+ * The user-facing API of on-cluster builds in a hosted cluster (docs/design/README.md "Contract"):
  * NodePoolOSConfig (written by users) and NodePoolOSBuild (written by the controller only).
  * Both are cluster-scoped, mirroring MachineOSConfig/MachineOSBuild v1 with a NodePool for a pool.
  */
@@ -45,7 +45,7 @@ export const HOSTED_PULL_SECRET = { namespace: 'openshift-config', name: 'pull-s
 export const PULL_KEYS_CONFIGMAP = { name: 'on-cluster-build-pull-keys', key: 'auth-keys', unavailableKey: 'unavailable', mountDir: '/var/run/on-cluster-build/pull-keys' } as const;
 
 /**
- * RHEL entitlements in the hosted cluster (docs/design.md "Entitlements"): insights-operator
+ * RHEL entitlements in the hosted cluster (docs/design/build-pod.md "Entitlements"): insights-operator
  * writes `etc-pki-entitlement` (and, on clusters of several architectures, one per architecture,
  * `etc-pki-entitlement-<arch>`) to `openshift-config-managed`; a cluster admin may write them too.
  */

@@ -1,6 +1,6 @@
 /**
  * A NodePool's inputs from its token Secrets in the HCP namespace, read the way HyperShift
- * writes them (docs/design.md "NodePool inputs and release images" has the evidence):
+ * writes them (docs/design/controller.md "NodePool inputs and release images" has the evidence):
  * name `token-<nodepool>-<config hash>`, annotations `hypershift.openshift.io/ignition-config`
  * and `hypershift.openshift.io/nodePool: <namespace>/<name>`, data `release` (the NodePool's
  * release pullspec) and `config` (the NodePool's concatenated machine config, gzip then base64,

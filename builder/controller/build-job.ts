@@ -5,7 +5,7 @@
  *
  * The pod is MCO's build pod as of 4.17 (machine-config-operator `pkg/controller/build/
  * image_build_request.go` on release-4.17, `buildrequest/buildrequest.go` and
- * `assets/buildah-build.sh` on main) made explicit and bounded (docs/design.md
+ * `assets/buildah-build.sh` on main) made explicit and bounded (docs/design/build-pod.md
  * "The build pod"): buildah runs rootless as the image's `build` user (uid 1000, with a
  * subordinate ID range in /etc/subuid and /etc/subgid) with chroot isolation and vfs storage; the
  * ServiceAccount may use OpenShift's `anyuid` SCC (the one MCO binds), which admits uid 1000 and
@@ -137,7 +137,7 @@ export const FAILURE_TAIL_BYTES = 3000;
  * Ephemeral storage of one build. vfs stores every layer as a full copy of the tree below it, so
  * an OS image of n layers of unpacked size S costs up to n·S plus a copy for the build container;
  * RHCOS is chunked into up to 50 layers (coreos-assembler). The kubelet counts file sizes, not
- * shared (reflinked) blocks, so the limit must cover that logical sum: see docs/design.md
+ * shared (reflinked) blocks, so the limit must cover that logical sum: see docs/design/build-pod.md
  * "The build pod" for the numbers and how to measure them on a cluster.
  */
 export const DEFAULT_BUILD_STORAGE = { request: '20Gi', limit: '250Gi' } as const;
@@ -183,7 +183,7 @@ export interface BuildJobInput {
   /**
    * @deprecated Ignored. `hostUsers: false` gives the pod 65536 IDs (0–65535), so the build user's
    * subordinate range (100000 and up in the builder images) cannot be mapped and no layer owned by
-   * another ID unpacks; the build pod gets its ID range from newuidmap instead (docs/design.md).
+   * another ID unpacks; the build pod gets its ID range from newuidmap instead (docs/design/build-pod.md).
    */
   userNamespaces?: boolean;
   /**

@@ -1,6 +1,6 @@
 /**
  * How a built image reaches a NodePool, through an input HyperShift already consumes (evidence
- * in docs/design.md, "Rollout hand-off"): the NodePool controller appends to a NodePool's machine
+ * in docs/design/hand-off.md, "Rollout hand-off"): the NodePool controller appends to a NodePool's machine
  * config every ConfigMap in the HCP namespace labelled
  * `hypershift.openshift.io/nto-generated-machine-config: "true"` and
  * `hypershift.openshift.io/nodePool: <name>` (key `config`), when the NodeTuning capability is
@@ -23,7 +23,7 @@ export const HANDOFF_PREFIX = 'on-cluster-build-os-image-';
 export const HANDOFF_RELEASE_ANNOTATION = `${LABEL_PREFIX}/release-image`;
 
 /**
- * On the hand-off: the NodePool release the fleet gate holds the NodePool for (issue 27); the
+ * On the hand-off: the NodePool release the fleet gate holds the NodePool for; the
  * per-HCP controller builds for it instead of the token Secret's release (builder/fleet/gate.ts).
  */
 export const WANTED_RELEASE_ANNOTATION = `${LABEL_PREFIX}/wanted-release`;
@@ -99,7 +99,7 @@ function isOurMachineConfig(doc: string): boolean {
 }
 
 /**
- * The provider-images channel (issue 27; docs/design.md "Layers compose"): in each HCP namespace
+ * The provider-images channel (docs/design/fleet.md "Layers compose"): in each HCP namespace
  * where our package is installed, the fleet component publishes, per NodePool, the
  * provider-layered image it built and verified for that NodePool's (release, arch, stream). The
  * per-HCP controller builds a tenant layer FROM it and verifies the tenant image descends from it;

@@ -6,7 +6,7 @@
  * ConfigMap) and the status that says so. Level-triggered and idempotent: names derive from a hash
  * of the inputs, so a retry or a restarted controller finds the Job it created.
  *
- * Trust (docs/design.md "Threat model"): everything in the hosted cluster — the build Job, its
+ * Trust (docs/design/threat-model.md "Threat model"): everything in the hosted cluster — the build Job, its
  * pods' termination messages, the NodePoolOSBuild records and their status, Nodes — is writable
  * by the tenant. Those objects decide only what happens to the tenant's own build; the one
  * management-side write (the hand-off) happens only for a digest `verifyImage` checked in the
@@ -542,7 +542,7 @@ export class Reconciler {
       return this.setConfigStatus(cfg, { degraded: ['NodePoolNotFound', `no token Secret for NodePool "${nodePool}" in namespace ${this.o.namespace}: is it a NodePool of this hosted cluster?`] });
     }
     if ('error' in inputs) return this.setConfigStatus(cfg, { degraded: ['NodePoolInputsInvalid', inputs.error] });
-    // Issue 27: the fleet gate holds this NodePool for a release no token Secret names yet (HyperShift
+    // the fleet gate holds this NodePool for a release no token Secret names yet (HyperShift
     // writes it after its pause check) and says which on the hand-off: build for that one.
     // Once the current token Secret names that release, HyperShift has it: the annotation has done
     // its work and goes (left, it would pin later builds to it after the fleet is uninstalled).

@@ -1,5 +1,5 @@
 /**
- * Dedupe of provider-layer builds across the management cluster (issue 27): the fleet component
+ * Dedupe of provider-layer builds across the management cluster: the fleet component
  * is one process per management cluster, and every NodePool of every HostedCluster on one
  * (release digest, arch, stream, layer digest, builder image digest) needs the same image. This
  * registry keeps one entry per such key, so 500 HCPs upgrading at once cause one build per key,

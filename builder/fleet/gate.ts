@@ -1,6 +1,6 @@
 /**
- * The upgrade gate of the fleet component (docs/design/fleet-gate.md; docs/design.md "The fleet
- * component"): one NodePool (management cluster, the HostedCluster's namespace) and its hand-off
+ * The upgrade gate of the fleet component (docs/design/fleet-gate.md; docs/design/fleet.md
+ * "The gate"): one NodePool (management cluster, the HostedCluster's namespace) and its hand-off
  * ConfigMap (the HCP namespace). HyperShift's config hash covers both the NodePool's release and
  * our hand-off (nodepool/config.go Hash()), so each change alone starts a rollout. The gate makes
  * them land as one: while the image for the NodePool's new release does not exist, the NodePool

@@ -1,6 +1,6 @@
 /**
- * `on-cluster-build fleet`: the fleet component's process on the management cluster (issue 27;
- * docs/design.md "The fleet component"). Every replica serves the mutating webhook
+ * `on-cluster-build fleet`: the fleet component's process on the management cluster
+ * (docs/design/fleet.md "The fleet component"). Every replica serves the mutating webhook
  * (`/mutate-nodepool`: pure, reads nothing, so it needs no leadership) and /healthz, /readyz; the
  * leader (a Lease in --namespace) runs the gate's loop (builder/fleet/run.ts) with the provider
  * layer's build registry (builder/fleet/provider-build.ts).

@@ -1,5 +1,5 @@
 /**
- * The build registry's real seams (issue 27; builder/fleet/build-registry.ts):
+ * The build registry's real seams (builder/fleet/build-registry.ts):
  *
  * - `lookup(key)`: is `<--provider-repository>:<buildTag(key)>` in the registry? A manifest HEAD
  *   (pkogen/oci's client, through the network guard, with the push Secret's credentials); if so,

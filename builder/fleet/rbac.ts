@@ -1,5 +1,5 @@
 /**
- * The fleet component's rights (docs/design.md "The fleet component", RBAC). One process per
+ * The fleet component's rights (docs/design/fleet.md "The fleet component", RBAC). One process per
  * management cluster; NodePools live in HostedCluster namespaces it cannot name in advance, so
  * its NodePool rule is a ClusterRole rule, and it is the least that holds and releases a
  * NodePool: get/list/watch to see releases change, patch for `spec.pausedUntil` and the gate's

@@ -1,5 +1,5 @@
 /**
- * The fleet component's loop (issue 27), controller-runtime's shape: a cluster-wide watch of
+ * The fleet component's loop, controller-runtime's shape: a cluster-wide watch of
  * NodePools and, per HCP namespace that one of them maps to, a label-selected watch of our
  * hand-off ConfigMaps feed a work queue (builder/controller/queue.ts: one worker per NodePool at
  * a time, per-key backoff) whose worker settles the upgrade gate for that NodePool

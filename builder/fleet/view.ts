@@ -1,5 +1,5 @@
 /**
- * `on-cluster-build fleet-status`: the fleet view (issue 27, "Fleet view"). Reads, with the
+ * `on-cluster-build fleet-status`: the fleet view ("Fleet view"). Reads, with the
  * caller's kubeconfig, three things and nothing else: NodePools cluster-wide (the gate's
  * annotations and label, the release), the hand-off ConfigMaps across HCP namespaces (one
  * label-selected list: which image, which layer, for which release), and the provider build Jobs

@@ -1,5 +1,5 @@
 /**
- * The fleet component's mutating admission webhook (issue 27): NodePool UPDATE at
+ * The fleet component's mutating admission webhook: NodePool UPDATE at
  * `/mutate-nodepool`, answered with `admitNodePoolUpdate`'s JSONPatch so the hold lands in the
  * same write as the release change (builder/fleet/gate.ts). Served by builder/webhook/server.ts's
  * bounded HTTPS server (one home: body cap, in-flight budget, timeouts, certificate reload).

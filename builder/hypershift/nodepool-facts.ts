@@ -1,6 +1,6 @@
 /**
  * What the per-HCP controller can know about a NodePool besides its token Secret, each fact from
- * a named source (evidence in docs/design.md "Per-NodePool inputs"):
+ * a named source (evidence in docs/design/controller.md "Per-NodePool inputs"):
  *
  * - architecture: HyperShift's scale-from-zero label annotation on the NodePool's
  *   MachineDeployment/MachineSet (written by the NodePool controller from the cloud's instance

@@ -1,5 +1,5 @@
 /**
- * How the two layers compose (issue 27; docs/design.md "The fleet component"): the provider's
+ * How the two layers compose (docs/design/fleet.md "The fleet component"): the provider's
  * layer is built by the fleet component once per (release, arch, stream, layer, builder image);
  * a tenant's layer is built by the per-HCP controller FROM the provider-layered image, so the
  * image a NodePool runs descends from both. The provider can turn the tenant layer off for a

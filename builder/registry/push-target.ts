@@ -83,7 +83,7 @@ export function pushTargetProblem(spec: unknown, o: PushTargetOptions = {}): str
  * Can the nodes of a hosted cluster pull a pushed image at first boot? A new machine rebases to
  * the built image before anything in the hosted cluster runs, with the credentials its ignition
  * gave it: `/var/lib/kubelet/config.json`, rendered from the HostedCluster's pull secret (the HCP
- * namespace's `pull-secret`; evidence in docs/design.md "Image nodes can pull at first boot").
+ * namespace's `pull-secret`; evidence in docs/design/hand-off.md "Image nodes can pull at first boot").
  * A push target that those credentials do not cover would leave new machines unable to join, so
  * the controller refuses it, and the webhook refuses it at admission with the same rule.
  *

@@ -1,5 +1,5 @@
 /**
- * What a tenant's Containerfile may do, checked at admission (docs/design.md "Webhook hardening").
+ * What a tenant's Containerfile may do, checked at admission (docs/design/api-and-admission.md "Webhook hardening").
  *
  * The build prepends `FROM <release OS image> AS configs` and runs `buildah bud` without
  * `--target`, so buildah builds and pushes the *last* stage, and every image the file names is

@@ -60,7 +60,7 @@ export interface WebhookServerOptions {
    * The published pull keys (`PULL_KEYS_CONFIGMAP` mounted as a volume): a config whose new push
    * target no key covers is refused. Re-read every `certPollMs`. Missing, unreadable or over its
    * bounds: the check is not made and the config is admitted (fail open, logged: the
-   * controller refuses it in status, docs/design.md "Image nodes can pull at first boot").
+   * controller refuses it in status, docs/design/hand-off.md "Image nodes can pull at first boot").
    */
   pullKeysFile?: string;
   /** Requests, denials, errors and decision time (builder/metrics/admission.ts). */

@@ -351,7 +351,7 @@ function objectIssues(kind: ServedKind, req: AdmissionRequest | undefined, obj: 
   return merge(own, schemaIssues(kind, obj));
 }
 
-/** Subresources whose writes are the controller's only (docs/design.md: status is the controller's). */
+/** Subresources whose writes are the controller's only (docs/design/api-and-admission.md: status is the controller's). */
 export const CONTROLLER_ONLY_SUBRESOURCES: readonly string[] = ['status'];
 
 /** Decides one AdmissionReview (already checked by readAdmissionReview). */

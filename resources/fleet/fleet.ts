@@ -1,5 +1,5 @@
 /**
- * The fleet component's package (issue 27): a ClusterPackage, one per HyperShift management
+ * The fleet component's package: a ClusterPackage, one per HyperShift management
  * cluster, generated beside the per-HCP package (`make package`: `pkogen generate` on this module
  * writes package-fleet/ and its rollout Template). Phases in order: the namespace; the identity
  * and its rights; the ValidatingAdmissionPolicies that narrow those rights, in place before the

@@ -1,5 +1,5 @@
 /**
- * Who the fleet component is on the management cluster (issue 27): one namespace, one
+ * Who the fleet component is on the management cluster: one namespace, one
  * ServiceAccount (and, apart, the namespace its provider builds run in, FLEET_BUILD_NAMESPACE). The per-HCP package binds the hand-off rights to this ServiceAccount in each
  * HCP namespace, and the fleet package's ValidatingAdmissionPolicies match its username; both
  * read these names from here.

@@ -1,6 +1,6 @@
 /**
- * The fleet component's objects on the management cluster (issue 27; docs/design.md "The fleet
- * component", packaging): its namespace; the namespace its provider builds run in (Pod Security
+ * The fleet component's objects on the management cluster (docs/design/fleet.md
+ * "Packaging"): its namespace; the namespace its provider builds run in (Pod Security
  * baseline, the build ServiceAccount bound to anyuid, the build PriorityClass: the per-HCP build
  * namespace's objects, resources/build-namespace.ts); its ServiceAccount with a ClusterRole
  * (NodePools), a Role in its own namespace (Lease, push Secret) and one in the build namespace

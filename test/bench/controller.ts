@@ -369,7 +369,7 @@ export async function bench(): Promise<string> {
 
     const cmd = `node bin/on-cluster-build.js ${argv.map((a) => a.replace(dir, '$DIR').replace(reg!.host, '127.0.0.1:$PORT')).join(' ')}`;
     return [
-      '## Controller footprint (on-cluster-build controller, issue 25)',
+      '## Controller footprint (on-cluster-build controller)',
       '',
       'Command: `make build && npm run bench -- controller` (test/bench/controller.ts; prints the section,',
       'does not rewrite this file when run alone). The controller runs as in its pod, the Deployment\'s',

@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- fleet` (after `make build`): the fleet component (`on-cluster-build fleet`,
- * issue 27) as it runs in its pod: `node bin/on-cluster-build.js fleet` with the fleet
+ * `npm run bench -- fleet` (after `make build`): the fleet component (`on-cluster-build fleet`)
+ * as it runs in its pod: `node bin/on-cluster-build.js fleet` with the fleet
  * Deployment's args (resources/fleet/objects.ts `fleetArgs`, the config's defaults, a prebuilt
  * `--provider-image` by digest), its NODE_OPTIONS, leader election on and its real HTTPS webhook,
  * pinned to core 0 with taskset. Against everything on 127.0.0.1, nothing from the network:
@@ -564,7 +564,7 @@ export async function bench(): Promise<string> {
       `| … RSS after it (peak so far) / watches / fds / provider-images entries for ${to} | ${mib(d.mem.rssKb)} MiB (${mib(d.mem.hwmKb)}) / ${d.watches} / ${d.fds} / ${d.entries} (load ${d.load}) |`,
     ];
     return [
-      '## Fleet component footprint (on-cluster-build fleet, issue 27)',
+      '## Fleet component footprint (on-cluster-build fleet)',
       '',
       `Command: \`make build && npm run bench -- fleet\` (test/bench/fleet.ts). ${pinned ? 'Fleet pinned to core 0 (`taskset -c 0`), API test server and load generator to core 1.' : 'Not pinned.'}`,
       `NODE_OPTIONS \`${NODE_OPTIONS || '(none)'}\`${NODE_OPTIONS === FLEET_NODE_OPTIONS ? " (the Deployment's)" : ' (FLEET_BENCH_NODE_OPTIONS)'}, POD_NAMESPACE=${FLEET_NAMESPACE}:`,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- rebuild` (issue 24): the time from an edit of one resources/*.ts file to a
+ * `npm run bench -- rebuild`: the time from an edit of one resources/*.ts file to a
  * regenerated package/ (`make -s package`: the incremental tsc -b of resources/ and builder/, then
  * pkogen generate). Appends a comment to resources/config.ts, runs it, restores the file; five
  * rounds after one warm-up. Run from the repository root after `make build`.
@@ -28,7 +28,7 @@ export async function bench(): Promise<string> {
   }
   times.sort((a, b) => a - b);
   return [
-    '## From an edit in resources/ to a regenerated package/ (issue 24)',
+    '## From an edit in resources/ to a regenerated package/',
     '',
     `Command: \`make build && npm run bench -- rebuild\` (test/bench/rebuild.ts). ${ROUNDS} rounds after a warm-up; load average at the end ${loadavg()[0]!.toFixed(1)}.`,
     '',

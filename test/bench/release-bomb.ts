@@ -1,5 +1,5 @@
 /**
- * Peak memory of one release resolve against a gzip bomb (issue 25): a 127.0.0.1 registry serves
+ * Peak memory of one release resolve against a gzip bomb: a 127.0.0.1 registry serves
  * a release whose only layer is about 1 MiB of gzip that decompresses to 1 GiB (one tar entry of
  * zeros, no image-references). Prints the outcome and the process's peak RSS.
  *
@@ -91,7 +91,7 @@ export async function bench(): Promise<string> {
   const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url)], { encoding: 'utf8', timeout: 300_000 });
   const r = JSON.parse(out) as Record<string, unknown>;
   return [
-    '## Release resolution against a gzip bomb (issue 25)',
+    '## Release resolution against a gzip bomb',
     '',
     'Command: `make build && npm run bench -- release-bomb` (test/bench/release-bomb.ts: a 127.0.0.1 registry serves a release whose one layer is ~1 MiB of gzip that inflates to 1 GiB).',
     '',

@@ -1,5 +1,5 @@
 /**
- * Issue 22: a build pod that builds. The Job `buildJob()` makes is run as a kubelet with CRI-O
+ * a build pod that builds. The Job `buildJob()` makes is run as a kubelet with CRI-O
  * would run it on OpenShift (test/builder/kubelet.ts), under the SCC the generated package binds
  * for the build ServiceAccount, with Debian's buildah as the builder image's buildah: on a
  * synthetic base whose files belong to several users and groups, a COPY-only and a RUN
@@ -115,7 +115,7 @@ function ownership(root: string, rel: string): string {
   return `${st.uid}:${st.gid} ${(st.mode & 0o7777).toString(8).padStart(4, '0')}`;
 }
 
-describe('the build pod, executed as a kubelet would (issue 22)', () => {
+describe('the build pod, executed as a kubelet would', () => {
   let reg: TestRegistry;
   let work: string;
   let scc: Scc;

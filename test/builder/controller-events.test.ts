@@ -1,6 +1,6 @@
 /**
  * The running controller's work per event is bounded by the configs the event concerns, not by
- * the number of configs (issue 25, "unbounded work"): on the project's API test server, with
+ * the number of configs ("unbounded work"): on the project's API test server, with
  * CONFIGS NodePools each with a config and a build Job, once every config is settled, each of these
  * events reconciles only its own config(s) and re-lists nothing (a token Secret: the HCP
  * namespace's Secrets, once):

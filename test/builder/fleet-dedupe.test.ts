@@ -1,5 +1,5 @@
 /**
- * Dedupe of provider-layer builds across HCPs (issue 27): the fleet component's build registry,
+ * Dedupe of provider-layer builds across HCPs: the fleet component's build registry,
  * alone and behind the upgrade gate on the API test server (three HostedClusters upgrading at
  * once on one release and one provider layer cause one build).
  */

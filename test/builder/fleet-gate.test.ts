@@ -1,5 +1,5 @@
 /**
- * The fleet component's upgrade gate (issue 27) on the API test server, management API only.
+ * The fleet component's upgrade gate on the API test server, management API only.
  * HyperShift's NodePool controller is modelled by what it reacts to: its config hash is a function
  * of the NodePool's release and our hand-off ConfigMap's data (nodepool/config.go Hash(): the
  * release version and mcoRawConfig, which carries the hand-off), and it reconciles only while

@@ -1,5 +1,5 @@
 /**
- * The fleet component as a running process (issue 27's Done-when), on the API test server: the
+ * The fleet component as a running process (end to end), on the API test server: the
  * `fleet` command's own flags parsed, started in-process (its real watch loop, work queue, leader
  * election, webhook over HTTPS on 127.0.0.1, injectable clock); only the provider build's pod is
  * faked (the API test server runs no pods: test/builder/fleet-provider.test.ts covers the Job).

@@ -1,6 +1,6 @@
 /**
  * The watch's idle timeout (builder/clusters/kube.ts WATCH_IDLE_TIMEOUT_MS): longer than kube-apiserver's
- * bookmark period (about one minute, docs/design.md), so a quiet watch that gets its bookmarks is
+ * bookmark period (about one minute, docs/design/fleet.md), so a quiet watch that gets its bookmarks is
  * never cut, and a stream that goes silent (a dead connection) still ends, saying so. Tested with
  * a short timeout per client on the API test server, never the real one.
  */

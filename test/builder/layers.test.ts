@@ -1,5 +1,5 @@
 /**
- * The provider's switch for the tenant layer (issue 27, builder/policy/layers.ts): the webhook's rule,
+ * The provider's switch for the tenant layer (builder/policy/layers.ts): the webhook's rule,
  * the flag, the HostedCluster annotation. The controller's side (Degraded TenantLayerDisabled, no
  * build) and tenant descent from the provider-layered image are in e2e.test.ts.
  */

@@ -73,7 +73,7 @@ describe('the package deploys our controller', () => {
       return [...seen].join(',');
     };
     const A = 'on-cluster-build.pkogen.io/tenant-layer';
-    expect(layerOf(undefined)).toBe('Disabled'); // off by default (issue 27: the provider opts in)
+    expect(layerOf(undefined)).toBe('Disabled'); // off by default (the provider opts in)
     expect(layerOf(undefined, 'Enabled')).toBe('Enabled');
     expect(layerOf({ [A]: 'Enabled' })).toBe('Enabled');
     expect(layerOf({ [A]: 'Disabled' }, 'Enabled')).toBe('Disabled');

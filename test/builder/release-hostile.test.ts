@@ -1,5 +1,5 @@
 /**
- * Issue 25 (2): a hostile release registry must not take the controller down. A hand-written
+ * a hostile release registry must not take the controller down. A hand-written
  * registry on 127.0.0.1 serves a gzip bomb, an oversized image-references, a layer whose bytes
  * do not match its digest, and manifests dripped one byte at a time; the resolver must end each
  * with a clear error, remember the failure with backoff, and keep other releases moving.

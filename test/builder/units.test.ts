@@ -94,7 +94,7 @@ describe('build Job', () => {
     expect(job.spec).toMatchObject({ activeDeadlineSeconds: 1800, backoffLimit: 1 });
     expect(job.spec.template.metadata.annotations).toEqual({ 'openshift.io/required-scc': 'anyuid' });
     const pod = job.spec.template.spec;
-    // userNamespaces is ignored (docs/design.md "The build pod"): hostUsers: false cannot map the build user's range.
+    // userNamespaces is ignored (docs/design/build-pod.md "The build pod"): hostUsers: false cannot map the build user's range.
     expect(pod.hostUsers).toBeUndefined();
     expect(pod.serviceAccountName).toBe('on-cluster-build-builder');
     expect(pod.automountServiceAccountToken).toBe(false);

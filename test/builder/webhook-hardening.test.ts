@@ -1,5 +1,5 @@
 /**
- * Issue 25, the webhook's part: every attack reproduced, and the defence that holds it.
+ * The webhook's hardening: every attack reproduced, and the defence that holds it.
  * - status subresources written by anyone but the controller;
  * - tenant Containerfiles that redefine `configs`, add stages after `final`, or pull with the
  *   build's credentials (FROM/COPY --from an image, ADD of a URL);
@@ -73,7 +73,7 @@ const SUCCEEDED = {
   digestedImagePushSpec: `evil.example.com/x/y@${DIGEST}`,
 };
 
-describe('status subresources are the controller\'s (issue 25, failure 1)', () => {
+describe('status subresources are the controller\'s', () => {
   test('the registration covers nodepoolosconfigs/status and nodepoolosbuilds/status', () => {
     const resources = webhookRegistry.flatMap((c) => c.webhooks.flatMap((w) => w.rules.flatMap((r) => r.resources)));
     expect(resources).toEqual(expect.arrayContaining(['nodepoolosconfigs', 'nodepoolosconfigs/status', 'nodepoolosbuilds', 'nodepoolosbuilds/status']));
@@ -106,7 +106,7 @@ describe('status subresources are the controller\'s (issue 25, failure 1)', () =
   });
 });
 
-describe('tenant Containerfiles (issue 25, failure 3)', () => {
+describe('tenant Containerfiles', () => {
   const ok = (c: string) => expect(containerfileIssues(c)).toEqual([]);
   const refused = (c: string, msg: string) => expect(containerfileIssues(c).map((i) => i.message).join('\n')).toContain(msg);
 
@@ -152,7 +152,7 @@ describe('tenant Containerfiles (issue 25, failure 3)', () => {
   });
 });
 
-describe('bounded work (issue 25, failure 4)', () => {
+describe('bounded work', () => {
   beforeEach(() => resetWorkCounters());
 
   test('20,000 containerFile items: refused by the size check; the rules see no item and the schema never runs', () => {
@@ -265,7 +265,7 @@ function stalled(port: number, ca: string, head: string, part: Buffer, sockets: 
   });
 }
 
-describe('stalled bodies (issue 25, failure 4)', () => {
+describe('stalled bodies', () => {
   const tmp = tempDir('pkogen-webhook-hardening-');
   let cert: { ca: string; cert: string; key: string };
   let server: WebhookServer;

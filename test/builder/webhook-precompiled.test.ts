@@ -1,5 +1,5 @@
 /**
- * The webhook's footprint (issue 25, failure 5): its process loads only what it runs.
+ * The webhook's footprint: its process loads only what it runs.
  * - The precompiled CRD validators (builder/webhook/precompile.ts, written over schemas.js by
  *   hack/precompile-webhook.mjs at build time) give the verdicts and errors of the schemas compiled
  *   at run time (schemas.ts), on valid and invalid objects of both kinds.

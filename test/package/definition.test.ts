@@ -54,7 +54,7 @@ describe('the on-cluster-build package', () => {
   it('grants the builder no wildcard and nothing cluster-wide', () => {
     const def = definition();
     const rbac = def.objects.filter((o) => o.phase === 'rbac').map((o) => o.object);
-    // The controller's Role and binding, and the fleet component's hand-off Role bound to its ServiceAccount (issue 27).
+    // The controller's Role and binding, and the fleet component's hand-off Role bound to its ServiceAccount.
     expect(rbac.map((o) => o.kind).sort()).toEqual(['Role', 'Role', 'RoleBinding', 'RoleBinding', 'ServiceAccount', 'ServiceAccount']);
     expect(def.objects.filter((o) => o.phase !== 'hosted-api').map((o) => o.object.kind)).not.toContain('ClusterRole');
     const role = rbac.find((o) => o.kind === 'Role' && o.metadata.name === 'on-cluster-build-controller')!;
@@ -67,7 +67,7 @@ describe('the on-cluster-build package', () => {
     }
     const covered = new Set(rules.flatMap((r) => r.resources));
     // On the management side the controller reads NodePool facts and writes only the hand-off and its Lease:
-    // no Job, Pod or anything of a tenant build runs in the HCP namespace (issue 22).
+    // no Job, Pod or anything of a tenant build runs in the HCP namespace.
     for (const res of ['secrets', 'configmaps', 'leases', 'machines', 'hostedcontrolplanes']) expect(covered.has(res)).toBe(true);
     for (const res of ['jobs', 'pods']) expect(covered.has(res)).toBe(false);
     // Secrets are only read there (token Secrets and the pull secret), never written.
