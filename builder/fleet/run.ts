@@ -148,6 +148,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       }
     }
     o.rollout.onEngine?.(engine);
+    const e = engine;
+    o.telemetry?.watchRollout(() => e.current());
   }
   /** Re-plans at `ms` from now (the earliest asked wins). */
   const scheduleTick = (ms: number) => {

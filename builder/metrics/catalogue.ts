@@ -84,6 +84,9 @@ export interface MetricSpec {
   process: 'controller' | 'webhook' | 'fleet';
 }
 
+/** A NodePool's state in the provider layer's rollout (the planner's RowState). */
+export const ROLLOUT_STATES = ['pending', 'rolling', 'succeeded', 'failed', 'halted', 'blocked'] as const;
+
 const m = (process: MetricSpec['process'], type: MetricType, name: string, help: string, labels: Record<string, readonly string[]> = {}, buckets?: number[]): MetricSpec => ({
   name: PREFIX + name,
   type,
@@ -117,6 +120,8 @@ export const METRICS = {
   buildRequests: m('fleet', 'counter', 'fleet_build_requests_total', 'Requests for a provider-layer image, by what the build registry found: Started (a key it did not have: looked up in the registry, built if absent), Deduplicated onto one queued, running or done, FailedRecently (a failure is kept for its retry period), Invalid.', { outcome: BUILD_REQUESTS }),
   fleetBuildsFinished: m('fleet', 'counter', 'fleet_builds_finished_total', 'Provider-layer image requests that ended, by result: Succeeded (an image, found in the registry or built), Failed.', { result: FLEET_BUILD_RESULTS }),
   fleetBuilds: m('fleet', 'gauge', 'fleet_builds', 'Provider-layer builds queued or running now.', { state: ['Queued', 'Running'] }),
+  rolloutsHalted: m('fleet', 'gauge', 'fleet_rollouts_halted', 'Whether the provider layer\'s rollout is halted (1): failures exceeded the policy\'s maxFailures or a canary failed; nothing starts until `on-cluster-build fleet-rollout resume`.'),
+  rolloutNodePools: m('fleet', 'gauge', 'fleet_rollout_nodepools', 'NodePools by their state in the provider layer\'s rollout (builder/fleet/rollout/planner.ts).', { state: ROLLOUT_STATES }),
   eventsDropped: m('controller', 'counter', 'events_dropped_total', 'Kubernetes Events not written: spam-filtered (too many for one object), queue full, or refused by the API server.', { cause: ['SpamFiltered', 'QueueFull', 'WriteFailed'] }),
 } satisfies Record<string, MetricSpec>;
 
@@ -125,3 +130,4 @@ export const METRICS = {
  * halts). The alert on a halted rollout is written against this name now.
  */
 export const ROLLOUT_HALTED_METRIC = `${PREFIX}fleet_rollouts_halted`;
+

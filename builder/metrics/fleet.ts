@@ -8,7 +8,7 @@
  * forgotten when the object goes. The rollout states (pending, rolling, succeeded, failed, halted)
  * are one more `StateGauge` and one call where a NodePool's rollout state is decided.
  */
-import { bounded, GATE_ACTIONS, GATE_STATES, METRICS, MetricSpec } from './catalogue.js';
+import { bounded, GATE_ACTIONS, GATE_STATES, METRICS, MetricSpec, ROLLOUT_STATES } from './catalogue.js';
 import { EventRecorder, EventReason, InvolvedObject } from './events.js';
 import { Labels, Metrics } from './registry.js';
 import { ADMISSION_METRICS } from './admission.js';
@@ -45,6 +45,8 @@ export const FLEET_METRICS: MetricSpec[] = [
   METRICS.buildRequests,
   METRICS.fleetBuildsFinished,
   METRICS.fleetBuilds,
+  METRICS.rolloutsHalted,
+  METRICS.rolloutNodePools,
   METRICS.eventsDropped,
   // Its mutating webhook shares the admission server (builder/webhook/server.ts).
   ...ADMISSION_METRICS,
@@ -78,6 +80,12 @@ export class FleetTelemetry {
         },
         [METRICS.holdBound.name]: () => [[{}, o.maxHoldSeconds]],
         [METRICS.gateStates.name]: () => this.gate.counts('state'),
+        [METRICS.rolloutsHalted.name]: () => [[{}, this.rollout?.()?.halted ? 1 : 0]],
+        [METRICS.rolloutNodePools.name]: () => {
+          const counts = new Map<string, number>(ROLLOUT_STATES.map((s) => [s, 0]));
+          for (const r of this.rollout?.()?.rows ?? []) counts.set(bounded(ROLLOUT_STATES, r.state), (counts.get(bounded(ROLLOUT_STATES, r.state)) ?? 0) + 1);
+          return [...counts].map(([state, n]) => [{ state }, n] as [Labels, number]);
+        },
         [METRICS.fleetBuilds.name]: () => {
           const s = o.builds?.() ?? { queued: 0, running: 0 };
           return [
@@ -92,6 +100,13 @@ export class FleetTelemetry {
     this.metrics.zero(METRICS.fleetBuildsFinished);
   }
   private readonly events?: EventRecorder;
+  /** The rollout's current plan (its rows' states and whether it is halted), once the fleet has an engine. */
+  private rollout?: () => { halted?: string; rows: readonly { state: string }[] } | undefined;
+
+  /** Where the rollout states are read at each scrape (the rollout engine's current plan). */
+  watchRollout(current: () => { halted?: string; rows: readonly { state: string }[] } | undefined): void {
+    this.rollout = current;
+  }
 
   /** A NodePool as the fleet's watch sees it (deleted: gone). Its hold, if the gate's annotations say so. */
   nodePool(key: string, hold: HoldAnnotations | undefined): void {

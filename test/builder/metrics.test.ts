@@ -49,6 +49,25 @@ describe('metric labels', () => {
     expect(written[0]).toMatchObject({ reason: 'BuildFailed', type: 'Warning', message: 'build failed: Other (the record\'s status says more)', metadata: { namespace: 'default' } });
   });
 
+  it("the fleet exports its rollout: the halted gauge follows the plan's halt, NodePools by rollout state", async () => {
+    const f = new FleetTelemetry({ maxHoldSeconds: 3600, now: () => 0, processMetrics: false });
+    let text = await f.metrics.text();
+    expect(sample(text, 'on_cluster_build_fleet_rollouts_halted')).toBe(0); // no engine yet: not halted
+    let plan: { halted?: string; rows: { state: string }[] } = { rows: [{ state: 'succeeded' }, { state: 'rolling' }, { state: 'pending' }, { state: 'pending' }] };
+    f.watchRollout(() => plan);
+    text = await f.metrics.text();
+    expect(sample(text, 'on_cluster_build_fleet_rollouts_halted')).toBe(0);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_nodepools', { state: 'pending' })).toBe(2);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_nodepools', { state: 'rolling' })).toBe(1);
+    plan = { halted: '4 NodePools failed (maxFailures 3)', rows: [{ state: 'failed' }, { state: 'halted' }, { state: 'halted' }, { state: 'a state nobody listed' }] };
+    text = await f.metrics.text();
+    expect(sample(text, 'on_cluster_build_fleet_rollouts_halted')).toBe(1);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_nodepools', { state: 'halted' })).toBe(2);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_nodepools', { state: 'failed' })).toBe(1);
+    // A state outside the list is counted under the closest bounded label (never a new series).
+    expect(text).not.toContain('a state nobody listed');
+  });
+
   it('the fleet exports holds in force and the age of the oldest from the NodePools it watches', async () => {
     let now = Date.parse('2026-11-25T00:00:00Z');
     const f = new FleetTelemetry({ maxHoldSeconds: 3600, now: () => now, processMetrics: false });
