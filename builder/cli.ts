@@ -19,6 +19,7 @@ import { parseTenantLayer } from './policy/layers.js';
 import { allowList, runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
 import { checkFleetFlags, FLEET_FLAGS, FLEET_SUMMARY, startFleet } from './fleet/main.js';
 import { FLEET_STATUS_FLAGS, FLEET_STATUS_SUMMARY, fleetStatusMain } from './fleet/view.js';
+import { FLEET_ROLLOUT_FLAGS, FLEET_ROLLOUT_SUMMARY, fleetRolloutMain } from './fleet/rollout/command.js';
 
 export const VERSION = '0.1.0';
 import { CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT, CONTROLLER_USERNAME } from './api/types.js';
@@ -65,6 +66,7 @@ const COMMANDS: Record<string, { flags: FlagSpec[]; summary: string }> = {
   'token-minter': { flags: MINTER_FLAGS, summary: "keep a token of the controller's hosted-cluster ServiceAccount fresh on disk" },
   fleet: { flags: FLEET_FLAGS, summary: FLEET_SUMMARY },
   'fleet-status': { flags: FLEET_STATUS_FLAGS, summary: FLEET_STATUS_SUMMARY },
+  'fleet-rollout': { flags: FLEET_ROLLOUT_FLAGS, summary: FLEET_ROLLOUT_SUMMARY },
 };
 
 export { FLEET_FLAGS };
@@ -125,6 +127,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   // A one-shot view with its own output (stdout) and exit codes; `-o` is its short flag.
   if (command === 'fleet-status') return fleetStatusMain(rest, process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s));
+  if (command === 'fleet-rollout') return fleetRolloutMain(rest, process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s));
   let flags: FlagValues;
   try {
     flags = parseCommand(command, rest, process.env);

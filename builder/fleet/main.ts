@@ -27,6 +27,7 @@ import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.
 import type { ImageKey, ImageState, Preconditions } from './gate.js';
 import { fleetPreconditions } from './preconditions.js';
 import { prebuiltProviderImage, ProviderBuilds, readPushSecret, repositoryOnly } from './provider-build.js';
+import { parsePolicy, PolicyError } from './rollout/policy.js';
 import { runFleet } from './run.js';
 import { startFleetWebhook } from './webhook.js';
 
@@ -41,6 +42,7 @@ export const FLEET_FLAGS: FlagSpec[] = [
   { name: 'provider-image', type: 'string', default: '', description: 'a prebuilt provider image by digest (repo@sha256:…), instead of --provider-layer-file' },
   { name: 'push-secret-name', type: 'string', default: PUSH_SECRET_NAME, description: 'Secret in --namespace (dockerconfigjson): push credentials for --provider-repository, pull credentials for release registries' },
   { name: 'max-hold-seconds', type: 'int', default: 3600, description: 'the longest the gate holds one NodePool for one release' },
+  { name: 'rollout', type: 'string', default: '', description: 'the rollout policy as JSON (docs/design/fleet-rollout.md); empty: {"type":"RideReleaseChange"}' },
   { name: 'resync-period', type: 'int', default: 300, description: 'seconds between full passes over every NodePool' },
   { name: 'webhook-port', type: 'int', default: 9443, description: 'HTTPS port of the mutating webhook (/mutate-nodepool)' },
   { name: 'tls-dir', type: 'string', default: '/var/run/tls', description: 'directory with tls.crt and tls.key (re-read when they change)' },
@@ -66,6 +68,12 @@ export function checkFleetFlags(f: FlagValues): void {
     throw new FlagError(`on-cluster-build fleet: --provider-repository ${JSON.stringify(repo.slice(0, 200))} is not a repository: ${(e as Error).message}`);
   }
   if (!repositoryOnly(repo)) throw new FlagError('on-cluster-build fleet: --provider-repository names a repository (registry/path), without a tag or digest');
+  try {
+    parsePolicy(String(f.rollout ?? ''), '--rollout');
+  } catch (e) {
+    if (!(e instanceof PolicyError)) throw e;
+    throw new FlagError(`on-cluster-build fleet: ${e.message}`);
+  }
   for (const n of ['max-hold-seconds', 'resync-period']) if (!(Number(f[n]) > 0)) throw new FlagError(`on-cluster-build fleet: --${n} must be a positive number of seconds`);
   for (const n of ['webhook-port', 'health-port']) if (!(Number(f[n]) >= 0 && Number(f[n]) <= 65535)) throw new FlagError(`on-cluster-build fleet: --${n} must be a port number`);
   try {
@@ -106,6 +114,7 @@ export async function startFleet(
   } = {},
 ): Promise<FleetProcess> {
   const namespace = String(flags.namespace);
+  const policy = parsePolicy(String(flags.rollout ?? ''), '--rollout');
   const management = over.management ?? (await Kube.load(String(flags.kubeconfig) || undefined));
   const guard = new NetGuard({ allow: allowList(flags['registry-allow']) });
   const pushSecretName = String(flags['push-secret-name']);
@@ -191,7 +200,7 @@ export async function startFleet(
     throw e;
   }
   const healthAddr = health.address();
-  log('serving', { webhookPort: webhook.port, healthPort: typeof healthAddr === 'object' && healthAddr ? healthAddr.port : Number(flags['health-port']), layer });
+  log('serving', { webhookPort: webhook.port, healthPort: typeof healthAddr === 'object' && healthAddr ? healthAddr.port : Number(flags['health-port']), layer, rollout: policy.type });
 
   const clock = over.now
     ? { now: over.now, setTimeout: (f: () => void, ms: number) => setTimeout(f, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) }
@@ -205,7 +214,7 @@ export async function startFleet(
     } catch (e) {
       log('provider-images ConfigMaps get no owner', { namespace, error: describeError(e) });
     }
-    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none' }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
+    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none' }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log }, s);
   };
   const done = (async () => {
     try {

@@ -11,6 +11,8 @@
  * component can write ConfigMaps only where our package is installed.
  */
 import type { PolicyRule } from '../policy/rbac.js';
+/** The rollout state's ConfigMap (builder/fleet/rollout/state.ts; a constant here so the package reads it without the client). */
+export const ROLLOUT_CONFIGMAP = 'on-cluster-build-fleet-rollout';
 
 /** The fleet component's own namespace (the package's; `--namespace` comes from the pod's). */
 export const FLEET_NAMESPACE = 'on-cluster-build-fleet';
@@ -24,6 +26,9 @@ export const FLEET_CLUSTER_RULES: readonly PolicyRule[] = [
   // Read only: a provider build for an architecture runs only on a management Node of it
   // (builder/fleet/preconditions.ts): without one, its NodePools are never held or handed off.
   { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
+  // Read only, labels kept: the rollout policy's canaries are HostedClusters selected by the
+  // labels the provider sets (builder/fleet/rollout/).
+  { apiGroups: ['hypershift.openshift.io'], resources: ['hostedclusters'], verbs: ['list', 'watch'] },
   // Its own Namespace, by name: the owner of the provider-images ConfigMaps it writes in HCP
   // namespaces (a cluster-scoped owner may own namespaced objects), so uninstalling the fleet
   // package removes them and tenant builds stop waiting for a provider layer no one builds.
@@ -70,6 +75,10 @@ export const FLEET_NAMESPACE_RULES: readonly PolicyRule[] = [
   // The push credentials, by name: to look a build's tag up in the provider's repository, and to
   // copy them into a build's credentials Secret. Made by the provider, never by us.
   { apiGroups: [''], resources: ['secrets'], resourceNames: [PUSH_SECRET_NAME], verbs: ['get'] },
+  // The rollout state and the human's commands (builder/fleet/rollout/state.ts): one ConfigMap,
+  // watched by label; create is unnamed (RBAC cannot name what create makes).
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch', 'create'] },
+  { apiGroups: [''], resources: ['configmaps'], resourceNames: [ROLLOUT_CONFIGMAP], verbs: ['get', 'update'] },
 ];
 
 /**

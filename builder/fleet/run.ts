@@ -29,12 +29,16 @@
 import { KubeApiError } from 'pkogen/kube';
 import type { Kube, KubeObject, Resource } from '../clusters/kube.js';
 import { RESOURCES } from '../clusters/kube.js';
-import { MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
-import { HANDOFF_PREFIX, NTO_GENERATED_LABEL } from '../controller/handoff.js';
+import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
+import { handedOffImage, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../controller/handoff.js';
 import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from '../controller/queue.js';
 import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
 import { gateTargetOf, listGateTargets } from './pass.js';
+import { HOSTED_CLUSTERS, RolloutEngine, trimHostedCluster, trimNodePool } from './rollout/engine.js';
+import type { RolloutPolicy } from './rollout/policy.js';
+import { CONTROL_KEY, decodeRollout, readRollout, ROLLOUT_LABEL, RolloutStore } from './rollout/state.js';
+import { rollbackStep } from './rollout/rollback.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -55,10 +59,32 @@ export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' |
   onImageFinished?: (f: () => void) => () => void;
   /** Called after each settle (tests, metrics): the NodePool key and its last step. */
   onSettled?: (key: string, last: GateStep) => void;
+  /**
+   * The rollout policy (builder/fleet/rollout/): every hand-off that changes a NodePool is admitted
+   * by its planner; its state lives in ConfigMap ROLLOUT_CONFIGMAP in `namespace`. Without it every
+   * hand-off is admitted (the gate alone).
+   */
+  rollout?: { policy: RolloutPolicy; namespace: string; onEngine?: (e: RolloutEngine) => void };
 }
 
 /** The label selector of our hand-off ConfigMaps (what HyperShift selects, and ours). */
 export const HANDOFF_SELECTOR = `${NTO_GENERATED_LABEL}=true,${MANAGED_BY}=${MANAGED_BY_VALUE}`;
+
+/** A hand-off as the rollout keeps it: names, its release, provider-only or not, and the image (never the rest of its config). */
+function keepHandoff(x: KubeObject): KubeObject {
+  const release = x.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+  const tenant = x.metadata.labels?.[CONFIG_LABEL];
+  const image = handedOffImage((x as { data?: Record<string, string> }).data?.config ?? '');
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: x.metadata.name, namespace: x.metadata.namespace, ...(release ? { annotations: { [HANDOFF_RELEASE_ANNOTATION]: release } } : {}), ...(tenant !== undefined ? { labels: { [CONFIG_LABEL]: tenant } } : {}) },
+    ...(image ? { data: { image } } : {}),
+  } as KubeObject;
+}
+
+/** A NodePool or HostedCluster event re-plans the rollout this soon (events come in bursts). */
+const RETICK_MS = 1_000;
 
 /** Gate actions worth a log line each. */
 const LOGGED = new Set(['Paused', 'Wanted', 'HandedOff', 'Unpaused', 'TimedOut', 'Overridden', 'Forgot']);
@@ -77,6 +103,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const controlPlaneReleases = new Map<string, string>();
   /** HCP namespace → its hand-off watch (stopped when no NodePool maps to it). */
   const handoffWatches = new Map<string, AbortController>();
+  /** With a rollout policy: `<HCP namespace>/<NodePool name>` → what its provider-only hand-off carries (the rollback's previous image). */
+  const providerHandoffs = new Map<string, { image: string; releaseImage: string }>();
   /** Running watch loops (a finished one leaves the set: hand-off watches come and go with HCP namespaces). */
   const loops = new Set<Promise<void>>();
   const keep = (p: Promise<void>) => {
@@ -87,6 +115,51 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     );
   };
 
+  // The rollout engine: its state from the cluster first (a restarted leader resumes exactly).
+  let engine: RolloutEngine | undefined;
+  let tickTimer: unknown;
+  let tickAt = Infinity;
+  if (o.rollout) {
+    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
+    engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting() });
+    for (;;) {
+      try {
+        const loaded = await readRollout(o.management, o.rollout.namespace);
+        for (const p of loaded.problems) log('rollout state unreadable: starting afresh', { error: p });
+        engine.load(loaded.state, loaded.control);
+        break;
+      } catch (e) {
+        // Admitting without the state could exceed the bound: wait for it.
+        log('rollout state not read', { error: (e as Error).message });
+        await abortableSleep(5_000, signal);
+        if (signal.aborted) return;
+      }
+    }
+    o.rollout.onEngine?.(engine);
+  }
+  /** Re-plans at `ms` from now (the earliest asked wins). */
+  const scheduleTick = (ms: number) => {
+    if (!engine || signal.aborted) return;
+    const when = clock.now() + ms;
+    if (when >= tickAt) return;
+    if (tickTimer !== undefined) clock.clearTimeout(tickTimer);
+    tickAt = when;
+    tickTimer = clock.setTimeout(() => {
+      tickTimer = undefined;
+      tickAt = Infinity;
+      engine!.tick().then(
+        (next) => next !== undefined && scheduleTick(next),
+        (e) => {
+          log('rollout state not recorded', { error: (e as Error).message });
+          scheduleTick(5_000);
+        },
+      );
+    }, ms);
+  };
+  const wakeWaiting = () => {
+    for (const k of waiting) queue.add(k);
+  };
+
   const queue = new WorkQueue({
     concurrency: o.workers ?? 8,
     clock,
@@ -94,11 +167,19 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       const hcpNamespace = targets.get(key);
       if (hcpNamespace === undefined) return;
       const i = key.indexOf('/');
-      const { steps } = await settleGate({ ...o, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
+      if (engine) {
+        // After `fleet-rollout rollback`: the previous image back first, under the same bounds.
+        const rb = await rollbackStep({ management: o.management, engine, key, nodePool: { metadata: { namespace: key.slice(0, i), name: key.slice(i + 1) } } as KubeObject, hcpNamespace });
+        if (rb.did !== 'none') log(`rollback ${rb.did}`, { nodePool: key, hcpNamespace, ...('reason' in rb ? { message: rb.reason } : {}), ...('image' in rb ? { image: rb.image } : {}) });
+        if (rb.did === 'deferred') waiting.add(key);
+      }
+      const from = (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`);
+      const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
+      const { steps } = await settleGate({ ...o, ...hook, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
       for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
       const last = steps[steps.length - 1]!;
       o.onSettled?.(key, last);
-      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther')) {
+      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther' || last.state === 'Deferred')) {
         waiting.add(key);
         return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
       }
@@ -121,18 +202,28 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       signal.addEventListener('abort', stop, { once: true });
       handoffWatches.set(ns, c);
       keep(
-        watchLoop(o.management, RESOURCES.configMaps, ns, HANDOFF_SELECTOR, (obj) => {
+        watchLoop(o.management, RESOURCES.configMaps, ns, HANDOFF_SELECTOR, (obj, type) => {
           const name = obj.metadata.name ?? '';
           if (!name.startsWith(HANDOFF_PREFIX)) return;
           const np = name.slice(HANDOFF_PREFIX.length);
+          if (engine) {
+            const image = (obj as KubeObject & { data?: Record<string, string> }).data?.image;
+            const releaseImage = obj.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+            if (type !== 'DELETED' && image && releaseImage && obj.metadata.labels?.[CONFIG_LABEL] === undefined) providerHandoffs.set(`${ns}/${np}`, { image, releaseImage });
+            else providerHandoffs.delete(`${ns}/${np}`);
+          }
           for (const [k, hcp] of targets) if (hcp === ns && k.slice(k.indexOf('/') + 1) === np) queue.add(k);
-        }, c.signal, log, o.resyncSeconds).finally(() => signal.removeEventListener('abort', stop)),
+        }, c.signal, log, o.resyncSeconds, undefined, engine ? keepHandoff : undefined).finally(() => signal.removeEventListener('abort', stop)),
       );
     }
   };
 
   const track = (obj: KubeObject, deleted: boolean) => {
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    if (engine) {
+      engine.observeNodePool(obj, deleted);
+      scheduleTick(RETICK_MS);
+    }
     const t = deleted ? undefined : gateTargetOf(obj);
     if (t) {
       targets.set(key, t.hcpNamespace);
@@ -151,9 +242,33 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   keep(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => track(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
     // A fresh list: NodePools gone while we were not watching are dropped.
     const seen = new Set(items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
-    for (const k of [...targets.keys()]) if (!seen.has(k)) targets.delete(k);
+    for (const k of [...targets.keys()]) if (!seen.has(k)) {
+      targets.delete(k);
+      const i = k.indexOf('/');
+      engine?.observeNodePool({ metadata: { namespace: k.slice(0, i), name: k.slice(i + 1) } } as KubeObject, true);
+    }
     for (const i of items) track(i, false);
+    engine?.listed('nodePools');
   }));
+
+  if (engine) {
+    const e = engine;
+    // HostedCluster labels (the canary selectors), and the human's commands on the rollout ConfigMap.
+    keep(watchLoop(o.management, HOSTED_CLUSTERS, undefined, undefined, (obj, type) => (e.observeHostedCluster(obj, type === 'DELETED'), scheduleTick(RETICK_MS)), signal, log, o.resyncSeconds, (items) => {
+      for (const i of items) e.observeHostedCluster(i, false);
+      e.listed('hostedClusters');
+      scheduleTick(0);
+    }, trimHostedCluster));
+    keep(watchLoop(o.management, RESOURCES.configMaps, o.rollout!.namespace, `${ROLLOUT_LABEL}=true`, (obj, type) => {
+      const { control, problems } = decodeRollout(type === 'DELETED' ? undefined : (obj as KubeObject & { data?: Record<string, string> }));
+      for (const p of problems) log('rollout control unreadable', { error: p });
+      e.setControl(control);
+      scheduleTick(0);
+      // A rollback: the NodePools it concerns are settled now (their previous image goes back first).
+      for (const k of e.rollbackKeys()) queue.add(k);
+    }, signal, log, o.resyncSeconds, undefined, (x) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: x.metadata.name, namespace: x.metadata.namespace }, data: { [CONTROL_KEY]: (x as { data?: Record<string, string> }).data?.[CONTROL_KEY] ?? '' } }) as KubeObject));
+    scheduleTick(0);
+  }
 
   /** A control plane's release changed: build its NodePools' images for it now (the registry dedupes and bounds builds). */
   const prebuild = (hcpNamespace: string, releaseImage: string) => {
@@ -211,6 +326,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     }
   }
   unsubscribe?.();
+  if (tickTimer !== undefined) clock.clearTimeout(tickTimer);
   queue.stop();
   for (const c of handoffWatches.values()) c.abort();
   await Promise.all([...loops]);
@@ -235,11 +351,15 @@ async function watchLoop(
   log: Log,
   resyncSeconds: number,
   onList?: (items: KubeObject[]) => void,
+  keepOf?: (o: KubeObject) => KubeObject,
 ): Promise<void> {
   let attempt = 0;
   /** Where the next watch starts; undefined: list first. */
   let resumeFrom: string | undefined;
   const trim = (o: KubeObject): KubeObject => {
+    if (keepOf) return keepOf(o);
+    // NodePools: the gate's fields and the rollout's (status conditions, trimmed and bounded).
+    if (r === NODEPOOLS) return trimNodePool(o);
     const spec = (o as { spec?: { clusterName?: unknown; arch?: unknown; osImageStream?: { name?: unknown }; releaseImage?: unknown } }).spec;
     const kept =
       r === NODEPOOLS

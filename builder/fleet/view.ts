@@ -16,6 +16,12 @@ import { GATED_LABEL, HELD_SINCE_ANNOTATION, NODEPOOLS, PAUSED_FOR_ANNOTATION, R
 import { hcpNamespaceOf } from './pass.js';
 import { FLEET_BUILD_NAMESPACE } from './rbac.js';
 import type { PolicyRule } from '../policy/rbac.js';
+import { FLEET_NAMESPACE } from './rbac.js';
+import { HOSTED_CLUSTERS, observationOf, trimHostedCluster, trimNodePool } from './rollout/engine.js';
+import { plan, type Plan, type RowState } from './rollout/planner.js';
+import { formatPolicy, parsePolicy, PolicyError, type RolloutPolicy } from './rollout/policy.js';
+import type { NodePoolObservation } from './rollout/progress.js';
+import { decodeRollout, POLICY_KEY, ROLLOUT_LABEL } from './rollout/state.js';
 
 export const FLEET_STATUS_SUMMARY = 'show which hosted clusters and NodePools run which OS layer, which are held by the upgrade gate and why, and failing provider builds';
 
@@ -24,6 +30,9 @@ export const FLEET_STATUS_FLAGS: FlagSpec[] = [
   { name: 'build-namespace', type: 'string', default: FLEET_BUILD_NAMESPACE, description: "namespace of the fleet component's provider build Jobs (its --build-namespace)" },
   { name: 'output', type: 'string', default: 'text', description: 'text or json (-o is the same flag)' },
   { name: 'max-rows', type: 'int', default: 500, description: 'NodePool and build rows printed at most (the summary counts all)' },
+  { name: 'plan', type: 'bool', default: false, description: 'show the rollout plan: for the policy and the fleet as it is, which NodePools roll in which wave, what is blocked and why, the expected duration' },
+  { name: 'rollout', type: 'string', default: '', description: 'with --plan: plan for this policy (JSON, as the fleet\'s --rollout) instead of the one the fleet runs' },
+  { name: 'namespace', type: 'string', default: FLEET_NAMESPACE, description: "the fleet component's namespace (its rollout state)" },
 ];
 
 /**
@@ -33,6 +42,8 @@ export const FLEET_STATUS_FLAGS: FlagSpec[] = [
  */
 export const FLEET_STATUS_READS: readonly PolicyRule[] = [
   { apiGroups: ['hypershift.openshift.io'], resources: ['nodepools'], verbs: ['list'] },
+  // Labels only: the rollout policy's canary selectors.
+  { apiGroups: ['hypershift.openshift.io'], resources: ['hostedclusters'], verbs: ['list'] },
   { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
 ];
 export const FLEET_STATUS_NAMESPACED_READS: readonly PolicyRule[] = [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['list'] }];
@@ -55,6 +66,8 @@ export interface NodePoolRow {
   state: GateState;
   heldSince?: string;
   reason?: string;
+  /** Where the rollout policy has this NodePool. */
+  rollout?: { state: RowState; canary: boolean; wave?: number; reason?: string };
 }
 
 export interface BuildRow {
@@ -76,6 +89,27 @@ export interface FleetStatus {
   builds: BuildRow[];
   /** Rows left out by `--max-rows`. */
   omitted: { nodePools: number; builds: number };
+  rollout: RolloutView;
+}
+
+export interface RolloutView {
+  policy: Record<string, unknown>;
+  /** Where the policy came from. */
+  policySource: 'fleet' | 'default' | 'flag';
+  layer?: string;
+  byState: Record<RowState, number>;
+  canaries: number;
+  canariesDone: number;
+  rollingNow: number;
+  maxConcurrency: number;
+  halted?: string;
+  paused?: string;
+  rolledBack?: string;
+  waves: { index: number; canary: boolean; count: number; nodePools: string[] }[];
+  expected?: Plan['expected'];
+  /** Reasons NodePools are blocked or pending, with how many and the first few. */
+  blocked: { reason: string; count: number; first: string[] }[];
+  problems: string[];
 }
 
 const MAX_TEXT = 160;
@@ -86,7 +120,7 @@ type Cm = KubeObject & { data?: Record<string, string> };
 type Job = KubeObject & { status?: { active?: number; succeeded?: number; failed?: number; startTime?: string; conditions?: { type?: string; status?: string; reason?: string; message?: string }[] } };
 
 /** Reads the fleet and answers the view (pure past the three lists; tested on the API test server). */
-export async function fleetStatus(o: { management: Kube; buildNamespace: string; maxRows: number; pageSize?: number }): Promise<FleetStatus> {
+export async function fleetStatus(o: { management: Kube; buildNamespace: string; maxRows: number; pageSize?: number; namespace?: string; policy?: RolloutPolicy; now?: number }): Promise<FleetStatus> {
   const m = o.management;
   const pageSize = o.pageSize ?? 500;
   const ann = [PAUSED_FOR_ANNOTATION, HELD_SINCE_ANNOTATION, RELEASED_FOR_ANNOTATION, REASON_ANNOTATION];
@@ -96,10 +130,11 @@ export async function fleetStatus(o: { management: Kube; buildNamespace: string;
       pageSize,
       keep: (x) => {
         const np = x as Np;
+        // What the rollout planner reads (status conditions, trimmed), then the gate's own fields.
+        const t = trimNodePool(np) as Np;
         return {
-          apiVersion: np.apiVersion,
-          kind: np.kind,
-          metadata: { name: np.metadata.name, namespace: np.metadata.namespace, labels: pick(np.metadata.labels, [GATED_LABEL]), annotations: pick(np.metadata.annotations, ann) },
+          ...t,
+          metadata: { ...t.metadata, labels: pick(np.metadata.labels, [GATED_LABEL]), annotations: { ...t.metadata.annotations, ...pick(np.metadata.annotations, ann) } },
           spec: { clusterName: np.spec?.clusterName, release: { image: np.spec?.release?.image }, arch: np.spec?.arch, pausedUntil: np.spec?.pausedUntil },
         } as KubeObject;
       },
@@ -124,6 +159,10 @@ export async function fleetStatus(o: { management: Kube; buildNamespace: string;
       keep: (x) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: x.metadata.name, namespace: x.metadata.namespace }, status: (x as Job).status ?? {} }) as KubeObject,
     })
   ).items as Job[];
+
+  const hostedClusters = (await m.list(HOSTED_CLUSTERS, { pageSize, keep: trimHostedCluster })).items;
+  const rolloutCm = (await m.list(RESOURCES.configMaps, { namespace: o.namespace ?? FLEET_NAMESPACE, labelSelector: `${ROLLOUT_LABEL}=true`, pageSize })).items[0] as Cm | undefined;
+  const rollout = rolloutView(nodePools, hostedClusters, rolloutCm, o.policy, o.now ?? Date.now());
 
   const byHandoff = new Map<string, Cm>();
   for (const cm of handoffs) {
@@ -158,6 +197,7 @@ export async function fleetStatus(o: { management: Kube; buildNamespace: string;
       state,
       ...(state === 'Held' && a[HELD_SINCE_ANNOTATION] ? { heldSince: a[HELD_SINCE_ANNOTATION] } : {}),
       ...((state === 'Held' || state === 'Released') && a[REASON_ANNOTATION] ? { reason: clip(a[REASON_ANNOTATION], 1024) } : {}),
+      ...(rollout.rows.has(`${np.metadata.namespace}/${np.metadata.name}`) ? { rollout: rollout.rows.get(`${np.metadata.namespace}/${np.metadata.name}`)! } : {}),
     };
   });
   rows.sort((x, y) => cmp(`${x.namespace}/${x.name}`, `${y.namespace}/${y.name}`));
@@ -184,7 +224,92 @@ export async function fleetStatus(o: { management: Kube; buildNamespace: string;
     nodePools: rows.slice(0, o.maxRows),
     builds: builds.slice(0, o.maxRows),
     omitted: { nodePools: Math.max(0, rows.length - o.maxRows), builds: Math.max(0, builds.length - o.maxRows) },
+    rollout: rollout.view,
   };
+}
+
+/** The rollout planner over the fleet as listed (read-only: nothing is admitted or written). */
+function rolloutView(nodePools: KubeObject[], hostedClusters: KubeObject[], cm: Cm | undefined, flagPolicy: RolloutPolicy | undefined, now: number): { view: RolloutView; rows: Map<string, NonNullable<NodePoolRow['rollout']>> } {
+  const loaded = decodeRollout(cm);
+  const problems = [...loaded.problems];
+  let policy = flagPolicy;
+  let policySource: RolloutView['policySource'] = flagPolicy ? 'flag' : 'default';
+  if (!policy && cm?.data?.[POLICY_KEY]) {
+    try {
+      policy = parsePolicy(cm.data[POLICY_KEY], `ConfigMap ${cm.metadata.name} key ${POLICY_KEY}`);
+      policySource = 'fleet';
+    } catch (e) {
+      if (!(e instanceof PolicyError)) throw e;
+      problems.push(e.message);
+    }
+  }
+  policy ??= parsePolicy(undefined);
+  const labels = new Map(hostedClusters.map((h) => [`${h.metadata.namespace}/${h.metadata.name}`, h.metadata.labels ?? {}]));
+  const observed: NodePoolObservation[] = [];
+  for (const np of nodePools) {
+    const obs = observationOf(np, {});
+    if (obs) observed.push({ ...obs, hostedClusterLabels: labels.get(obs.hostedCluster) ?? {} });
+  }
+  const layer = loaded.state?.layer ?? '';
+  const p = plan({ policy, layer, now, nodePools: observed, ...(loaded.state ? { state: loaded.state } : {}), control: loaded.control });
+  // Without a rollout state the fleet has not planned anything yet: rows get no rollout column (the plan still shows what would happen).
+  const rows = new Map(loaded.state ? p.rows.map((r) => [r.key, { state: r.state, canary: r.canary, ...(r.wave !== undefined ? { wave: r.wave } : {}), ...(r.reason ? { reason: r.reason } : {}) }]) : []);
+  const groups = new Map<string, string[]>();
+  for (const r of p.rows) if ((r.state === 'blocked' || r.state === 'halted' || r.state === 'pending') && r.reason) groups.set(r.reason, [...(groups.get(r.reason) ?? []), r.key]);
+  const { pending, rolling, succeeded, failed, halted, blocked } = p.summary;
+  return {
+    rows,
+    view: {
+      policy: formatPolicy(policy),
+      policySource,
+      ...(layer ? { layer } : {}),
+      byState: { pending, rolling, succeeded, failed, halted, blocked },
+      canaries: p.summary.canaries,
+      canariesDone: p.summary.canariesDone,
+      rollingNow: p.summary.rollingNow,
+      maxConcurrency: p.summary.maxConcurrency,
+      ...(p.halted ? { halted: p.halted } : {}),
+      ...(p.paused ? { paused: p.paused } : {}),
+      ...(p.rolledBack ? { rolledBack: p.rolledBack } : {}),
+      waves: p.waves.map((w) => ({ index: w.index, canary: w.canary, count: w.nodePools.length, nodePools: w.nodePools.slice(0, 20) })),
+      ...(p.expected ? { expected: p.expected } : {}),
+      blocked: [...groups].map(([reason, keys]) => ({ reason, count: keys.length, first: keys.slice(0, 5) })).sort((a, b) => b.count - a.count || cmp(a.reason, b.reason)),
+      problems,
+    },
+  };
+}
+
+function duration(s: number): string {
+  const h = Math.floor(s / 3600);
+  const m = Math.round((s % 3600) / 60);
+  return h ? `${h}h${m ? ` ${m}m` : ''}` : `${m}m`;
+}
+
+/** The plan (`fleet-status --plan`), text or JSON. */
+export function formatRolloutPlan(v: RolloutView, output: 'text' | 'json'): string {
+  if (output === 'json') return `${JSON.stringify(v, null, 2)}\n`;
+  const out: string[] = [];
+  out.push(`rollout policy (${v.policySource === 'fleet' ? 'the fleet runs' : v.policySource === 'flag' ? '--rollout' : 'default'}): ${JSON.stringify(v.policy)}`);
+  if (v.layer) out.push(`layer: ${v.layer}`);
+  for (const [k, t] of [['halted', v.halted], ['paused', v.paused], ['rolled back', v.rolledBack]] as const) if (t) out.push(`${k.toUpperCase()}: ${t}`);
+  const kv = (r: Record<string, number>) => Object.entries(r).map(([k, n]) => `${k} ${n}`).join(', ');
+  out.push(`NodePools: ${kv(v.byState)}; rolling now ${v.rollingNow} of at most ${v.maxConcurrency}${v.canaries ? `; canaries ${v.canariesDone}/${v.canaries} done` : ''}`);
+  if (v.policy.type === 'RideReleaseChange') out.push('no waves: each NodePool takes the layer in the rollout its own next release change causes');
+  else if (v.waves.length) {
+    out.push('');
+    const head = ['WAVE', 'CANARY', 'NODEPOOLS', 'FIRST'];
+    const body = v.waves.map((w) => [String(w.index), w.canary ? 'yes' : 'no', String(w.count), w.nodePools.slice(0, 3).join(', ') + (w.count > 3 ? ', …' : '')]);
+    const wd = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+    for (const r of [head, ...body]) out.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(wd[i]!))).join('  ').trimEnd());
+  }
+  if (v.expected) out.push(`expected: about ${duration(v.expected.seconds)} (${v.waves.length} wave(s) to go, ${duration(v.expected.perNodePoolSeconds)} per NodePool: ${v.expected.basis}; waves are a bound, the window slides)`);
+  if (v.blocked.length) {
+    out.push('');
+    out.push('NOT STARTING NOW, AND WHY:');
+    for (const b of v.blocked.slice(0, 20)) out.push(`  ${b.count}× ${clip(b.reason, 300)} (${b.first.join(', ')}${b.count > b.first.length ? ', …' : ''})`);
+  }
+  for (const p of v.problems) out.push(`problem: ${clip(p, 300)}`);
+  return `${out.join('\n')}\n`;
 }
 
 function cmp(a: string, b: string): number {
@@ -208,11 +333,24 @@ export function formatFleetStatus(s: FleetStatus, output: 'text' | 'json'): stri
   const sm = s.summary;
   const kv = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ');
   out.push(`${sm.hostedClusters} hosted cluster(s), ${sm.nodePools} NodePool(s); layers: ${kv(sm.byLayer)}; gate: ${kv(sm.byState)}; provider builds: ${kv(sm.builds)}`);
+  const ro = s.rollout;
+  out.push(`rollout (${String(ro.policy.type)}): ${kv(ro.byState)}; rolling now ${ro.rollingNow} of at most ${ro.maxConcurrency}${ro.canaries ? `; canaries ${ro.canariesDone}/${ro.canaries} done` : ''}`);
+  for (const [k, t] of [['halted', ro.halted], ['paused', ro.paused], ['rolled back', ro.rolledBack]] as const) if (t) out.push(`ROLLOUT ${k.toUpperCase()}: ${clip(t, 1024)}`);
   out.push('');
   out.push(
     table(
-      ['NODEPOOL', 'HOSTEDCLUSTER', 'LAYER', 'STATE', 'RELEASE', 'IMAGE', 'IMAGE FOR RELEASE', 'REASON'],
-      s.nodePools.map((r) => [`${r.namespace}/${r.name}`, r.hostedCluster || '-', r.layer, r.state, short(r.release), short(r.image), short(r.imageRelease), clip(r.reason) ?? (r.heldSince ? `held since ${r.heldSince}` : '')]),
+      ['NODEPOOL', 'HOSTEDCLUSTER', 'LAYER', 'STATE', 'ROLLOUT', 'RELEASE', 'IMAGE', 'IMAGE FOR RELEASE', 'REASON'],
+      s.nodePools.map((r) => [
+        `${r.namespace}/${r.name}`,
+        r.hostedCluster || '-',
+        r.layer,
+        r.state,
+        r.rollout ? `${r.rollout.state}${r.rollout.canary ? ' (canary)' : ''}${r.rollout.wave ? ` wave ${r.rollout.wave}` : ''}` : '-',
+        short(r.release),
+        short(r.image),
+        short(r.imageRelease),
+        clip(r.reason) ?? (r.heldSince ? `held since ${r.heldSince}` : r.rollout && (r.rollout.state === 'failed' || r.rollout.state === 'halted' || r.rollout.state === 'rolling') ? (clip(r.rollout.reason) ?? '') : ''),
+      ]),
     ),
   );
   if (s.omitted.nodePools) out.push(`… ${s.omitted.nodePools} more NodePool(s) (--max-rows)`);
@@ -230,20 +368,30 @@ export function formatFleetStatus(s: FleetStatus, output: 'text' | 'json'): stri
  */
 export async function fleetStatusMain(args: string[], env: Record<string, string | undefined>, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   let flags: FlagValues;
+  let policy: RolloutPolicy | undefined;
   try {
     flags = parseFlags('on-cluster-build fleet-status', FLEET_STATUS_FLAGS, args.map((a) => (a === '-o' ? '--output' : a.startsWith('-o=') ? `--output=${a.slice(3)}` : a)), env);
     const output = String(flags.output);
     if (output !== 'text' && output !== 'json') throw new FlagError(`on-cluster-build fleet-status: --output takes text or json, got ${JSON.stringify(output)}`);
     const maxRows = Number(flags['max-rows']);
     if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > 100000) throw new FlagError(`on-cluster-build fleet-status: --max-rows takes 1 to 100000, got ${maxRows}`);
+    if (String(flags.rollout)) {
+      if (!flags.plan) throw new FlagError('on-cluster-build fleet-status: --rollout is for --plan');
+      try {
+        policy = parsePolicy(String(flags.rollout), '--rollout');
+      } catch (e) {
+        if (!(e instanceof PolicyError)) throw e;
+        throw new FlagError(`on-cluster-build fleet-status: ${e.message}`);
+      }
+    }
   } catch (e) {
     err(`${(e as Error).message}\n`);
     return 2;
   }
   try {
     const management = await Kube.load(String(flags.kubeconfig) || undefined);
-    const status = await fleetStatus({ management, buildNamespace: String(flags['build-namespace']), maxRows: Number(flags['max-rows']) });
-    out(formatFleetStatus(status, flags.output as 'text' | 'json'));
+    const status = await fleetStatus({ management, buildNamespace: String(flags['build-namespace']), maxRows: Number(flags['max-rows']), namespace: String(flags.namespace), ...(policy ? { policy } : {}) });
+    out(flags.plan ? formatRolloutPlan(status.rollout, flags.output as 'text' | 'json') : formatFleetStatus(status, flags.output as 'text' | 'json'));
     return 0;
   } catch (e) {
     err(`on-cluster-build fleet-status: ${(e as Error).message}\n`);

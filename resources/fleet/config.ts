@@ -2,10 +2,10 @@
  * The fleet package's config (one ClusterPackage per management cluster, filled in by its rollout
  * Template) and its template test cases. What the provider decides for the whole fleet: the
  * provider layer (a Containerfile, or an image built elsewhere), the repository provider-layered
- * images are pushed to, and how long the upgrade gate may hold a NodePool. Whether a hosted
- * cluster may add a tenant layer is not the fleet's: the per-HCP package renders it from the
- * HostedCluster's annotation (builder/policy/layers.ts TENANT_LAYER_ANNOTATION), else its own
- * `tenantLayerDefault`.
+ * images are pushed to, how long the upgrade gate may hold a NodePool, and how hand-offs roll out
+ * over the fleet (`rollout`). Whether a hosted cluster may add a tenant layer is not the fleet's:
+ * the per-HCP package renders it from the HostedCluster's annotation (builder/policy/layers.ts
+ * TENANT_LAYER_ANNOTATION), else its own `tenantLayerDefault`.
  */
 import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from 'pkogen';
 
@@ -51,6 +51,15 @@ export const fleetConfigSchema: JSONSchemaProps = {
       maximum: 86400,
       default: 3600,
     },
+    rollout: {
+      type: 'string',
+      description:
+        'How hand-offs of the provider layer roll out over the fleet, as JSON (docs/design/fleet-rollout.md; modelled on open-cluster-management RolloutStrategy). {"type":"RideReleaseChange"} (default): a new layer reaches each NodePool with its own next release change, no extra rollout. {"type":"Progressive","canaries":[<HostedCluster label selector>],"maxConcurrency":50,"maxConcurrencyPerHostedCluster":1,"maxFailures":3,"minSuccessTime":"30m","progressDeadline":"2h"}: the NodePools of canary HostedClusters first, tolerating no failure, then a sliding window of maxConcurrency (a number or "10%"), halting when more than maxFailures fail. maxConcurrency (default 50), maxConcurrencyPerHostedCluster (default 1) and progressDeadline (default 2h, or "None") bound every hand-off in both types, installation included. A JSON string because Template parameters are strings; the fleet component checks it when it starts and a bad policy stops it, naming the field.',
+      // One line without single quotes: it is rendered into a single-quoted Deployment argument.
+      pattern: "^[^'\\n\\r]*$",
+      maxLength: 65536,
+      default: '{"type":"RideReleaseChange"}',
+    },
   },
 };
 
@@ -76,6 +85,7 @@ export const fleetTestCases: PackageManifestTestCaseTemplate[] = [
         providerRepository: 'registry.example.com:5000/provider/os',
         providerImage: 'registry.example.com:5000/provider/os@sha256:' + '4'.repeat(64),
         maxHoldSeconds: 7200,
+        rollout: '{"type":"Progressive","canaries":[{"matchLabels":{"provider.example.com/ring":"canary"}}],"maxConcurrency":50,"maxConcurrencyPerHostedCluster":1,"maxFailures":3,"minSuccessTime":"30m","progressDeadline":"2h"}',
       },
       environment: { kubernetes: { version: 'v1.31.4' }, openShift: { version: '4.18.9' } },
     },

@@ -62,6 +62,7 @@ export function fleetRolloutOptions(): RolloutTemplateOptions {
       { parameter: 'PROVIDER_REPOSITORY', configKey: 'providerRepository' },
       { parameter: 'PROVIDER_LAYER', configKey: 'providerLayer', optional: false },
       { parameter: 'MAX_HOLD_SECONDS', configKey: 'maxHoldSeconds', value: '3600' },
+      { parameter: 'ROLLOUT_POLICY', configKey: 'rollout', value: '{"type":"RideReleaseChange"}' },
     ],
   };
 }

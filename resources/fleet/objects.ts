@@ -74,6 +74,8 @@ export function fleetArgs(): string[] {
     `--push-secret-name=${PUSH_SECRET_NAME}`,
     `--build-namespace=${FLEET_BUILD_NAMESPACE}`,
     '--max-hold-seconds={{ .config.maxHoldSeconds }}',
+    // The policy's JSON text (builder/fleet/rollout/policy.ts parses it); the schema keeps quotes and newlines out.
+    '--rollout={{ .config.rollout }}',
     `--resync-period=${RESYNC_SECONDS}`,
     `--webhook-port=${WEBHOOK_PORT}`,
     `--tls-dir=${TLS_DIR}`,

@@ -173,7 +173,11 @@ function hostedControlPlane(h: number, release: string): object {
 /** The fleet Deployment's args with the config's defaults and the prebuilt provider image; ports 0, paths to the bench's files; the registry allowed. */
 function args(dir: string, repo: string, providerImage: string, registryHost: string): string[] {
   const props = fleetConfigSchema.properties as Record<string, { default?: unknown }>;
-  const config: Record<string, string> = { providerRepository: repo, providerImage, providerLayer: '', maxHoldSeconds: String(props.maxHoldSeconds?.default) };
+  // The rollout policy admits every hand-off at once (no canary, no bound below the fleet's size): the
+  // bench measures the gate's cost per NodePool, as before the policy existed; the default
+  // (RideReleaseChange) would create no first hand-off at take-in.
+  const rollout = JSON.stringify({ type: 'Progressive', maxConcurrency: '100%', maxConcurrencyPerHostedCluster: 2, progressDeadline: 'None' });
+  const config: Record<string, string> = { providerRepository: repo, providerImage, providerLayer: '', maxHoldSeconds: String(props.maxHoldSeconds?.default), rollout };
   const deployment = fleetArgs().map((a) =>
     a
       .replace(/\{\{ if \.config\.(\w+) \}\}(.*?)\{\{ end \}\}/g, (_, k: string, v: string) => (config[k] ? v : ''))
@@ -282,6 +286,8 @@ export async function bench(): Promise<string> {
     });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
+    // The rollout policy's canary selectors read HostedCluster labels (none here).
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true, status: true });
     for (const n of [NP_NS, FLEET_NAMESPACE, FLEET_BUILD_NAMESPACE]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
     mgmt.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson', metadata: { name: PUSH_SECRET_NAME, namespace: FLEET_NAMESPACE }, data: { '.dockerconfigjson': Buffer.from(JSON.stringify({ auths: { [reg.host]: { auth: Buffer.from(`${reg.user}:${reg.password}`).toString('base64') } } })).toString('base64') } });
     writeFileSync(path.join(dir, 'fleet.kubeconfig'), mgmt.kubeconfig(FLEET_USERNAME), { mode: 0o600 });

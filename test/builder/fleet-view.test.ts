@@ -13,7 +13,11 @@ import { CONFIG_LABEL } from '../../builder/controller/build-job.js';
 import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_BUILD_NAMESPACE } from '../../builder/fleet/rbac.js';
-import { FLEET_STATUS_NAMESPACED_READS, FLEET_STATUS_READS, fleetStatus, fleetStatusMain, formatFleetStatus } from '../../builder/fleet/view.js';
+import { FLEET_STATUS_NAMESPACED_READS, FLEET_STATUS_READS, fleetStatus, fleetStatusMain, formatFleetStatus, formatRolloutPlan } from '../../builder/fleet/view.js';
+import { formatPolicy, parsePolicy } from '../../builder/fleet/rollout/policy.js';
+import type { RolloutState } from '../../builder/fleet/rollout/planner.js';
+import { encodeState, ROLLOUT_CONFIGMAP, ROLLOUT_LABEL } from '../../builder/fleet/rollout/state.js';
+import { fleetRolloutMain } from '../../builder/fleet/rollout/command.js';
 import { main } from '../../builder/cli.js';
 
 const D = (c: string) => 'sha256:' + c.repeat(64);
@@ -36,6 +40,7 @@ describe('fleet-status', () => {
       ],
     });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true, status: true });
     const np = (name: string, release: string, extra: { labels?: Record<string, string>; annotations?: Record<string, string>; pausedUntil?: string } = {}) =>
       mgmt.store.put({
         apiVersion: 'hypershift.openshift.io/v1beta1',
@@ -110,7 +115,7 @@ describe('fleet-status', () => {
     const calls = mgmt.audit.filter((e) => e.user === SRE && e.resource);
     expect(calls.every((e) => e.verb === 'list' && (e.code ?? 200) < 400)).toBe(true);
     expect(calls.filter((e) => e.resource === 'nodepools')).toHaveLength(3);
-    expect([...new Set(calls.map((e) => `${e.resource} ${e.namespace || '*'}`))].sort()).toEqual(['configmaps *', `jobs ${BUILD_NS}`, 'nodepools *']);
+    expect([...new Set(calls.map((e) => `${e.resource} ${e.namespace || '*'}`))].sort()).toEqual(['configmaps *', 'configmaps on-cluster-build-fleet', 'hostedclusters *', `jobs ${BUILD_NS}`, 'nodepools *']);
   });
 
   test('a release change without the gate shows as Pending', async () => {
@@ -150,7 +155,7 @@ describe('fleet-status', () => {
     const text = await run([`--kubeconfig=${kubeconfig}`]);
     expect(text).toMatchObject({ code: 0, err: '' });
     expect(text.out.split('\n')[0]).toBe('5 hosted cluster(s), 5 NodePool(s); layers: provider 3, tenant 1, none 1; gate: Held 1, Released 1, Pending 0, PausedByOther 1, Consistent 1, NotLayered 1; provider builds: Failed 1, Running 1, Pending 0, Succeeded 1');
-    expect(text.out).toMatch(/clusters\/banana-workers\s+banana\s+tenant\s+Held\s+quay\.io\/openshift-release-dev\/ocp-release@sha256:222222222222…\s+quay\.example\.com\/provider\/rhcos@sha256:bbbbbbbbbbbb…/);
+    expect(text.out).toMatch(/clusters\/banana-workers\s+banana\s+tenant\s+Held\s+-\s+quay\.io\/openshift-release-dev\/ocp-release@sha256:222222222222…\s+quay\.example\.com\/provider\/rhcos@sha256:bbbbbbbbbbbb…/);
     expect(text.out).toMatch(/provider-build-bbbb\s+Failed\s+2026-11-25T00:10:00Z\s+BackoffLimitExceeded/);
     expect((await run([`--kubeconfig=${kubeconfig}`])).out).toBe(text.out);
     // KUBECONFIG works as kubectl's does; -o is --output.
@@ -181,6 +186,77 @@ describe('fleet-status', () => {
     const denied = await run([`--kubeconfig=${kubeconfig}`]);
     expect(denied.code).toBe(1);
     expect(denied.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('the rollout plan: for a policy and the fleet as it is, the waves, what is blocked and why, the expected duration; halts in the view', async () => {
+    mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name: 'apple', namespace: 'clusters', labels: { ring: 'canary' } }, spec: {} });
+    const admin = new Kube(mgmt.kubeConfig(SRE));
+    const policy = parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: { ring: 'canary' } }], maxConcurrency: 2, minSuccessTime: '10m' });
+    const now = Date.parse('2026-11-27T10:00:00Z');
+    const planned = await fleetStatus({ management: admin, buildNamespace: BUILD_NS, maxRows: 500, namespace: 'nowhere', policy, now });
+    expect(planned.rollout.waves).toEqual([
+      { index: 1, canary: true, count: 1, nodePools: ['clusters/apple-workers'] },
+      { index: 2, canary: false, count: 2, nodePools: ['clusters/banana-workers', 'clusters/cherry-workers'] },
+      { index: 3, canary: false, count: 2, nodePools: ['clusters/date-workers', 'clusters/elder-workers'] },
+    ]);
+    expect(planned.nodePools.every((r) => r.rollout === undefined)).toBe(true); // nothing planned by the fleet yet
+    expect(formatRolloutPlan(planned.rollout, 'text')).toBe(
+      [
+        'rollout policy (--rollout): {"type":"Progressive","maxConcurrency":2,"maxConcurrencyPerHostedCluster":1,"progressDeadline":"2h","canaries":[{"matchLabels":{"ring":"canary"}}],"maxFailures":0,"minSuccessTime":"10m"}',
+        'NodePools: pending 5, rolling 0, succeeded 0, failed 0, halted 0, blocked 0; rolling now 0 of at most 2; canaries 0/1 done',
+        '',
+        'WAVE  CANARY  NODEPOOLS  FIRST',
+        '1     yes     1          clusters/apple-workers',
+        '2     no      2          clusters/banana-workers, clusters/cherry-workers',
+        '3     no      2          clusters/date-workers, clusters/elder-workers',
+        'expected: about 2h (3 wave(s) to go, 30m per NodePool: assumed 1800s per NodePool (none finished yet); waves are a bound, the window slides)',
+        '',
+        'NOT STARTING NOW, AND WHY:',
+        '  4× waiting for the canaries: 0/1 succeeded and soaked 600s (clusters/banana-workers, clusters/cherry-workers, clusters/date-workers, clusters/elder-workers)',
+        '',
+      ].join('\n'),
+    );
+    // The fleet's own state: its policy, a failed canary: the view says the rollout halted and why.
+    const state: RolloutState = { layer: 'L', resumes: 0, entries: { 'clusters/apple-workers': { change: 'layer-change', target: 't', admittedAt: now - 3_600_000, startedAt: now - 3_600_000, failedAt: now - 60_000, reason: 'UpdatingConfig InplaceUpgradeFailed: Node a-1 in nodepool degraded', canary: true } } };
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fleet-ns' } });
+    mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_CONFIGMAP, namespace: 'fleet-ns', labels: { [ROLLOUT_LABEL]: 'true' } }, data: { 'state.json': encodeState(state), 'policy.json': JSON.stringify(formatPolicy(policy)) } });
+    const s = await fleetStatus({ management: admin, buildNamespace: BUILD_NS, maxRows: 500, namespace: 'fleet-ns', now });
+    expect(s.rollout.policySource).toBe('fleet');
+    expect(s.rollout.halted).toBe('canary failed (canaries tolerate no failure): clusters/apple-workers: UpdatingConfig InplaceUpgradeFailed: Node a-1 in nodepool degraded');
+    expect(s.nodePools.map((r) => [r.name, r.rollout?.state])).toEqual([['apple-workers', 'failed'], ['banana-workers', 'halted'], ['cherry-workers', 'halted'], ['date-workers', 'halted'], ['elder-workers', 'halted']]);
+    const text = formatFleetStatus(s, 'text');
+    expect(text.split('\n').slice(1, 3)).toEqual([
+      'rollout (Progressive): pending 0, rolling 0, succeeded 0, failed 1, halted 4, blocked 0; rolling now 0 of at most 2; canaries 0/1 done',
+      'ROLLOUT HALTED: canary failed (canaries tolerate no failure): clusters/apple-workers: UpdatingConfig InplaceUpgradeFailed: Node a-1 in nodepool degraded',
+    ]);
+    expect(text).toMatch(/clusters\/apple-workers\s+apple\s+provider\s+Consistent\s+failed \(canary\)\s/);
+  });
+
+  test('fleet-rollout pause|resume|rollback: one write of the control key; usage errors exit 2, a refused write exits 1', async () => {
+    const kubeconfig = path.join(dir, 'kubeconfig-admin');
+    writeFileSync(kubeconfig, mgmt.kubeconfig('system:admin'));
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fleet-cmd' } });
+    const run = async (args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await fleetRolloutMain(args, { KUBECONFIG: kubeconfig }, (s) => (out += s), (s) => (err += s), () => Date.parse('2026-11-27T10:00:00Z'));
+      return { code, out, err };
+    };
+    const control = () => mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: 'fleet-cmd' })?.data?.['control.json'];
+    expect(await run(['pause', '--namespace=fleet-cmd', '--by=alice'])).toEqual({ code: 0, err: '', out: 'pause: written to ConfigMap fleet-cmd/on-cluster-build-fleet-rollout ({"paused":{"at":1795773600000,"by":"alice"}}); the fleet component acts on it at once\n' });
+    expect((await run(['rollback', '--namespace=fleet-cmd', '--by=bob'])).code).toBe(0);
+    expect(JSON.parse(control()!)).toEqual({ paused: { at: 1795773600000, by: 'alice' }, rollback: { at: 1795773600000, by: 'bob' } });
+    expect((await run(['resume', '--namespace=fleet-cmd'])).code).toBe(0);
+    expect(JSON.parse(control()!)).toEqual({ resume: 1 });
+    // The fleet's state key is never touched by the command.
+    expect(Object.keys(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: 'fleet-cmd' })!.data!)).toEqual(['control.json']);
+    for (const args of [[], ['halt'], ['pause', '--bogus']]) expect(await run(args)).toMatchObject({ code: 2, out: '' });
+    // The view's identity may not write: one located line, exit 1.
+    writeFileSync(kubeconfig, mgmt.kubeconfig(SRE));
+    const denied = await run(['pause', '--namespace=fleet-cmd']);
+    expect(denied.code).toBe(1);
+    expect(denied.err.trim().split('\n')).toHaveLength(1);
+    expect(denied.err).toMatch(/^on-cluster-build fleet-rollout pause: /);
   });
 
   test('is a command of on-cluster-build, with its flags in --help', async () => {

@@ -280,7 +280,7 @@ describe('the fleet package', () => {
       expect(cp.spec.namespaceSelector).toBeUndefined();
       const pkg = cp.spec['object-templates'][0].objectDefinition;
       expect([pkg.kind, pkg.metadata]).toEqual(['ClusterPackage', { name: fleetDefinition().name }]);
-      expect(Object.keys(pkg.spec.config).sort()).toEqual(['image', 'maxHoldSeconds', 'providerLayer', 'providerRepository']);
+      expect(Object.keys(pkg.spec.config).sort()).toEqual(['image', 'maxHoldSeconds', 'providerLayer', 'providerRepository', 'rollout']);
     });
 
     test('fails on a config the package refuses', () => {
