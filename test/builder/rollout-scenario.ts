@@ -45,6 +45,8 @@ export interface ScenarioOptions {
   layer: string;
   /** NodePools made to fail (by key `clusters/<name>`, or index): the stand-in's failure message. */
   failing?: (key: string, index: number) => string | undefined;
+  /** Extra runFleet options (the rollout policy, admitRollout, …) merged into the default fleet's. */
+  fleetOptions?: Record<string, unknown>;
   /** The fleet process; default: today's runFleet with a provider layer whose images exist at once. */
   fleet?: (ctx: ScenarioContext, signal: AbortSignal) => Promise<void>;
   bounds: { maxConcurrency?: number; perHostedCluster?: number; maxFailures?: number; progressDeadlineMs?: number; maxHoldSeconds: number };
@@ -216,6 +218,7 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
               log: (msg, fields = {}) => {
                 if (logs.length < 10_000) logs.push({ msg, ...fields });
               },
+              ...o.fleetOptions,
             },
             signal,
           ));
