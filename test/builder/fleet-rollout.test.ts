@@ -11,7 +11,7 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube } from '../../builder/clusters/kube.js';
 import { NTO_GENERATED_LABEL } from '../../builder/controller/handoff.js';
 import { NODEPOOL_LABEL as BUILDER_NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
-import { NODEPOOLS } from '../../builder/fleet/gate.js';
+import { NODEPOOLS, type ImageKey } from '../../builder/fleet/gate.js';
 import { providerHandoff } from './fleet-fixtures.js';
 import {
   ALL_MACHINES_READY,
@@ -357,5 +357,28 @@ describe("today's fleet component: the recorder finds what the rollout work fixe
     expect(r.violations.filter((v) => v.property === 4)).toEqual([]);
     // Each bumped NodePool rolled once, to (R2, image built for R2).
     expect(r.ctx.recorder.starts).toBe(3);
+  }, 120_000);
+
+  it('a build that does not land by maxHoldSeconds: the gate lifts the hold with the old hand-off, and nodes run the new release on the old OS', async () => {
+    const r = await scenario({
+      hostedClusters: 2,
+      nodePoolsPerCluster: 1,
+      initialLayer: NEW_LAYER,
+      layer: NEW_LAYER,
+      bounds: { maxHoldSeconds: 1800 },
+      stepMs: 5 * MIN,
+      maxSteps: 12,
+      // The image for R2 never lands (a Pending arm64 Job, a failing build).
+      fleetOptions: (ctx) => ({ imageFor: (k: ImageKey) => (k.releaseImage === R2 ? { pending: 'build Job Pending: no node of arch arm64' } : { image: ctx.imageOf(k.releaseImage, k.arch, k.layer) }) }),
+      during: async (ctx, step) => {
+        if (step === 0) await ctx.bump(ctx.nodePools[0]!, R2);
+      },
+      until: () => false,
+    });
+    const [k] = r.ctx.nodePools;
+    expect(r.violations.filter((v) => v.property === 4)).toEqual([
+      expect.objectContaining({ write: expect.stringMatching(new RegExp(`^${FLEET_USER} MODIFIED NodePool ${k} rv=`)), message: `${k}: not paused on release ${R2} with a hand-off image built for ${R1}` }),
+    ]);
+    expect(r.ctx.logs.some((l) => l.msg === 'gate TimedOut' && l.nodePool === k)).toBe(true);
   }, 120_000);
 });

@@ -45,8 +45,8 @@ export interface ScenarioOptions {
   layer: string;
   /** NodePools made to fail (by key `clusters/<name>`, or index): the stand-in's failure message. */
   failing?: (key: string, index: number) => string | undefined;
-  /** Extra runFleet options (the rollout policy, admitRollout, …) merged into the default fleet's. */
-  fleetOptions?: Record<string, unknown>;
+  /** Extra runFleet options (the rollout policy, admitRollout, a slower imageFor, …) merged into the default fleet's. */
+  fleetOptions?: (ctx: ScenarioContext) => Record<string, unknown>;
   /** The fleet process; default: today's runFleet with a provider layer whose images exist at once. */
   fleet?: (ctx: ScenarioContext, signal: AbortSignal) => Promise<void>;
   bounds: { maxConcurrency?: number; perHostedCluster?: number; maxFailures?: number; progressDeadlineMs?: number; maxHoldSeconds: number };
@@ -218,7 +218,7 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
               log: (msg, fields = {}) => {
                 if (logs.length < 10_000) logs.push({ msg, ...fields });
               },
-              ...o.fleetOptions,
+              ...o.fleetOptions?.(c),
             },
             signal,
           ));
