@@ -266,8 +266,15 @@ export interface PoolView {
 export class HyperShiftStandIn {
   private readonly o: Required<Omit<StandInOptions, 'server' | 'clock'>> & Pick<StandInOptions, 'server' | 'clock'>;
   private readonly pools = new Map<string, Pool>();
-  /** The operator's ConfigMap cache: `ns/name` → object as last delivered. */
-  private readonly cache = new Map<string, KubeObject>();
+  /** The operator's ConfigMap cache (machine-config ones): namespace → name → object as last delivered. */
+  private readonly cache = new Map<string, Map<string, KubeObject>>();
+  private cacheSet(o: KubeObject, present: boolean): void {
+    const ns = o.metadata!.namespace as string;
+    let m = this.cache.get(ns);
+    if (!m) this.cache.set(ns, (m = new Map()));
+    if (present) m.set(o.metadata!.name as string, o);
+    else m.delete(o.metadata!.name as string);
+  }
   private readonly queued = new Map<string, { at: number; handle: unknown }>();
   private writing = false;
   private off?: () => void;
@@ -280,7 +287,7 @@ export class HyperShiftStandIn {
 
   /** Starts watching (the server's write hook): fills the cache with what is there and queues every NodePool. */
   start(): void {
-    for (const cm of this.o.server.store.list('v1', 'ConfigMap')) if (this.isMachineConfig(cm)) this.cache.set(refOf(cm), cm);
+    for (const cm of this.o.server.store.list('v1', 'ConfigMap')) if (this.isMachineConfig(cm)) this.cacheSet(cm, true);
     this.off = this.o.server.onWrite((e) => this.onWrite(e));
     for (const np of this.o.server.store.list(API, 'NodePool')) {
       this.index(np, false);
@@ -366,9 +373,7 @@ export class HyperShiftStandIn {
       const obj = e.object;
       const type = e.type;
       const deliver = () => {
-        const r = refOf(obj);
-        if (type === 'DELETED' || !this.isMachineConfig(obj)) this.cache.delete(r);
-        else this.cache.set(r, obj);
+        this.cacheSet(obj, type !== 'DELETED' && this.isMachineConfig(obj));
         const npName = (obj.metadata?.labels ?? {})[NODEPOOL_LABEL] ?? (e.previous?.metadata?.labels ?? {})[NODEPOOL_LABEL];
         if (!npName) return;
         // getNodePoolNamespacedName: the NodePool whose HCP namespace this is.
@@ -437,7 +442,7 @@ export class HyperShiftStandIn {
     const p = this.pool(key);
     const now = this.o.clock.now();
     const version = this.o.versionOf(np.spec.release.image);
-    const { config, payload } = configHashes(mcoRawConfig(this.machineConfigsOf(np, this.cache.values())), version);
+    const { config, payload } = configHashes(mcoRawConfig(this.machineConfigsOf(np, this.cache.get(hcpNamespace(np.metadata.namespace, np.spec.clusterName))?.values() ?? [])), version);
     if (p.machines.length === 0 && p.target === undefined) {
       // First sight: the machines run what the NodePool says (it existed before the stand-in).
       p.target = { payload, config, version };

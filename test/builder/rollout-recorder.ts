@@ -133,7 +133,11 @@ export class InvariantRecorder {
   /** Checks what time alone changes (a pausedUntil expiring, a deadline passing): call after advancing the clock. */
   tick(): void {
     this.current = 'clock';
-    for (const np of this.o.server.store.list('hypershift.openshift.io/v1beta1', 'NodePool')) this.check(np);
+    // Only time-bound states change without a write: an RFC3339 hold, a rollout's deadline.
+    for (const np of this.o.server.store.list('hypershift.openshift.io/v1beta1', 'NodePool')) {
+      const v = (np as any).spec?.pausedUntil;
+      if (this.rolling.has(keyOf(np)) || (typeof v === 'string' && pausedUntilState(v, 0).requeueAfterMs !== 0)) this.check(np);
+    }
   }
 
   /** A one-line summary per property (tests print it on failure). */

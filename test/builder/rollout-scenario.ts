@@ -77,6 +77,8 @@ export interface ScenarioContext {
   logs: { msg: string; [k: string]: unknown }[];
   /** Changes a NodePool's release as the API server would with the fleet's mutating webhook in front. */
   bump: (key: string, release: string) => Promise<void>;
+  /** A human sets (or, with null, removes) a NodePool's pausedUntil. */
+  humanPause: (key: string, value: string | null) => Promise<void>;
   /** Stops the fleet process (a crash) / starts it again. */
   crash: () => Promise<void>;
   restart: () => void;
@@ -91,6 +93,20 @@ export interface ScenarioResult {
   steps: number;
   simulatedMs: number;
   ctx: ScenarioContext;
+}
+
+/** A seeded PRNG (xorshift32) for randomized schedules: the same seed gives the same run. */
+export function rng(seed: number): { next(): number; int(n: number): number; pick<T>(xs: readonly T[]): T } {
+  let x = seed >>> 0 || 1;
+  const next = () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 0x1_0000_0000;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  return { next, int, pick: (xs) => xs[int(xs.length)]! };
 }
 
 /** A Kube whose requests are counted (quiescence). */
@@ -193,6 +209,10 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
       const next = { ...old, spec: { ...(old as any).spec, release: { image: release } } } as KubeObject;
       const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...admitNodePoolUpdate(old as any, next as any, new Date(clock.now()))];
       await admission.request('PATCH', admission.path(NODEPOOLS, key.slice(0, i), key.slice(i + 1)), ops, 'application/json-patch+json');
+    },
+    humanPause: async (key, value) => {
+      const i = key.indexOf('/');
+      await human.mergePatch(NODEPOOLS, key.slice(i + 1), key.slice(0, i), { spec: { pausedUntil: value } });
     },
     crash: async () => {
       stop?.abort();
