@@ -37,6 +37,8 @@ export interface ScenarioOptions {
   upgradeType?: (index: number) => UpgradeType;
   /** HostedCluster labels (canary groups are selected by them). */
   hostedClusterLabels?: (clusterIndex: number) => Record<string, string>;
+  /** Capabilities disabled on a HostedCluster (copied to its HostedControlPlane, as HyperShift does): e.g. ['NodeTuning']. */
+  disabledCapabilities?: (clusterIndex: number) => string[] | undefined;
   /** HostedClusters whose NodePools are canaries (the recorder's property 2). */
   canary?: (labels: Record<string, string>) => boolean;
   /** Hand-offs present at the start: none (the fleet is being installed) or provider-only ones of this layer for R1. */
@@ -152,8 +154,10 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
     const labels = o.hostedClusterLabels?.(c) ?? {};
     const hcp = hcpNamespace(NP_NAMESPACE, name);
     store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: hcp } });
-    store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name, namespace: NP_NAMESPACE, labels }, spec: { release: { image: R1 } } });
-    store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name, namespace: hcp }, spec: { releaseImage: R1 } });
+    const disabled = o.disabledCapabilities?.(c);
+    const capabilities = disabled ? { capabilities: { disabled } } : {};
+    store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name, namespace: NP_NAMESPACE, labels }, spec: { release: { image: R1 }, ...capabilities } });
+    store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name, namespace: hcp }, spec: { releaseImage: R1, ...capabilities } });
     for (let j = 0; j < o.nodePoolsPerCluster; j++, index++) {
       const np = `${name}-pool-${j}`;
       const key = `${NP_NAMESPACE}/${np}`;
