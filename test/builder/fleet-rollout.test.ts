@@ -382,3 +382,17 @@ describe("today's fleet component: the recorder finds what the rollout work fixe
     expect(r.ctx.logs.some((l) => l.msg === 'gate TimedOut' && l.nodePool === k)).toBe(true);
   }, 120_000);
 });
+
+/**
+ * The Done-when scenarios, written against the merged gate and rollout work (each is one
+ * `scenario({...})` call: canaries by `hostedClusterLabels`/`canary`, failures by `failing`, the
+ * policy by `fleetOptions`, human commands and crashes in `during`).
+ */
+describe('fleet rollouts under the rollout policy (after the gate and rollout work is merged)', () => {
+  it.todo('Progressive, 5 canary HostedClusters, maxConcurrency 50, maxFailures 3: never more than 50 rolling; canaries first; 5 failing NodePools among the first 200 after the canaries halt it at the fourth failure and nothing starts after; resume completes it');
+  it.todo('Progressive: a failing canary halts the rollout before any other NodePool starts');
+  it.todo('rollback returns every changed NodePool to its previous image under the same bound');
+  it.todo('installing the fleet into a running fleet changes no NodePool before its policy does');
+  it.todo('default policy (RideReleaseChange): a new layer causes 0 rollouts; each next release bump causes exactly one, with the new layer on the new release');
+  it.todo('randomized schedules (build times, fleet crashes, the bound reached, human pauses; rng(seed)): never unpaused on (R, image built for R′ ≠ R); no pausedUntil we wrote is "true" or later than now + bound');
+});

@@ -19,7 +19,7 @@
  * release change counts too). It stays rolling until HyperShift reports, on the NodePool, success
  * (UpdatingConfig False/AsExpected, nodePoolCurrentConfig = the config hash of that content,
  * UpdatingVersion False and status.version = the release's version, Ready, AllMachinesReady and
- * AllNodesHealthy True) or failure (UpdatingConfig reason InplaceUpgradeFailed, or
+ * AllNodesHealthy True) or failure (UpdatingConfig or UpdatingVersion reason InplaceUpgradeFailed, or
  * progressDeadlineMs passed since it started). Either ends it; the content becomes its base.
  */
 import type { ApiTestServer, KubeObject, WriteEvent } from '../../pkogen/test/kube/api-server.js';
@@ -224,7 +224,7 @@ export class InvariantRecorder {
     // End of a rollout: success or failure, as HyperShift reports it on the NodePool.
     const r = this.rolling.get(k);
     if (r) {
-      const failedReason = conditionOf(np, UPDATING_CONFIG)?.reason === INPLACE_UPGRADE_FAILED;
+      const failedReason = conditionOf(np, UPDATING_CONFIG)?.reason === INPLACE_UPGRADE_FAILED || conditionOf(np, UPDATING_VERSION)?.reason === INPLACE_UPGRADE_FAILED;
       const late = this.o.progressDeadlineMs !== undefined && now - r.since > this.o.progressDeadlineMs;
       if (this.succeededOn(np, r.content)) this.end(k, r, 'succeeded');
       else if (failedReason || late) this.end(k, r, 'failed');
