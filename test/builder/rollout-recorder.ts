@@ -122,6 +122,12 @@ export class InvariantRecorder {
     this.failures = 0;
   }
 
+  /** A new rollout begins (a new layer, a rollback): canaries must succeed again before others start; halts and failures count afresh. */
+  newRollout(): void {
+    this.succeeded.clear();
+    this.resumed();
+  }
+
   get isHalted(): boolean {
     return this.halted;
   }
