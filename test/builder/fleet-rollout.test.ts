@@ -276,6 +276,21 @@ describe('the invariant recorder', () => {
     expect(recorder.rollingNow()).toEqual([]);
   });
 
+  it('finds a NodePool outside the canaries started before every canary succeeded', async () => {
+    const canaryFirst = new InvariantRecorder({ server, clock, standIn, fleetWriters: [FLEET_USER], canaries: new Set([`${NS}/a`]) });
+    canaryFirst.start();
+    try {
+      await writeHandoff('b', img(R2).replace('f', 'd'));
+      expect(canaryFirst.violations.map((v) => `${v.property} ${v.message}`)).toEqual(['2 clusters/b (not a canary) started before every canary succeeded (1 pending, e.g. clusters/a)']);
+      await writeHandoff('a', img(R2).replace('f', 'd'));
+      for (let i = 0; i < 20; i++) clock.advance(MIN), canaryFirst.tick();
+      await writeHandoff('c', img(R2).replace('f', 'd'));
+      expect(canaryFirst.violations.length).toBe(1);
+    } finally {
+      canaryFirst.stop();
+    }
+  });
+
   it('finds a hold that never expires or outlives the bound, an unpaused NodePool on another release’s image, and a start after a halt', async () => {
     await fleet.mergePatch(NODEPOOLS, 'a', NS, { spec: { pausedUntil: 'true' } });
     await fleet.mergePatch(NODEPOOLS, 'b', NS, { spec: { pausedUntil: new Date(clock.now() + 3600_000).toISOString() } });
