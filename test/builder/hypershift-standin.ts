@@ -285,13 +285,15 @@ export class HyperShiftStandIn {
     this.o = { configMapLagMs: 0, reconcileDelayMs: 1000, machineBootMs: 8 * 60_000, nodeUpgradeMs: 6 * 60_000, versionOf: defaultVersionOf, ...o };
   }
 
-  /** Starts watching (the server's write hook): fills the cache with what is there and queues every NodePool. */
+  /** Starts watching (the server's write hook): fills the cache with what is there and reconciles every NodePool once, now. */
   start(): void {
     for (const cm of this.o.server.store.list('v1', 'ConfigMap')) if (this.isMachineConfig(cm)) this.cacheSet(cm, true);
     this.off = this.o.server.onWrite((e) => this.onWrite(e));
+    // The machines run what each NodePool says now (they existed before us): settled at once, so a
+    // write that lands before the first clock step is a change, not the starting point.
     for (const np of this.o.server.store.list(API, 'NodePool')) {
       this.index(np, false);
-      this.enqueue(refOf(np), 0);
+      this.reconcile(refOf(np));
     }
   }
 

@@ -94,6 +94,8 @@ export interface ScenarioResult {
   summary: string;
   steps: number;
   simulatedMs: number;
+  /** API requests the fleet made (the bench's requests per NodePool per step come from here). */
+  fleetRequests: number;
   ctx: ScenarioContext;
 }
 
@@ -285,5 +287,5 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
     recorder.stop();
     await server.stop();
   }
-  return { violations: recorder.violations, violationCount: recorder.violationCount, summary: recorder.summary(), steps, simulatedMs: clock.now() - t0, ctx };
+  return { violations: recorder.violations, violationCount: recorder.violationCount, summary: recorder.summary(), steps, simulatedMs: clock.now() - t0, fleetRequests: fleetKube.total, ctx };
 }
