@@ -4,7 +4,8 @@
  * ConfigMap, and HyperShift's NodePool status is played by the test (UpdatingConfig with its
  * "Target config" message, the current-config annotation, Ready/AllMachinesReady/AllNodesHealthy).
  * - Default policy: installing the fleet writes no hand-off; a release change (held by the
- *   admission mutation, as the API server would apply it) is admitted and carries the layer.
+ *   admission mutation, as the API server would apply it) is admitted and carries the layer; the
+ *   hold is lifted only once HyperShift's UpdatingConfig target moved past the one recorded.
  * - Progressive: the canary first; the others only once it succeeded, at most maxConcurrency at
  *   once; a restarted fleet process resumes from the persisted state without exceeding the bound;
  *   a failure beyond maxFailures halts; the `fleet-rollout resume` write (updateControl) resumes.
@@ -137,14 +138,18 @@ describe('the fleet loop with a rollout policy', () => {
       else if (op.path.startsWith('/metadata/annotations/')) after.metadata.annotations = { ...after.metadata.annotations, [op.path.slice('/metadata/annotations/'.length).replace(/~1/g, '/').replace(/~0/g, '~')]: op.value as string };
     }
     mgmt.store.put(after);
-    await waitFor('c3 handed off for R2 and unheld', () => handoff('c3')?.metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2 && np('c3').spec?.pausedUntil === undefined && np('c3').metadata?.annotations?.[PAUSED_FOR_ANNOTATION] === undefined);
+    await waitFor('c3 handed off for R2', () => handoff('c3')?.metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2);
+    // Still held until HyperShift shows it read the hand-off: while paused its UpdatingConfig target moves.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(np('c3').metadata?.annotations?.[PAUSED_FOR_ANNOTATION]).toBe(R2);
+    rolls('c3');
+    await waitFor('c3 unheld', () => np('c3').spec?.pausedUntil === undefined && np('c3').metadata?.annotations?.[PAUSED_FOR_ANNOTATION] === undefined);
     expect(handedOffImage(handoff('c3')!.data!.config!)).toBe(imageFor('L1', R2));
     expect(handedOff()).toEqual(['c3']);
     // The admission was recorded before the write; HyperShift finishing it is recorded too.
     let loaded = await readRollout(new Kube(mgmt.kubeConfig('system:admin')), NS);
     expect(loaded.state!.entries['clusters/c3-workers']).toMatchObject({ change: 'release-change' });
     expect(loaded.state!.entries['clusters/c3-workers']!.startedAt).toBeDefined();
-    rolls('c3');
     finishes('c3');
     await waitFor('c3 succeeded in the plan', () => engine?.current()?.rows.find((r) => r.key === 'clusters/c3-workers')?.state === 'succeeded');
     await waitFor('success persisted', () => {

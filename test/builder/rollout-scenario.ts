@@ -213,7 +213,7 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
       const i = key.indexOf('/');
       const old = store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', namespace: key.slice(0, i), name: key.slice(i + 1) })! as KubeObject;
       const next = { ...old, spec: { ...(old as any).spec, release: { image: release } } } as KubeObject;
-      const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...admitNodePoolUpdate(old as any, next as any, new Date(clock.now()))];
+      const ops = [{ op: 'replace', path: '/spec/release/image', value: release }, ...admitNodePoolUpdate(old as any, next as any, new Date(clock.now()), o.bounds.maxHoldSeconds)];
       await admission.request('PATCH', admission.path(NODEPOOLS, key.slice(0, i), key.slice(i + 1)), ops, 'application/json-patch+json');
     },
     humanPause: async (key, value) => {
