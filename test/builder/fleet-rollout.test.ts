@@ -1,17 +1,24 @@
 /**
  * Fleet rollouts on simulated time (docs/design/fleet-simulation.md): first the HyperShift
- * stand-in's own behaviour against upstream's semantics, then the invariant recorder, then
- * today's fleet component run against a scaled fleet, where the recorder must find what the
- * rollout work exists to fix.
+ * stand-in's own behaviour against upstream's semantics, then the invariant recorder, then the
+ * fleet component with its rollout policy against a scaled fleet (the recorder finds no
+ * violation), one fleet that admits every hand-off (the recorder finds the old behaviour), and
+ * the Done-when scenarios.
  *
- * Scale: FLEET_ROLLOUT_NODEPOOLS (default 200, in half as many HCP namespaces); the Done-when's
- * 2,000 in 1,000 is FLEET_ROLLOUT_NODEPOOLS=2000.
+ * Scale: FLEET_ROLLOUT_NODEPOOLS (default 200, in half as many HCP namespaces: affordable on 2
+ * shared cores); the Done-when's 2,000 in 1,000 is
+ *   FLEET_ROLLOUT_NODEPOOLS=2000 node --experimental-vm-modules node_modules/jest/bin/jest.js test/builder/fleet-rollout.test.ts
+ * FLEET_ROLLOUT_SEEDS (default 3): how many seeded schedules the property test runs.
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube } from '../../builder/clusters/kube.js';
 import { NTO_GENERATED_LABEL } from '../../builder/controller/handoff.js';
 import { NODEPOOL_LABEL as BUILDER_NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
 import { NODEPOOLS, type ImageKey } from '../../builder/fleet/gate.js';
+import { parsePolicy, type RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
+import type { RolloutEngine } from '../../builder/fleet/rollout/engine.js';
+import { applyAction } from '../../builder/fleet/rollout/command.js';
+import { updateControl } from '../../builder/fleet/rollout/state.js';
 import { providerHandoff } from './fleet-fixtures.js';
 import {
   ALL_MACHINES_READY,
@@ -35,7 +42,7 @@ import {
   type UpgradeType,
 } from './hypershift-standin.js';
 import { InvariantRecorder } from './rollout-recorder.js';
-import { FLEET_USER, HUMAN_USER, NEW_LAYER, OLD_LAYER, R1, R2, scenario } from './rollout-scenario.js';
+import { FLEET_USER, HUMAN_USER, NEW_LAYER, OLD_LAYER, R1, R2, rng, scenario, type ScenarioContext } from './rollout-scenario.js';
 
 const NODEPOOLS_AT_SCALE = Number(process.env.FLEET_ROLLOUT_NODEPOOLS ?? 200);
 /** Today's fleet makes ~18 requests per NodePool per step: its scale runs take real time in proportion. */
@@ -335,57 +342,68 @@ describe('the invariant recorder', () => {
   });
 });
 
-/**
- * TODAY's fleet component (builder/fleet/run.ts as it is on main) against a scaled fleet. These
- * assert that the recorder FINDS violations: they document the old behaviour the rollout policy
- * replaces. When the gate and rollout work is merged, flip each `expect(...).toBeGreaterThan(0)`
- * to `toEqual([])`-style assertions (the Done-when scenarios), or delete this block.
- */
-describe("today's fleet component: the recorder finds what the rollout work fixes (expected failures of the old code)", () => {
-  const clusters = Math.max(1, Math.round(NODEPOOLS_AT_SCALE / 2));
-  const common = { hostedClusters: clusters, nodePoolsPerCluster: 2, replicas: 1, bounds: { maxConcurrency: 50, perHostedCluster: 1, maxHoldSeconds: 3600 }, stepMs: 2 * MIN, maxSteps: 40, machineBootMs: 8 * MIN, nodeUpgradeMs: 6 * MIN };
 
-  it(`installing the fleet rolls every NodePool at once (${NODEPOOLS_AT_SCALE} NodePools, maxConcurrency 50)`, async () => {
-    const r = await scenario({ ...common, layer: NEW_LAYER });
+/** The fleet's namespace in the scenarios (its rollout ConfigMap). */
+const FLEET_NS = 'on-cluster-build-fleet';
+/** runFleet options for a rollout policy; the engine is handed to `onEngine`. */
+const withPolicy = (policy: RolloutPolicy, onEngine?: (e: RolloutEngine) => void) => (ctx: ScenarioContext) => {
+  if (!ctx.server.store.get({ apiVersion: 'v1', kind: 'Namespace', name: FLEET_NS })) ctx.server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: FLEET_NS } });
+  return { rollout: { policy, namespace: FLEET_NS, ...(onEngine ? { onEngine } : {}) }, waitingRecheckMs: MIN };
+};
+/** A human's `on-cluster-build fleet-rollout <action>`: the command's own write (command.ts applyAction through updateControl). */
+const command = (ctx: ScenarioContext, action: 'pause' | 'resume' | 'rollback') => updateControl(ctx.human, FLEET_NS, (c) => applyAction(action, c, 'sre', ctx.clock.now()));
+
+const clusters = Math.max(1, Math.round(NODEPOOLS_AT_SCALE / 2));
+const common = { hostedClusters: clusters, nodePoolsPerCluster: 2, replicas: 1, stepMs: 2 * MIN, machineBootMs: 8 * MIN, nodeUpgradeMs: 6 * MIN };
+
+/**
+ * The fleet component with its rollout policy against a scaled fleet: what the rollout work
+ * fixed holds (the recorder finds no violation), and one fleet that admits every hand-off shows
+ * the recorder still finds the old behaviour.
+ */
+describe('the fleet component under its default policy: the recorder finds nothing', () => {
+  const bounds = { maxConcurrency: 50, perHostedCluster: 1, maxHoldSeconds: 3600 };
+  const defaultPolicy = withPolicy(parsePolicy(undefined));
+
+  it(`a fleet that admits every hand-off (no rollout policy) rolls every NodePool at once: the recorder finds it (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
+    const r = await scenario({ ...common, bounds, maxSteps: 40, layer: NEW_LAYER });
     const p1 = r.violations.filter((v) => v.property === 1);
     expect(p1.length).toBeGreaterThan(0);
     expect(r.ctx.recorder.maxRolling).toBe(NODEPOOLS_AT_SCALE);
-    expect(r.ctx.recorder.starts).toBe(NODEPOOLS_AT_SCALE);
     expect(p1[0]!.write).toMatch(new RegExp(`^${FLEET_USER} ADDED ConfigMap `));
-    // Every one of them finished (the stand-in rolled them all) and nothing else was found.
-    expect(r.ctx.recorder.log.filter((l) => l.startsWith('succeeded')).length).toBe(NODEPOOLS_AT_SCALE);
-    expect(r.violations.filter((v) => v.property !== 1)).toEqual([]);
   }, SCALE_TIMEOUT_MS);
 
-  it(`a new provider layer rolls every NodePool at once (${NODEPOOLS_AT_SCALE} NodePools, maxConcurrency 50)`, async () => {
-    const r = await scenario({ ...common, initialLayer: OLD_LAYER, layer: NEW_LAYER });
-    expect(r.violations.filter((v) => v.property === 1).length).toBeGreaterThan(0);
-    expect(r.ctx.recorder.maxRolling).toBe(NODEPOOLS_AT_SCALE);
-    expect(r.violations.filter((v) => v.property !== 1)).toEqual([]);
+  it(`installing the fleet rolls no NodePool (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
+    const r = await scenario({ ...common, bounds, maxSteps: 10, layer: NEW_LAYER, fleetOptions: defaultPolicy });
+    expect(r.violations).toEqual([]);
+    expect(r.ctx.recorder.starts).toBe(0);
   }, SCALE_TIMEOUT_MS);
 
-  it('a release change is held with pausedUntil "true" (a hold that never expires); it never runs the new release on the old image', async () => {
+  it(`a new provider layer rolls no NodePool (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
+    const r = await scenario({ ...common, bounds, maxSteps: 10, initialLayer: OLD_LAYER, layer: NEW_LAYER, fleetOptions: defaultPolicy });
+    expect(r.violations).toEqual([]);
+    expect(r.ctx.recorder.starts).toBe(0);
+  }, SCALE_TIMEOUT_MS);
+
+  it('a release change is held until an RFC3339 time within the bound, and rolls once to the new release with its own image', async () => {
     const r = await scenario({
       hostedClusters: 5,
       nodePoolsPerCluster: 2,
       initialLayer: NEW_LAYER,
       layer: NEW_LAYER,
-      bounds: { maxHoldSeconds: 3600 },
+      bounds: { maxConcurrency: 50, perHostedCluster: 1, maxHoldSeconds: 3600 },
       stepMs: MIN,
-      maxSteps: 30,
+      maxSteps: 40,
+      fleetOptions: defaultPolicy,
       during: async (ctx, step) => {
-        if (step === 0) for (const k of ctx.nodePools.slice(0, 3)) await ctx.bump(k, R2);
+        if (step === 0) for (const k of ctx.nodePools.filter((_, i) => i % 2 === 0).slice(0, 3)) await ctx.bump(k, R2);
       },
     });
-    const p5 = r.violations.filter((v) => v.property === 5);
-    expect(p5.map((v) => v.message)).toEqual(r.ctx.nodePools.slice(0, 3).map((k) => `${k}: pausedUntil "true" holds until someone removes it`));
-    expect(p5.every((v) => v.write.startsWith('release-change-with-fleet-admission MODIFIED NodePool'))).toBe(true);
-    expect(r.violations.filter((v) => v.property === 4)).toEqual([]);
-    // Each bumped NodePool rolled once, to (R2, image built for R2).
+    expect(r.violations).toEqual([]);
     expect(r.ctx.recorder.starts).toBe(3);
   }, 120_000);
 
-  it('a build that does not land by maxHoldSeconds: the gate lifts the hold with the old hand-off, and nodes run the new release on the old OS', async () => {
+  it('a build that does not land by maxHoldSeconds: the hold ends with the new release on its own OS, never the old image', async () => {
     const r = await scenario({
       hostedClusters: 2,
       nodePoolsPerCluster: 1,
@@ -394,31 +412,199 @@ describe("today's fleet component: the recorder finds what the rollout work fixe
       bounds: { maxHoldSeconds: 1800 },
       stepMs: 5 * MIN,
       maxSteps: 12,
-      // The image for R2 never lands (a Pending arm64 Job, a failing build).
-      fleetOptions: (ctx) => ({ imageFor: (k: ImageKey) => (k.releaseImage === R2 ? { pending: 'build Job Pending: no node of arch arm64' } : { image: ctx.imageOf(k.releaseImage, k.arch, k.layer) }) }),
+      fleetOptions: (ctx) => ({ ...defaultPolicy(ctx), imageFor: (k: ImageKey) => (k.releaseImage === R2 ? { pending: 'build Job Pending: no node of arch arm64' } : { image: ctx.imageOf(k.releaseImage, k.arch, k.layer) }) }),
       during: async (ctx, step) => {
         if (step === 0) await ctx.bump(ctx.nodePools[0]!, R2);
       },
       until: () => false,
     });
-    const [k] = r.ctx.nodePools;
-    expect(r.violations.filter((v) => v.property === 4)).toEqual([
-      expect.objectContaining({ write: expect.stringMatching(new RegExp(`^${FLEET_USER} MODIFIED NodePool ${k} rv=`)), message: `${k}: not paused on release ${R2} with a hand-off image built for ${R1}` }),
-    ]);
-    expect(r.ctx.logs.some((l) => l.msg === 'gate TimedOut' && l.nodePool === k)).toBe(true);
+    expect(r.violations).toEqual([]);
+    expect(r.ctx.logs.some((l) => l.msg === 'gate TimedOut' && l.nodePool === r.ctx.nodePools[0])).toBe(true);
   }, 120_000);
 });
 
 /**
- * The Done-when scenarios, written against the merged gate and rollout work (each is one
- * `scenario({...})` call: canaries by `hostedClusterLabels`/`canary`, failures by `failing`, the
- * policy by `fleetOptions`, human commands and crashes in `during`).
+ * The Done-when scenarios: canaries by `hostedClusterLabels`/`canary`, failures by `failing`, the
+ * policy by `fleetOptions`, human commands (the rollout command's own write) and crashes in `during`.
  */
-describe('fleet rollouts under the rollout policy (after the gate and rollout work is merged)', () => {
-  it.todo('Progressive, 5 canary HostedClusters, maxConcurrency 50, maxFailures 3: never more than 50 rolling; canaries first; 5 failing NodePools among the first 200 after the canaries halt it at the fourth failure and nothing starts after; resume completes it');
-  it.todo('Progressive: a failing canary halts the rollout before any other NodePool starts');
-  it.todo('rollback returns every changed NodePool to its previous image under the same bound');
-  it.todo('installing the fleet into a running fleet changes no NodePool before its policy does');
-  it.todo('default policy (RideReleaseChange): a new layer causes 0 rollouts; each next release bump causes exactly one, with the new layer on the new release');
-  it.todo('randomized schedules (build times, fleet crashes, the bound reached, human pauses; rng(seed)): never unpaused on (R, image built for R′ ≠ R); no pausedUntil we wrote is "true" or later than now + bound');
+describe('fleet rollouts under the rollout policy (the Done-when scenarios)', () => {
+  const CANARY = { 'provider.example.com/ring': 'canary' };
+  const progressive = (maxFailures = 3) => parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: CANARY }], maxConcurrency: 50, maxFailures, progressDeadline: '2h' });
+  const canaryOpts = { hostedClusterLabels: (c: number) => (c < 5 ? CANARY : {}), canary: (l: Record<string, string>) => l['provider.example.com/ring'] === 'canary' };
+  /** Five NodePools of HostedClusters 5.. (not canaries), among the first 200 after the canaries, InPlace (odd index: a failure is reported, not only a deadline). */
+  const FAILING = [0, 1, 2, 3, 4].map((i) => 11 + 2 * Math.floor((i * (Math.min(NODEPOOLS_AT_SCALE, 210) - 12)) / 10));
+  const bounds = (maxFailures: number) => ({ maxConcurrency: 50, perHostedCluster: 1, maxFailures, progressDeadlineMs: 2 * 3600_000, maxHoldSeconds: 3600 });
+
+  it(`Progressive, 5 canary HostedClusters, maxConcurrency 50, maxFailures 3 (${NODEPOOLS_AT_SCALE} NodePools): never more than 50 rolling; canaries first; 5 failing after the canaries halt it at the fourth failure and nothing starts after; resume completes it`, async () => {
+    let engine: RolloutEngine | undefined;
+    const failing = new Set(FAILING);
+    let haltedAt: { starts: number; reason: string } | undefined;
+    let resumed = false;
+    const r = await scenario({
+      ...common,
+      ...canaryOpts,
+      initialLayer: OLD_LAYER,
+      layer: NEW_LAYER,
+      bounds: bounds(3),
+      maxSteps: 400,
+      failing: (_k, i) => (failing.has(i) ? 'failed to rebase: error pulling image: unauthorized' : undefined),
+      fleetOptions: withPolicy(progressive(), (e) => (engine = e)),
+      during: async (ctx) => {
+        const halted = engine?.current()?.halted;
+        if (halted && !haltedAt) haltedAt = { starts: ctx.recorder.starts, reason: halted };
+        // Resume once the halt held through what was in flight (nothing rolling) and some time after.
+        if (haltedAt && !resumed && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling()) {
+          expect(ctx.recorder.starts).toBe(haltedAt.starts);
+          expect(ctx.recorder.isHalted).toBe(true);
+          await command(ctx, 'resume');
+          ctx.recorder.resumed();
+          resumed = true;
+        }
+      },
+      until: (ctx) => resumed && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling() && (engine?.current()?.summary.pending ?? 1) === 0,
+    });
+    expect(r.violations).toEqual([]);
+    // Failures are seen as HyperShift reports them: the halt comes with the fourth (or with the fifth, when both were in flight and reported in one step).
+    expect(haltedAt?.reason).toMatch(/^[45] NodePools failed, more than maxFailures 3: /);
+    expect(r.ctx.recorder.maxRolling).toBeLessThanOrEqual(50);
+    // Every NodePool but the failing ones is on the new layer.
+    const ok = r.ctx.recorder.log.filter((l) => l.startsWith('succeeded')).length;
+    expect(ok).toBe(NODEPOOLS_AT_SCALE - failing.size);
+    expect(engine!.current()!.summary.failed).toBe(failing.size);
+  }, SCALE_TIMEOUT_MS);
+
+  it('Progressive: a failing canary halts the rollout before any other NodePool starts', async () => {
+    let engine: RolloutEngine | undefined;
+    const r = await scenario({
+      ...common,
+      ...canaryOpts,
+      hostedClusters: 20,
+      initialLayer: OLD_LAYER,
+      layer: NEW_LAYER,
+      bounds: bounds(3),
+      maxSteps: 60,
+      failing: (_k, i) => (i === 3 ? 'failed to rebase: error pulling image: unauthorized' : undefined),
+      fleetOptions: withPolicy(progressive(), (e) => (engine = e)),
+    });
+    expect(r.violations).toEqual([]);
+    expect(engine!.current()!.halted).toMatch(/canar/);
+    expect(r.ctx.recorder.starts).toBe(10);
+    expect(r.ctx.recorder.log.filter((l) => l.startsWith('start') && !/hc-000[0-4]-/.test(l))).toEqual([]);
+  }, 300_000);
+
+  it(`rollback returns every changed NodePool to its previous image under the same bound (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
+    let engine: RolloutEngine | undefined;
+    let rolledBack = false;
+    const r = await scenario({
+      ...common,
+      ...canaryOpts,
+      initialLayer: OLD_LAYER,
+      layer: NEW_LAYER,
+      bounds: bounds(3),
+      maxSteps: 400,
+      fleetOptions: withPolicy(progressive(), (e) => (engine = e)),
+      during: async (ctx) => {
+        if (!rolledBack && ctx.recorder.starts >= Math.min(60, NODEPOOLS_AT_SCALE / 2)) {
+          await command(ctx, 'rollback');
+          ctx.recorder.newRollout();
+          rolledBack = true;
+        }
+      },
+      until: (ctx) => rolledBack && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling(),
+    });
+    expect(r.violations).toEqual([]);
+    expect(rolledBack).toBe(true);
+    expect(r.ctx.recorder.maxRolling).toBeLessThanOrEqual(50);
+    // Every hand-off carries the old layer's image again.
+    const store = r.ctx.server.store;
+    const onNew = r.ctx.nodePools.filter((k) => {
+      const name = k.slice(k.indexOf('/') + 1);
+      const cm = store.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: `clusters-${name.replace(/-pool-\d+$/, '')}`, name: `on-cluster-build-os-image-${name}` });
+      return (cm?.data?.config ?? '').includes(r.ctx.imageOf(R1, 'amd64', NEW_LAYER));
+    });
+    expect(onNew).toEqual([]);
+    expect(engine!.current()!.rolledBack).toBeDefined();
+  }, SCALE_TIMEOUT_MS);
+
+  it(`installing the fleet under Progressive changes no NodePool before its policy does (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
+    const r = await scenario({ ...common, ...canaryOpts, layer: NEW_LAYER, bounds: bounds(3), maxSteps: 400, fleetOptions: withPolicy(progressive()) });
+    expect(r.violations).toEqual([]);
+    expect(r.ctx.recorder.maxRolling).toBeLessThanOrEqual(50);
+    expect(r.ctx.recorder.starts).toBe(NODEPOOLS_AT_SCALE);
+  }, SCALE_TIMEOUT_MS);
+
+  it('default policy (RideReleaseChange): a new layer causes 0 rollouts; each next release bump causes exactly one, with the new layer on the new release', async () => {
+    const bumped = 20;
+    let bumpedAt = -1;
+    const r = await scenario({
+      ...common,
+      hostedClusters: 20,
+      initialLayer: OLD_LAYER,
+      layer: NEW_LAYER,
+      bounds: { maxConcurrency: 50, perHostedCluster: 1, maxHoldSeconds: 3600 },
+      maxSteps: 60,
+      fleetOptions: withPolicy(parsePolicy(undefined)),
+      during: async (ctx, step) => {
+        if (step === 3) {
+          expect(ctx.recorder.starts).toBe(0);
+          for (const k of ctx.nodePools.slice(0, bumped)) await ctx.bump(k, R2);
+          bumpedAt = step;
+        }
+      },
+      until: (ctx) => bumpedAt >= 0 && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling(),
+    });
+    expect(r.violations).toEqual([]);
+    expect(r.ctx.recorder.starts).toBe(bumped);
+    const store = r.ctx.server.store;
+    for (const k of r.ctx.nodePools) {
+      const name = k.slice(k.indexOf('/') + 1);
+      const cm = store.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: `clusters-${name.replace(/-pool-\d+$/, '')}`, name: `on-cluster-build-os-image-${name}` })!;
+      const i = r.ctx.nodePools.indexOf(k);
+      expect(cm.data!.config).toContain(i < bumped ? r.ctx.imageOf(R2, 'amd64', NEW_LAYER) : r.ctx.imageOf(R1, 'amd64', OLD_LAYER));
+    }
+  }, 300_000);
+
+  const SEEDS = Number(process.env.FLEET_ROLLOUT_SEEDS ?? 3);
+  it(`randomized schedules (${SEEDS} seeds: build times, fleet crashes, the bound reached, human pauses): never unpaused on (R, image built for R' != R); no pausedUntil we wrote is "true" or later than now + bound`, async () => {
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const g = rng(seed * 7919);
+      const lands = new Map<string, number>();
+      const r = await scenario({
+        hostedClusters: 8,
+        nodePoolsPerCluster: 2,
+        replicas: 1,
+        initialLayer: OLD_LAYER,
+        layer: NEW_LAYER,
+        bounds: { maxConcurrency: 4, perHostedCluster: 1, maxHoldSeconds: 1800 },
+        stepMs: 3 * MIN,
+        maxSteps: 50,
+        machineBootMs: 8 * MIN,
+        nodeUpgradeMs: 6 * MIN,
+        configMapLagMs: g.int(3) * 20_000,
+        fleetOptions: (ctx) => ({
+          ...withPolicy(parsePolicy(g.next() < 0.5 ? undefined : { type: 'Progressive', maxConcurrency: 4 }))(ctx),
+          // Build times: an image lands at a random time after it is first asked for (some only after the bound).
+          imageFor: (k: ImageKey) => {
+            const id = `${k.releaseImage} ${k.arch} ${k.layer}`;
+            if (!lands.has(id)) lands.set(id, ctx.clock.now() + g.int(50) * MIN);
+            return ctx.clock.now() >= lands.get(id)! ? { image: ctx.imageOf(k.releaseImage, k.arch, k.layer) } : { pending: 'build running' };
+          },
+        }),
+        during: async (ctx, step) => {
+          const x = g.next();
+          if (x < 0.15) await ctx.bump(g.pick(ctx.nodePools), g.next() < 0.5 ? R2 : R1);
+          else if (x < 0.22) {
+            await ctx.crash();
+            ctx.clock.advance(g.int(20) * MIN);
+            ctx.recorder.tick();
+            ctx.restart();
+          } else if (x < 0.27) await ctx.humanPause(g.pick(ctx.nodePools), g.next() < 0.5 ? null : new Date(ctx.clock.now() + g.int(40) * MIN).toISOString());
+          if (step === 0) for (const k of ctx.nodePools.slice(0, 4)) await ctx.bump(k, R2);
+        },
+        until: () => false,
+      });
+      const found = r.violations.filter((v) => v.property === 4 || v.property === 5);
+      expect({ seed, found }).toEqual({ seed, found: [] });
+    }
+  }, 900_000);
 });
