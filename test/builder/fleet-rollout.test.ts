@@ -5,7 +5,7 @@
  * violation), one fleet that admits every hand-off (the recorder finds the old behaviour), and
  * the Done-when scenarios.
  *
- * Scale: FLEET_ROLLOUT_NODEPOOLS (default 200, in half as many HCP namespaces: affordable on 2
+ * Scale: FLEET_ROLLOUT_NODEPOOLS (default 100, in half as many HCP namespaces: affordable on 2
  * shared cores); the Done-when's 2,000 in 1,000 is
  *   FLEET_ROLLOUT_NODEPOOLS=2000 node --experimental-vm-modules node_modules/jest/bin/jest.js test/builder/fleet-rollout.test.ts
  * FLEET_ROLLOUT_SEEDS (default 3): how many seeded schedules the property test runs.
@@ -44,7 +44,7 @@ import {
 import { InvariantRecorder } from './rollout-recorder.js';
 import { FLEET_USER, HUMAN_USER, NEW_LAYER, OLD_LAYER, R1, R2, rng, scenario, type ScenarioContext } from './rollout-scenario.js';
 
-const NODEPOOLS_AT_SCALE = Number(process.env.FLEET_ROLLOUT_NODEPOOLS ?? 200);
+const NODEPOOLS_AT_SCALE = Number(process.env.FLEET_ROLLOUT_NODEPOOLS ?? 100);
 /** Today's fleet makes ~18 requests per NodePool per step: its scale runs take real time in proportion. */
 const SCALE_TIMEOUT_MS = Math.max(600_000, NODEPOOLS_AT_SCALE * 1_500);
 const MIN = 60_000;
