@@ -279,7 +279,10 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     return { request, decision: o.admitRollout ? await o.admitRollout(request) : { admit: true } };
   };
   const started = (r: RolloutRequest) => o.onRolloutStarted?.(r);
+  /** The reason for a held NodePool's annotation (it says who keeps the hold). */
   const deferred = (d: RolloutDecision): string => truncate(`deferred by the rollout policy: ${'reason' in d ? d.reason : ''}`);
+  /** An unheld NodePool's Deferred step: its message is the policy's reason, as the hook's contract says. */
+  const notNow = (d: RolloutDecision): GateStep => ({ done: true, state: 'Deferred', message: truncate('reason' in d ? d.reason : '') });
 
   // The provider-images channel in the HCP namespace (the tenant layer's FROM), read once.
   const pcm = await m.get<ConfigMap>(RESOURCES.configMaps, PROVIDER_IMAGES_CONFIGMAP, o.hcpNamespace);
@@ -342,7 +345,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         const onItsRelease = cm !== undefined && tenant && handedFor === key.releaseImage && !ours;
         const before = published?.entries.get(o.nodePoolName);
         const asked = onItsRelease ? await ask(before ? 'layer-change' : 'first-handoff', s.image) : undefined;
-        if (asked && !asked.decision.admit) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+        if (asked && !asked.decision.admit) return notNow(asked.decision);
         const r = await step('Published', `provider image ${s.image} for ${key.releaseImage} published in ${o.hcpNamespace}`, () => publishProviderImage(m, o, pcm, key, s.image));
         if (asked) started(asked.request);
         return r;
@@ -359,7 +362,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
           started(asked.request);
           return r;
         }
-        if (!ours) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+        if (!ours) return notNow(asked.decision);
         return hold(deferred(asked.decision), 'Deferred');
       }
       // Nothing changes on the NodePool until the image lands: no reason to hold it, unless the
@@ -381,7 +384,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         started(asked.request);
         return r;
       }
-      if (!ours) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+      if (!ours) return notNow(asked.decision);
       // Held for this release with a hand-off built for it (an older layer): lifting is consistent.
     }
     if (ours) return release();
@@ -408,7 +411,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
       return r;
     }
     if (stale) return neutralise(deferred(asked.decision));
-    if (!ours) return { done: true, state: 'Deferred', message: deferred(asked.decision) };
+    if (!ours) return notNow(asked.decision);
     return hold(deferred(asked.decision), 'Deferred');
   }
   const why = truncate(imageWhy(key, state));

@@ -4,7 +4,8 @@
  * ConfigMap, and HyperShift's NodePool status is played by the test (UpdatingConfig with its
  * "Target config" message, the current-config annotation, Ready/AllMachinesReady/AllNodesHealthy).
  * - Default policy: installing the fleet writes no hand-off; a release change (held by the
- *   admission mutation, as the API server would apply it) is admitted and carries the layer.
+ *   admission mutation, as the API server would apply it) is admitted and carries the layer; the
+ *   hold is lifted only once HyperShift's UpdatingConfig target moved past the one recorded.
  * - Progressive: the canary first; the others only once it succeeded, at most maxConcurrency at
  *   once; a restarted fleet process resumes from the persisted state without exceeding the bound;
  *   a failure beyond maxFailures halts; the `fleet-rollout resume` write (updateControl) resumes.

@@ -53,7 +53,7 @@ beforeAll(async () => {
   core = kc.makeApiClient(CoreV1Api);
   apps = kc.makeApiClient(AppsV1Api);
   objects = KubernetesObjectApi.makeApiClient(kc);
-  for (const n of ['hcp-one', 'crud', 'patch', 'sel', 'watch', 'gc', 'fin', 'crd']) server.store.put(ns(n));
+  for (const n of ['hcp-one', 'crud', 'patch', 'sel', 'watch', 'gc', 'fin', 'crd', 'hook']) server.store.put(ns(n));
 });
 
 afterAll(async () => {
@@ -146,6 +146,32 @@ describe('CRUD', () => {
     expect(r.status).toBe(413);
     expect(r.body).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge', code: 413 });
     expect(server.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'big', namespace: 'crud' })).toBeUndefined();
+  });
+});
+
+describe('write hook', () => {
+  it('tells each stored change, synchronously, in the state it made, with the identity that asked', async () => {
+    const seen: string[] = [];
+    const off = server.onWrite((e) => {
+      // Synchronous: the store already holds what the event says, and nothing later.
+      const now = server.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: e.object.metadata!.name, namespace: 'hook' });
+      seen.push(`${e.type} ${e.object.metadata!.name} ${e.object.data?.key ?? ''} by ${e.user ?? '(store)'} prev=${e.previous?.data?.key ?? '-'} stored=${now?.data?.key ?? 'gone'}`);
+    });
+    try {
+      await core.createNamespacedConfigMap({ namespace: 'hook', body: cm('a', 'hook', { data: { key: '1' } }) });
+      server.store.put(cm('b', 'hook', { data: { key: '9' } }) as KubeObject);
+      await core.patchNamespacedConfigMap({ name: 'a', namespace: 'hook', body: { data: { key: '2' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await core.deleteNamespacedConfigMap({ name: 'a', namespace: 'hook' });
+    } finally {
+      off();
+    }
+    await core.deleteNamespacedConfigMap({ name: 'b', namespace: 'hook' });
+    expect(seen).toEqual([
+      'ADDED a 1 by admin prev=- stored=1',
+      'ADDED b 9 by (store) prev=- stored=9',
+      'MODIFIED a 2 by admin prev=1 stored=2',
+      'DELETED a 2 by admin prev=- stored=gone',
+    ]);
   });
 });
 

@@ -110,6 +110,19 @@ export interface ObjectRef {
   namespace?: string;
 }
 
+/**
+ * One stored change, told to `onWrite` listeners in the order watches see it: the object after
+ * (for DELETED: as it was last), the object before (MODIFIED), and the identity whose request made
+ * it (undefined for `store` writes, garbage collection and namespace cleanup). Stored objects are
+ * replaced, never mutated: the references stay valid; treat them as read-only.
+ */
+export interface WriteEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: KubeObject;
+  previous?: KubeObject;
+  user?: string;
+}
+
 /** Direct access without HTTP; writes emit watch events and run finalizers/GC like the API does. */
 export interface DirectStore {
   get(ref: ObjectRef): KubeObject | undefined;
@@ -304,6 +317,9 @@ export class ApiTestServer {
   private gcQueue: { uid: string; namespace: string; clusterScoped: boolean }[] = [];
   private gcScheduled = false;
   private idleWaiters: (() => void)[] = [];
+  private readonly writeListeners = new Set<(e: WriteEvent) => void>();
+  /** The identity whose request is being dispatched (dispatch is synchronous). */
+  private writer: string | undefined;
 
   constructor(opts: ApiServerOptions) {
     const seen = new Set<string>();
@@ -479,6 +495,16 @@ export class ApiTestServer {
     this.audit.length = 0;
   }
 
+  /**
+   * Calls `f` synchronously after every stored change (create, update, status, patch, delete, GC),
+   * before the request is answered, so a checker sees each write in the state it made. `f` must not
+   * write to this server (schedule it instead). Returns the unsubscribe function.
+   */
+  onWrite(f: (e: WriteEvent) => void): () => void {
+    this.writeListeners.add(f);
+    return () => this.writeListeners.delete(f);
+  }
+
   /** Resolves when background garbage collection has nothing left to do. */
   idle(): Promise<void> {
     if (!this.gcScheduled && this.gcQueue.length === 0) return Promise.resolve();
@@ -549,8 +575,14 @@ export class ApiTestServer {
             this.watch(info, res);
             return;
           }
-          const [code, out] = this.dispatch(req, info, body!);
-          respond(code, out);
+          let answer: [number, unknown];
+          this.writer = user.name;
+          try {
+            answer = this.dispatch(req, info, body!);
+          } finally {
+            this.writer = undefined;
+          }
+          respond(answer[0], answer[1]);
         } catch (e) {
           fail(e);
         }
@@ -1030,6 +1062,7 @@ export class ApiTestServer {
       this.compactedRv = dropped[dropped.length - 1].rv;
     }
     for (const w of [...this.watchers]) if (w.coll === e.coll) this.deliver(w, e);
+    for (const f of [...this.writeListeners]) f({ type: e.type, object: this.present(e.obj, e.coll.type.version), ...(e.prev ? { previous: this.present(e.prev, e.coll.type.version) } : {}), ...(this.writer !== undefined ? { user: this.writer } : {}) });
   }
 
   // ---- writes ----
