@@ -84,7 +84,7 @@ it('buildah bud of the Containerfile gives the same /package file tree as pkogen
   expect(names.some((n) => n.split('/').some((s) => s.startsWith('.')))).toBe(false);
 
   const r = cli(['build', path.join(ctx, 'package'), '--oci-layout', path.join(tmp, 'our-layout')], {});
-  expect(r).toMatchObject({ code: 0, stdout: 'Package built successfully!\n' });
+  expect(r).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Package built successfully!\ndigest: sha256:[0-9a-f]{64}\n$/) });
   const ours = await openOciLayout(path.join(tmp, 'our-layout'));
   const tree = (img: typeof ours) => {
     const { files } = packageFilesFromImage(img);
