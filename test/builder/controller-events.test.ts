@@ -329,5 +329,5 @@ describe('controller: work per event is bounded by the configs it concerns', () 
       mgmt.store.delete(IMAGES, { force: true });
     }, () => others.every((n) => layered(n, BASE)));
     expect(others.every((n) => layered(n, BASE))).toBe(true);
-  });
+  }, 300_000); // four quiet windows and a rebuild through the live controller: ~50-85 s on an idle 2-core machine
 });
