@@ -10,48 +10,20 @@
  * A base mirrored into the push registry keeps its blobs, and the cheap path takes it; a real
  * `buildah bud --squash` image is refused with the reason.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { BUILD_NAMESPACE, BUILD_SERVICE_ACCOUNT, BUILD_USER, buildConfigMap, buildJob, BuildJobInput, buildSecret, CRIO_DEFAULT_CAPABILITIES } from '../../builder/controller/build-job.js';
+import { BUILD_NAMESPACE, buildConfigMap, buildJob, BuildJobInput, buildSecret, CRIO_DEFAULT_CAPABILITIES } from '../../builder/controller/build-job.js';
 import { verifyBuiltImage } from '../../builder/registry/image-check.js';
 import { NetGuard } from '../../builder/registry/net-guard.js';
 import { dockerConfigCredentials } from '../../builder/registry/dockerconfig.js';
 import { wiring } from '../../builder/wiring.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
-import { ContainerImage, loadScc, removeWorkDir, requireKubeletEmulation, runPod, Scc } from './kubelet.js';
+import { removeWorkDir, requireKubeletEmulation, runPod, Scc } from './kubelet.js';
+import { builderImage, sccBoundInPackage } from './build-pod-fixtures.js';
 
-const ROOT = process.cwd();
 const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-
-/** The SCC the package's RoleBinding gives the build ServiceAccount (as build-pod.test.ts reads it). */
-function sccBoundInPackage(): Scc {
-  const dir = path.join(ROOT, 'package/hosted-api');
-  const bindings = readdirSync(dir)
-    .filter((f) => f.endsWith('.RoleBinding.yaml'))
-    .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()))
-    .filter((b) => (b.subjects ?? []).some((s: { kind: string; name: string }) => s.kind === 'ServiceAccount' && s.name === BUILD_SERVICE_ACCOUNT));
-  expect(bindings).toHaveLength(1);
-  const m = /^system:openshift:scc:([a-z0-9-]+)$/.exec(bindings[0].roleRef.name);
-  if (!m) throw new Error(`the build ServiceAccount is bound to ${bindings[0].roleRef.name}, not an SCC's ClusterRole`);
-  return loadScc(path.join(ROOT, 'test/builder/scc', `${m[1]}.yaml`));
-}
-
-/** The builder image's user, subordinate ids and newuidmap/newgidmap with file capabilities (as in build-pod.test.ts). */
-const BUILDER_IMAGE: ContainerImage = {
-  user: 0,
-  users: [{ name: BUILD_USER.name, uid: BUILD_USER.uid, gid: BUILD_USER.gid, home: '/home/build' }],
-  groups: [{ name: BUILD_USER.name, gid: BUILD_USER.gid }],
-  subordinateIds: [{ name: BUILD_USER.name, start: 100000, count: 65536 }],
-  files: [
-    { path: '/usr/bin/newuidmap', from: '/usr/bin/newuidmap', mode: 0o755, capabilities: 'cap_setuid=ep' },
-    { path: '/usr/bin/newgidmap', from: '/usr/bin/newgidmap', mode: 0o755, capabilities: 'cap_setgid=ep' },
-  ],
-  env: [{ name: 'PATH', value: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }],
-};
 
 const auth = (reg: TestRegistry) => Buffer.from(`${reg.user}:${reg.password}`).toString('base64');
 /** A `.dockerconfigjson` whose only key is one repository namespace of one registry. */
@@ -152,7 +124,7 @@ describe('a build pushed to another registry than its base', () => {
       secrets: { [secret.metadata.name]: secret.data },
       scc,
       runtimeDefaultCapabilities: CRIO_DEFAULT_CAPABILITIES,
-      image: BUILDER_IMAGE,
+      image: builderImage(),
       workDir: mkdtempSync(path.join(work, 'pod-')),
     });
     expect({ exitCode: r.exitCode, evicted: r.evicted, tail: r.exitCode ? r.terminationMessage : '' }).toEqual({ exitCode: 0, evicted: undefined, tail: '' });

@@ -11,14 +11,13 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 import {
   BUILD_CAPABILITIES,
   BUILD_NAMESPACE,
   BUILD_PRIORITY_CLASS,
   BUILD_SCRIPT,
   BUILD_SERVICE_ACCOUNT,
-  BUILD_USER,
   buildConfigMap,
   buildJob,
   BuildJobInput,
@@ -33,45 +32,13 @@ import {
 } from '../../builder/controller/build-job.js';
 import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
-import { admit, ContainerImage, loadScc, podSecurityViolations, removeWorkDir, requireKubeletEmulation, runPod, Scc, SccRefusal } from './kubelet.js';
+import { admit, loadScc, podSecurityViolations, removeWorkDir, requireKubeletEmulation, runPod, Scc, SccRefusal } from './kubelet.js';
+import { builderImage, sccBoundInPackage } from './build-pod-fixtures.js';
 
 // Tests run from the repository root (as test/builder/package.test.ts assumes).
 const ROOT = process.cwd();
 const SCC_DIR = path.join(ROOT, 'test/builder/scc');
 const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
-
-/** The SCC the package lets the build ServiceAccount use: the RoleBinding in package/, then that SCC's YAML. */
-function sccBoundInPackage(): Scc {
-  const dir = path.join(ROOT, 'package/hosted-api');
-  const bindings = readdirSync(dir)
-    .filter((f) => f.endsWith('.RoleBinding.yaml') || f.endsWith('.ClusterRoleBinding.yaml'))
-    .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()))
-    .filter((b) => (b.subjects ?? []).some((s: { kind: string; name: string; namespace?: string }) => s.kind === 'ServiceAccount' && s.name === BUILD_SERVICE_ACCOUNT && s.namespace === BUILD_NAMESPACE));
-  expect(bindings).toHaveLength(1);
-  const [b] = bindings;
-  // Namespaced, so the ServiceAccount may use the SCC in the build namespace only.
-  expect(b).toMatchObject({ kind: 'RoleBinding', metadata: { namespace: BUILD_NAMESPACE }, roleRef: { kind: 'ClusterRole' } });
-  const m = /^system:openshift:scc:([a-z0-9-]+)$/.exec(b.roleRef.name);
-  if (!m) throw new Error(`the build ServiceAccount is bound to ${b.roleRef.name}, not an SCC's ClusterRole`);
-  return loadScc(path.join(SCC_DIR, `${m[1]}.yaml`));
-}
-
-/** What the builder image adds to the emulated root: MCO's image (4.17+) and ours both have these. */
-function builderImage(): ContainerImage {
-  return {
-    user: 0,
-    users: [{ name: BUILD_USER.name, uid: BUILD_USER.uid, gid: BUILD_USER.gid, home: '/home/build' }],
-    groups: [{ name: 'tty', gid: 5 }, { name: BUILD_USER.name, gid: BUILD_USER.gid }],
-    // useradd's default allocation (SUB_UID_MIN 100000, SUB_UID_COUNT 65536).
-    subordinateIds: [{ name: BUILD_USER.name, start: 100000, count: 65536 }],
-    // RHEL's shadow-utils installs both with file capabilities, not setuid root.
-    files: [
-      { path: '/usr/bin/newuidmap', from: '/usr/bin/newuidmap', mode: 0o755, capabilities: 'cap_setuid=ep' },
-      { path: '/usr/bin/newgidmap', from: '/usr/bin/newgidmap', mode: 0o755, capabilities: 'cap_setgid=ep' },
-    ],
-    env: [{ name: 'PATH', value: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }],
-  };
-}
 
 const auth = (reg: TestRegistry) => Buffer.from(`${reg.user}:${reg.password}`).toString('base64');
 /** An auth file whose only key is one repository namespace: it authenticates nothing else. */
