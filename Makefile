@@ -26,7 +26,7 @@ FLEET_PACKAGE_DIR := package-fleet
 OUTPUT_DIR  := _output
 
 PKOGEN_SOURCES := $(shell find pkogen/src pkogen/test -name '*.ts' ! -name '*.test.ts' 2>/dev/null) pkogen/tsconfig.json pkogen/tsconfig.build.json
-SOURCES := $(shell find resources builder test/bench -name '*.ts' 2>/dev/null) test/builder/clusters.ts tsconfig.json tsconfig.build.json
+SOURCES := $(shell find resources builder test/bench -name '*.ts' 2>/dev/null) $(shell find test/builder -name '*.ts' ! -name '*.test.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
 .PHONY: package verify test unit typecheck build deps tools bench fuzz clean build-package-image push-package-image build-image push-image
 
