@@ -1,0 +1,224 @@
+/**
+ * The fleet component as a running process (startFleet: its flags, watch loop, rollout engine,
+ * build registry, /metrics on 127.0.0.1; only the provider build is faked and HyperShift's
+ * NodePool status is played by the test, as in fleet-rollout-run.test.ts) with a Progressive
+ * rollout policy, scraped over mTLS while the provider layer rolls out: the canary first, a
+ * window of two, a failure that halts the rollout, `fleet-rollout resume`, the rest. Asserted at
+ * each checkpoint: NodePools and canaries by rollout state, the halted gauge, the waves still to
+ * go, the build requests deduplicated onto one; Events on the rollout's ConfigMap for the
+ * milestones. The scrapes are the input of `promtool test rules` for OnClusterBuildRolloutHalted:
+ * silent while healthy, pending for its 5 minutes, firing while halted, silent once resumed.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import { Kube, KubeObject } from '../../builder/clusters/kube.js';
+import { parseCommand } from '../../builder/cli.js';
+import { handoffName } from '../../builder/controller/handoff.js';
+import { startFleet } from '../../builder/fleet/main.js';
+import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
+import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES, ROLLOUT_CONFIGMAP } from '../../builder/fleet/rbac.js';
+import { updateControl } from '../../builder/fleet/rollout/state.js';
+import { EVENT_REASONS } from '../../builder/metrics/events.js';
+import { PLATFORM_SCRAPER } from '../../builder/metrics/server.js';
+import { fleetAlerts } from '../../resources/monitoring.js';
+import { clusterWide, withNamespace } from './clusters.js';
+import { metricsPki, sample, samples, scrape } from './metrics-harness.js';
+import { checkAndTest, inputSeries, Recording } from './promtool.js';
+
+const D = (c: string) => 'sha256:' + c.repeat(64);
+const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
+const NS = 'on-cluster-build-fleet';
+const FLEET_USER = `system:serviceaccount:${NS}:fleet`;
+const REPO = 'quay.example.com/provider/os';
+const NP = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool' };
+const CLUSTERS = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
+const imageOfKey = (k: { releaseDigest: string; arch: string }) => `${REPO}@sha256:${createHash('sha256').update(`layered ${k.releaseDigest} ${k.arch}`).digest('hex')}`;
+const healthy = [
+  { type: 'Ready', status: 'True', reason: 'AsExpected' },
+  { type: 'AllMachinesReady', status: 'True', reason: 'AsExpected' },
+  { type: 'AllNodesHealthy', status: 'True', reason: 'AsExpected' },
+];
+const waitFor = async (what: string, cond: () => boolean) => {
+  for (let i = 0; i < 1500 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!cond()) throw new Error(`timed out waiting for ${what}`);
+};
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+const ROLLOUT = 'on_cluster_build_fleet_rollout_nodepools';
+const CANARY = 'on_cluster_build_fleet_rollout_canary_nodepools';
+const HALTED = 'on_cluster_build_fleet_rollouts_halted';
+const WAVES = 'on_cluster_build_fleet_rollout_waves_remaining';
+/** The rollout gauges of one scrape: halted, waves, NodePools by state, canaries by state. */
+const rolloutOf = (t: string) => ({
+  halted: sample(t, HALTED),
+  waves: sample(t, WAVES),
+  nodePools: Object.fromEntries(['pending', 'rolling', 'succeeded', 'failed', 'halted', 'blocked'].map((s) => [s, sample(t, ROLLOUT, { state: s })])),
+  canaries: Object.fromEntries(['pending', 'rolling', 'succeeded', 'failed', 'halted', 'blocked'].map((s) => [s, sample(t, CANARY, { state: s })])),
+});
+const states = (o: Partial<Record<'pending' | 'rolling' | 'succeeded' | 'failed' | 'halted' | 'blocked', number>>) => ({ pending: 0, rolling: 0, succeeded: 0, failed: 0, halted: 0, blocked: 0, ...o });
+
+describe('a Progressive rollout of the provider layer, observed', () => {
+  let mgmt: ApiTestServer;
+  let dir: string;
+  const np = (c: string) => mgmt.store.get({ ...NP, name: `${c}-workers`, namespace: 'clusters' })!;
+  const handoff = (c: string) => mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: handoffName(`${c}-workers`), namespace: hcpNamespaceOf('clusters', c) });
+  const handedOff = () => CLUSTERS.filter((c) => handoff(c));
+  const hashOf = (c: string) => createHash('sha256').update(`${np(c).spec!.release.image} ${handoff(c)?.data?.config ?? ''}`).digest('hex').slice(0, 8);
+  const setStatus = (c: string, f: (o: KubeObject & { status?: Record<string, unknown> }) => void) => {
+    const o = structuredClone(np(c)) as KubeObject & { status?: Record<string, unknown> };
+    f(o);
+    mgmt.store.put(o);
+  };
+  /** HyperShift took the hand-off and rolls towards its hash; then finishes, or fails in place. */
+  const rolls = (c: string) => setStatus(c, (o) => (o.status = { conditions: [{ type: 'UpdatingConfig', status: 'True', reason: 'AsExpected', message: `Updating config in progress. Target config: ${hashOf(c)}` }, ...healthy] }));
+  const finishes = (c: string) =>
+    setStatus(c, (o) => {
+      o.metadata.annotations = { ...o.metadata.annotations, 'hypershift.openshift.io/nodePoolCurrentConfig': hashOf(c) };
+      o.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }, ...healthy] };
+    });
+  const fails = (c: string) => setStatus(c, (o) => (o.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'InplaceUpgradeFailed', message: `Node ${c}-1 in nodepool degraded: rebase failed` }, ...healthy] }));
+
+  beforeAll(async () => {
+    mgmt = await startApiServer({
+      identities: [
+        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...CLUSTERS.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
+        { name: 'system:admin', token: 'admin-token' },
+      ],
+    });
+    for (const [kind, plural] of [['NodePool', 'nodepools'], ['HostedCluster', 'hostedclusters'], ['HostedControlPlane', 'hostedcontrolplanes']]) mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: kind!, plural: plural!, namespaced: true, status: true });
+    for (const n of ['clusters', NS, ...CLUSTERS.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    for (const c of CLUSTERS) {
+      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name: c, namespace: 'clusters', labels: c === 'c0' ? { 'provider.example.com/ring': 'canary' } : {} }, spec: { release: { image: R1 } } });
+      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: c, namespace: hcpNamespaceOf('clusters', c) }, spec: { releaseImage: R1 } });
+      mgmt.store.put({ ...NP, metadata: { name: `${c}-workers`, namespace: 'clusters', annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'c0nfig00' } }, spec: { clusterName: c, arch: 'amd64', release: { image: R1 }, replicas: 2 } });
+      setStatus(c, (o) => (o.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }, ...healthy] }));
+    }
+    dir = mkdtempSync(path.join(tmpdir(), 'observe-rollout-'));
+    writeFileSync(path.join(dir, 'Containerfile'), 'FROM configs AS final\nRUN dnf install -y provider-agent && dnf clean all\n');
+  }, 60_000);
+  afterAll(async () => {
+    await mgmt?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exports NodePools and canaries by rollout state, the halt, the waves to go and the deduplicated build; Events for its milestones; the halted alert fires while halted', async () => {
+    const pki = metricsPki(dir);
+    const client = pki.client(PLATFORM_SCRAPER);
+    const policy = { type: 'Progressive', canaries: [{ matchLabels: { 'provider.example.com/ring': 'canary' } }], maxConcurrency: 2, maxFailures: 0 };
+    const flags = parseCommand('fleet', ['--provider-repository', REPO, '--provider-layer-file', path.join(dir, 'Containerfile'), '--rollout', JSON.stringify(policy), '--tls-dir', dir, '--webhook-port', '0', '--health-port', '0', '--metrics-port', String(await freePort()), '--metrics-cert-dir', dir, '--metrics-client-ca', pki.clientCa], { POD_NAMESPACE: NS });
+    const built: string[] = [];
+    const stop = new AbortController();
+    const fleet = await startFleet(flags, () => {}, stop.signal, {
+      management: new Kube(mgmt.kubeConfig(FLEET_USER)),
+      preconditions: () => undefined, // builder/fleet/preconditions.ts has its own tests (fleet-gate.test.ts)
+      waitingRecheckMs: 50,
+      host: '127.0.0.1',
+      // No image in the registry: the first request builds it, every other one is deduplicated onto it.
+      providerBuilds: { build: async (key) => (built.push(key.arch), { image: imageOfKey(key) }) },
+    });
+    const rec: Recording = [];
+    const metrics = async () => {
+      const r = await scrape(fleet.metricsPort!, pki.serverCa, client);
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    /** Scrapes until the rollout gauges are `want` (they follow the writes the test waited for: bounded), then asserts them. */
+    const rolloutIs = async (minute: number, want: ReturnType<typeof rolloutOf>) => {
+      let text = await metrics();
+      for (let i = 0; i < 500 && JSON.stringify(rolloutOf(text)) !== JSON.stringify(want); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        text = await metrics();
+      }
+      expect(rolloutOf(text)).toEqual(want);
+      rec.push([minute, samples(text, 'on_cluster_build_')]);
+      return text;
+    };
+    const rollout = (halted: number, waves: number, nodePools: Parameters<typeof states>[0], canaries: Parameters<typeof states>[0]) => ({ halted, waves, nodePools: states(nodePools), canaries: states(canaries) });
+    try {
+      // The canary first; the five others wait for it, in three waves of at most two.
+      await waitFor('the canary handed off', () => handedOff().length === 1);
+      expect(handedOff()).toEqual(['c0']);
+      let text = await rolloutIs(0, rollout(0, 3, { rolling: 1, pending: 5 }, { rolling: 1 }));
+      // One provider image for (R1, amd64): built once; every other NodePool's request deduplicated onto it.
+      expect(built).toEqual(['amd64']);
+      expect(sample(text, 'on_cluster_build_fleet_build_requests_total', { outcome: 'Started' })).toBe(1);
+      expect(sample(text, 'on_cluster_build_fleet_build_requests_total', { outcome: 'Deduplicated' })).toBeGreaterThanOrEqual(CLUSTERS.length - 1);
+      expect(sample(text, 'on_cluster_build_fleet_builds_finished_total', { result: 'Succeeded' })).toBe(1);
+
+      // The canary succeeds: the first wave of two starts.
+      rolls('c0');
+      finishes('c0');
+      await waitFor('two more handed off', () => handedOff().length === 3);
+      const wave = handedOff().filter((c) => c !== 'c0');
+      await rolloutIs(10, rollout(0, 2, { succeeded: 1, rolling: 2, pending: 3 }, { succeeded: 1 }));
+
+      // One of the wave fails (more than maxFailures 0): halted; the NodePools not started are halted too.
+      for (const c of wave) rolls(c);
+      fails(wave[0]!);
+      await rolloutIs(20, rollout(1, 0, { succeeded: 1, rolling: 1, failed: 1, halted: 3 }, { succeeded: 1 }));
+      // The other one in flight finishes; still halted, nothing new starts.
+      finishes(wave[1]!);
+      await rolloutIs(22, rollout(1, 0, { succeeded: 2, failed: 1, halted: 3 }, { succeeded: 1 }));
+      expect(handedOff()).toHaveLength(3);
+
+      // `on-cluster-build fleet-rollout resume`: the next two start, one wave left.
+      await updateControl(new Kube(mgmt.kubeConfig('system:admin')), NS, (c) => ({ ...c, resume: (c.resume ?? 0) + 1 }));
+      await waitFor('the next two handed off', () => handedOff().length === 5);
+      await rolloutIs(40, rollout(0, 1, { succeeded: 2, failed: 1, rolling: 2, pending: 1 }, { succeeded: 1 }));
+      const next = handedOff().filter((c) => c !== 'c0' && !wave.includes(c));
+      for (const c of next) {
+        rolls(c);
+        finishes(c);
+      }
+      await waitFor('the last handed off', () => handedOff().length === 6);
+      const last = CLUSTERS.find((c) => !['c0', ...wave, ...next].includes(c))!;
+      await rolloutIs(45, rollout(0, 0, { succeeded: 4, failed: 1, rolling: 1 }, { succeeded: 1 }));
+      rolls(last);
+      finishes(last);
+      await rolloutIs(50, rollout(0, 0, { succeeded: 5, failed: 1 }, { succeeded: 1 }));
+
+      // Events on the rollout's ConfigMap, one per milestone, in fixed words (no HyperShift message).
+      await waitFor('the resume Event', () => mgmt.store.list('v1', 'Event', NS).some((e: any) => e.reason === 'RolloutResumed'));
+      const events = (mgmt.store.list('v1', 'Event', NS) as any[]).filter((e) => e.involvedObject.kind === 'ConfigMap');
+      for (const e of events) {
+        expect(Object.keys(EVENT_REASONS)).toContain(e.reason);
+        expect(e.involvedObject).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: ROLLOUT_CONFIGMAP });
+      }
+      expect(events.map((e) => `${e.reason} ${e.type} ${e.count}`).sort()).toEqual(['RolloutCanariesSucceeded Normal 1', 'RolloutHalted Warning 1', 'RolloutResumed Normal 1']);
+      expect(events.find((e) => e.reason === 'RolloutHalted').message).toMatch(/^the rollout halted with 1 NodePool\(s\) failed: nothing starts until `on-cluster-build fleet-rollout resume`/);
+      expect(JSON.stringify(events)).not.toMatch(/rebase failed|degraded/);
+      expect(mgmt.audit.filter((e) => e.user === FLEET_USER && (e.code === 401 || e.code === 403))).toEqual([]);
+    } finally {
+      stop.abort();
+      await fleet.done.catch(() => {});
+    }
+
+    const target = { namespace: NS, job: 'on-cluster-build-fleet-metrics', service: 'on-cluster-build-fleet-metrics' };
+    const { check, test } = checkAndTest(dir, fleetAlerts(), inputSeries(rec, 60, target), [
+      { minute: 5, alert: 'OnClusterBuildRolloutHalted', firing: [] },
+      { minute: 19, alert: 'OnClusterBuildRolloutHalted', firing: [] },
+      // Halted at 20; `for: 5m`: pending until 25.
+      { minute: 24, alert: 'OnClusterBuildRolloutHalted', firing: [] },
+      { minute: 25, alert: 'OnClusterBuildRolloutHalted', firing: [{ severity: 'critical', ...target }] },
+      { minute: 39, alert: 'OnClusterBuildRolloutHalted', firing: [{ severity: 'critical', ...target }] },
+      { minute: 41, alert: 'OnClusterBuildRolloutHalted', firing: [] },
+      { minute: 60, alert: 'OnClusterBuildRolloutHalted', firing: [] },
+      // The rest of the fleet's alerts stay silent through a rollout that builds once and holds nothing.
+      { minute: 30, alert: 'OnClusterBuildProviderBuildsFailing', firing: [] },
+      { minute: 30, alert: 'OnClusterBuildHoldNearBound', firing: [] },
+    ]);
+    expect(check.out).toMatch(/SUCCESS: \d+ rules found/);
+    expect(check.code).toBe(0);
+    expect(test.out).toMatch(/SUCCESS/);
+    expect(test.code).toBe(0);
+  }, 180_000);
+});
