@@ -18,7 +18,7 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { parseCommand } from '../../builder/cli.js';
 import { handoffName } from '../../builder/controller/handoff.js';
-import { startFleet } from '../../builder/fleet/main.js';
+import { FleetProcess, startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES, ROLLOUT_CONFIGMAP } from '../../builder/fleet/rbac.js';
 import { updateControl } from '../../builder/fleet/rollout/state.js';
@@ -26,7 +26,7 @@ import { EVENT_REASONS } from '../../builder/metrics/events.js';
 import { PLATFORM_SCRAPER } from '../../builder/metrics/server.js';
 import { fleetAlerts } from '../../resources/monitoring.js';
 import { clusterWide, withNamespace } from './clusters.js';
-import { metricsPki, sample, samples, scrape } from './metrics-harness.js';
+import { MetricsPki, metricsPki, sample, samples, scrape } from './metrics-harness.js';
 import { checkAndTest, inputSeries, Recording } from './promtool.js';
 
 const D = (c: string) => 'sha256:' + c.repeat(64);
@@ -65,6 +65,7 @@ const rolloutOf = (t: string) => ({
   canaries: Object.fromEntries(['pending', 'rolling', 'succeeded', 'failed', 'halted', 'blocked'].map((s) => [s, sample(t, CANARY, { state: s })])),
 });
 const states = (o: Partial<Record<'pending' | 'rolling' | 'succeeded' | 'failed' | 'halted' | 'blocked', number>>) => ({ pending: 0, rolling: 0, succeeded: 0, failed: 0, halted: 0, blocked: 0, ...o });
+const rollout = (halted: number, waves: number, nodePools: Parameters<typeof states>[0], canaries: Parameters<typeof states>[0]) => ({ halted, waves, nodePools: states(nodePools), canaries: states(canaries) });
 
 describe('a Progressive rollout of the provider layer, observed', () => {
   let mgmt: ApiTestServer;
@@ -87,16 +88,17 @@ describe('a Progressive rollout of the provider layer, observed', () => {
     });
   const fails = (c: string) => setStatus(c, (o) => (o.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'InplaceUpgradeFailed', message: `Node ${c}-1 in nodepool degraded: rebase failed` }, ...healthy] }));
 
-  beforeAll(async () => {
+  /** The management cluster with these HostedClusters (c0 the canary), one NodePool each, no hand-off yet. */
+  const setUp = async (clusters: string[]) => {
     mgmt = await startApiServer({
       identities: [
-        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...CLUSTERS.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
+        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...clusters.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
         { name: 'system:admin', token: 'admin-token' },
       ],
     });
     for (const [kind, plural] of [['NodePool', 'nodepools'], ['HostedCluster', 'hostedclusters'], ['HostedControlPlane', 'hostedcontrolplanes']]) mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: kind!, plural: plural!, namespaced: true, status: true });
-    for (const n of ['clusters', NS, ...CLUSTERS.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
-    for (const c of CLUSTERS) {
+    for (const n of ['clusters', NS, ...clusters.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    for (const c of clusters) {
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name: c, namespace: 'clusters', labels: c === 'c0' ? { 'provider.example.com/ring': 'canary' } : {} }, spec: { release: { image: R1 } } });
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: c, namespace: hcpNamespaceOf('clusters', c) }, spec: { releaseImage: R1 } });
       mgmt.store.put({ ...NP, metadata: { name: `${c}-workers`, namespace: 'clusters', annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'c0nfig00' } }, spec: { clusterName: c, arch: 'amd64', release: { image: R1 }, replicas: 2 } });
@@ -104,20 +106,14 @@ describe('a Progressive rollout of the provider layer, observed', () => {
     }
     dir = mkdtempSync(path.join(tmpdir(), 'observe-rollout-'));
     writeFileSync(path.join(dir, 'Containerfile'), 'FROM configs AS final\nRUN dnf install -y provider-agent && dnf clean all\n');
-  }, 60_000);
-  afterAll(async () => {
-    await mgmt?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('exports NodePools and canaries by rollout state, the halt, the waves to go and the deduplicated build; Events for its milestones; the halted alert fires while halted', async () => {
-    const pki = metricsPki(dir);
-    const client = pki.client(PLATFORM_SCRAPER);
-    const policy = { type: 'Progressive', canaries: [{ matchLabels: { 'provider.example.com/ring': 'canary' } }], maxConcurrency: 2, maxFailures: 0 };
+    pki = metricsPki(dir);
+    client = pki.client(PLATFORM_SCRAPER);
+  };
+  /** The fleet process with this rollout policy; the provider image is built on the first request. */
+  const startWith = async (policy: Record<string, unknown>) => {
     const flags = parseCommand('fleet', ['--provider-repository', REPO, '--provider-layer-file', path.join(dir, 'Containerfile'), '--rollout', JSON.stringify(policy), '--tls-dir', dir, '--webhook-port', '0', '--health-port', '0', '--metrics-port', String(await freePort()), '--metrics-cert-dir', dir, '--metrics-client-ca', pki.clientCa], { POD_NAMESPACE: NS });
-    const built: string[] = [];
-    const stop = new AbortController();
-    const fleet = await startFleet(flags, () => {}, stop.signal, {
+    stop = new AbortController();
+    fleet = await startFleet(flags, () => {}, stop.signal, {
       management: new Kube(mgmt.kubeConfig(FLEET_USER)),
       preconditions: () => undefined, // builder/fleet/preconditions.ts has its own tests (fleet-gate.test.ts)
       waitingRecheckMs: 50,
@@ -125,29 +121,55 @@ describe('a Progressive rollout of the provider layer, observed', () => {
       // No image in the registry: the first request builds it, every other one is deduplicated onto it.
       providerBuilds: { build: async (key) => (built.push(key.arch), { image: imageOfKey(key) }) },
     });
+  };
+  let pki: MetricsPki;
+  let client: { cert: string; key: string };
+  let stop: AbortController | undefined;
+  let fleet: FleetProcess | undefined;
+  let built: string[] = [];
+  const metrics = async () => {
+    const r = await scrape(fleet!.metricsPort!, pki.serverCa, client);
+    expect(r.status).toBe(200);
+    return r.body;
+  };
+  /** Scrapes until the rollout gauges are `want` (they follow the writes the test waited for: bounded), then asserts them and records the scrape at `minute`. */
+  const rolloutIs = async (rec: Recording, minute: number, want: ReturnType<typeof rolloutOf>) => {
+    let text = await metrics();
+    for (let i = 0; i < 500 && JSON.stringify(rolloutOf(text)) !== JSON.stringify(want); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      text = await metrics();
+    }
+    expect(rolloutOf(text)).toEqual(want);
+    rec.push([minute, samples(text, 'on_cluster_build_')]);
+    return text;
+  };
+  /** The Events on the rollout's ConfigMap, each checked for its documented reason and object. */
+  const rolloutEvents = () => {
+    const events = (mgmt.store.list('v1', 'Event', NS) as any[]).filter((e) => e.involvedObject.kind === 'ConfigMap');
+    for (const e of events) {
+      expect(Object.keys(EVENT_REASONS)).toContain(e.reason);
+      expect(e.involvedObject).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: ROLLOUT_CONFIGMAP });
+    }
+    return events;
+  };
+  afterEach(async () => {
+    stop?.abort();
+    await fleet?.done.catch(() => {});
+    fleet = undefined;
+    built = [];
+    await mgmt?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exports NodePools and canaries by rollout state, the halt, the waves to go and the deduplicated build; Events for its milestones; the halted alert fires while halted', async () => {
+    await setUp(CLUSTERS);
+    await startWith({ type: 'Progressive', canaries: [{ matchLabels: { 'provider.example.com/ring': 'canary' } }], maxConcurrency: 2, maxFailures: 0 });
     const rec: Recording = [];
-    const metrics = async () => {
-      const r = await scrape(fleet.metricsPort!, pki.serverCa, client);
-      expect(r.status).toBe(200);
-      return r.body;
-    };
-    /** Scrapes until the rollout gauges are `want` (they follow the writes the test waited for: bounded), then asserts them. */
-    const rolloutIs = async (minute: number, want: ReturnType<typeof rolloutOf>) => {
-      let text = await metrics();
-      for (let i = 0; i < 500 && JSON.stringify(rolloutOf(text)) !== JSON.stringify(want); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        text = await metrics();
-      }
-      expect(rolloutOf(text)).toEqual(want);
-      rec.push([minute, samples(text, 'on_cluster_build_')]);
-      return text;
-    };
-    const rollout = (halted: number, waves: number, nodePools: Parameters<typeof states>[0], canaries: Parameters<typeof states>[0]) => ({ halted, waves, nodePools: states(nodePools), canaries: states(canaries) });
     try {
       // The canary first; the five others wait for it, in three waves of at most two.
       await waitFor('the canary handed off', () => handedOff().length === 1);
       expect(handedOff()).toEqual(['c0']);
-      let text = await rolloutIs(0, rollout(0, 3, { rolling: 1, pending: 5 }, { rolling: 1 }));
+      let text = await rolloutIs(rec, 0, rollout(0, 3, { rolling: 1, pending: 5 }, { rolling: 1 }));
       // One provider image for (R1, amd64): built once; every other NodePool's request deduplicated onto it.
       expect(built).toEqual(['amd64']);
       expect(sample(text, 'on_cluster_build_fleet_build_requests_total', { outcome: 'Started' })).toBe(1);
@@ -159,21 +181,21 @@ describe('a Progressive rollout of the provider layer, observed', () => {
       finishes('c0');
       await waitFor('two more handed off', () => handedOff().length === 3);
       const wave = handedOff().filter((c) => c !== 'c0');
-      await rolloutIs(10, rollout(0, 2, { succeeded: 1, rolling: 2, pending: 3 }, { succeeded: 1 }));
+      await rolloutIs(rec, 10, rollout(0, 2, { succeeded: 1, rolling: 2, pending: 3 }, { succeeded: 1 }));
 
       // One of the wave fails (more than maxFailures 0): halted; the NodePools not started are halted too.
       for (const c of wave) rolls(c);
       fails(wave[0]!);
-      await rolloutIs(20, rollout(1, 0, { succeeded: 1, rolling: 1, failed: 1, halted: 3 }, { succeeded: 1 }));
+      await rolloutIs(rec, 20, rollout(1, 0, { succeeded: 1, rolling: 1, failed: 1, halted: 3 }, { succeeded: 1 }));
       // The other one in flight finishes; still halted, nothing new starts.
       finishes(wave[1]!);
-      await rolloutIs(22, rollout(1, 0, { succeeded: 2, failed: 1, halted: 3 }, { succeeded: 1 }));
+      await rolloutIs(rec, 22, rollout(1, 0, { succeeded: 2, failed: 1, halted: 3 }, { succeeded: 1 }));
       expect(handedOff()).toHaveLength(3);
 
       // `on-cluster-build fleet-rollout resume`: the next two start, one wave left.
       await updateControl(new Kube(mgmt.kubeConfig('system:admin')), NS, (c) => ({ ...c, resume: (c.resume ?? 0) + 1 }));
       await waitFor('the next two handed off', () => handedOff().length === 5);
-      await rolloutIs(40, rollout(0, 1, { succeeded: 2, failed: 1, rolling: 2, pending: 1 }, { succeeded: 1 }));
+      await rolloutIs(rec, 40, rollout(0, 1, { succeeded: 2, failed: 1, rolling: 2, pending: 1 }, { succeeded: 1 }));
       const next = handedOff().filter((c) => c !== 'c0' && !wave.includes(c));
       for (const c of next) {
         rolls(c);
@@ -181,25 +203,21 @@ describe('a Progressive rollout of the provider layer, observed', () => {
       }
       await waitFor('the last handed off', () => handedOff().length === 6);
       const last = CLUSTERS.find((c) => !['c0', ...wave, ...next].includes(c))!;
-      await rolloutIs(45, rollout(0, 0, { succeeded: 4, failed: 1, rolling: 1 }, { succeeded: 1 }));
+      await rolloutIs(rec, 45, rollout(0, 0, { succeeded: 4, failed: 1, rolling: 1 }, { succeeded: 1 }));
       rolls(last);
       finishes(last);
-      await rolloutIs(50, rollout(0, 0, { succeeded: 5, failed: 1 }, { succeeded: 1 }));
+      await rolloutIs(rec, 50, rollout(0, 0, { succeeded: 5, failed: 1 }, { succeeded: 1 }));
 
       // Events on the rollout's ConfigMap, one per milestone, in fixed words (no HyperShift message).
       await waitFor('the resume Event', () => mgmt.store.list('v1', 'Event', NS).some((e: any) => e.reason === 'RolloutResumed'));
-      const events = (mgmt.store.list('v1', 'Event', NS) as any[]).filter((e) => e.involvedObject.kind === 'ConfigMap');
-      for (const e of events) {
-        expect(Object.keys(EVENT_REASONS)).toContain(e.reason);
-        expect(e.involvedObject).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: ROLLOUT_CONFIGMAP });
-      }
+      const events = rolloutEvents();
       expect(events.map((e) => `${e.reason} ${e.type} ${e.count}`).sort()).toEqual(['RolloutCanariesSucceeded Normal 1', 'RolloutHalted Warning 1', 'RolloutResumed Normal 1']);
       expect(events.find((e) => e.reason === 'RolloutHalted').message).toMatch(/^the rollout halted with 1 NodePool\(s\) failed: nothing starts until `on-cluster-build fleet-rollout resume`/);
       expect(JSON.stringify(events)).not.toMatch(/rebase failed|degraded/);
       expect(mgmt.audit.filter((e) => e.user === FLEET_USER && (e.code === 401 || e.code === 403))).toEqual([]);
     } finally {
-      stop.abort();
-      await fleet.done.catch(() => {});
+      stop!.abort();
+      await fleet!.done.catch(() => {});
     }
 
     const target = { namespace: NS, job: 'on-cluster-build-fleet-metrics', service: 'on-cluster-build-fleet-metrics' };
@@ -218,6 +236,36 @@ describe('a Progressive rollout of the provider layer, observed', () => {
     ]);
     expect(check.out).toMatch(/SUCCESS: \d+ rules found/);
     expect(check.code).toBe(0);
+    expect(test.out).toMatch(/SUCCESS/);
+    expect(test.code).toBe(0);
+  }, 180_000);
+  it('a rollout that never fails: the canary, then the rest, complete; no halt, and the halted alert stays silent', async () => {
+    const three = ['c0', 'c1', 'c2'];
+    await setUp(three);
+    await startWith({ type: 'Progressive', canaries: [{ matchLabels: { 'provider.example.com/ring': 'canary' } }], maxConcurrency: 2 });
+    const rec: Recording = [];
+    try {
+      await waitFor('the canary handed off', () => handedOff().length === 1);
+      await rolloutIs(rec, 0, rollout(0, 1, { rolling: 1, pending: 2 }, { rolling: 1 }));
+      rolls('c0');
+      finishes('c0');
+      await waitFor('the other two handed off', () => handedOff().length === 3);
+      await rolloutIs(rec, 10, rollout(0, 0, { succeeded: 1, rolling: 2 }, { succeeded: 1 }));
+      for (const c of ['c1', 'c2']) {
+        rolls(c);
+        finishes(c);
+      }
+      await rolloutIs(rec, 20, rollout(0, 0, { succeeded: 3 }, { succeeded: 1 }));
+      await waitFor('the completion Event', () => mgmt.store.list('v1', 'Event', NS).some((e: any) => e.reason === 'RolloutCompleted'));
+      const events = rolloutEvents();
+      expect(events.map((e) => `${e.reason} ${e.type} ${e.count}`).sort()).toEqual(['RolloutCanariesSucceeded Normal 1', 'RolloutCompleted Normal 1']);
+      expect(events.find((e) => e.reason === 'RolloutCompleted').message).toBe('every NodePool is on the layer (3)');
+    } finally {
+      stop!.abort();
+      await fleet!.done.catch(() => {});
+    }
+    const target = { namespace: NS, job: 'on-cluster-build-fleet-metrics', service: 'on-cluster-build-fleet-metrics' };
+    const { test } = checkAndTest(dir, fleetAlerts(), inputSeries(rec, 30, target), [0, 10, 15, 25, 30].map((minute) => ({ minute, alert: 'OnClusterBuildRolloutHalted', firing: [] })));
     expect(test.out).toMatch(/SUCCESS/);
     expect(test.code).toBe(0);
   }, 180_000);
