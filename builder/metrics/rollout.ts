@@ -54,7 +54,7 @@ const complete = (p: RolloutPlanView) => p.rows.length > 0 && p.rows.every((r) =
 export function rolloutEvents(p: RolloutPlanView, before: RolloutPlanView | undefined): [EventReason, string][] {
   const out: [EventReason, string][] = [];
   if (p.halted && !before?.halted) {
-    out.push(['RolloutHalted', `the rollout halted with ${counted(p, 'failed')} NodePool(s) failed: nothing starts until \`on-cluster-build fleet-rollout resume\` (\`on-cluster-build fleet-rollout\` says which failed and why)`]);
+    out.push(['RolloutHalted', `the rollout halted with ${counted(p, 'failed')} NodePool(s) failed: nothing starts until \`on-cluster-build fleet-rollout resume\` or \`rollback\` (\`on-cluster-build fleet-status --plan\` says which failed and why)`]);
   }
   if (!before) return out;
   if (before.halted && !p.halted) out.push(['RolloutResumed', `the rollout resumed: ${counted(p, 'pending')} NodePool(s) pending, ${counted(p, 'rolling')} rolling`]);

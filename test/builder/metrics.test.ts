@@ -103,7 +103,7 @@ describe('metric labels', () => {
     expect(reasons(done)).toEqual([]);
     // Fixed words and counts: never the halt's reason (NodePool names, HyperShift's messages).
     const [[, message]] = rolloutEvents(halted, canaryDone) as [[string, string]];
-    expect(message).toBe('the rollout halted with 1 NodePool(s) failed: nothing starts until `on-cluster-build fleet-rollout resume` (`on-cluster-build fleet-rollout` says which failed and why)');
+    expect(message).toBe('the rollout halted with 1 NodePool(s) failed: nothing starts until `on-cluster-build fleet-rollout resume` or `rollback` (`on-cluster-build fleet-status --plan` says which failed and why)');
   });
 
   it('the fleet exports holds in force and the age of the oldest from the NodePools it watches', async () => {
