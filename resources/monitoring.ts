@@ -138,7 +138,8 @@ export function fleetAlerts(): AlertRule[] {
     ),
     rule(
       'OnClusterBuildProviderBuildsFailing',
-      `increase(${fleetFinished}{result="Failed"}[1h]) >= 2 unless increase(${fleetFinished}{result="Succeeded"}[1h]) > 0`,
+      // Summed by namespace on both sides: `unless` matches whole label sets, and the two sides differ in `result`.
+      `sum by (namespace) (increase(${fleetFinished}{result="Failed"}[1h])) >= 2 unless sum by (namespace) (increase(${fleetFinished}{result="Succeeded"}[1h])) > 0`,
       '15m',
       'critical',
       'The provider layer cannot be built',

@@ -10,7 +10,8 @@
  * silent while healthy, pending for its 5 minutes, firing while halted, silent once resumed.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as https from 'node:https';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -18,10 +19,12 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { parseCommand } from '../../builder/cli.js';
 import { handoffName } from '../../builder/controller/handoff.js';
+import { BuildKey } from '../../builder/fleet/build-registry.js';
 import { FleetProcess, startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES, ROLLOUT_CONFIGMAP } from '../../builder/fleet/rbac.js';
 import { updateControl } from '../../builder/fleet/rollout/state.js';
+import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
 import { EVENT_REASONS } from '../../builder/metrics/events.js';
 import { PLATFORM_SCRAPER } from '../../builder/metrics/server.js';
 import { fleetAlerts } from '../../resources/monitoring.js';
@@ -31,6 +34,7 @@ import { checkAndTest, inputSeries, Recording } from './promtool.js';
 
 const D = (c: string) => 'sha256:' + c.repeat(64);
 const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
+const R2 = `quay.io/openshift-release-dev/ocp-release@${D('2')}`;
 const NS = 'on-cluster-build-fleet';
 const FLEET_USER = `system:serviceaccount:${NS}:fleet`;
 const REPO = 'quay.example.com/provider/os';
@@ -88,20 +92,27 @@ describe('a Progressive rollout of the provider layer, observed', () => {
     });
   const fails = (c: string) => setStatus(c, (o) => (o.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'InplaceUpgradeFailed', message: `Node ${c}-1 in nodepool degraded: rebase failed` }, ...healthy] }));
 
-  /** The management cluster with these HostedClusters (c0 the canary), one NodePool each, no hand-off yet. */
-  const setUp = async (clusters: string[]) => {
+  /**
+   * The management cluster with these HostedClusters (`canary` labelled for the canary selector),
+   * one NodePool each on `shape`'s release and arch, no hand-off yet. `events: false`: the fleet
+   * may not write Events.
+   */
+  const setUp = async (clusters: string[], o: { canary?: string; shape?: (c: string) => { arch: string; release: string }; events?: boolean } = {}) => {
+    const shape = o.shape ?? (() => ({ arch: 'amd64', release: R1 }));
+    const clusterRules = o.events === false ? FLEET_CLUSTER_RULES.filter((r) => !r.resources.includes('events')) : FLEET_CLUSTER_RULES;
     mgmt = await startApiServer({
       identities: [
-        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...clusters.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
+        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(clusterRules), ...clusters.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
         { name: 'system:admin', token: 'admin-token' },
       ],
     });
     for (const [kind, plural] of [['NodePool', 'nodepools'], ['HostedCluster', 'hostedclusters'], ['HostedControlPlane', 'hostedcontrolplanes']]) mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: kind!, plural: plural!, namespaced: true, status: true });
     for (const n of ['clusters', NS, ...clusters.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
     for (const c of clusters) {
-      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name: c, namespace: 'clusters', labels: c === 'c0' ? { 'provider.example.com/ring': 'canary' } : {} }, spec: { release: { image: R1 } } });
-      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: c, namespace: hcpNamespaceOf('clusters', c) }, spec: { releaseImage: R1 } });
-      mgmt.store.put({ ...NP, metadata: { name: `${c}-workers`, namespace: 'clusters', annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'c0nfig00' } }, spec: { clusterName: c, arch: 'amd64', release: { image: R1 }, replicas: 2 } });
+      const { arch, release } = shape(c);
+      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name: c, namespace: 'clusters', labels: c === (o.canary ?? 'c0') ? { 'provider.example.com/ring': 'canary' } : {} }, spec: { release: { image: release } } });
+      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: c, namespace: hcpNamespaceOf('clusters', c) }, spec: { releaseImage: release } });
+      mgmt.store.put({ ...NP, metadata: { name: `${c}-workers`, namespace: 'clusters', annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': 'c0nfig00' } }, spec: { clusterName: c, arch, release: { image: release }, replicas: 2 } });
       setStatus(c, (o) => (o.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }, ...healthy] }));
     }
     dir = mkdtempSync(path.join(tmpdir(), 'observe-rollout-'));
@@ -109,8 +120,8 @@ describe('a Progressive rollout of the provider layer, observed', () => {
     pki = metricsPki(dir);
     client = pki.client(PLATFORM_SCRAPER);
   };
-  /** The fleet process with this rollout policy; the provider image is built on the first request. */
-  const startWith = async (policy: Record<string, unknown>) => {
+  /** The fleet process with this rollout policy; the provider image is built on the first request (by `build`, default at once). */
+  const startWith = async (policy: Record<string, unknown>, build?: (key: BuildKey) => Promise<{ image: string }>) => {
     const flags = parseCommand('fleet', ['--provider-repository', REPO, '--provider-layer-file', path.join(dir, 'Containerfile'), '--rollout', JSON.stringify(policy), '--tls-dir', dir, '--webhook-port', '0', '--health-port', '0', '--metrics-port', String(await freePort()), '--metrics-cert-dir', dir, '--metrics-client-ca', pki.clientCa], { POD_NAMESPACE: NS });
     stop = new AbortController();
     fleet = await startFleet(flags, () => {}, stop.signal, {
@@ -119,7 +130,7 @@ describe('a Progressive rollout of the provider layer, observed', () => {
       waitingRecheckMs: 50,
       host: '127.0.0.1',
       // No image in the registry: the first request builds it, every other one is deduplicated onto it.
-      providerBuilds: { build: async (key) => (built.push(key.arch), { image: imageOfKey(key) }) },
+      providerBuilds: { build: build ?? (async (key) => (built.push(key.arch), { image: imageOfKey(key) })) },
     });
   };
   let pki: MetricsPki;
@@ -266,6 +277,98 @@ describe('a Progressive rollout of the provider layer, observed', () => {
     }
     const target = { namespace: NS, job: 'on-cluster-build-fleet-metrics', service: 'on-cluster-build-fleet-metrics' };
     const { test } = checkAndTest(dir, fleetAlerts(), inputSeries(rec, 30, target), [0, 10, 15, 25, 30].map((minute) => ({ minute, alert: 'OnClusterBuildRolloutHalted', firing: [] })));
+    expect(test.out).toMatch(/SUCCESS/);
+    expect(test.code).toBe(0);
+  }, 180_000);
+
+  it('a provider layer that cannot be built, Events refused, a webhook fed garbage: the provider-build and webhook alerts fire and clear; dropped Events counted', async () => {
+    // c0 and c1 need (R1, amd64) and (R1, arm64), whose builds fail; c2, the canary, needs (R2, amd64), built late.
+    await setUp(['c0', 'c1', 'c2'], { canary: 'c2', events: false, shape: (c) => ({ arch: c === 'c1' ? 'arm64' : 'amd64', release: c === 'c2' ? R2 : R1 }) });
+    const pending: { key: BuildKey; resolve: (r: { image: string }) => void; reject: (e: Error) => void }[] = [];
+    await startWith({ type: 'Progressive', canaries: [{ matchLabels: { 'provider.example.com/ring': 'canary' } }], maxConcurrency: 2 }, (key) => new Promise((resolve, reject) => pending.push({ key, resolve, reject })));
+    const rec: Recording = [];
+    /** Scrapes until `ready` holds (bounded), asserts it, and records the scrape at `minute`. */
+    const scrapeAt = async (minute: number, ready: (t: string) => boolean) => {
+      let text = await metrics();
+      for (let i = 0; i < 500 && !ready(text); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        text = await metrics();
+      }
+      expect(ready(text)).toBe(true);
+      rec.push([minute, samples(text, 'on_cluster_build_')]);
+      return text;
+    };
+    const ca = readFileSync(pki.serverCa, 'utf8');
+    /** Reviews the fleet's webhook cannot read (a client that is not the API server): each answered 400, counted as an error. */
+    const garbage = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = https.request({ host: '127.0.0.1', port: fleet!.webhookPort, path: MUTATE_NODEPOOL_PATH, method: 'POST', ca, headers: { 'content-type': 'application/json' } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `g-${i}` } }));
+        });
+        expect(status).toBe(400);
+      }
+    };
+    const errors = (t: string) => sample(t, 'on_cluster_build_admission_requests_total', { result: 'Error' });
+    const finished = (t: string, result: string) => sample(t, 'on_cluster_build_fleet_builds_finished_total', { result });
+    try {
+      await waitFor('three builds asked for', () => pending.length === 3);
+      let text = await scrapeAt(0, (t) => sample(t, 'on_cluster_build_fleet_builds', { state: 'Running' }) === 3);
+      expect(sample(text, 'on_cluster_build_fleet_build_requests_total', { outcome: 'Started' })).toBe(3);
+      expect(errors(text)).toBe(0);
+
+      // Both R1 builds fail; the webhook is fed garbage for a quarter of an hour.
+      for (const p of pending.filter((p) => p.key.releaseDigest === D('1'))) p.reject(new Error('RUN dnf install -y provider-agent: exit status 1'));
+      await garbage(5);
+      text = await scrapeAt(5, (t) => finished(t, 'Failed') === 2 && errors(t) === 5);
+      expect(sample(text, 'on_cluster_build_admission_errors_total', { error: 'BadRequest' })).toBe(5);
+      expect(finished(text, 'Succeeded')).toBe(0);
+      // Nothing rolls without an image: the canary waits for its build, the others for the canary.
+      expect(rolloutOf(text)).toEqual(rollout(0, 2, { pending: 3 }, { pending: 1 }));
+      for (const [minute, n] of [[10, 10], [15, 15], [20, 20]] as const) {
+        await garbage(5);
+        await scrapeAt(minute, (t) => errors(t) === n);
+      }
+
+      // The canary's image lands: it rolls and succeeds; its Event is refused (no `events` rights) and counted.
+      const late = pending.find((p) => p.key.releaseDigest === D('2'))!;
+      late.resolve({ image: imageOfKey(late.key) });
+      await waitFor('the canary handed off', () => handoff('c2') !== undefined);
+      rolls('c2');
+      finishes('c2');
+      text = await scrapeAt(30, (t) => finished(t, 'Succeeded') === 1 && sample(t, CANARY, { state: 'succeeded' }) === 1 && sample(t, 'on_cluster_build_events_dropped_total', { cause: 'WriteFailed' }) === 1);
+      expect(mgmt.store.list('v1', 'Event', NS)).toEqual([]);
+      expect(mgmt.audit.some((e) => e.user === FLEET_USER && e.code === 403 && e.resource === 'events')).toBe(true);
+      await scrapeAt(40, () => true);
+    } finally {
+      stop!.abort();
+      await fleet!.done.catch(() => {});
+    }
+    const target = { namespace: NS, job: 'on-cluster-build-fleet-metrics', service: 'on-cluster-build-fleet-metrics' };
+    const webhookFiring = [{ severity: 'warning', namespace: NS, service: target.service }];
+    const { check, test } = checkAndTest(dir, fleetAlerts(), inputSeries(rec, 60, target), [
+      // Two failed builds at 5 and none succeeding: pending for 15 minutes, then a page until one succeeds.
+      { minute: 4, alert: 'OnClusterBuildProviderBuildsFailing', firing: [] },
+      { minute: 19, alert: 'OnClusterBuildProviderBuildsFailing', firing: [] },
+      { minute: 21, alert: 'OnClusterBuildProviderBuildsFailing', firing: [{ severity: 'critical', namespace: NS }] },
+      { minute: 29, alert: 'OnClusterBuildProviderBuildsFailing', firing: [{ severity: 'critical', namespace: NS }] },
+      { minute: 31, alert: 'OnClusterBuildProviderBuildsFailing', firing: [] },
+      // Every request an error from 5 to 20: pending for 10 minutes, firing until the errors age out of the 10-minute rate.
+      { minute: 4, alert: 'OnClusterBuildFleetWebhookErrors', firing: [] },
+      { minute: 13, alert: 'OnClusterBuildFleetWebhookErrors', firing: [] },
+      { minute: 17, alert: 'OnClusterBuildFleetWebhookErrors', firing: webhookFiring },
+      { minute: 29, alert: 'OnClusterBuildFleetWebhookErrors', firing: webhookFiring },
+      { minute: 40, alert: 'OnClusterBuildFleetWebhookErrors', firing: [] },
+      // Errors are not denials.
+      { minute: 20, alert: 'OnClusterBuildFleetWebhookDenyingAll', firing: [] },
+      { minute: 40, alert: 'OnClusterBuildFleetWebhookDenyingAll', firing: [] },
+      { minute: 30, alert: 'OnClusterBuildRolloutHalted', firing: [] },
+    ]);
+    expect(check.code).toBe(0);
     expect(test.out).toMatch(/SUCCESS/);
     expect(test.code).toBe(0);
   }, 180_000);
