@@ -60,8 +60,8 @@ export const RESOLUTION_RESULTS = ['Resolved', 'Error'] as const;
 export const VERIFICATION_RESULTS = ['Verified', 'Rejected', 'RegistryError'] as const;
 
 /** The fleet gate's actions (gate.ts GateStep `did`) and its settled states (`state`). */
-export const GATE_ACTIONS = ['Labelled', 'Published', 'Paused', 'HandedOff', 'Wanted', 'Unpaused', 'Forgot', 'TimedOut', 'Overridden', 'Other'] as const;
-export const GATE_STATES = ['NotGated', 'Consistent', 'HeldByOther', 'Released', 'Waiting', 'Other'] as const;
+export const GATE_ACTIONS = ['Labelled', 'Published', 'Paused', 'HandedOff', 'Neutralised', 'Noted', 'Wanted', 'Unpaused', 'Forgot', 'TimedOut', 'Overridden', 'Blocked', 'Other'] as const;
+export const GATE_STATES = ['NotGated', 'Consistent', 'HeldByOther', 'Released', 'Waiting', 'Deferred', 'Blocked', 'Other'] as const;
 /** What a request for a provider-layer image found in the fleet's build registry. */
 export const BUILD_REQUESTS = ['Started', 'Deduplicated', 'FailedRecently', 'Invalid'] as const;
 export const FLEET_BUILD_RESULTS = ['Succeeded', 'Failed'] as const;

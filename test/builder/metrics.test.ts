@@ -6,7 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { bounded, METRICS, NODEPOOL_REASONS } from '../../builder/metrics/catalogue.js';
+import { bounded, GATE_ACTIONS, GATE_STATES, METRICS, NODEPOOL_REASONS, ROLLOUT_STATES } from '../../builder/metrics/catalogue.js';
+import type { GateStep } from '../../builder/fleet/gate.js';
+import type { RowState } from '../../builder/fleet/rollout/planner.js';
 import { AGGREGATE_MAX_EVENTS, EventObject, EventRecorder, SPAM_BURST } from '../../builder/metrics/events.js';
 import { Metrics } from '../../builder/metrics/registry.js';
 import { startMetricsServer } from '../../builder/metrics/server.js';
@@ -67,6 +69,15 @@ describe('metric labels', () => {
     expect(sample(text, 'on_cluster_build_fleet_rollout_nodepools', { state: 'failed' })).toBe(1);
     // A state outside the list is counted under the closest bounded label (never a new series).
     expect(text).not.toContain('a state nobody listed');
+  });
+
+  it("the label lists name every gate action, gate state and rollout state the fleet decides (tsc: make typecheck)", () => {
+    // A value the fleet can produce but the catalogue does not list would be exported as Other.
+    type Unlisted<T, L extends readonly string[]> = [Exclude<T, L[number]>] extends [never] ? true : Exclude<T, L[number]>;
+    const actions: Unlisted<Extract<GateStep, { did: string }>['did'], typeof GATE_ACTIONS> = true;
+    const states: Unlisted<Extract<GateStep, { state: string }>['state'], typeof GATE_STATES> = true;
+    const rollout: Unlisted<RowState, typeof ROLLOUT_STATES> = true;
+    expect([actions, states, rollout]).toEqual([true, true, true]);
   });
 
   it('the fleet exports canaries by rollout state and the waves still to go', async () => {
