@@ -138,7 +138,8 @@ export function fleetAlerts(): AlertRule[] {
     ),
     rule(
       'OnClusterBuildProviderBuildsFailing',
-      `increase(${fleetFinished}{result="Failed"}[1h]) >= 2 unless increase(${fleetFinished}{result="Succeeded"}[1h]) > 0`,
+      // Summed by namespace on both sides: `unless` matches whole label sets, and the two sides differ in `result`.
+      `sum by (namespace) (increase(${fleetFinished}{result="Failed"}[1h])) >= 2 unless sum by (namespace) (increase(${fleetFinished}{result="Succeeded"}[1h])) > 0`,
       '15m',
       'critical',
       'The provider layer cannot be built',
@@ -157,8 +158,8 @@ export function fleetAlerts(): AlertRule[] {
       `${ROLLOUT_HALTED_METRIC} > 0`,
       '5m',
       'critical',
-      'A fleet rollout of the provider layer halted',
-      'A rollout wave halted ({{ $value }}): NodePools after it do not get the new image until it is resumed.',
+      'The rollout of the provider layer halted in {{ $labels.namespace }}',
+      'A canary NodePool failed, or more NodePools failed than maxFailures of the rollout policy: NodePools not yet started keep their image until `on-cluster-build fleet-rollout resume` or `rollback`.',
     ),
     ...hcpAlerts().filter((r) => r.alert.startsWith('OnClusterBuildWebhook')).map((r) => ({ ...r, alert: r.alert.replace('OnClusterBuildWebhook', 'OnClusterBuildFleetWebhook'), annotations: { ...r.annotations, runbook: r.annotations.runbook.replace('onclusterbuildwebhook', 'onclusterbuildfleetwebhook') } })),
   ];

@@ -33,7 +33,7 @@ export const FLEET_CLUSTER_RULES: readonly PolicyRule[] = [
   // namespaces (a cluster-scoped owner may own namespaced objects), so uninstalling the fleet
   // package removes them and tenant builds stop waiting for a provider layer no one builds.
   { apiGroups: [''], resources: ['namespaces'], resourceNames: [FLEET_NAMESPACE], verbs: ['get'] },
-  // Events on the NodePools it holds and releases (builder/metrics/events.ts): in their namespaces.
+  // Events (builder/metrics/events.ts) on the NodePools it holds and releases, in their namespaces, and on the rollout ConfigMap.
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 

@@ -47,7 +47,7 @@ import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
 import { gateTargetOf, listGateTargets } from './pass.js';
 import { HOSTED_CLUSTERS, RolloutEngine, trimHostedCluster, trimNodePool } from './rollout/engine.js';
 import type { RolloutPolicy } from './rollout/policy.js';
-import { CONTROL_KEY, decodeRollout, readRollout, ROLLOUT_LABEL, RolloutStore } from './rollout/state.js';
+import { CONTROL_KEY, decodeRollout, readRollout, ROLLOUT_CONFIGMAP, ROLLOUT_LABEL, RolloutStore } from './rollout/state.js';
 import { rollbackStep } from './rollout/rollback.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
@@ -133,7 +133,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   let tickAt = Infinity;
   if (o.rollout) {
     const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
-    engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting() });
+    const rolloutCm = { namespace: o.rollout.namespace, name: ROLLOUT_CONFIGMAP };
+    engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting(), onPlan: (p) => o.telemetry?.rolloutPlanned(p, rolloutCm) });
     for (;;) {
       try {
         const loaded = await readRollout(o.management, o.rollout.namespace);

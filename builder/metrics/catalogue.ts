@@ -60,8 +60,8 @@ export const RESOLUTION_RESULTS = ['Resolved', 'Error'] as const;
 export const VERIFICATION_RESULTS = ['Verified', 'Rejected', 'RegistryError'] as const;
 
 /** The fleet gate's actions (gate.ts GateStep `did`) and its settled states (`state`). */
-export const GATE_ACTIONS = ['Labelled', 'Published', 'Paused', 'HandedOff', 'Wanted', 'Unpaused', 'Forgot', 'TimedOut', 'Overridden', 'Other'] as const;
-export const GATE_STATES = ['NotGated', 'Consistent', 'HeldByOther', 'Released', 'Waiting', 'Other'] as const;
+export const GATE_ACTIONS = ['Labelled', 'Published', 'Paused', 'HandedOff', 'Neutralised', 'Noted', 'Wanted', 'Unpaused', 'Forgot', 'TimedOut', 'Overridden', 'Blocked', 'Other'] as const;
+export const GATE_STATES = ['NotGated', 'Consistent', 'HeldByOther', 'Released', 'Waiting', 'Deferred', 'Blocked', 'Other'] as const;
 /** What a request for a provider-layer image found in the fleet's build registry. */
 export const BUILD_REQUESTS = ['Started', 'Deduplicated', 'FailedRecently', 'Invalid'] as const;
 export const FLEET_BUILD_RESULTS = ['Succeeded', 'Failed'] as const;
@@ -122,12 +122,11 @@ export const METRICS = {
   fleetBuilds: m('fleet', 'gauge', 'fleet_builds', 'Provider-layer builds queued or running now.', { state: ['Queued', 'Running'] }),
   rolloutsHalted: m('fleet', 'gauge', 'fleet_rollouts_halted', 'Whether the provider layer\'s rollout is halted (1): failures exceeded the policy\'s maxFailures or a canary failed; nothing starts until `on-cluster-build fleet-rollout resume`.'),
   rolloutNodePools: m('fleet', 'gauge', 'fleet_rollout_nodepools', 'NodePools by their state in the provider layer\'s rollout (builder/fleet/rollout/planner.ts).', { state: ROLLOUT_STATES }),
+  rolloutCanaries: m('fleet', 'gauge', 'fleet_rollout_canary_nodepools', 'Canary NodePools (of HostedClusters the policy\'s canary selectors match) by their state in the rollout: the rest waits until every one succeeded.', { state: ROLLOUT_STATES }),
+  rolloutWaves: m('fleet', 'gauge', 'fleet_rollout_waves_remaining', 'Waves of pending NodePools still to go in the provider layer\'s rollout (Progressive; 0 while halted, paused or rolled back, and once every NodePool started).'),
   eventsDropped: m('controller', 'counter', 'events_dropped_total', 'Kubernetes Events not written: spam-filtered (too many for one object), queue full, or refused by the API server.', { cause: ['SpamFiltered', 'QueueFull', 'WriteFailed'] }),
 } satisfies Record<string, MetricSpec>;
 
-/**
- * Metrics the lead wires with the fleet's rollout states (NodePools by rollout state, waves,
- * halts). The alert on a halted rollout is written against this name now.
- */
-export const ROLLOUT_HALTED_METRIC = `${PREFIX}fleet_rollouts_halted`;
+/** The halted gauge's name (the alert on a halted rollout is written against it). */
+export const ROLLOUT_HALTED_METRIC = METRICS.rolloutsHalted.name;
 

@@ -35,6 +35,10 @@ export const EVENT_REASONS = {
   UpgradeReleased: 'Normal',
   UpgradeGateTimedOut: 'Warning',
   UpgradeHoldOverridden: 'Warning',
+  RolloutHalted: 'Warning',
+  RolloutResumed: 'Normal',
+  RolloutCanariesSucceeded: 'Normal',
+  RolloutCompleted: 'Normal',
 } as const;
 export type EventReason = keyof typeof EVENT_REASONS;
 

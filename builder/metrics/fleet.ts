@@ -5,13 +5,14 @@
  *
  * `StateGauge` is the machinery for "how many objects are in each state": one entry per object,
  * bounded by the objects the process already tracks, exported as counts per state (a fixed enum),
- * forgotten when the object goes. The rollout states (pending, rolling, succeeded, failed, halted)
- * are one more `StateGauge` and one call where a NodePool's rollout state is decided.
+ * forgotten when the object goes. The rollout's gauges and Events are rollout.ts's, read from the
+ * rollout engine's plan.
  */
-import { bounded, GATE_ACTIONS, GATE_STATES, METRICS, MetricSpec, ROLLOUT_STATES } from './catalogue.js';
+import { bounded, GATE_ACTIONS, GATE_STATES, METRICS, MetricSpec } from './catalogue.js';
 import { EventRecorder, EventReason, InvolvedObject } from './events.js';
 import { Labels, Metrics } from './registry.js';
 import { ADMISSION_METRICS } from './admission.js';
+import { rolloutCollectors, RolloutPlanView, RolloutTelemetry, ROLLOUT_METRICS } from './rollout.js';
 
 export class StateGauge<S extends readonly string[]> {
   private readonly states = new Map<string, S[number]>();
@@ -45,8 +46,7 @@ export const FLEET_METRICS: MetricSpec[] = [
   METRICS.buildRequests,
   METRICS.fleetBuildsFinished,
   METRICS.fleetBuilds,
-  METRICS.rolloutsHalted,
-  METRICS.rolloutNodePools,
+  ...ROLLOUT_METRICS,
   METRICS.eventsDropped,
   // Its mutating webhook shares the admission server (builder/webhook/server.ts).
   ...ADMISSION_METRICS,
@@ -69,6 +69,7 @@ export class FleetTelemetry {
     processMetrics?: boolean;
   }) {
     this.events = o.events;
+    this.rolloutEvents = new RolloutTelemetry(o.events);
     this.metrics = new Metrics(FLEET_METRICS, {
       processMetrics: o.processMetrics,
       collectors: {
@@ -80,12 +81,7 @@ export class FleetTelemetry {
         },
         [METRICS.holdBound.name]: () => [[{}, o.maxHoldSeconds]],
         [METRICS.gateStates.name]: () => this.gate.counts('state'),
-        [METRICS.rolloutsHalted.name]: () => [[{}, this.rollout?.()?.halted ? 1 : 0]],
-        [METRICS.rolloutNodePools.name]: () => {
-          const counts = new Map<string, number>(ROLLOUT_STATES.map((s) => [s, 0]));
-          for (const r of this.rollout?.()?.rows ?? []) counts.set(bounded(ROLLOUT_STATES, r.state), (counts.get(bounded(ROLLOUT_STATES, r.state)) ?? 0) + 1);
-          return [...counts].map(([state, n]) => [{ state }, n] as [Labels, number]);
-        },
+        ...rolloutCollectors(() => this.rollout?.()),
         [METRICS.fleetBuilds.name]: () => {
           const s = o.builds?.() ?? { queued: 0, running: 0 };
           return [
@@ -100,12 +96,18 @@ export class FleetTelemetry {
     this.metrics.zero(METRICS.fleetBuildsFinished);
   }
   private readonly events?: EventRecorder;
-  /** The rollout's current plan (its rows' states and whether it is halted), once the fleet has an engine. */
-  private rollout?: () => { halted?: string; rows: readonly { state: string }[] } | undefined;
+  private readonly rolloutEvents: RolloutTelemetry;
+  /** The rollout's current plan, once the fleet has an engine. */
+  private rollout?: () => RolloutPlanView | undefined;
 
-  /** Where the rollout states are read at each scrape (the rollout engine's current plan). */
-  watchRollout(current: () => { halted?: string; rows: readonly { state: string }[] } | undefined): void {
+  /** Where the rollout gauges are read at each scrape (the rollout engine's current plan). */
+  watchRollout(current: () => RolloutPlanView | undefined): void {
     this.rollout = current;
+  }
+
+  /** Each plan the rollout engine makes: its milestones as Events on the rollout's ConfigMap. */
+  rolloutPlanned(p: RolloutPlanView, configMap: { namespace: string; name: string }): void {
+    this.rolloutEvents.planned(p, configMap);
   }
 
   /** A NodePool as the fleet's watch sees it (deleted: gone). Its hold, if the gate's annotations say so. */

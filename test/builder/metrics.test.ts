@@ -6,12 +6,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { bounded, METRICS, NODEPOOL_REASONS } from '../../builder/metrics/catalogue.js';
+import { bounded, GATE_ACTIONS, GATE_STATES, METRICS, NODEPOOL_REASONS, ROLLOUT_STATES } from '../../builder/metrics/catalogue.js';
+import type { GateStep } from '../../builder/fleet/gate.js';
+import type { RowState } from '../../builder/fleet/rollout/planner.js';
 import { AGGREGATE_MAX_EVENTS, EventObject, EventRecorder, SPAM_BURST } from '../../builder/metrics/events.js';
 import { Metrics } from '../../builder/metrics/registry.js';
 import { startMetricsServer } from '../../builder/metrics/server.js';
 import { ControllerTelemetry, countNodePools } from '../../builder/metrics/controller.js';
 import { FleetTelemetry } from '../../builder/metrics/fleet.js';
+import { rolloutEvents, RolloutPlanView } from '../../builder/metrics/rollout.js';
 import { metricsPki, sample, scrape } from './metrics-harness.js';
 
 describe('metric labels', () => {
@@ -66,6 +69,52 @@ describe('metric labels', () => {
     expect(sample(text, 'on_cluster_build_fleet_rollout_nodepools', { state: 'failed' })).toBe(1);
     // A state outside the list is counted under the closest bounded label (never a new series).
     expect(text).not.toContain('a state nobody listed');
+  });
+
+  it("the label lists name every gate action, gate state and rollout state the fleet decides (tsc: make typecheck)", () => {
+    // A value the fleet can produce but the catalogue does not list would be exported as Other.
+    type Unlisted<T, L extends readonly string[]> = [Exclude<T, L[number]>] extends [never] ? true : Exclude<T, L[number]>;
+    const actions: Unlisted<Extract<GateStep, { did: string }>['did'], typeof GATE_ACTIONS> = true;
+    const states: Unlisted<Extract<GateStep, { state: string }>['state'], typeof GATE_STATES> = true;
+    const rollout: Unlisted<RowState, typeof ROLLOUT_STATES> = true;
+    expect([actions, states, rollout]).toEqual([true, true, true]);
+  });
+
+  it('the fleet exports canaries by rollout state and the waves still to go', async () => {
+    const f = new FleetTelemetry({ maxHoldSeconds: 3600, now: () => 0, processMetrics: false });
+    let text = await f.metrics.text();
+    expect(sample(text, 'on_cluster_build_fleet_rollout_waves_remaining')).toBe(0);
+    f.watchRollout(() => ({ rows: [{ state: 'succeeded', canary: true }, { state: 'rolling', canary: true }, { state: 'pending' }, { state: 'pending' }, { state: 'pending' }], waves: [{}, {}] }));
+    text = await f.metrics.text();
+    expect(sample(text, 'on_cluster_build_fleet_rollout_canary_nodepools', { state: 'succeeded' })).toBe(1);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_canary_nodepools', { state: 'rolling' })).toBe(1);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_canary_nodepools', { state: 'pending' })).toBe(0);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_nodepools', { state: 'pending' })).toBe(3);
+    expect(sample(text, 'on_cluster_build_fleet_rollout_waves_remaining')).toBe(2);
+  });
+
+  it("the rollout's milestones are Events on its ConfigMap, once each; a restarted process repeats only the halt", () => {
+    const rows = (...s: string[]) => s.map((state, i) => ({ state, ...(i === 0 ? { canary: true } : {}) }));
+    const reasons = (p: RolloutPlanView, before?: RolloutPlanView) => rolloutEvents(p, before).map(([r]) => r);
+    const canaryRolling = { rows: rows('rolling', 'pending', 'pending') };
+    const canaryDone = { rows: rows('succeeded', 'rolling', 'pending') };
+    const halted = { halted: '1 NodePools failed, more than maxFailures 0: clusters/c1-workers; first: UpdatingConfig InplaceUpgradeFailed: rebase failed', rows: rows('succeeded', 'failed', 'halted') };
+    const resumed = { rows: rows('succeeded', 'failed', 'rolling') };
+    const done = { rows: rows('succeeded', 'succeeded', 'succeeded') };
+    expect(reasons(canaryRolling)).toEqual([]);
+    expect(reasons(canaryDone, canaryRolling)).toEqual(['RolloutCanariesSucceeded']);
+    expect(reasons(canaryDone, canaryDone)).toEqual([]);
+    expect(reasons(halted, canaryDone)).toEqual(['RolloutHalted']);
+    expect(reasons(halted, halted)).toEqual([]);
+    expect(reasons(resumed, halted)).toEqual(['RolloutResumed']);
+    expect(reasons(done, resumed)).toEqual(['RolloutCompleted']);
+    expect(reasons({ rows: [] }, { rows: [] })).toEqual([]);
+    // A restarted process's first plan: the halt again (someone must act), no milestone.
+    expect(reasons(halted)).toEqual(['RolloutHalted']);
+    expect(reasons(done)).toEqual([]);
+    // Fixed words and counts: never the halt's reason (NodePool names, HyperShift's messages).
+    const [[, message]] = rolloutEvents(halted, canaryDone) as [[string, string]];
+    expect(message).toBe('the rollout halted with 1 NodePool(s) failed: nothing starts until `on-cluster-build fleet-rollout resume` or `rollback` (`on-cluster-build fleet-status --plan` says which failed and why)');
   });
 
   it('the fleet exports holds in force and the age of the oldest from the NodePools it watches', async () => {

@@ -2,7 +2,7 @@
  * The fleet component as a running process (as test/builder/fleet-run.test.ts starts it: its own
  * flags, watch loop, webhook on 127.0.0.1, injected clock; only the provider build is faked),
  * scraped on 127.0.0.1 through its /metrics with the platform scraper's client certificate while
- * a release bump is held, built once per key, released, and timed out: holds in force and the
+ * a release bump is held, one hold lifted by hand, built once per key, released, and timed out: holds in force and the
  * age of the oldest, gate actions, build requests deduplicated, build outcomes; Events on the
  * NodePools with the documented reasons. The scrapes are the input of `promtool test rules` for
  * the hold alert: silent while holds are young, firing near the bound, silent once released.
@@ -41,6 +41,8 @@ const AMD = ['apple', 'banana'];
 const ARM = 'elder';
 const ALL = [...AMD, ARM];
 const npName = (c: string) => `${c}-workers`;
+/** The NodePool whose hold a human lifts. */
+const OVERRIDDEN = 'banana';
 const waitFor = async (what: string, cond: () => boolean) => {
   for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
   if (!cond()) throw new Error(`timed out waiting for ${what}`);
@@ -160,6 +162,15 @@ describe('the fleet component, observed', () => {
       expect(sample(text, 'on_cluster_build_fleet_gate_nodepools', { state: 'Waiting' })).toBe(ALL.length);
       rec.push([1, samples(text, 'on_cluster_build_')]);
 
+      // Someone lifts banana's hold by hand: the gate steps back for this release, loudly.
+      offsetMs = 2 * 60_000;
+      await admin.request('PATCH', admin.path(NODEPOOLS, 'clusters', npName(OVERRIDDEN)), { spec: { pausedUntil: null } }, 'application/merge-patch+json');
+      text = await metricsWhen((t) => sample(t, 'on_cluster_build_fleet_gate_actions_total', { action: 'Overridden' }) === 1 && sample(t, 'on_cluster_build_fleet_holds') === ALL.length - 1);
+      expect(sample(text, 'on_cluster_build_fleet_gate_actions_total', { action: 'Overridden' })).toBe(1);
+      expect(sample(text, 'on_cluster_build_fleet_holds')).toBe(ALL.length - 1);
+      expect(sample(text, 'on_cluster_build_fleet_hold_oldest_age_seconds')).toBe(120);
+      rec.push([2, samples(text, 'on_cluster_build_')]);
+
       // 50 minutes on: the holds are old.
       offsetMs = 50 * 60_000;
       text = await metrics();
@@ -171,12 +182,15 @@ describe('the fleet component, observed', () => {
       pending.find((p) => p.key.arch === 'arm64')!.reject(new Error('RUN dnf install -y provider-agent: exit status 1'));
       await waitFor('amd64 released', () => AMD.every((c) => np(c).spec.pausedUntil === undefined));
       offsetMs = 52 * 60_000;
-      text = await metricsWhen((t) => sample(t, 'on_cluster_build_fleet_holds') === 1 && sample(t, 'on_cluster_build_fleet_gate_actions_total', { action: 'HandedOff' }) === AMD.length);
+      text = await metricsWhen((t) => sample(t, 'on_cluster_build_fleet_holds') === 1 && sample(t, 'on_cluster_build_fleet_gate_actions_total', { action: 'HandedOff' }) === AMD.length - 1 && sample(t, 'on_cluster_build_fleet_gate_nodepools', { state: 'Deferred' }) === 1);
       expect(sample(text, 'on_cluster_build_fleet_holds')).toBe(1);
       // R1's two images found in the registry, R2's amd64 built; R2's arm64 failed.
       expect(sample(text, 'on_cluster_build_fleet_builds_finished_total', { result: 'Succeeded' })).toBe(3);
       expect(sample(text, 'on_cluster_build_fleet_builds_finished_total', { result: 'Failed' })).toBe(1);
-      expect(sample(text, 'on_cluster_build_fleet_gate_actions_total', { action: 'HandedOff' })).toBe(AMD.length);
+      // banana's release rolled out without the image when its hold was lifted; the default policy
+      // (RideReleaseChange) defers the layer to its next release change.
+      expect(sample(text, 'on_cluster_build_fleet_gate_actions_total', { action: 'HandedOff' })).toBe(AMD.length - 1);
+      expect(sample(text, 'on_cluster_build_fleet_gate_nodepools', { state: 'Deferred' })).toBe(1);
       rec.push([52, samples(text, 'on_cluster_build_')]);
 
       // At the bound the last hold is lifted loudly.
@@ -186,6 +200,9 @@ describe('the fleet component, observed', () => {
       expect(sample(text, 'on_cluster_build_fleet_holds')).toBe(0);
       expect(sample(text, 'on_cluster_build_fleet_hold_oldest_age_seconds')).toBe(0);
       expect(sample(text, 'on_cluster_build_fleet_gate_actions_total', { action: 'TimedOut' })).toBe(1);
+      // Every action and state of the run has its own label value.
+      expect(sample(text, 'on_cluster_build_fleet_gate_actions_total', { action: 'Other' })).toBe(0);
+      expect(sample(text, 'on_cluster_build_fleet_gate_nodepools', { state: 'Other' })).toBe(0);
       rec.push([61, samples(text, 'on_cluster_build_')]);
 
       // Events on the NodePools, with the documented reasons, deduplicated per NodePool and reason.
@@ -194,7 +211,10 @@ describe('the fleet component, observed', () => {
       for (const e of events) expect(Object.keys(EVENT_REASONS)).toContain(e.reason);
       const of = (c: string, reason: string) => events.filter((e) => e.involvedObject.name === npName(c) && e.reason === reason);
       for (const c of ALL) expect(of(c, 'UpgradeHeld')).toHaveLength(1);
-      for (const c of AMD) expect(of(c, 'UpgradeReleased')).toHaveLength(1);
+      for (const c of AMD.filter((c) => c !== OVERRIDDEN)) expect(of(c, 'UpgradeReleased')).toHaveLength(1);
+      expect(of(OVERRIDDEN, 'UpgradeReleased')).toEqual([]);
+      expect(of(OVERRIDDEN, 'UpgradeHoldOverridden')).toHaveLength(1);
+      expect(of(OVERRIDDEN, 'UpgradeHoldOverridden')[0]).toMatchObject({ type: 'Warning', message: 'the hold was lifted by someone else: not held again for this release' });
       expect(of(ARM, 'UpgradeGateTimedOut')[0]).toMatchObject({ type: 'Warning', involvedObject: { kind: 'NodePool', namespace: 'clusters' } });
       expect(JSON.stringify(events)).not.toMatch(/dnf|quay\.example\.com/);
       expect(mgmt.audit.filter((e) => e.user === FLEET_USER && (e.code === 401 || e.code === 403))).toEqual([]);

@@ -5,8 +5,9 @@
  * server with the scraper's client certificate. The counters move as the run does (a failed build
  * counts under its reason, NodePools by state), Events appear in the hosted cluster's `default`
  * namespace with the documented reasons, deduplicated, under the Events Role only. The scrapes are
- * the input of `promtool test rules` for the per-HCP alerts: they fire when builds keep failing
- * or the webhook errors, and are silent once a build succeeds or the webhook answers.
+ * the input of `promtool test rules` for the per-HCP alerts: they fire when builds keep failing,
+ * the webhook errors or denies nearly everything, and are silent once a build succeeds or the
+ * webhook answers and allows.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -255,10 +256,28 @@ describe('the HCP namespace processes, observed', () => {
     webhookRec.push([30, samples(text, 'on_cluster_build_')]);
   });
 
+  it('a tenant retrying a refused write for over an hour: every request denied, counted under Forbidden', async () => {
+    const ca = (await import('node:fs')).readFileSync(pki.serverCa, 'utf8');
+    const create = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: { uid: 'retry', kind: { group: 'on-cluster-build.pkogen.io', version: 'v1alpha1', kind: 'NodePoolOSBuild' }, resource: { group: 'on-cluster-build.pkogen.io', version: 'v1alpha1', resource: 'nodepoolosbuilds' }, operation: 'CREATE', name: 'b', userInfo: { username: 'alice' }, object: { apiVersion: GV, kind: 'NodePoolOSBuild', metadata: { name: 'b' }, spec: {} } },
+    });
+    // Ten denials per 5 recorded minutes, from minute 35 to 100.
+    let text = '';
+    for (let minute = 35; minute <= 100; minute += 5) {
+      for (let i = 0; i < 10; i++) expect(JSON.parse((await post(webhook.port, ca, WEBHOOK_PATHS.nodePoolOSBuilds, create)).body).response).toMatchObject({ allowed: false, status: { reason: 'Forbidden' } });
+      text = await scrapeWebhook();
+      webhookRec.push([minute, samples(text, 'on_cluster_build_')]);
+    }
+    expect(sample(text, 'on_cluster_build_admission_denials_total', { webhook: 'NodePoolOSBuild', reason: 'Forbidden' })).toBe(1 + 140);
+    expect(sample(text, 'on_cluster_build_admission_requests_total', { webhook: 'NodePoolOSBuild', result: 'Denied' })).toBe(1 + 140);
+  });
+
   it('the per-HCP alerts pass promtool check rules and fire on these recordings when they should', () => {
     const target = { namespace: NS, job: 'on-cluster-build-controller-metrics', service: 'on-cluster-build-controller-metrics' };
     const wtarget = { namespace: NS, job: 'on-cluster-build-webhook-metrics', service: 'on-cluster-build-webhook-metrics' };
-    const series = [...inputSeries(controllerRec, 70, target), ...inputSeries(webhookRec, 70, wtarget)];
+    const series = [...inputSeries(controllerRec, 70, target), ...inputSeries(webhookRec, 150, wtarget)];
     const { check, test } = checkAndTest(dir, hcpAlerts(), series, [
       // Builds: three failures from minute 10 and no success: fires after its 15 minutes; silent before, and once one succeeds (minute 40).
       { minute: 9, alert: 'OnClusterBuildBuildsFailing', firing: [] },
@@ -268,8 +287,14 @@ describe('the HCP namespace processes, observed', () => {
       { minute: 14, alert: 'OnClusterBuildWebhookErrors', firing: [] },
       { minute: 20, alert: 'OnClusterBuildWebhookErrors', firing: [{ severity: 'warning', namespace: NS, service: wtarget.service }] },
       { minute: 45, alert: 'OnClusterBuildWebhookErrors', firing: [] },
-      // One denial in 201 decisions is not "denying everything".
+      // One denial in 201 decisions is not "denying everything"; then only denials from minute 35:
+      // once the 200 allowed requests of minute 30 leave the 30-minute window (about minute 60),
+      // pending for its 30 minutes, firing, silent again once the retries stop (minute 100) and age out.
       { minute: 60, alert: 'OnClusterBuildWebhookDenyingAll', firing: [] },
+      { minute: 88, alert: 'OnClusterBuildWebhookDenyingAll', firing: [] },
+      { minute: 95, alert: 'OnClusterBuildWebhookDenyingAll', firing: [{ severity: 'warning', namespace: NS, service: wtarget.service }] },
+      { minute: 125, alert: 'OnClusterBuildWebhookDenyingAll', firing: [{ severity: 'warning', namespace: NS, service: wtarget.service }] },
+      { minute: 140, alert: 'OnClusterBuildWebhookDenyingAll', firing: [] },
     ]);
     expect(check.out).toMatch(/SUCCESS: 3 rules found/);
     expect(check.code).toBe(0);

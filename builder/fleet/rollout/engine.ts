@@ -99,6 +99,8 @@ export interface RolloutEngineOptions {
   log?: Log;
   /** A re-plan may let deferred NodePools start (a slot freed, a resume): settle them again. */
   onMayStart?: () => void;
+  /** Every new plan (metrics and Events). */
+  onPlan?: (p: Plan) => void;
 }
 
 export class RolloutEngine {
@@ -168,6 +170,7 @@ export class RolloutEngine {
     this.last = p;
     this.dirty = false;
     if (p.halted && !before?.halted) this.o.log?.('rollout halted', { reason: p.halted });
+    this.o.onPlan?.(p);
     if (before && (p.summary.rollingNow < before.summary.rollingNow || (before.halted && !p.halted) || (before.paused && !p.paused))) this.o.onMayStart?.();
     return p;
   }
