@@ -55,7 +55,7 @@ export async function cjsPrecompiledCrds({ root, tree, cjsDir, generate }) {
     if (/\bimport\.meta\b/.test(text)) throw new Error(`hack/cjs-crds.mjs: precompiled CRD module ${n}.js uses import.meta`);
     const r = await build({
       absWorkingDir: root,
-      stdin: { contents: text, loader: 'js', resolveDir: path.join(tree, 'schema', 'precompiled-crds'), sourcefile: `precompiled-crds/${n}.js` },
+      stdin: { contents: text, loader: 'js', resolveDir: path.join(tree, 'schema'), sourcefile: `precompiled-crds/${n}.js` },
       write: false,
       bundle: true,
       format: 'iife',
