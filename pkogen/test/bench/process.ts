@@ -90,7 +90,7 @@ function peakRss(args: string[]): number | undefined {
 }
 
 export async function bench(): Promise<string> {
-  if (!existsSync(path.join(root, 'package', 'manifest.yaml'))) throw new Error('process bench: run `make package` first (needs package/)');
+  if (!existsSync(path.join(OUR_PACKAGE, 'manifest.yaml'))) throw new Error('process bench: run `make package` first (needs package/)');
   const bundled = existsSync(path.join(root, 'dist', 'bundle', 'pkogen.mjs'));
   const tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-bench-process-'));
   const pkogen = (...a: string[]) => ['bin/pkogen.js', ...a];
@@ -108,15 +108,15 @@ export async function bench(): Promise<string> {
     // What `make package` and `make verify` run first: our bundle module, the library (dist/src) it
     // imports, and the rollout lint inside it; then the rollout lint alone, as a CLI command.
     { label: '`pkogen verify dist/resources/resources.js`', cmd: 'node', args: () => pkogen('verify', path.join(REPO, 'dist', 'resources', 'resources.js')) },
-    { label: '`pkogen lint-rollout` of our Template', cmd: 'node', args: () => pkogen('lint-rollout', 'hack/on-cluster-build.SelectorSyncSet.yaml.tmpl') },
+    { label: '`pkogen lint-rollout` of our Template', cmd: 'node', args: () => pkogen('lint-rollout', path.join(REPO, 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl')) },
   ];
   if (caSet) cmds.push(...cmds.slice(0, 4).map(withoutCa));
   const notes: string[] = [];
   if (has('buildah')) {
     const ctx = path.join(tmp, 'ctx');
     cpSync(OUR_PACKAGE, path.join(ctx, 'package'), { recursive: true });
-    cpSync(path.join(root, 'Containerfile'), path.join(ctx, 'Containerfile'));
-    if (existsSync(path.join(root, '.containerignore'))) cpSync(path.join(root, '.containerignore'), path.join(ctx, '.containerignore'));
+    cpSync(path.join(REPO, 'Containerfile'), path.join(ctx, 'Containerfile'));
+    if (existsSync(path.join(REPO, '.containerignore'))) cpSync(path.join(REPO, '.containerignore'), path.join(ctx, '.containerignore'));
     const store = ['--root', path.join(tmp, 'bh-root'), '--runroot', path.join(tmp, 'bh-run'), '--storage-driver', 'vfs'];
     cmds.push({ label: '`buildah bud` of the same package (Containerfile, vfs, chroot)', cmd: 'buildah', args: (i) => [...store, 'bud', '--isolation', 'chroot', '--layers=false', '-q', '-f', path.join(ctx, 'Containerfile'), '-t', `localhost/bench:${i + 2}`, ctx] });
   } else notes.push('buildah is not installed: its row is left out.');
