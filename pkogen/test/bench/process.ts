@@ -29,6 +29,8 @@ interface Cmd {
   env?: Record<string, string>;
   /** Environment variables removed for this command (see WITHOUT_CA). */
   unset?: string[];
+  /** Working directory (default: pkogen/). */
+  cwd?: string;
   /** Untimed set-up before each run. */
   prepare?: (round: number) => Promise<void>;
 }
@@ -55,7 +57,7 @@ async function runOnce(c: Cmd, round: number): Promise<number> {
   const t = performance.now();
   const env = c.env || c.unset ? { ...process.env, ...c.env } : undefined;
   for (const k of c.unset ?? []) delete env![k];
-  execFileSync(c.cmd, c.args(round), { cwd: root, stdio: 'pipe', maxBuffer: 64 << 20, env });
+  execFileSync(c.cmd, c.args(round), { cwd: c.cwd ?? root, stdio: 'pipe', maxBuffer: 64 << 20, env });
   return performance.now() - t;
 }
 
@@ -107,7 +109,7 @@ export async function bench(): Promise<string> {
     { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', OUR_PACKAGE, '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'y.tar')) },
     // What `make package` and `make verify` run first: our bundle module, the library (dist/src) it
     // imports, and the rollout lint inside it; then the rollout lint alone, as a CLI command.
-    { label: '`pkogen verify dist/resources/resources.js`', cmd: 'node', args: () => pkogen('verify', path.join(REPO, 'dist', 'resources', 'resources.js')) },
+    { label: '`pkogen verify dist/resources/resources.js`', cmd: 'node', args: () => [path.join(root, 'bin', 'pkogen.js'), 'verify', path.join('dist', 'resources', 'resources.js')], cwd: REPO },
     { label: '`pkogen lint-rollout` of our Template', cmd: 'node', args: () => pkogen('lint-rollout', path.join(REPO, 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl')) },
   ];
   if (caSet) cmds.push(...cmds.slice(0, 4).map(withoutCa));
