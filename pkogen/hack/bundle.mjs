@@ -27,7 +27,8 @@
  * import that SchemaRegistry.prepare awaits only when an object needs a CRD's schema compiled.
  *
  * validate, build and push are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
- * chunks) for bin/pkogen.js to compile with a V8 code cache (hack/code-cache.mjs makes it).
+ * chunks) for bin/pkogen.js to compile with a V8 code cache (hack/code-cache.mjs makes it). Those
+ * take the bundled CRDs' precompiled validators from OUTDIR/cjs/crds/ (hack/cjs-crds.mjs).
  *
  * Usage: node hack/bundle.mjs [ENTRY OUTDIR] (default dist/src/cli/main.js dist/bundle; the test
  * bundles src/cli/main.ts into a scratch folder). OUTDIR must be inside the checkout: the CLI finds
@@ -38,6 +39,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
+import { cjsPrecompiledCrds } from './cjs-crds.mjs';
 import { ALIAS, OPTIONAL_PEERS } from './esbuild-options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,7 +59,7 @@ const tree = path.resolve(root, path.dirname(path.dirname(entry)));
 const ext = path.extname(entry);
 const scratch = path.join(outdir, '.precompile.mjs');
 await build({ absWorkingDir: root, entryPoints: [path.join(tree, 'schema', `precompile${ext}`)], outfile: scratch, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
-const { precompiledSource } = await import(pathToFileURL(scratch).href);
+const { precompiledSource, precompiledCrdSources } = await import(pathToFileURL(scratch).href);
 const precompiled = precompiledSource();
 rmSync(scratch);
 const precompiledPlugin = {
@@ -134,12 +136,14 @@ const LAZY_SCHEMAS = [
 ].join('\n');
 const isCrdList = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => c && typeof c === 'object' && Array.isArray(c.versions) && c.versions.every((x) => x && typeof x === 'object' && 'schema' in x));
 const dataModules = new Map();
+const crdLists = {};
 for (const name of ['crds', 'openshift-crds', 'builtin-shapes']) {
   const file = path.join(tree, 'schema', 'generated', `${name}${ext}`);
   const out = path.join(outdir, `.data-${name}.mjs`);
   await build({ absWorkingDir: root, entryPoints: [file], outfile: out, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
   const mod = await import(pathToFileURL(out).href);
   rmSync(out);
+  Object.assign(crdLists, mod);
   const lines = [];
   for (const [k, v] of Object.entries(mod)) {
     const json = JSON.stringify(v);
@@ -210,16 +214,21 @@ writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 // command at all: bin/pkogen.js requires it for help, version and unknown names (small enough
 // that plain require() beats a code cache).
 const CJS_COMMANDS = ['main', 'validate', 'build', 'push']; // bin/pkogen.js and hack/code-cache.mjs name the same commands
-// One CommonJS file has no chunks: the bundled CRDs' precompiled validators (~6 MB, chunks of the
-// ES bundle, hack/precompile-crds.mjs) would be read at every start. Without them, a CRD object
-// in a validated package has its schema compiled by ajv, as before they existed.
-const noPrecompiledCrds = {
-  name: 'no-precompiled-crds',
+const cjsDir = path.join(outdir, 'cjs');
+// One CommonJS file has no chunks: the bundled CRDs' precompiled validators (~6 MB) become
+// factories in cjs/crds/, each required when a run first needs it (hack/cjs-crds.mjs).
+const cjsCrdTable = await cjsPrecompiledCrds({
+  root,
+  tree,
+  cjsDir,
+  generate: () => precompiledCrdSources([...crdLists.BUNDLED_CRDS, ...crdLists.OPENSHIFT_CRDS]),
+});
+const cjsCrds = {
+  name: 'cjs-precompiled-crds',
   setup(b) {
-    b.onLoad({ filter: /[\\/]schema[\\/]precompiled-crds\.(ts|js)$/ }, () => ({ contents: 'export const PRECOMPILED_CRDS = {};\n', loader: 'js' }));
+    b.onLoad({ filter: /[\\/]schema[\\/]precompiled-crds\.(ts|js)$/ }, (args) => ({ contents: cjsCrdTable, loader: 'js', resolveDir: path.dirname(args.path) }));
   },
 };
-const cjsDir = path.join(outdir, 'cjs');
 for (const command of CJS_COMMANDS) {
   const onlyCommand = {
     name: 'only-command',
@@ -256,12 +265,12 @@ for (const command of CJS_COMMANDS) {
     // Smaller file, less to read at every start; names kept, so errors still read.
     minifyWhitespace: true,
     minifySyntax: true,
-    banner: { js: "const __pkogenImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: { js: "const __pkogenImportMetaUrl = require('node:url').pathToFileURL(__filename).href; const __pkogenRequire = require;" },
     legalComments: 'none',
     logLevel: 'warning',
     alias: ALIAS,
     external: OPTIONAL_PEERS,
-    plugins: [onlyCommand, noPrecompiledCrds, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
+    plugins: [onlyCommand, cjsCrds, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
   });
   // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.
   const out = path.join(cjsDir, `${command}.cjs`);

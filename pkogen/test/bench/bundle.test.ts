@@ -135,6 +135,25 @@ spec:
   expect({ code: viaCache.code, stdout: viaCache.stdout, stderr: viaCache.stderr.replace('pkogen: validate.cjs code cache used\n', '') }).toEqual(r);
 });
 
+test('validate: a bundled CRD’s object is checked by its precompiled validator on the code-cache path (cjs/crds), as the ES bundle checks it', () => {
+  const pkg = path.join(out, 'with-service-monitor');
+  cpSync(path.join(FIXTURES, 'nginx'), pkg, { recursive: true });
+  const monitor = (port: string) =>
+    `apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: nginx\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  selector:\n    matchLabels:\n      app: nginx\n  endpoints:\n  - port: ${port}\n    interval: 30s\n`;
+  // A preload that lists, at exit, the precompiled CRD factories required during the run.
+  const preload = path.join(out, 'crds-required.cjs');
+  writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'crds: ' + Object.keys(require.cache).filter((f) => /[\\\\/]cjs[\\\\/]crds[\\\\/]/.test(f)).map((f) => require('node:path').basename(f)).join(' ') + '\\n'));\n");
+  for (const [port, code] of [['metrics', 0], ['[1, 2]', 1]] as const) {
+    writeFileSync(path.join(pkg, 'monitor.yaml'), monitor(port));
+    const es = cli('validate', pkg);
+    expect(es.code).toBe(code);
+    const r = spawnSync('node', ['-r', preload, path.join(scratch, 'bin', 'pkogen.js'), 'validate', pkg], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
+    expect(r.stderr).toMatch(/^pkogen: validate\.cjs code cache used\ncrds: \d+\.cjs\n$/);
+    expect({ code: r.status, stdout: r.stdout }).toEqual({ code, stdout: es.stdout });
+    if (code === 1) expect(r.stdout).toMatch(/monitor\.yaml.*spec\.endpoints/);
+  }
+});
+
 test('lint-rollout: the synchronous schema validator sees every built-in kind (all loaded up front)', () => {
   const r = cli('lint-rollout', path.join(ROOT, '..', 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl'));
   expect(r.stderr).not.toContain('internal error');

@@ -29,6 +29,8 @@ interface Cmd {
   env?: Record<string, string>;
   /** Environment variables removed for this command (see WITHOUT_CA). */
   unset?: string[];
+  /** Working directory (default: pkogen/). */
+  cwd?: string;
   /** Untimed set-up before each run. */
   prepare?: (round: number) => Promise<void>;
 }
@@ -55,7 +57,7 @@ async function runOnce(c: Cmd, round: number): Promise<number> {
   const t = performance.now();
   const env = c.env || c.unset ? { ...process.env, ...c.env } : undefined;
   for (const k of c.unset ?? []) delete env![k];
-  execFileSync(c.cmd, c.args(round), { cwd: root, stdio: 'pipe', maxBuffer: 64 << 20, env });
+  execFileSync(c.cmd, c.args(round), { cwd: c.cwd ?? root, stdio: 'pipe', maxBuffer: 64 << 20, env });
   return performance.now() - t;
 }
 
@@ -90,7 +92,7 @@ function peakRss(args: string[]): number | undefined {
 }
 
 export async function bench(): Promise<string> {
-  if (!existsSync(path.join(root, 'package', 'manifest.yaml'))) throw new Error('process bench: run `make package` first (needs package/)');
+  if (!existsSync(path.join(OUR_PACKAGE, 'manifest.yaml'))) throw new Error('process bench: run `make package` first (needs package/)');
   const bundled = existsSync(path.join(root, 'dist', 'bundle', 'pkogen.mjs'));
   const tmp = mkdtempSync(path.join(tmpdir(), 'pkogen-bench-process-'));
   const pkogen = (...a: string[]) => ['bin/pkogen.js', ...a];
@@ -107,16 +109,16 @@ export async function bench(): Promise<string> {
     { label: '`pkogen build …`, unbundled (dist/src)', cmd: 'node', args: () => unbundled('build', OUR_PACKAGE, '-t', 'localhost/bench:1', '--output-file', path.join(tmp, 'y.tar')) },
     // What `make package` and `make verify` run first: our bundle module, the library (dist/src) it
     // imports, and the rollout lint inside it; then the rollout lint alone, as a CLI command.
-    { label: '`pkogen verify dist/resources/resources.js`', cmd: 'node', args: () => pkogen('verify', path.join(REPO, 'dist', 'resources', 'resources.js')) },
-    { label: '`pkogen lint-rollout` of our Template', cmd: 'node', args: () => pkogen('lint-rollout', 'hack/on-cluster-build.SelectorSyncSet.yaml.tmpl') },
+    { label: '`pkogen verify dist/resources/resources.js`', cmd: 'node', args: () => [path.join(root, 'bin', 'pkogen.js'), 'verify', path.join('dist', 'resources', 'resources.js')], cwd: REPO },
+    { label: '`pkogen lint-rollout` of our Template', cmd: 'node', args: () => pkogen('lint-rollout', path.join(REPO, 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl')) },
   ];
   if (caSet) cmds.push(...cmds.slice(0, 4).map(withoutCa));
   const notes: string[] = [];
   if (has('buildah')) {
     const ctx = path.join(tmp, 'ctx');
     cpSync(OUR_PACKAGE, path.join(ctx, 'package'), { recursive: true });
-    cpSync(path.join(root, 'Containerfile'), path.join(ctx, 'Containerfile'));
-    if (existsSync(path.join(root, '.containerignore'))) cpSync(path.join(root, '.containerignore'), path.join(ctx, '.containerignore'));
+    cpSync(path.join(REPO, 'Containerfile'), path.join(ctx, 'Containerfile'));
+    if (existsSync(path.join(REPO, '.containerignore'))) cpSync(path.join(REPO, '.containerignore'), path.join(ctx, '.containerignore'));
     const store = ['--root', path.join(tmp, 'bh-root'), '--runroot', path.join(tmp, 'bh-run'), '--storage-driver', 'vfs'];
     cmds.push({ label: '`buildah bud` of the same package (Containerfile, vfs, chroot)', cmd: 'buildah', args: (i) => [...store, 'bud', '--isolation', 'chroot', '--layers=false', '-q', '-f', path.join(ctx, 'Containerfile'), '-t', `localhost/bench:${i + 2}`, ctx] });
   } else notes.push('buildah is not installed: its row is left out.');
@@ -150,7 +152,7 @@ export async function bench(): Promise<string> {
       ...rows,
       '',
       'Targets:',
-      target('`pkogen build`', ratio('`pkogen build package -t T --output-file x.tar`'), 1.3, '×', cleanRatio('`pkogen build package -t T --output-file x.tar`')),
+      target('`pkogen build`', ratio('`pkogen build package -t T --output-file x.tar`'), 2, '×', cleanRatio('`pkogen build package -t T --output-file x.tar`')),
       target('`pkogen validate package`', ratio('`pkogen validate package`'), 2.5, '×', cleanRatio('`pkogen validate package`')),
       target('`pkogen --help`', ratio('`pkogen --help`'), 1.2, '×', cleanRatio('`pkogen --help`')),
       target('peak RSS of `validate package` (one run, GNU time)', rss, 120, ' MiB'),
@@ -165,7 +167,7 @@ export async function bench(): Promise<string> {
 }
 
 /**
- * Issue 16's push and simulate targets, a section of its own: `pkogen push` of an already built
+ * The push and simulate targets, a section of its own: `pkogen push` of an already built
  * 50 MB image against `skopeo copy` of the same OCI layout (each run to a fresh registry, so every
  * blob is uploaded), and `pkogen simulate` of our rollout over 2,000 HCP namespaces with our
  * package; rounds alternate with `node -e 0` like the section above.
@@ -218,7 +220,7 @@ async function shipAndSimulate(): Promise<string> {
       ...cmds.map((c, i) => `| ${c.label} | ${med[i].toFixed(0)} ms | ${(med[i] / med[0]).toFixed(2)}× |`),
       '',
       'Targets:',
-      `- \`simulate\` of 2,000 HCP namespaces ≤ 25× \`node -e 0\`: ${sim.toFixed(2)}×, ${sim <= 25 ? 'met' : 'NOT met'}`,
+      `- \`simulate\` of 2,000 HCP namespaces ≤ 15× \`node -e 0\`: ${sim.toFixed(2)}×, ${sim <= 15 ? 'met' : 'NOT met'}`,
       push === undefined
         ? '- push vs `skopeo copy`: not measured'
         : `- \`pkogen push\` of 50 MB ≤ 1.2× \`skopeo copy\` of the same image: ${push.toFixed(2)}×, ${push <= 1.2 ? 'met' : 'NOT met'}${pushClean === undefined ? '' : ` (without ${CA}, which skopeo never reads: ${pushClean.toFixed(2)}×, ${pushClean <= 1.2 ? 'met' : 'NOT met'})`}`,
