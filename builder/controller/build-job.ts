@@ -169,8 +169,10 @@ export interface BuildJobInput {
    * controller passes it: then there is no arch selector (any node, any architecture).
    */
   arch?: BuildArch;
-  /** The NodePool's taints as tolerations, so the build may run on that NodePool's own nodes. */
+  /** Tolerations: the NodePool's taints (its own nodes), or a provider-set placement's (builder/fleet/placement.ts). */
   tolerations?: Toleration[];
+  /** More node labels to select (a provider-set placement), never kubernetes.io/os or kubernetes.io/arch. */
+  nodeSelector?: Record<string, string>;
   /** A rendered registries.conf (mirrors, blocked or insecure registries) for pulls and the push; none: the image's own. */
   registriesConf?: string;
   /**
@@ -416,7 +418,7 @@ export function buildJob(i: BuildJobInput): KubeObject {
           shareProcessNamespace: false,
           enableServiceLinks: false,
           priorityClassName: BUILD_PRIORITY_CLASS,
-          nodeSelector: { 'kubernetes.io/os': 'linux', ...(i.arch ? { 'kubernetes.io/arch': i.arch } : {}) },
+          nodeSelector: { ...i.nodeSelector, 'kubernetes.io/os': 'linux', ...(i.arch ? { 'kubernetes.io/arch': i.arch } : {}) },
           ...(i.tolerations?.length ? { tolerations: i.tolerations } : {}),
           // No seccompProfile: anyuid lists none, and SCC admission refuses a pod that sets one.
           securityContext: { runAsUser: BUILD_USER.uid, runAsGroup: BUILD_USER.gid, runAsNonRoot: true },

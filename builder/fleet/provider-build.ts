@@ -12,6 +12,12 @@
  *   provider's ConfigMap) on the release's base OS, pushing to the build tag; its reported digest
  *   is verified the same way before it is answered.
  *
+ * Placement and trust: a build Job for an architecture with a provider-set placement
+ * (`--build-placement`, builder/fleet/placement.ts) selects its node labels and tolerates its
+ * taints; a provider-set CA bundle (`--provider-trust-bundle`: a ConfigMap in `--namespace`, key
+ * `ca-bundle.crt`, read at each build so a renewed CA needs no restart) goes to the build's pull
+ * and push as the HostedCluster's does for tenant builds (trustBundleOf, BuildJobInput.trustBundle).
+ *
  * Credentials: the Secret `--push-secret-name` in `--namespace` (a dockerconfigjson) carries the
  * push credentials for the provider repository and the pull credentials for the release
  * registries (the build pulls the base OS image with it). Never logged, never in a message.
@@ -20,7 +26,8 @@ import type { Credential } from 'pkogen/oci';
 import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
 import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
 import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type JobCondition } from '../controller/build-job.js';
-import type { BuildArch } from '../hypershift/nodepool-facts.js';
+import { trustBundleOf, type BuildArch } from '../hypershift/nodepool-facts.js';
+import type { BuildPlacement } from './placement.js';
 import { dockerConfigJson } from '../controller/reconciler.js';
 import { dockerConfigCredentials } from '../registry/dockerconfig.js';
 import { abortableSleep } from '../clusters/leader.js';
@@ -56,8 +63,10 @@ export interface ProviderBuildsOptions {
   /** How often a running Job is looked at (default 10 s). */
   pollMs?: number;
   proxyEnv?: { name: string; value: string }[];
-  /** CA certificates (PEM) the build's pull and push trust besides the system's (a provider-set bundle; the wiring reads it). */
-  trustBundle?: string;
+  /** A ConfigMap in `namespace` whose `ca-bundle.crt` the build's pull and push trust besides the system's (`--provider-trust-bundle`). */
+  trustBundleConfigMap?: string;
+  /** Per architecture, the nodes a build may run on (`--build-placement`). */
+  placement?: BuildPlacement;
   /** An image signature policy (containers-policy.json) for the build's pull and push. */
   policyJson?: string;
   signal?: AbortSignal;
@@ -100,6 +109,8 @@ export class ProviderBuilds {
     const auth = await this.pushSecret();
     const base = await this.o.resolveBase(key, auth);
     const tag = buildTag(key);
+    const trust = await this.trustBundle();
+    const placed = this.o.placement?.[key.arch as BuildArch];
     const i: BuildJobInput = {
       namespace: this.o.buildNamespace,
       jobName: `provider-${tag}`,
@@ -115,7 +126,9 @@ export class ProviderBuilds {
       backoffLimit: this.o.backoffLimit ?? 2,
       arch: key.arch as BuildArch,
       ...(this.o.proxyEnv?.length ? { proxyEnv: this.o.proxyEnv } : {}),
-      ...(this.o.trustBundle !== undefined ? { trustBundle: this.o.trustBundle } : {}),
+      ...(trust !== undefined ? { trustBundle: trust } : {}),
+      ...(placed?.tolerations.length ? { tolerations: placed.tolerations } : {}),
+      ...(placed && Object.keys(placed.nodeSelector).length ? { nodeSelector: placed.nodeSelector } : {}),
       ...(this.o.policyJson !== undefined ? { policyJson: this.o.policyJson } : {}),
     };
     const m = this.o.management;
@@ -141,6 +154,22 @@ export class ProviderBuilds {
       await abortableSleep(this.o.pollMs ?? 10_000, this.o.signal ?? never);
     }
   };
+
+  /**
+   * The provider's CA bundle, when `--provider-trust-bundle` names one; a missing or unusable
+   * ConfigMap fails the build, named. Read by a list of the fleet namespace's ConfigMaps (its Role
+   * lists them; a `get` by a configurable name is no rule RBAC can narrow).
+   */
+  private async trustBundle(): Promise<string | undefined> {
+    const name = this.o.trustBundleConfigMap;
+    if (!name) return undefined;
+    const cm = (await this.o.management.list(RESOURCES.configMaps, { namespace: this.o.namespace, keep: (o) => (o.metadata.name === name ? o : undefined) })).items[0];
+    if (!cm) throw new Error(`ConfigMap ${this.o.namespace}/${name} (--provider-trust-bundle) is missing`);
+    const t = trustBundleOf(cm as never);
+    if ('error' in t) throw new Error(t.error);
+    if (t.pem === undefined) throw new Error(`ConfigMap ${this.o.namespace}/${name} (--provider-trust-bundle) has no PEM in key ca-bundle.crt`);
+    return t.pem;
+  }
 
   /** The Job's end: the digest its pod reported, its failure, or still running. */
   private async outcome(jobName: string): Promise<{ digest: string } | { failed: string } | { running: true }> {
