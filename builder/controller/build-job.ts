@@ -134,13 +134,11 @@ export const BUILT_IMAGE = 'localhost/on-cluster-build:final';
 export const FAILURE_TAIL_BYTES = 3000;
 
 /**
- * Ephemeral storage of one build. vfs stores every layer as a full copy of the tree below it, so
- * an OS image of n layers of unpacked size S costs up to n·S plus a copy for the build container;
- * RHCOS is chunked into up to 50 layers (coreos-assembler). The kubelet counts file sizes, not
- * shared (reflinked) blocks, so the limit must cover that logical sum: see docs/design/build-pod.md
- * "The build pod" for the numbers and how to measure them on a cluster.
+ * Ephemeral storage of one build, request equal to limit: placed only where all of it is reserved;
+ * a build that outgrows it is evicted alone, never the node into disk pressure. 250Gi: RHCOS in
+ * vfs, ~50 layers × ~4.5 GiB as the kubelet counts them (docs/design/build-pod.md "Scratch space").
  */
-export const DEFAULT_BUILD_STORAGE = { request: '20Gi', limit: '250Gi' } as const;
+export const DEFAULT_BUILD_STORAGE = { request: '250Gi', limit: '250Gi' } as const;
 export const DEFAULT_BUILD_RESOURCES = {
   requests: { cpu: '500m', memory: '1Gi' },
   limits: { cpu: '2', memory: '8Gi' },
@@ -180,7 +178,7 @@ export interface BuildJobInput {
    * absent or empty: nothing is mounted there. RUN steps see them at its `runPath`.
    */
   runFiles?: Partial<Record<RunMountName, string[]>>;
-  /** Ephemeral storage request and limit (also the emptyDir's sizeLimit); default `DEFAULT_BUILD_STORAGE`. */
+  /** Ephemeral storage request and limit, equal (also each emptyDir's sizeLimit); default `DEFAULT_BUILD_STORAGE`. */
   storage?: { request: string; limit: string };
   /**
    * @deprecated Ignored. `hostUsers: false` gives the pod 65536 IDs (0–65535), so the build user's
