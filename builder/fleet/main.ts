@@ -177,8 +177,8 @@ export async function startFleet(
       if ('refused' in b) throw new Error(b.refused);
       return { baseOSImage: r.baseOSImage, builderImage: b.image };
     };
-    const verify = async (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined }) => {
-      const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard });
+    const verify = async (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined; ca?: string }) => {
+      const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard, ...(i.ca !== undefined ? { ca: i.ca } : {}) });
       return r.ok ? ({ ok: true } as const) : ({ ok: false, reason: `${r.reason}: ${r.message}` } as const);
     };
     const builds =

@@ -16,7 +16,8 @@
  * (`--build-placement`, builder/fleet/placement.ts) selects its node labels and tolerates its
  * taints; a provider-set CA bundle (`--provider-trust-bundle`: a ConfigMap in `--namespace`, key
  * `ca-bundle.crt`, read at each build so a renewed CA needs no restart) goes to the build's pull
- * and push as the HostedCluster's does for tenant builds (trustBundleOf, BuildJobInput.trustBundle).
+ * and push as the HostedCluster's does for tenant builds (trustBundleOf, BuildJobInput.trustBundle),
+ * and to this process's own look-up and verification of the provider repository.
  *
  * Credentials: the Secret `--push-secret-name` in `--namespace` (a dockerconfigjson) carries the
  * push credentials for the provider repository and the pull credentials for the release
@@ -55,7 +56,8 @@ export interface ProviderBuildsOptions {
   /** The key's release → its base OS and builder images (the release resolver, with the push Secret's pull credentials). */
   resolveBase: (key: BuildKey, pullSecret: string | undefined) => Promise<ProviderBase>;
   /** builder/registry/image-check.ts's verifyBuiltImage, reduced (the wiring passes it with the guard). */
-  verify: (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined }) => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** `ca`: the provider's trust bundle, when one is set (the registry client adds it to the system roots). */
+  verify: (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined; ca?: string }) => Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Which hosts the registry client may connect to (builder/registry/net-guard.ts NetGuard). */
   connectPolicy: ConnectPolicy;
   activeDeadlineSeconds?: number;
@@ -84,16 +86,17 @@ export class ProviderBuilds {
     return readPushSecret(this.o.management, this.o.namespace, this.o.pushSecretName);
   }
 
-  private client(auth: string | undefined): RegistryClient {
+  private client(auth: string | undefined, ca: string | undefined): RegistryClient {
     const credentials: (registry: string, repository: string) => Promise<Credential | undefined> = dockerConfigCredentials(auth, { file: `Secret ${this.o.namespace}/${this.o.pushSecretName}`, path: '.dockerconfigjson' });
-    return new RegistryClient({ credentials, connectPolicy: this.o.connectPolicy, attempts: 3 });
+    return new RegistryClient({ credentials, connectPolicy: this.o.connectPolicy, attempts: 3, ...(ca !== undefined ? { ca } : {}) });
   }
 
   /** The verified image already pushed for a key, or undefined when the tag is not there. */
   lookup = async (key: BuildKey): Promise<{ image: string } | undefined> => {
     const auth = await this.pushSecret();
     const ref = parseReference(`${this.o.repository}:${buildTag(key)}`);
-    const c = this.client(auth);
+    const ca = await this.trustBundle();
+    const c = this.client(auth, ca);
     let digest: string;
     try {
       if (!(await c.exists(ref))) return undefined;
@@ -101,7 +104,7 @@ export class ProviderBuilds {
     } finally {
       c.close();
     }
-    return { image: await this.verified(key, digest, auth) };
+    return { image: await this.verified(key, digest, auth, ca) };
   };
 
   /** Builds the key's provider layer in a Job and answers the verified image. */
@@ -148,7 +151,7 @@ export class ProviderBuilds {
     const never = new AbortController().signal;
     for (;;) {
       const outcome = await this.outcome(i.jobName);
-      if ('digest' in outcome) return { image: await this.verified(key, outcome.digest, auth, base) };
+      if ('digest' in outcome) return { image: await this.verified(key, outcome.digest, auth, trust, base) };
       if ('failed' in outcome) throw new Error(outcome.failed);
       if (Date.now() > deadline || this.o.signal?.aborted) throw new Error(`provider build job ${i.namespace}/${i.jobName} did not finish within ${i.activeDeadlineSeconds + 300}s`);
       await abortableSleep(this.o.pollMs ?? 10_000, this.o.signal ?? never);
@@ -184,10 +187,10 @@ export class ProviderBuilds {
     return { failed: msg.slice(0, MAX_MESSAGE) };
   }
 
-  private async verified(key: BuildKey, digest: string, auth: string | undefined, known?: ProviderBase): Promise<string> {
+  private async verified(key: BuildKey, digest: string, auth: string | undefined, ca: string | undefined, known?: ProviderBase): Promise<string> {
     const base = known ?? (await this.o.resolveBase(key, auth));
     const pushRef = `${this.o.repository}@${digest}`;
-    const r = await this.o.verify({ pushRef, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth });
+    const r = await this.o.verify({ pushRef, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth, ...(ca !== undefined ? { ca } : {}) });
     if (!r.ok) throw new Error(`${pushRef} is not a provider layer on the release's base OS image: ${r.reason}`.slice(0, MAX_MESSAGE));
     return pushRef;
   }

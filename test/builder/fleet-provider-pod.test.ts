@@ -5,7 +5,8 @@
  * (test/builder/kubelet.ts, the SCC the package binds, Debian's buildah), pulling the base from
  * and pushing to Debian's docker-registry with TLS on 127.0.0.1; its end is reported back as the
  * Job controller would. With `--provider-trust-bundle` naming a ConfigMap holding the CA the build
- * pushes and its digest is verified; without it the pull fails x509 and the build's failure says so.
+ * pushes, its digest is verified and the fleet's own look-up finds it; without it the pull fails
+ * x509 and the build's failure says so.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,9 +86,9 @@ describe('a provider build against a registry signed by a private CA', () => {
       pushSecretName: 'provider-push',
       connectPolicy: new NetGuard({ allow: [tls.host] }),
       resolveBase: async () => ({ baseOSImage: baseRef, builderImage: `${tls.host}/ocp/mco@${D('c')}` }),
-      // The fleet's own check, trusting the same CA.
+      // The fleet's own check, as main.ts wires it: trusting the CA ProviderBuilds hands it.
       verify: async (i) => {
-        const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: dockerConfigCredentials(i.credentials, { file: 'push secret', path: '.dockerconfigjson' }), connectPolicy: new NetGuard({ allow: [tls.host] }), ca: readFileSync(tls.caFile!, 'utf8') });
+        const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: dockerConfigCredentials(i.credentials, { file: 'push secret', path: '.dockerconfigjson' }), connectPolicy: new NetGuard({ allow: [tls.host] }), ...(i.ca !== undefined ? { ca: i.ca } : {}) });
         return r.ok ? { ok: true } : { ok: false, reason: `${r.reason}: ${r.message}` };
       },
       pollMs: 50,
@@ -96,8 +97,9 @@ describe('a provider build against a registry signed by a private CA', () => {
     });
 
   /** Starts the key's build, runs the pod its Job describes, reports its end as the Job controller would; the build's answer and the pod's run. */
+  const keyOf = (c: string): BuildKey => ({ releaseDigest: D(c), arch: 'amd64', layerDigest: D('a'), builderImageDigest: D('b') });
   async function execute(trust: string | undefined, c: string) {
-    const key: BuildKey = { releaseDigest: D(c), arch: 'amd64', layerDigest: D('a'), builderImageDigest: D('b') };
+    const key = keyOf(c);
     const name = `provider-${buildTag(key)}`;
     const answer = builds(trust).build(key).then((r) => r, (e: Error) => e);
     const get = (apiVersion: string, kind: string) => mgmt.store.get({ apiVersion, kind, name, namespace: BNS }) as (KubeObject & { data?: Record<string, string> }) | undefined;
@@ -125,6 +127,9 @@ describe('a provider build against a registry signed by a private CA', () => {
     expect(answer).toEqual({ image: `${tls.host}/provider/os@${pod.terminationMessage}` });
     const raw = run('skopeo', ['inspect', '--raw', '--cert-dir', tls.certDir!, `docker://${tls.host}/provider/os@${pod.terminationMessage}`]);
     expect(`sha256:${createHash('sha256').update(Buffer.from(raw)).digest('hex')}`).toBe(pod.terminationMessage);
+    // The fleet's own look-up of the tag (after a restart) trusts the same bundle; without it TLS fails.
+    expect(await builds('provider-ca').lookup(keyOf('1'))).toEqual(answer);
+    await expect(builds().lookup(keyOf('1'))).rejects.toThrow(/^registry 127\.0\.0\.1:\d+: TLS certificate not trusted/);
   }, 300_000);
 
   it('without it the pull fails x509, and the build fails saying so', async () => {
