@@ -134,13 +134,11 @@ export const BUILT_IMAGE = 'localhost/on-cluster-build:final';
 export const FAILURE_TAIL_BYTES = 3000;
 
 /**
- * Ephemeral storage of one build. vfs stores every layer as a full copy of the tree below it, so
- * an OS image of n layers of unpacked size S costs up to n·S plus a copy for the build container;
- * RHCOS is chunked into up to 50 layers (coreos-assembler). The kubelet counts file sizes, not
- * shared (reflinked) blocks, so the limit must cover that logical sum: see docs/design/build-pod.md
- * "The build pod" for the numbers and how to measure them on a cluster.
+ * Ephemeral storage of one build, request equal to limit: placed only where all of it is reserved;
+ * a build that outgrows it is evicted alone, never the node into disk pressure. 250Gi: RHCOS in
+ * vfs, ~50 layers × ~4.5 GiB as the kubelet counts them (docs/design/build-pod.md "Scratch space").
  */
-export const DEFAULT_BUILD_STORAGE = { request: '20Gi', limit: '250Gi' } as const;
+export const DEFAULT_BUILD_STORAGE = { request: '250Gi', limit: '250Gi' } as const;
 export const DEFAULT_BUILD_RESOURCES = {
   requests: { cpu: '500m', memory: '1Gi' },
   limits: { cpu: '2', memory: '8Gi' },
@@ -169,8 +167,10 @@ export interface BuildJobInput {
    * controller passes it: then there is no arch selector (any node, any architecture).
    */
   arch?: BuildArch;
-  /** The NodePool's taints as tolerations, so the build may run on that NodePool's own nodes. */
+  /** Tolerations: the NodePool's taints (its own nodes), or a provider-set placement's (builder/fleet/placement.ts). */
   tolerations?: Toleration[];
+  /** More node labels to select (a provider-set placement), never kubernetes.io/os or kubernetes.io/arch. */
+  nodeSelector?: Record<string, string>;
   /** A rendered registries.conf (mirrors, blocked or insecure registries) for pulls and the push; none: the image's own. */
   registriesConf?: string;
   /**
@@ -178,7 +178,7 @@ export interface BuildJobInput {
    * absent or empty: nothing is mounted there. RUN steps see them at its `runPath`.
    */
   runFiles?: Partial<Record<RunMountName, string[]>>;
-  /** Ephemeral storage request and limit (also the emptyDir's sizeLimit); default `DEFAULT_BUILD_STORAGE`. */
+  /** Ephemeral storage request and limit, equal (also each emptyDir's sizeLimit); default `DEFAULT_BUILD_STORAGE`. */
   storage?: { request: string; limit: string };
   /**
    * @deprecated Ignored. `hostUsers: false` gives the pod 65536 IDs (0–65535), so the build user's
@@ -416,7 +416,7 @@ export function buildJob(i: BuildJobInput): KubeObject {
           shareProcessNamespace: false,
           enableServiceLinks: false,
           priorityClassName: BUILD_PRIORITY_CLASS,
-          nodeSelector: { 'kubernetes.io/os': 'linux', ...(i.arch ? { 'kubernetes.io/arch': i.arch } : {}) },
+          nodeSelector: { ...i.nodeSelector, 'kubernetes.io/os': 'linux', ...(i.arch ? { 'kubernetes.io/arch': i.arch } : {}) },
           ...(i.tolerations?.length ? { tolerations: i.tolerations } : {}),
           // No seccompProfile: anyuid lists none, and SCC admission refuses a pod that sets one.
           securityContext: { runAsUser: BUILD_USER.uid, runAsGroup: BUILD_USER.gid, runAsNonRoot: true },

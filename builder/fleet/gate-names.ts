@@ -26,6 +26,8 @@ export const RELEASED_FOR_ANNOTATION = `${GROUP}/gate-released-for`;
 export const REASON_ANNOTATION = `${GROUP}/gate-reason`;
 /** On the NodePool: a precondition fails (pull coverage, NodeTuning, build capacity): never held, never handed an image. The reason, bounded. */
 export const BLOCKED_ANNOTATION = `${GROUP}/gate-blocked`;
+/** How the reason of a hold the rollout policy keeps begins (REASON_ANNOTATION): the fleet view shows such a NodePool as Deferred. */
+export const DEFERRED_PREFIX = 'deferred by the rollout policy: ';
 /** On the NodePool: the gate applies (set by the gate when a hand-off exists; the admission mutation selects on it). */
 export const GATED_LABEL = `${GROUP}/upgrade-gate`;
 /** A pausedUntil of older fleet versions ("true": never expires). Lifted or replaced by a time when seen on a hold of ours; never written. */

@@ -54,6 +54,7 @@ export { HANDOFF_RELEASE_ANNOTATION };
 import {
   BLOCKED_ANNOTATION,
   CURRENT_CONFIG_ANNOTATION,
+  DEFERRED_PREFIX,
   GATED_LABEL,
   HELD_SINCE_ANNOTATION,
   holdUntil,
@@ -279,8 +280,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     return { request, decision: o.admitRollout ? await o.admitRollout(request) : { admit: true } };
   };
   const started = (r: RolloutRequest) => o.onRolloutStarted?.(r);
-  /** The reason for a held NodePool's annotation (it says who keeps the hold). */
-  const deferred = (d: RolloutDecision): string => truncate(`deferred by the rollout policy: ${'reason' in d ? d.reason : ''}`);
+  const deferred = (d: RolloutDecision): string => truncate(`${DEFERRED_PREFIX}${'reason' in d ? d.reason : ''}`);
   /** An unheld NodePool's Deferred step: its message is the policy's reason, as the hook's contract says. */
   const notNow = (d: RolloutDecision): GateStep => ({ done: true, state: 'Deferred', message: truncate('reason' in d ? d.reason : '') });
 

@@ -36,6 +36,7 @@ import type { ImageKey, ImageState, Preconditions } from './gate.js';
 import { fleetPreconditions } from './preconditions.js';
 import { prebuiltProviderImage, ProviderBuilds, readPushSecret, repositoryOnly } from './provider-build.js';
 import { parsePolicy, PolicyError } from './rollout/policy.js';
+import { parseBuildPlacement, PlacementError } from './placement.js';
 import { runFleet } from './run.js';
 import { startFleetWebhook } from './webhook.js';
 
@@ -56,6 +57,8 @@ export const FLEET_FLAGS: FlagSpec[] = [
   { name: 'tls-dir', type: 'string', default: '/var/run/tls', description: 'directory with tls.crt and tls.key (re-read when they change)' },
   { name: 'health-port', type: 'int', default: 8081, description: 'port of /healthz and /readyz (HTTP)' },
   { name: 'leader-elect', type: 'bool', default: true, description: 'hold a Lease in --namespace before running the gate' },
+  { name: 'provider-trust-bundle', type: 'string', default: '', description: 'ConfigMap in --namespace whose ca-bundle.crt (PEM) provider builds trust for their pulls and push besides the system CAs (a registry signed by a private CA); empty: none' },
+  { name: 'build-placement', type: 'string', default: '', description: 'per architecture, where provider builds run, as JSON: {"arm64":{"nodeSelector":{…},"tolerations":[…]}}; an architecture with a placement counts as buildable without a Node of it now' },
   { name: 'registry-allow', type: 'string', default: '', description: 'comma-separated hosts, *.suffixes, addresses or CIDRs (each with an optional :port) the fleet component may reach although they are internal (a mirror registry)' },
   ...metricsFlags({ allowedClients: PLATFORM_SCRAPER, clientCA: PLATFORM_CLIENT_CA, port: FLEET_METRICS_PORT }),
 ];
@@ -81,6 +84,14 @@ export function checkFleetFlags(f: FlagValues): void {
     parsePolicy(String(f.rollout ?? ''), '--rollout');
   } catch (e) {
     if (!(e instanceof PolicyError)) throw e;
+    throw new FlagError(`on-cluster-build fleet: ${e.message}`);
+  }
+  const trust = String(f['provider-trust-bundle'] ?? '');
+  if (trust && !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(trust)) throw new FlagError(`on-cluster-build fleet: --provider-trust-bundle ${JSON.stringify(trust.slice(0, 100))} is not a ConfigMap name`);
+  try {
+    parseBuildPlacement(String(f['build-placement'] ?? ''));
+  } catch (e) {
+    if (!(e instanceof PlacementError)) throw e;
     throw new FlagError(`on-cluster-build fleet: ${e.message}`);
   }
   for (const n of ['max-hold-seconds', 'resync-period']) if (!(Number(f[n]) > 0)) throw new FlagError(`on-cluster-build fleet: --${n} must be a positive number of seconds`);
@@ -132,6 +143,8 @@ export async function startFleet(
   const repository = String(flags['provider-repository']);
   const layerFile = String(flags['provider-layer-file']);
   const providerImage = String(flags['provider-image']);
+  const placement = parseBuildPlacement(String(flags['build-placement'] ?? ''));
+  const trustBundleConfigMap = String(flags['provider-trust-bundle'] ?? '');
   let containerfile: string | undefined;
   if (layerFile) {
     try {
@@ -164,14 +177,14 @@ export async function startFleet(
       if ('refused' in b) throw new Error(b.refused);
       return { baseOSImage: r.baseOSImage, builderImage: b.image };
     };
-    const verify = async (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined }) => {
-      const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard });
+    const verify = async (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined; ca?: string }) => {
+      const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard, ...(i.ca !== undefined ? { ca: i.ca } : {}) });
       return r.ok ? ({ ok: true } as const) : ({ ok: false, reason: `${r.reason}: ${r.message}` } as const);
     };
     const builds =
       over.providerBuilds ??
       (containerfile !== undefined
-        ? new ProviderBuilds({ management, namespace, buildNamespace: String(flags['build-namespace']), repository, containerfile, pushSecretName, connectPolicy: guard, signal, resolveBase, verify })
+        ? new ProviderBuilds({ management, namespace, buildNamespace: String(flags['build-namespace']), repository, containerfile, pushSecretName, connectPolicy: guard, signal, resolveBase, verify, placement, ...(trustBundleConfigMap ? { trustBundleConfigMap } : {}) })
         : { build: prebuiltProviderImage({ image: providerImage, pushSecret: () => readPushSecret(management, namespace, pushSecretName), resolveBase, verify }) });
     const registry = new BuildRegistry({ build: builds.build, ...('lookup' in builds && builds.lookup ? { lookup: builds.lookup } : {}), telemetry });
     buildStats = () => registry.stats();
@@ -232,7 +245,7 @@ export async function startFleet(
     } catch (e) {
       log('provider-images ConfigMaps get no owner', { namespace, error: describeError(e) });
     }
-    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none' }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log, telemetry }, s);
+    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none', placement }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log, telemetry }, s);
   };
   const done = (async () => {
     try {

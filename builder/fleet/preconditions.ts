@@ -11,8 +11,10 @@
  *   which the fleet may read where our package is installed (HANDOFF_RULES), and the check is the
  *   per-HCP controller's own (pushTargetCoveredByKeys).
  * - Build capacity: a provider build Job for an architecture selects `kubernetes.io/arch: <arch>`
- *   (builder/controller/build-job.ts); without a Ready, schedulable management Node of that
- *   architecture it stays Pending. A prebuilt provider image (--provider-image) needs none.
+ *   (builder/controller/build-job.ts). The architecture is buildable when a Ready, schedulable
+ *   management Node of it exists, or the provider set a placement for it (`--build-placement`,
+ *   builder/fleet/placement.ts: its nodes may come up for the pending pod, an autoscaled pool), or
+ *   a prebuilt provider image (--provider-image) serves every architecture (no build runs).
  *
  * Reads are cached per HCP namespace and per architecture for `cacheMs` (default 30 s): a fleet
  * of 2,000 NodePools in 1,000 HCP namespaces costs one Node list per architecture per period, and
@@ -23,6 +25,7 @@ import { PULL_KEYS_CONFIGMAP } from '../api/types.js';
 import { nodeTuningDisabled, readyNodesOfArch } from '../hypershift/nodepool-facts.js';
 import { parsePullKeys, pushTargetCoveredByKeys } from '../registry/push-target.js';
 import type { PreconditionInput, Preconditions } from './gate.js';
+import type { BuildPlacement } from './placement.js';
 
 export interface FleetPreconditionOptions {
   management: Kube;
@@ -30,6 +33,8 @@ export interface FleetPreconditionOptions {
   repository?: string;
   /** How provider images come to be: built on management Nodes of the arch, or prebuilt (no capacity needed). */
   builds: 'nodes' | 'prebuilt' | 'none';
+  /** With `builds: 'nodes'`: architectures with a provider-set placement are buildable without a Node of them now. */
+  placement?: BuildPlacement;
   cacheMs?: number;
   now?: () => number;
 }
@@ -72,7 +77,7 @@ export function fleetPreconditions(o: FleetPreconditionOptions): Preconditions {
       const list = await o.management.list(RESOURCES.nodes, { labelSelector: `kubernetes.io/arch=${arch}` });
       return readyNodesOfArch(list.items as never, arch).length > 0
         ? undefined
-        : `no Ready, schedulable management cluster Node of architecture ${arch} (kubernetes.io/arch=${arch}) to run the provider build on, and no prebuilt provider image`;
+        : `no Ready, schedulable management cluster Node of architecture ${arch} (kubernetes.io/arch=${arch}) to run the provider build on, no build placement for ${arch} (--build-placement) and no prebuilt provider image`;
     });
 
   return async (i: PreconditionInput) => {
@@ -83,6 +88,7 @@ export function fleetPreconditions(o: FleetPreconditionOptions): Preconditions {
       const pull = await pullCoverage(ns, o.repository);
       if (pull) return pull;
     }
+    if (o.builds === 'nodes' && Object.hasOwn(o.placement ?? {}, i.key.arch)) return undefined;
     if (o.builds === 'nodes' && /^[a-z0-9]{1,16}$/.test(i.key.arch)) return capacity(i.key.arch);
     if (o.builds === 'nodes') return `NodePool spec.arch ${JSON.stringify(i.key.arch.slice(0, 32))} is not an architecture name`;
     return undefined;

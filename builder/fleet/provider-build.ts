@@ -12,6 +12,13 @@
  *   provider's ConfigMap) on the release's base OS, pushing to the build tag; its reported digest
  *   is verified the same way before it is answered.
  *
+ * Placement and trust: a build Job for an architecture with a provider-set placement
+ * (`--build-placement`, builder/fleet/placement.ts) selects its node labels and tolerates its
+ * taints; a provider-set CA bundle (`--provider-trust-bundle`: a ConfigMap in `--namespace`, key
+ * `ca-bundle.crt`, read at each build so a renewed CA needs no restart) goes to the build's pull
+ * and push as the HostedCluster's does for tenant builds (trustBundleOf, BuildJobInput.trustBundle),
+ * and to this process's own look-up and verification of the provider repository.
+ *
  * Credentials: the Secret `--push-secret-name` in `--namespace` (a dockerconfigjson) carries the
  * push credentials for the provider repository and the pull credentials for the release
  * registries (the build pulls the base OS image with it). Never logged, never in a message.
@@ -20,7 +27,8 @@ import type { Credential } from 'pkogen/oci';
 import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
 import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
 import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type JobCondition } from '../controller/build-job.js';
-import type { BuildArch } from '../hypershift/nodepool-facts.js';
+import { trustBundleOf, type BuildArch } from '../hypershift/nodepool-facts.js';
+import type { BuildPlacement } from './placement.js';
 import { dockerConfigJson } from '../controller/reconciler.js';
 import { dockerConfigCredentials } from '../registry/dockerconfig.js';
 import { abortableSleep } from '../clusters/leader.js';
@@ -48,7 +56,8 @@ export interface ProviderBuildsOptions {
   /** The key's release → its base OS and builder images (the release resolver, with the push Secret's pull credentials). */
   resolveBase: (key: BuildKey, pullSecret: string | undefined) => Promise<ProviderBase>;
   /** builder/registry/image-check.ts's verifyBuiltImage, reduced (the wiring passes it with the guard). */
-  verify: (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined }) => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** `ca`: the provider's trust bundle, when one is set (the registry client adds it to the system roots). */
+  verify: (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined; ca?: string }) => Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Which hosts the registry client may connect to (builder/registry/net-guard.ts NetGuard). */
   connectPolicy: ConnectPolicy;
   activeDeadlineSeconds?: number;
@@ -56,8 +65,10 @@ export interface ProviderBuildsOptions {
   /** How often a running Job is looked at (default 10 s). */
   pollMs?: number;
   proxyEnv?: { name: string; value: string }[];
-  /** CA certificates (PEM) the build's pull and push trust besides the system's (a provider-set bundle; the wiring reads it). */
-  trustBundle?: string;
+  /** A ConfigMap in `namespace` whose `ca-bundle.crt` the build's pull and push trust besides the system's (`--provider-trust-bundle`). */
+  trustBundleConfigMap?: string;
+  /** Per architecture, the nodes a build may run on (`--build-placement`). */
+  placement?: BuildPlacement;
   /** An image signature policy (containers-policy.json) for the build's pull and push. */
   policyJson?: string;
   signal?: AbortSignal;
@@ -75,16 +86,17 @@ export class ProviderBuilds {
     return readPushSecret(this.o.management, this.o.namespace, this.o.pushSecretName);
   }
 
-  private client(auth: string | undefined): RegistryClient {
+  private client(auth: string | undefined, ca: string | undefined): RegistryClient {
     const credentials: (registry: string, repository: string) => Promise<Credential | undefined> = dockerConfigCredentials(auth, { file: `Secret ${this.o.namespace}/${this.o.pushSecretName}`, path: '.dockerconfigjson' });
-    return new RegistryClient({ credentials, connectPolicy: this.o.connectPolicy, attempts: 3 });
+    return new RegistryClient({ credentials, connectPolicy: this.o.connectPolicy, attempts: 3, ...(ca !== undefined ? { ca } : {}) });
   }
 
   /** The verified image already pushed for a key, or undefined when the tag is not there. */
   lookup = async (key: BuildKey): Promise<{ image: string } | undefined> => {
     const auth = await this.pushSecret();
     const ref = parseReference(`${this.o.repository}:${buildTag(key)}`);
-    const c = this.client(auth);
+    const ca = await this.trustBundle();
+    const c = this.client(auth, ca);
     let digest: string;
     try {
       if (!(await c.exists(ref))) return undefined;
@@ -92,7 +104,7 @@ export class ProviderBuilds {
     } finally {
       c.close();
     }
-    return { image: await this.verified(key, digest, auth) };
+    return { image: await this.verified(key, digest, auth, ca) };
   };
 
   /** Builds the key's provider layer in a Job and answers the verified image. */
@@ -100,6 +112,8 @@ export class ProviderBuilds {
     const auth = await this.pushSecret();
     const base = await this.o.resolveBase(key, auth);
     const tag = buildTag(key);
+    const trust = await this.trustBundle();
+    const placed = this.o.placement?.[key.arch as BuildArch];
     const i: BuildJobInput = {
       namespace: this.o.buildNamespace,
       jobName: `provider-${tag}`,
@@ -115,7 +129,9 @@ export class ProviderBuilds {
       backoffLimit: this.o.backoffLimit ?? 2,
       arch: key.arch as BuildArch,
       ...(this.o.proxyEnv?.length ? { proxyEnv: this.o.proxyEnv } : {}),
-      ...(this.o.trustBundle !== undefined ? { trustBundle: this.o.trustBundle } : {}),
+      ...(trust !== undefined ? { trustBundle: trust } : {}),
+      ...(placed?.tolerations.length ? { tolerations: placed.tolerations } : {}),
+      ...(placed && Object.keys(placed.nodeSelector).length ? { nodeSelector: placed.nodeSelector } : {}),
       ...(this.o.policyJson !== undefined ? { policyJson: this.o.policyJson } : {}),
     };
     const m = this.o.management;
@@ -135,12 +151,28 @@ export class ProviderBuilds {
     const never = new AbortController().signal;
     for (;;) {
       const outcome = await this.outcome(i.jobName);
-      if ('digest' in outcome) return { image: await this.verified(key, outcome.digest, auth, base) };
+      if ('digest' in outcome) return { image: await this.verified(key, outcome.digest, auth, trust, base) };
       if ('failed' in outcome) throw new Error(outcome.failed);
       if (Date.now() > deadline || this.o.signal?.aborted) throw new Error(`provider build job ${i.namespace}/${i.jobName} did not finish within ${i.activeDeadlineSeconds + 300}s`);
       await abortableSleep(this.o.pollMs ?? 10_000, this.o.signal ?? never);
     }
   };
+
+  /**
+   * The provider's CA bundle, when `--provider-trust-bundle` names one; a missing or unusable
+   * ConfigMap fails the build, named. Read by a list of the fleet namespace's ConfigMaps (its Role
+   * lists them; a `get` by a configurable name is no rule RBAC can narrow).
+   */
+  private async trustBundle(): Promise<string | undefined> {
+    const name = this.o.trustBundleConfigMap;
+    if (!name) return undefined;
+    const cm = (await this.o.management.list(RESOURCES.configMaps, { namespace: this.o.namespace, keep: (o) => (o.metadata.name === name ? o : undefined) })).items[0];
+    if (!cm) throw new Error(`ConfigMap ${this.o.namespace}/${name} (--provider-trust-bundle) is missing`);
+    const t = trustBundleOf(cm as never);
+    if ('error' in t) throw new Error(t.error);
+    if (t.pem === undefined) throw new Error(`ConfigMap ${this.o.namespace}/${name} (--provider-trust-bundle) has no PEM in key ca-bundle.crt`);
+    return t.pem;
+  }
 
   /** The Job's end: the digest its pod reported, its failure, or still running. */
   private async outcome(jobName: string): Promise<{ digest: string } | { failed: string } | { running: true }> {
@@ -155,10 +187,10 @@ export class ProviderBuilds {
     return { failed: msg.slice(0, MAX_MESSAGE) };
   }
 
-  private async verified(key: BuildKey, digest: string, auth: string | undefined, known?: ProviderBase): Promise<string> {
+  private async verified(key: BuildKey, digest: string, auth: string | undefined, ca: string | undefined, known?: ProviderBase): Promise<string> {
     const base = known ?? (await this.o.resolveBase(key, auth));
     const pushRef = `${this.o.repository}@${digest}`;
-    const r = await this.o.verify({ pushRef, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth });
+    const r = await this.o.verify({ pushRef, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth, ...(ca !== undefined ? { ca } : {}) });
     if (!r.ok) throw new Error(`${pushRef} is not a provider layer on the release's base OS image: ${r.reason}`.slice(0, MAX_MESSAGE));
     return pushRef;
   }

@@ -4,7 +4,7 @@
  * annotations and label, the release), the hand-off ConfigMaps across HCP namespaces (one
  * label-selected list: which image, which layer, for which release), and the provider build Jobs
  * in the build namespace (the fleet's --build-namespace). It prints which hosted clusters and NodePools run which layer, which are
- * held and why, and which builds fail. Every list is paged (builder/clusters/kube.ts), only the fields shown
+ * held, blocked (a precondition fails) or deferred (by the rollout policy) and why, and which builds fail. Every list is paged (builder/clusters/kube.ts), only the fields shown
  * are kept, rows are capped (`--max-rows`; the summary always counts everything), and nothing from
  * a Secret, the package config or a Job's spec is read or printed.
  */
@@ -12,7 +12,8 @@ import { FlagError, parseFlags, type FlagSpec, type FlagValues } from '../flags.
 import { Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
 import { handedOffImage, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../controller/handoff.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from '../controller/build-job.js';
-import { GATED_LABEL, HELD_SINCE_ANNOTATION, NODEPOOLS, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from './gate.js';
+import { DEFERRED_PREFIX } from './gate-names.js';
+import { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, NODEPOOLS, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from './gate.js';
 import { hcpNamespaceOf } from './pass.js';
 import { FLEET_BUILD_NAMESPACE } from './rbac.js';
 import type { PolicyRule } from '../policy/rbac.js';
@@ -49,7 +50,12 @@ export const FLEET_STATUS_READS: readonly PolicyRule[] = [
 export const FLEET_STATUS_NAMESPACED_READS: readonly PolicyRule[] = [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['list'] }];
 
 export type Layer = 'provider' | 'tenant' | 'none';
-export type GateState = 'NotLayered' | 'Consistent' | 'Held' | 'Released' | 'Pending' | 'PausedByOther';
+/**
+ * Blocked: a precondition fails (the gate's BLOCKED_ANNOTATION): never held, never handed an
+ * image. Deferred: the rollout policy does not admit the NodePool's change now: held with the
+ * gate's "deferred by the rollout policy" reason, or unheld with the planner's reason for its row.
+ */
+export type GateState = 'NotLayered' | 'Consistent' | 'Held' | 'Released' | 'Pending' | 'PausedByOther' | 'Blocked' | 'Deferred';
 
 export interface NodePoolRow {
   namespace: string;
@@ -123,7 +129,7 @@ type Job = KubeObject & { status?: { active?: number; succeeded?: number; failed
 export async function fleetStatus(o: { management: Kube; buildNamespace: string; maxRows: number; pageSize?: number; namespace?: string; policy?: RolloutPolicy; now?: number }): Promise<FleetStatus> {
   const m = o.management;
   const pageSize = o.pageSize ?? 500;
-  const ann = [PAUSED_FOR_ANNOTATION, HELD_SINCE_ANNOTATION, RELEASED_FOR_ANNOTATION, REASON_ANNOTATION];
+  const ann = [PAUSED_FOR_ANNOTATION, HELD_SINCE_ANNOTATION, RELEASED_FOR_ANNOTATION, REASON_ANNOTATION, BLOCKED_ANNOTATION];
   const pick = (rec: Record<string, string> | undefined, keys: string[]) => Object.fromEntries(keys.filter((k) => rec?.[k] !== undefined).map((k) => [k, rec![k]]));
   const nodePools = (
     await m.list(NODEPOOLS, {
@@ -177,9 +183,13 @@ export async function fleetStatus(o: { management: Kube; buildNamespace: string;
     const release = np.spec?.release?.image ?? '';
     const layer: Layer = !cm ? 'none' : cm.metadata.labels?.[CONFIG_LABEL] ? 'tenant' : 'provider';
     const imageRelease = cm?.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+    const planned = rollout.rows.get(`${np.metadata.namespace}/${np.metadata.name}`);
     let state: GateState;
-    if (!cm) state = 'NotLayered';
-    else if (a[PAUSED_FOR_ANNOTATION] !== undefined) state = 'Held';
+    let reason: string | undefined;
+    if (a[BLOCKED_ANNOTATION] !== undefined) [state, reason] = ['Blocked', a[BLOCKED_ANNOTATION]];
+    else if (a[PAUSED_FOR_ANNOTATION] !== undefined) state = a[REASON_ANNOTATION]?.startsWith(DEFERRED_PREFIX) ? 'Deferred' : 'Held';
+    else if (planned?.reason && (planned.state === 'pending' || planned.state === 'blocked' || planned.state === 'halted') && !(cm && a[RELEASED_FOR_ANNOTATION] === release) && np.spec?.pausedUntil == null) [state, reason] = ['Deferred', planned.reason];
+    else if (!cm) state = 'NotLayered';
     else if (imageRelease === release) state = 'Consistent';
     else if (a[RELEASED_FOR_ANNOTATION] === release) state = 'Released';
     else if (np.spec?.pausedUntil != null) state = 'PausedByOther';
@@ -195,9 +205,9 @@ export async function fleetStatus(o: { management: Kube; buildNamespace: string;
       ...(cm?.data?.image ? { image: cm.data.image } : {}),
       ...(imageRelease ? { imageRelease } : {}),
       state,
-      ...(state === 'Held' && a[HELD_SINCE_ANNOTATION] ? { heldSince: a[HELD_SINCE_ANNOTATION] } : {}),
-      ...((state === 'Held' || state === 'Released') && a[REASON_ANNOTATION] ? { reason: clip(a[REASON_ANNOTATION], 1024) } : {}),
-      ...(rollout.rows.has(`${np.metadata.namespace}/${np.metadata.name}`) ? { rollout: rollout.rows.get(`${np.metadata.namespace}/${np.metadata.name}`)! } : {}),
+      ...(a[PAUSED_FOR_ANNOTATION] !== undefined && state !== 'Blocked' && a[HELD_SINCE_ANNOTATION] ? { heldSince: a[HELD_SINCE_ANNOTATION] } : {}),
+      ...((reason ?? ((state === 'Held' || state === 'Deferred' || state === 'Released') && a[REASON_ANNOTATION])) ? { reason: clip(reason ?? a[REASON_ANNOTATION], 1024) } : {}),
+      ...(planned ? { rollout: planned } : {}),
     };
   });
   rows.sort((x, y) => cmp(`${x.namespace}/${x.name}`, `${y.namespace}/${y.name}`));
@@ -218,7 +228,7 @@ export async function fleetStatus(o: { management: Kube; buildNamespace: string;
       hostedClusters: new Set(rows.filter((r) => r.hostedCluster).map((r) => `${r.namespace}/${r.hostedCluster}`)).size,
       nodePools: rows.length,
       byLayer: count(['provider', 'tenant', 'none'] as const, rows.map((r) => r.layer)),
-      byState: count(['Held', 'Released', 'Pending', 'PausedByOther', 'Consistent', 'NotLayered'] as const, rows.map((r) => r.state)),
+      byState: count(['Blocked', 'Deferred', 'Held', 'Released', 'Pending', 'PausedByOther', 'Consistent', 'NotLayered'] as const, rows.map((r) => r.state)),
       builds: count(['Failed', 'Running', 'Pending', 'Succeeded'] as const, builds.map((b) => b.state)),
     },
     nodePools: rows.slice(0, o.maxRows),

@@ -193,11 +193,15 @@ export const USER_CA_BUNDLE = { name: 'user-ca-bundle', key: 'ca-bundle.crt' } a
 /** The largest trust bundle a build takes: it rides in the build's ConfigMap (1 MiB with the rest). */
 export const MAX_TRUST_BUNDLE_BYTES = 256 * 1024;
 
-/** The PEM bundle of the user-ca-bundle ConfigMap, none when absent or empty, or why it cannot be used. */
+/**
+ * The PEM bundle of a trust bundle ConfigMap (key `ca-bundle.crt`): the user-ca-bundle for tenant
+ * builds, the provider's (builder/fleet/provider-build.ts) for provider builds. None when absent
+ * or empty, or why it cannot be used.
+ */
 export function trustBundleOf(cm: Obj | undefined): { pem?: string } | { error: string } {
   const pem = (cm as { data?: Record<string, unknown> } | undefined)?.data?.[USER_CA_BUNDLE.key];
   if (typeof pem !== 'string' || pem.trim() === '') return {};
-  const where = `ConfigMap ${cm!.metadata.namespace ?? ''}/${USER_CA_BUNDLE.name} key ${USER_CA_BUNDLE.key}`;
+  const where = `ConfigMap ${cm!.metadata.namespace ?? ''}/${cm!.metadata.name ?? USER_CA_BUNDLE.name} key ${USER_CA_BUNDLE.key}`;
   if (Buffer.byteLength(pem) > MAX_TRUST_BUNDLE_BYTES) return { error: `${where} holds ${Buffer.byteLength(pem)} bytes, more than the ${MAX_TRUST_BUNDLE_BYTES} a build takes` };
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) return { error: `${where} holds no PEM certificate` };
   return { pem };

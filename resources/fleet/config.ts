@@ -44,6 +44,22 @@ export const fleetConfigSchema: JSONSchemaProps = {
       pattern: `^$|${DIGEST_REF}`,
       default: '',
     },
+    providerTrustBundleConfigMap: {
+      type: 'string',
+      description:
+        "Name of a ConfigMap in the fleet namespace, made by the provider, whose key ca-bundle.crt (PEM) the provider builds trust besides the system CAs for pulling the release's OS image and pushing to providerRepository (a registry signed by a private CA). Read at each build. Empty: none.",
+      pattern: '^$|^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$',
+      default: '',
+    },
+    buildPlacement: {
+      type: 'string',
+      description:
+        'Where provider builds run, per architecture, as JSON (builder/fleet/placement.ts): {"arm64":{"nodeSelector":{"node-role.kubernetes.io/builder":""},"tolerations":[{"key":"builder","operator":"Exists","effect":"NoSchedule"}]}}. A build Job selects kubernetes.io/arch=<arch> and these labels, and tolerates these taints; an architecture with a placement counts as buildable even when no management Node of it exists yet (an autoscaled pool). Empty: builds run on any management Node of the architecture. A JSON string because Template parameters are strings; the fleet component checks it when it starts and a bad one stops it, naming the field.',
+      // One line without single quotes: it is rendered into a single-quoted Deployment argument.
+      pattern: "^[^'\\n\\r]*$",
+      maxLength: 16384,
+      default: '',
+    },
     maxHoldSeconds: {
       type: 'integer',
       description: "Longest the upgrade gate holds one NodePool for one release (spec.pausedUntil) while its image is built; at the bound the hold is lifted and the NodePool rolls with the old image, then again when the new one lands.",
@@ -71,7 +87,13 @@ export const fleetTestCases: PackageManifestTestCaseTemplate[] = [
     name: 'fleet-layer',
     context: {
       package: { metadata: { name: 'on-cluster-build-fleet', namespace: '' } },
-      config: { image: FLEET_IMAGE, providerRepository: 'quay.io/provider/os-layered', providerLayer: LAYER },
+      config: {
+        image: FLEET_IMAGE,
+        providerRepository: 'quay.io/provider/os-layered',
+        providerLayer: LAYER,
+        providerTrustBundleConfigMap: 'provider-registry-ca',
+        buildPlacement: '{"arm64":{"nodeSelector":{"node-role.kubernetes.io/builder":""},"tolerations":[{"key":"builder","operator":"Exists","effect":"NoSchedule"}]}}',
+      },
       // A management cluster: OpenShift 4.17 (Kubernetes 1.30) is the oldest with ValidatingAdmissionPolicy v1.
       environment: { kubernetes: { version: 'v1.30.7' }, openShift: { version: '4.17.10' } },
     },

@@ -72,6 +72,9 @@ export function fleetArgs(): string[] {
     '--provider-repository={{ .config.providerRepository }}',
     `--provider-layer-file={{ if .config.providerLayer }}${LAYER_DIR}/${LAYER_FILE}{{ end }}`,
     '--provider-image={{ .config.providerImage }}',
+    '--provider-trust-bundle={{ .config.providerTrustBundleConfigMap }}',
+    // Per-arch placement as JSON text (builder/fleet/placement.ts parses it); the schema keeps quotes and newlines out.
+    '--build-placement={{ .config.buildPlacement }}',
     `--push-secret-name=${PUSH_SECRET_NAME}`,
     `--build-namespace=${FLEET_BUILD_NAMESPACE}`,
     '--max-hold-seconds={{ .config.maxHoldSeconds }}',

@@ -32,7 +32,7 @@ import {
 } from '../../builder/controller/build-job.js';
 import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
-import { admit, loadScc, podSecurityViolations, removeWorkDir, requireKubeletEmulation, runPod, Scc, SccRefusal } from './kubelet.js';
+import { admit, loadScc, podSecurityViolations, podStorageLimit, removeWorkDir, requireKubeletEmulation, runPod, Scc, SccRefusal } from './kubelet.js';
 import { builderImage, sccBoundInPackage } from './build-pod-fixtures.js';
 
 // Tests run from the repository root (as test/builder/package.test.ts assumes).
@@ -527,6 +527,16 @@ describe('the build Job as the API and admission see it', () => {
       limits: { cpu: '2', memory: '8Gi', 'ephemeral-storage': DEFAULT_BUILD_STORAGE.limit },
     });
     expect(pod.volumes.filter((v: any) => v.emptyDir)).toEqual(['base', 'build', 'scratch'].map((name) => ({ name, emptyDir: { sizeLimit: DEFAULT_BUILD_STORAGE.limit } })));
+    // Scratch space is reserved, not borrowed: every container requests what it may use, so the
+    // pod's request as the scheduler sums it (the larger of any init container's and the sum of
+    // the app containers') is its limit as the kubelet's pod-level eviction sums it.
+    expect(DEFAULT_BUILD_STORAGE).toEqual({ request: '250Gi', limit: '250Gi' });
+    const storageOf = (k: 'requests' | 'limits') => [...pod.initContainers, ...pod.containers].map((x: any) => x.resources[k]['ephemeral-storage']);
+    expect(storageOf('requests')).toEqual(storageOf('limits'));
+    expect(podStorageLimit(pod)).toBe(250 * 1024 ** 3);
+    const parseGi = (q: string) => Number(/^(\d+)Gi$/.exec(q)![1]) * 1024 ** 3;
+    const podRequest = Math.max(...pod.initContainers.map((x: any) => x.resources.requests['ephemeral-storage']).map(parseGi), pod.containers.map((x: any) => parseGi(x.resources.requests['ephemeral-storage'])).reduce((a: number, b: number) => a + b, 0));
+    expect(podRequest).toBe(podStorageLimit(pod));
     expect(c.env).toEqual(expect.arrayContaining([{ name: 'TMPDIR', value: '/tmp' }, { name: 'HOME', value: '/tmp/home' }]));
     expect(BUILD_SCRIPT).toContain('--target final');
     // No registries.conf unless given.

@@ -10,9 +10,10 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube } from '../../builder/clusters/kube.js';
 import { HANDOFF_RELEASE_ANNOTATION, handoffConfigMap } from '../../builder/controller/handoff.js';
 import { CONFIG_LABEL } from '../../builder/controller/build-job.js';
-import { GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate.js';
+import { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, PAUSED_FOR_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION } from '../../builder/fleet/gate.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_BUILD_NAMESPACE } from '../../builder/fleet/rbac.js';
+import { DEFERRED_PREFIX } from '../../builder/fleet/gate-names.js';
 import { FLEET_STATUS_NAMESPACED_READS, FLEET_STATUS_READS, fleetStatus, fleetStatusMain, formatFleetStatus, formatRolloutPlan } from '../../builder/fleet/view.js';
 import { formatPolicy, parsePolicy } from '../../builder/fleet/rollout/policy.js';
 import type { RolloutState } from '../../builder/fleet/rollout/planner.js';
@@ -107,7 +108,7 @@ describe('fleet-status', () => {
       hostedClusters: 5,
       nodePools: 5,
       byLayer: { provider: 3, tenant: 1, none: 1 },
-      byState: { Held: 1, Released: 1, Pending: 0, PausedByOther: 1, Consistent: 1, NotLayered: 1 },
+      byState: { Blocked: 0, Deferred: 0, Held: 1, Released: 1, Pending: 0, PausedByOther: 1, Consistent: 1, NotLayered: 1 },
       builds: { Failed: 1, Running: 1, Pending: 0, Succeeded: 1 },
     });
     expect(s.omitted).toEqual({ nodePools: 0, builds: 0 });
@@ -154,7 +155,7 @@ describe('fleet-status', () => {
     };
     const text = await run([`--kubeconfig=${kubeconfig}`]);
     expect(text).toMatchObject({ code: 0, err: '' });
-    expect(text.out.split('\n')[0]).toBe('5 hosted cluster(s), 5 NodePool(s); layers: provider 3, tenant 1, none 1; gate: Held 1, Released 1, Pending 0, PausedByOther 1, Consistent 1, NotLayered 1; provider builds: Failed 1, Running 1, Pending 0, Succeeded 1');
+    expect(text.out.split('\n')[0]).toBe('5 hosted cluster(s), 5 NodePool(s); layers: provider 3, tenant 1, none 1; gate: Blocked 0, Deferred 0, Held 1, Released 1, Pending 0, PausedByOther 1, Consistent 1, NotLayered 1; provider builds: Failed 1, Running 1, Pending 0, Succeeded 1');
     expect(text.out).toMatch(/clusters\/banana-workers\s+banana\s+tenant\s+Held\s+-\s+quay\.io\/openshift-release-dev\/ocp-release@sha256:222222222222…\s+quay\.example\.com\/provider\/rhcos@sha256:bbbbbbbbbbbb…/);
     expect(text.out).toMatch(/provider-build-bbbb\s+Failed\s+2026-11-25T00:10:00Z\s+BackoffLimitExceeded/);
     expect((await run([`--kubeconfig=${kubeconfig}`])).out).toBe(text.out);
@@ -257,6 +258,55 @@ describe('fleet-status', () => {
     expect(denied.code).toBe(1);
     expect(denied.err.trim().split('\n')).toHaveLength(1);
     expect(denied.err).toMatch(/^on-cluster-build fleet-rollout pause: /);
+  });
+
+  test('Blocked and Deferred NodePools with their reasons, in text and JSON', async () => {
+    const BLOCKED = 'no Ready, schedulable management cluster Node of architecture arm64 (kubernetes.io/arch=arm64) to run the provider build on, no build placement for arm64 (--build-placement) and no prebuilt provider image';
+    const put = (name: string, annotations: Record<string, string>, extra: Record<string, unknown> = {}) =>
+      mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: `${name}-workers`, namespace: 'clusters', annotations }, spec: { clusterName: name, release: { image: R1 }, ...extra } });
+    // grape: a precondition fails (no label: the gate took it off); lime: held while the policy defers it; kiwi: unheld, on its release, not admitted by the plan.
+    put('grape', { [BLOCKED_ANNOTATION]: BLOCKED }, { arch: 'arm64' });
+    put('lime', { [PAUSED_FOR_ANNOTATION]: R1, [HELD_SINCE_ANNOTATION]: '2026-11-27T09:00:00.000Z', [REASON_ANNOTATION]: `${DEFERRED_PREFIX}the window is full: 2 of at most 2 rolling` }, { pausedUntil: '2026-11-27T11:00:00Z' });
+    put('kiwi', {});
+    const handoff = handoffConfigMap(hcpNamespaceOf('clusters', 'kiwi'), 'kiwi-workers', '', IMG('c'));
+    handoff.metadata.annotations = { [HANDOFF_RELEASE_ANNOTATION]: R1 };
+    delete handoff.metadata.labels![CONFIG_LABEL];
+    mgmt.store.put(handoff);
+    mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name: 'apple', namespace: 'clusters', labels: { ring: 'canary' } }, spec: {} });
+    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fleet-defer' } });
+    const policy = parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: { ring: 'canary' } }], maxConcurrency: 2, minSuccessTime: '10m' });
+    const state: RolloutState = { layer: 'L', resumes: 0, entries: {} };
+    mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROLLOUT_CONFIGMAP, namespace: 'fleet-defer', labels: { [ROLLOUT_LABEL]: 'true' } }, data: { 'state.json': encodeState(state), 'policy.json': JSON.stringify(formatPolicy(policy)) } });
+    try {
+      const s = await fleetStatus({ management: new Kube(mgmt.kubeConfig(SRE)), buildNamespace: BUILD_NS, maxRows: 100, namespace: 'fleet-defer', now: Date.parse('2026-11-27T10:00:00Z') });
+      const row = (n: string) => s.nodePools.find((r) => r.name === `${n}-workers`)!;
+      expect(row('grape')).toMatchObject({ state: 'Blocked', arch: 'arm64', reason: BLOCKED });
+      expect(row('grape').heldSince).toBeUndefined();
+      expect(row('lime')).toMatchObject({ state: 'Deferred', heldSince: '2026-11-27T09:00:00.000Z', reason: `${DEFERRED_PREFIX}the window is full: 2 of at most 2 rolling` });
+      expect(row('kiwi')).toMatchObject({ state: 'Deferred', layer: 'provider', reason: 'waiting for the canaries: 0/1 succeeded and soaked 600s' });
+      // The canary itself is admissible: Consistent, no reason; held, released and others' pauses keep their states.
+      expect(row('apple')).toMatchObject({ state: 'Consistent' });
+      expect(row('apple').reason).toBeUndefined();
+      expect([row('banana').state, row('date').state, row('elder').state]).toEqual(['Held', 'Released', 'PausedByOther']);
+      expect(s.summary.byState).toMatchObject({ Blocked: 1, Deferred: 3, Held: 1 });
+      const text = formatFleetStatus(s, 'text');
+      expect(text).toMatch(/gate: Blocked 1, Deferred 3, Held 1,/);
+      expect(text).toContain(`clusters/grape-workers   grape          none      Blocked`);
+      expect(text).toMatch(new RegExp(`clusters/grape-workers .*Blocked .*${BLOCKED.slice(0, 60).replace(/[()]/g, '\\$&')}`));
+      expect(text).toMatch(/clusters\/kiwi-workers .*Deferred .*waiting for the canaries: 0\/1 succeeded and soaked 600s$/m);
+      expect(text).toMatch(/clusters\/lime-workers .*Deferred .*deferred by the rollout policy: the window is full/);
+      const json = JSON.parse(formatFleetStatus(s, 'json'));
+      expect(json.nodePools.filter((r: { state: string }) => r.state === 'Blocked' || r.state === 'Deferred').map((r: { name: string; state: string; reason: string }) => [r.name, r.state, r.reason])).toEqual([
+        ['cherry-workers', 'Deferred', 'waiting for the canaries: 0/1 succeeded and soaked 600s'],
+        ['grape-workers', 'Blocked', BLOCKED],
+        ['kiwi-workers', 'Deferred', 'waiting for the canaries: 0/1 succeeded and soaked 600s'],
+        ['lime-workers', 'Deferred', `${DEFERRED_PREFIX}the window is full: 2 of at most 2 rolling`],
+      ]);
+    } finally {
+      for (const n of ['grape', 'lime', 'kiwi']) mgmt.store.delete({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name: `${n}-workers`, namespace: 'clusters' });
+      mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: handoff.metadata.name!, namespace: handoff.metadata.namespace! });
+      mgmt.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: 'fleet-defer' });
+    }
   });
 
   test('is a command of on-cluster-build, with its flags in --help', async () => {

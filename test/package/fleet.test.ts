@@ -69,8 +69,8 @@ describe('the fleet package', () => {
       expect(c.image).toMatch(/@sha256:[0-9a-f]{64}$/);
     }
     const args = (name: string) => Object.fromEntries((deploymentOf(name).spec.template.spec.containers[0].args as string[]).slice(1).map((a) => a.slice(2).split(/=(.*)/s).slice(0, 2)));
-    expect(args('fleet-layer')).toMatchObject({ 'provider-layer-file': `${LAYER_DIR}/${LAYER_FILE}`, 'provider-image': '', 'max-hold-seconds': '3600', 'provider-repository': 'quay.io/provider/os-layered', 'push-secret-name': 'provider-push' });
-    expect(args('fleet-prebuilt-image')).toMatchObject({ 'provider-layer-file': '', 'provider-image': `registry.example.com:5000/provider/os@${D('4')}`, 'max-hold-seconds': '7200' });
+    expect(args('fleet-layer')).toMatchObject({ 'provider-layer-file': `${LAYER_DIR}/${LAYER_FILE}`, 'provider-image': '', 'max-hold-seconds': '3600', 'provider-repository': 'quay.io/provider/os-layered', 'push-secret-name': 'provider-push', 'provider-trust-bundle': 'provider-registry-ca', 'build-placement': '{"arm64":{"nodeSelector":{"node-role.kubernetes.io/builder":""},"tolerations":[{"key":"builder","operator":"Exists","effect":"NoSchedule"}]}}' });
+    expect(args('fleet-prebuilt-image')).toMatchObject({ 'provider-layer-file': '', 'provider-image': `registry.example.com:5000/provider/os@${D('4')}`, 'max-hold-seconds': '7200', 'provider-trust-bundle': '', 'build-placement': '' });
     // The Containerfile reaches the pod byte for byte (a ConfigMap key mounted at the flag's path).
     const cm = cases['fleet-layer'].objects.find((o) => o.object.kind === 'ConfigMap')!.object as any;
     expect(cm.data[LAYER_FILE]).toBe('FROM configs\nRUN dnf install -y provider-agent && dnf clean all\nCOPY --from=configs /etc/provider /etc/provider\n');
@@ -95,6 +95,10 @@ describe('the fleet package', () => {
     expect(errors({ ...base, providerLayer: 'RUN true', providerRepository: 'os' })).toContain('spec.config.providerRepository');
     expect(errors({ ...base, providerLayer: 'RUN true', maxHoldSeconds: 10 })).toContain('spec.config.maxHoldSeconds');
     expect(errors({ ...base, providerLayer: 'x'.repeat(65537) })).toContain('spec.config.providerLayer');
+    expect(admitConfig({ ...base, providerLayer: 'RUN true' }, fleetConfigSchema).config).toMatchObject({ providerTrustBundleConfigMap: '', buildPlacement: '' });
+    expect(errors({ ...base, providerLayer: 'RUN true', providerTrustBundleConfigMap: 'Provider CA' })).toContain('spec.config.providerTrustBundleConfigMap');
+    expect(errors({ ...base, providerLayer: 'RUN true', buildPlacement: `{"arm64":{"nodeSelector":{"a":"it's"}}}` })).toContain('spec.config.buildPlacement');
+    expect(errors({ ...base, providerLayer: 'RUN true', buildPlacement: '{"arm64":{\n}}' })).toContain('spec.config.buildPlacement');
   });
 
   test('exactly one of providerLayer and providerImage, or the render fails with one message', async () => {
