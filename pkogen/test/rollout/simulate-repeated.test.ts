@@ -89,3 +89,12 @@ test('a finding the package gives each row alike (its config) is one error with 
   expect(j.findings.filter((f: { severity: string }) => f.severity === 'error')).toEqual([expect.objectContaining({ rule: 'K1', message: expect.stringMatching(/pasued.*\(on 2 of 2 rows\)$/) })]);
   expect(j.totals).toMatchObject({ validPackages: 0, errors: 1 });
 });
+
+test('an empty clusterDeploymentSelector (matchLabels indented as its sibling) is one S2 error, lint\'s, with its line', async () => {
+  const file = path.join(tmp.dir, 'empty-selector.yaml');
+  writeFileSync(file, classic(`\${REGISTRY_IMG}@${DIGEST}`).replace('- name: IMAGE_TAG\n  required: true\n', '').replace('    clusterDeploymentSelector:\n      matchLabels:\n        api.openshift.com/managed: "true"\n', '    clusterDeploymentSelector:\n    matchLabels:\n      api.openshift.com/managed: "true"\n'));
+  const r = await runCli(['simulate', file, '-p', 'REGISTRY_IMG=quay.io/a/b']);
+  expect(r.code).toBe(1);
+  const s2 = r.stdout.split('\n').filter((l) => l.includes('[S2]'));
+  expect(s2).toEqual([expect.stringMatching(/^error: .*empty-selector\.yaml:14 objects\[0\]\.spec\.clusterDeploymentSelector: SelectorSyncSet\/example-operator: clusterDeploymentSelector is empty/)]);
+});
