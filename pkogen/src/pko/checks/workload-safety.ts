@@ -74,8 +74,7 @@ function shippedNamespaceLevels(ctx: CheckContext): Map<string, Level> {
  * phases without a class (they run next to the control plane), none for the hosted cluster's.
  * Otherwise (a classic package, a ClusterPackage on a cluster) the level of the pod's namespace:
  * the enforce label of the Namespace the package ships, or, without one, restricted, the level
- * OpenShift warns and audits at for a namespace with no label and enforces as it rolls out PSA
- * enforcement (openshift/enhancements authentication/pod-security-admission-enforcement.md).
+ * OpenShift aims at by default (docs/validate.md cites where).
  */
 function levelOf(ctx: CheckContext, ref: ObjectRef, hcp: boolean, shipped: Map<string, Level>): Level | undefined {
   if (hcp) return inHcpNamespace(ctx, ref) ? 'restricted' : undefined;
