@@ -15,7 +15,7 @@ import { LOCK_FILES, MANIFEST_FILES, loadPackage } from '../pko/loader.js';
 import { isObjectFile } from '../pko/objects.js';
 import { isTemplateFile, stripTemplateSuffix } from '../pko/render.js';
 import { TEMPLATE_SUFFIX } from '../model/synthesize.js';
-import { testCaseFromSchema } from './testcase.js';
+import { configKeysUsed, testCaseFromSchema } from './testcase.js';
 import { parametrize, type ParametrizeOption } from './parametrize.js';
 import { splitTemplateFile, type TemplatedDoc } from './templated.js';
 import { FIXTURES_DIR } from '../pko/template-tests.js';
@@ -307,12 +307,14 @@ async function fromPkoPackage(src: KickstartSource): Promise<KickstartResult> {
   if (m.test?.kubeconform) definition.kubeconform = m.test.kubeconform;
   if (m.test?.template?.length) definition.testCases = m.test.template;
   else {
-    // No test case: one from the config schema's required keys, so that fixtures are written and
+    // No test case: one from the config schema's required keys (and the keys the templates use
+    // without a default), so that fixtures are written and
     // `make test` renders the package.
     const ns = s.scopes.includes('Namespaced') ? (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(definition.name) ? definition.name : 'kickstart') : '';
-    const { testCase, unsure } = testCaseFromSchema(definition.name, ns, definition.config);
+    const templates = [...src.files].filter(([p]) => isTemplateFile(p)).map(([p, b]) => decodeUtf8(p, b));
+    const { testCase, unsure } = testCaseFromSchema(definition.name, ns, definition.config, configKeysUsed(templates));
     definition.testCases = [testCase];
-    notes.push(`manifest.yaml: test.template: added test case "kickstart" with the config schema's required keys`);
+    notes.push(`manifest.yaml: test.template: added test case "kickstart" with the config schema's required keys and the keys its templates use that have no default`);
     if (unsure.length) warnings.push(`manifest.yaml: test.template: test case "kickstart": check the values of ${unsure.join(', ')} (no value surely fits the schema)`);
   }
   if (Object.keys(files).length) definition.files = files;

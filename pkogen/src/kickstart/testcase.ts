@@ -2,7 +2,8 @@
  * A test case for a package that has none: the config schema's required keys, each with a value
  * the schema accepts (its default, the first enum value, a sample for its format, a value within
  * its bounds), so that `pkogen generate` writes fixtures and `make test` can render the package.
- * Keys that are not required are left out: PKO fills their defaults.
+ * Keys that are not required are left out: PKO fills their defaults (a key whose default is a
+ * bare null has none, and gets a value like a required one).
  */
 import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from '../pko/types.js';
 import { placeholderImage } from '../model/package.js';
@@ -62,6 +63,11 @@ function sampleNumber(s: JSONSchemaProps, integer: boolean): number {
   return v;
 }
 
+/** `default: null` on a key that is not nullable: PKO's defaulting leaves the key out, so it is no default. */
+function noDefault(x: JSONSchemaProps | undefined): boolean {
+  return !!x && typeof x === 'object' && x.default === null && x.nullable !== true;
+}
+
 /**
  * `image`: what a key whose name says it holds a container image gets first (the init scaffold's
  * digest-pinned placeholder, so that `validate --strict` accepts the rendered Deployment).
@@ -70,12 +76,14 @@ export function sampleValue(s: JSONSchemaProps | undefined, hints: { image?: str
   const unsure: string[] = [];
   const go = (x: JSONSchemaProps | undefined, p: string): unknown => {
     if (!x || typeof x !== 'object') return (unsure.push(p || '.'), '');
-    if (x.default !== undefined) return x.default;
+    if (x.default !== undefined && !noDefault(x)) return x.default;
     if (Array.isArray(x.enum) && x.enum.length) return x.enum[0];
     if (x.type === 'object' || x.properties) {
       const out: Record<string, unknown> = {};
       const props = (x.properties ?? {}) as Record<string, JSONSchemaProps>;
-      for (const k of (x.required ?? []) as string[]) out[k] = go(props[k], p ? `${p}.${k}` : k);
+      // Required keys, and keys whose default is a bare null (the config then lacks them, as if required).
+      const keys = [...new Set([...((x.required ?? []) as string[]), ...Object.keys(props).filter((k) => noDefault(props[k]))])];
+      for (const k of keys) out[k] = go(props[k], p ? `${p}.${k}` : k);
       const min = typeof x.minProperties === 'number' ? x.minProperties : 0;
       if (Object.keys(out).length < min) unsure.push(p || '.');
       return out;
@@ -99,8 +107,11 @@ export function sampleValue(s: JSONSchemaProps | undefined, hints: { image?: str
 }
 
 /** The test case kickstart writes when a package has none. */
-export function testCaseFromSchema(name: string, namespace: string, schema: JSONSchemaProps | undefined): { testCase: PackageManifestTestCaseTemplate; unsure: string[] } {
-  const { value, unsure } = schema ? sampleValue(schema, { image: placeholderImage(name || 'package') }) : { value: {}, unsure: [] };
+export function testCaseFromSchema(name: string, namespace: string, schema: JSONSchemaProps | undefined, used: readonly string[] = []): { testCase: PackageManifestTestCaseTemplate; unsure: string[] } {
+  const props = (schema?.properties ?? {}) as Record<string, JSONSchemaProps>;
+  const needed = used.filter((k) => props[k] && typeof props[k] === 'object' && props[k].default === undefined);
+  const withUsed = schema && needed.length ? { ...schema, required: [...new Set([...((schema.required ?? []) as string[]), ...needed])] } : schema;
+  const { value, unsure } = withUsed ? sampleValue(withUsed, { image: placeholderImage(name || 'package') }) : { value: {}, unsure: [] };
   const config = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   return {
     testCase: {
@@ -109,4 +120,11 @@ export function testCaseFromSchema(name: string, namespace: string, schema: JSON
     },
     unsure,
   };
+}
+
+/** The top-level config keys a template names (`.config.KEY`), sorted. */
+export function configKeysUsed(templates: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const t of templates) for (const m of t.matchAll(/\.config\.([A-Za-z_][A-Za-z0-9_]*)/g)) out.add(m[1]);
+  return [...out].sort();
 }

@@ -285,6 +285,7 @@ async function checkObjectSets(r: ValidationRun): Promise<void> {
   for (const c of OBJECT_CHECKS) checks.push(await c.load());
   for (const { part, set } of sets) {
     const start = r.findings.length;
+    const tc = set.testCase === undefined ? undefined : (part.pkg.manifest.test?.template ?? []).find((t) => t.name === set.testCase);
     const ctx: CheckContext = {
       manifest: part.pkg.manifest,
       filePrefix: part.name ? `components/${part.name}/` : '',
@@ -292,6 +293,7 @@ async function checkObjectSets(r: ValidationRun): Promise<void> {
       packageNamespace: set.namespace === undefined || set.namespace === '' ? undefined : set.namespace,
       scopeOf,
       files: part.pkg.files,
+      config: tc?.context?.config,
     };
     for (const check of checks) r.findings.push(...check(ctx));
     if (registry) r.findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects));
@@ -302,7 +304,6 @@ async function checkObjectSets(r: ValidationRun): Promise<void> {
     }
     if (set.testCase !== undefined) pointAtTemplates(r.findings.slice(start), part.pkg.files, ctx.filePrefix);
     // Objects a test case rendered hold its config values: no finding about them may quote one.
-    const tc = set.testCase === undefined ? undefined : (part.pkg.manifest.test?.template ?? []).find((t) => t.name === set.testCase);
     const values = tc ? configValuesOf(tc.context?.config) : [];
     if (values.length) for (let k = start; k < r.findings.length; k++) r.findings[k] = { ...r.findings[k], message: redactValues(r.findings[k].message, values) };
   }

@@ -2,7 +2,7 @@
  * One flag vocabulary: -o/--output is a format in every command, a path has its own flag, and the
  * finding-reporting commands print every format through the one output layer.
  */
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCli, SHARED, tempDir } from '../helpers.js';
 
@@ -12,6 +12,9 @@ const run = (args: string[]) => runCli(args, { cwd: tmp.dir, env: {} });
 
 beforeAll(() => {
   cpSync(path.join(SHARED, 'reference/pko-packages/invalid/missing_phase_annotation'), path.join(tmp.dir, 'pkg'), { recursive: true });
+  // One finding per format: the copy's image pinned by digest (PKO's own is a bare tag, image/not-pinned).
+  const dep = path.join(tmp.dir, 'pkg', 'deployment.yaml');
+  writeFileSync(dep, readFileSync(dep, 'utf8').replace('image: test\n', `image: test@sha256:${'0'.repeat(64)}\n`));
   cpSync(path.join(SHARED, 'reference/rollout-templates/mcvw-hs.SelectorSyncSet.yaml.tmpl'), path.join(tmp.dir, 'rollout.tmpl'));
   cpSync(path.join(SHARED, 'reference/rollout-templates/addon-operator-hs.yaml'), path.join(tmp.dir, 'addon.yaml'));
 });

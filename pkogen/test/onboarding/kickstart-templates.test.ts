@@ -178,6 +178,16 @@ describe('kickstart of a templated package', () => {
     });
   });
 
+  it('a package without test cases whose template uses an optional key with no default gets a test case that renders', async () => {
+    const manifest = 'apiVersion: manifests.package-operator.run/v1alpha1\nkind: PackageManifest\nmetadata:\n  name: op\nspec:\n  scopes: [Cluster]\n  phases: [{name: deploy}]\n  config:\n    openAPIV3Schema:\n      type: object\n      properties:\n        image: {type: string, default: null}\n        level: {type: string, default: info}\n        unused: {type: string}\n';
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: op\n  annotations:\n    package-operator.run/phase: deploy\ndata:\n  image: '{{ .config.image }}'\n  level: '{{ .config.level }}'\n";
+    const src: FileMap = new Map([['manifest.yaml', toBytes(manifest)], ['cm.yaml.gotmpl', toBytes(cm)]]);
+    const r = await kickstart([{ name: 'op', files: src, isDirectory: true }]);
+    const tc = r.definition.testCases![0];
+    expect(tc.context?.config).toEqual({ image: 'quay.io/example/op@sha256:' + '0'.repeat(64) });
+    expect(render(src, tc)).toHaveLength(1);
+  });
+
   it('never ships build files in the package it generates', async () => {
     const r = await kickstart([{ name: 'pkg', files: files(), isDirectory: true }]);
     expect(Object.keys(r.definition.files ?? {}).some((f) => /Dockerfile/.test(f))).toBe(false);

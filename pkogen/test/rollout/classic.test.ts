@@ -172,8 +172,11 @@ describe('CLI: --package checks scope and config (K2); simulate installs one Clu
     ]);
     const bad = await runCli([...args, '-p', 'LOG_LEVEL=trace']);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain('  error: config: spec.config.logLevel: Unsupported value: (value not shown)');
-    expect(bad.stdout).toMatch(/2 cluster\(s\), 0 valid Package\(s\), 2 error\(s\)/);
+    // The config is the Template's: one finding with the rows it affects, each row not ok.
+    expect(bad.stdout).toContain('error: SelectorSyncSet/example-operator > ClusterPackage/example-operator: config: spec.config.logLevel: Unsupported value: (value not shown): supported values: "debug", "info" (on 2 of 2 rows) [K1]');
+    expect(bad.stdout).not.toContain('  error: config:');
+    for (const row of bad.stdout.split('\n').filter((l) => l.startsWith('(cluster)'))) expect(row).toMatch(/not ok: 1 error\(s\) above$/);
+    expect(bad.stdout).toMatch(/2 cluster\(s\), 0 valid Package\(s\), 1 error\(s\)/);
   });
   test('simulate: a classic SelectorSyncSet needs no --hcp-namespaces and counts clusters', async () => {
     const r = await runCli(['simulate', tpl, '--package', pkg, '-p', 'REGISTRY_IMG=quay.io/a/b', '-p', `IMAGE_DIGEST=${DIGEST}`]);

@@ -233,6 +233,16 @@ test:
       const req = await run(['diff', 'old', 'required'], t.dir);
       expect(req.code).toBe(1);
       expect(req.stdout).toBe('package: required-config: config key level is newly required and has no default: every existing Package without it becomes Invalid\n\ntest case "a": no difference\ntest case "b": no difference\n0 object(s) differ: 0 added, 0 removed, 0 changed, in 0 of 2 test cases; 1 package change(s)\n');
+      // No test case and a required key: the render needs a config, and the error says how to give it.
+      const bare = path.join(t.dir, 'bare');
+      pkg(bare, 'Available', true);
+      const m = readFileSync(path.join(bare, 'manifest.yaml'), 'utf8');
+      writeFileSync(path.join(bare, 'manifest.yaml'), m.slice(0, m.indexOf('test:')));
+      const none = await run(['diff', 'bare', 'bare'], t.dir);
+      expect(none).toMatchObject({ code: 1, stdout: '' });
+      expect(none.stderr).toMatch(/^error: bare: .*spec\.config\.level: Required value \(the package has no test case to render with: give its config with --config FILE\)\n$/);
+      writeFileSync(path.join(t.dir, 'cfg.yaml'), 'level: x\n');
+      expect(await run(['diff', 'bare', 'bare', '--config', 'cfg.yaml'], t.dir)).toMatchObject({ code: 0, stdout: 'no difference in rendered objects\n' });
       const same = await run(['diff', 'old', 'old'], t.dir);
       expect(same).toMatchObject({ code: 0, stdout: 'no difference in rendered objects (2 test cases)\n' });
     } finally {

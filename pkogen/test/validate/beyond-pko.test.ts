@@ -93,6 +93,12 @@ describe('checks beyond PKO, each located', () => {
     expect(f).toMatchObject({ severity: 'warning', path: 'stringData.token', line: 8 });
     expect(JSON.stringify(fs)).not.toContain('abc123secretvalue');
   });
+  test('an env var named like a credential that holds the path where one is mounted is no finding; a literal beside it is', async () => {
+    const fm = await broken();
+    fm.set('pod.yaml', toBytes(`apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        env:\n        - name: AWS_WEB_IDENTITY_TOKEN_FILE\n          value: /var/run/secrets/openshift/serviceaccount/token\n        - name: API_TOKEN\n          value: abcdefgh12345678\n`));
+    const out = (await validatePackage(fm)).filter((f) => f.rule === 'secret/literal' && f.file === 'pod.yaml');
+    expect(out.map((f) => f.path)).toEqual(['spec.template.spec.containers[0].env[1].value']);
+  });
   test('duplicate key', () => {
     expect(find(fs, 'yaml/duplicate-key', 'dupkey.yaml')).toMatchObject({ severity: 'warning', line: 9 });
   });

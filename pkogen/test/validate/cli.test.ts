@@ -29,7 +29,7 @@ describe('pkogen validate', () => {
   test('PKO violation: exit 1, one line with file, doc and PKO text', async () => {
     const r = await run([`${REF}/invalid/missing_phase_annotation`]);
     expect(r.code).toBe(1);
-    expect(r.out).toBe('error: deployment.yaml:1 doc 0: Missing package-operator.run/phase Annotation in deployment.yaml idx 0 [pko/missing-phase-annotation]\nvalidation failed: 1 error(s), 0 warning(s)\n');
+    expect(r.out).toBe('error: deployment.yaml:1 doc 0: Missing package-operator.run/phase Annotation in deployment.yaml idx 0 [pko/missing-phase-annotation]\nwarning: deployment.yaml:19 doc 0 spec.template.spec.containers[0].image: container \"test\" image test is not pinned by digest (@sha256:…) [image/not-pinned]\nvalidation failed: 1 error(s), 1 warning(s)\n');
   });
 
   test('json output lists every finding with severity, in the common report shape', async () => {

@@ -39,7 +39,7 @@ describe('validate an image: OCI layout, docker archive, registry', () => {
     await writeOciLayout(path.join(tmp, 'layout'), image, ['v1']);
     const r = await run(['--oci-layout', path.join(tmp, 'layout')]);
     expect(r.code).toBe(1);
-    expect(r.out).toBe('error: deployment.yaml:1 doc 0: Missing package-operator.run/phase Annotation in deployment.yaml idx 0 [pko/missing-phase-annotation]\nvalidation failed: 1 error(s), 0 warning(s)\n');
+    expect(r.out).toBe('error: deployment.yaml:1 doc 0: Missing package-operator.run/phase Annotation in deployment.yaml idx 0 [pko/missing-phase-annotation]\nwarning: deployment.yaml:19 doc 0 spec.template.spec.containers[0].image: container \"test\" image test is not pinned by digest (@sha256:…) [image/not-pinned]\nvalidation failed: 1 error(s), 1 warning(s)\n');
   });
 
   test('docker archive of a valid package: no template tests for images (like --pull)', async () => {

@@ -157,7 +157,9 @@ function renderSide(side: Side, how: { config?: Record<string, unknown>; namespa
   try {
     return renderPackage(req);
   } catch (e) {
-    throw new UserError(`${side.label}${caseName !== undefined ? ` (test case ${JSON.stringify(caseName)})` : ''}: ${toUserError(e).describe()}`);
+    // Without a test case or --config the package renders with {}: say what would give it a config.
+    const hint = caseName === undefined && !how.config && !side.liveConfig ? ' (the package has no test case to render with: give its config with --config FILE)' : '';
+    throw new UserError(`${side.label}${caseName !== undefined ? ` (test case ${JSON.stringify(caseName)})` : ''}: ${toUserError(e).describe()}${hint}`);
   }
 }
 

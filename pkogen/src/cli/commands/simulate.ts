@@ -11,6 +11,7 @@ import { packageChecker } from '../../rollout/package-check.js';
 import { renderObjectTemplateText, renderWithPko } from '../../rollout/pko-render.js';
 import { validatePackage } from '../../pko/validate.js';
 import { prepareRolloutSchemas, rolloutSchemaValidator } from '../../rollout/schema.js';
+import { foldRepeatedFindings, type FoldedFindings } from '../../rollout/repeated.js';
 import { redactConfig, simulateRollout, type SimulatedPackage, SimulationResult } from '../../rollout/simulate.js';
 import { parseYaml11, readYamlFileText, type YamlFileError, YamlParseError } from '../../yaml/parse.js';
 import { parseCommandArgs, parseKeyValues } from '../args.js';
@@ -63,46 +64,56 @@ async function readEnvironment(file: string, cwd: string): Promise<{ environment
   return { environment: v.environment as PackageEnvironment | undefined, fleet: v.fleet as Fleet | undefined };
 }
 
-/** The table: shared findings (Template, package) above, each namespace's below its row. */
-function text(res: SimulationResult, shared: Finding[], file: string): string {
+/** The table: shared findings (Template, package, those repeated on several rows) above, each row's own below it. */
+function text(res: SimulationResult, fold: FoldedFindings, file: string): string {
   const out: string[] = [];
-  for (const f of shared) if (f.severity !== 'info') out.push(formatFinding(f));
+  for (const f of [...fold.shared, ...fold.repeated]) if (f.severity !== 'info') out.push(formatFinding(f));
   for (const h of res.hops) {
     out.push(`SelectorSyncSet ${h.selectorSyncSet} → clusters: ${h.serviceClusters.join(', ') || '(none)'}`);
     for (const p of h.policies) out.push(`  Policy ${p.policy} on ${p.hub} → managed clusters: ${p.managedClusters.join(', ') || '(none)'}`);
   }
   out.push('');
   out.push(['NAMESPACE', 'CLUSTER', 'VIA', 'PACKAGE', 'IMAGE', 'CONFIG', 'RESULT'].join('\t'));
-  // Errors above the rows (the Template, the package itself) hold for every row: none is ok then.
-  const sharedErrors = countBySeverity(shared).error;
-  for (const p of res.packages) {
-    const errs = p.findings.filter((f) => f.severity === 'error').length;
-    const warns = p.findings.filter((f) => f.severity === 'warning').length;
+  // Errors above the rows that belong to no row (the Template, the package itself) hold for every row: none is ok then.
+  const globalErrors = countBySeverity(fold.shared).error;
+  res.packages.forEach((p, i) => {
+    const own = fold.own[i];
+    const errs = own.filter((f) => f.severity === 'error').length;
+    const warns = own.filter((f) => f.severity === 'warning').length;
+    const above = fold.above[i];
+    const errsAbove = Math.max(above.errors, globalErrors);
+    const result = errs
+      ? `${errs} error(s)${errsAbove ? `, ${errsAbove} above` : ''}`
+      : errsAbove
+        ? `not ok: ${errsAbove} error(s) above`
+        : warns || above.warnings
+          ? `ok, ${[...(warns ? [`${warns} warning(s)`] : []), ...(above.warnings ? [`${above.warnings} warning(s) above`] : [])].join(', ')}`
+          : p.rendered && p.rendered.objects >= 0 ? `ok (${p.rendered.objects} objects)` : 'ok';
     out.push([
       p.namespace || '(cluster)', p.managementCluster, p.via, p.package?.name ?? '-', p.package?.image ?? '-',
       p.package ? Object.keys(p.package.config).sort().join(',') || '-' : '-',
-      errs ? `${errs} error(s)` : sharedErrors ? `not ok: ${sharedErrors} error(s) above` : warns ? `ok, ${warns} warning(s)` : p.rendered && p.rendered.objects >= 0 ? `ok (${p.rendered.objects} objects)` : 'ok',
+      result,
     ].join('\t'));
-    for (const f of p.findings) out.push(`  ${formatFinding(f)}`);
-  }
-  const s = totals(res, shared);
+    for (const f of own) out.push(`  ${formatFinding(f)}`);
+  });
+  const s = totals(res, fold);
   const where = [...(s.namespaces > 0 || s.clusters === 0 ? [`${s.namespaces} namespace(s)`] : []), ...(s.clusters > 0 ? [`${s.clusters} cluster(s)`] : [])].join(', ');
   out.push(`${file}: ${where}, ${s.validPackages} valid Package(s), ${s.errors} error(s), ${s.warnings} warning(s)`);
   return out.join('\n') + '\n';
 }
 
-function totals(res: SimulationResult, shared: Finding[]) {
-  const c = countBySeverity(shared);
-  const pkgErrors = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'error').length, 0);
-  const pkgWarnings = res.packages.reduce((n, p) => n + p.findings.filter((f) => f.severity === 'warning').length, 0);
+/** Every finding counted once, as the report prints it. */
+function totals(res: SimulationResult, fold: FoldedFindings) {
+  const c = countBySeverity([...fold.shared, ...fold.repeated, ...fold.own.flat()]);
+  const globalErrors = countBySeverity(fold.shared).error;
   // A ClusterPackage, or a Package hive or the SaaS deployment applies to a cluster, counts that cluster; ACM's Packages count their HCP namespace.
   const perCluster = (p: SimulatedPackage) => p.namespace === '' || p.via === 'SelectorSyncSet' || p.via === 'Template';
   return {
     namespaces: res.packages.filter((p) => !perCluster(p)).length,
     clusters: res.packages.filter(perCluster).length,
-    validPackages: c.error > 0 ? 0 : res.packages.filter((p) => p.package && !p.findings.some((f) => f.severity === 'error')).length,
-    errors: c.error + pkgErrors,
-    warnings: c.warning + pkgWarnings,
+    validPackages: globalErrors > 0 ? 0 : res.packages.filter((p, i) => p.package && fold.above[i].errors === 0 && !fold.own[i].some((f) => f.severity === 'error')).length,
+    errors: c.error,
+    warnings: c.warning,
   };
 }
 
@@ -194,11 +205,12 @@ export const command: Command = {
       ...res.findings,
       ...packageFindings.map((f) => ({ ...f, file: `${String(values.package)}/${f.file ?? ''}` })),
     ]);
-    const s = totals(res, shared);
-    // Each namespace's findings once, at the top level, with the namespace at the end of the chain.
+    const fold = foldRepeatedFindings(shared, res.packages);
+    const s = totals(res, fold);
+    // Each row's own findings once, at the top level, with the namespace at the end of the chain.
     const namespaceOf = new Map<Finding, string>();
-    const perNamespace: Finding[] = res.packages.flatMap((p) =>
-      p.findings.map((f) => {
+    const perNamespace: Finding[] = res.packages.flatMap((p, i) =>
+      fold.own[i].map((f) => {
         const ns = `namespace/${p.namespace || '(cluster)'}`;
         const g = { ...f, object: [f.object, ns].filter(Boolean).join(' > ') };
         namespaceOf.set(g, ns);
@@ -208,9 +220,9 @@ export const command: Command = {
     io.stdout(renderReport(output, {
       command: 'simulate',
       subject: file,
-      findings: [...shared, ...perNamespace],
+      findings: [...fold.shared, ...fold.repeated, ...perNamespace],
       ok: s.errors === 0,
-      // JUnit: the Template (and package) as one test case, each namespace as one.
+      // JUnit: the Template (and package, and what repeats on rows) as one test case, each namespace as one.
       checked: [file, ...res.packages.map((p) => `namespace/${p.namespace || '(cluster)'}`)],
       caseOf: (f) => namespaceOf.get(f),
       result: {
@@ -218,7 +230,7 @@ export const command: Command = {
         hops: res.hops,
         packages: res.packages.map(({ findings: _f, ...p }) => ({ ...p, package: p.package ? { ...p.package, config: redactConfig(p.package.config) } : undefined })),
       },
-      text: () => text(res, shared, file),
+      text: () => text(res, fold, file),
     }, {}, { color: colorFor(io, 1) }));
     return s.errors > 0 ? 1 : 0;
   },

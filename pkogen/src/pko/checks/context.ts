@@ -19,6 +19,8 @@ export interface CheckContext {
   scopeOf?: ScopeLookup;
   /** The (component) package's own files, for rules that look at the template behind an object. */
   files?: FileMap;
+  /** The config of the test case the objects were rendered with, when they were. */
+  config?: unknown;
 }
 
 export function objectFinding(ctx: CheckContext, ref: ObjectRef, severity: Severity, rule: string, message: string, path?: string): Finding {

@@ -19,6 +19,8 @@ const PATTERNS: { name: string; re: RegExp }[] = [
 
 /** Names of env vars whose literal values are secrets by convention. */
 const SECRET_ENV_NAME = /(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY)/i;
+/** An absolute file path: where a credential is mounted (AWS_WEB_IDENTITY_TOKEN_FILE), not one. */
+const FILE_PATH = /^\/[\w.-]+(?:\/[\w.-]+)*$/;
 
 export function secretKindOf(value: string): string | undefined {
   for (const p of PATTERNS) if (p.re.test(value)) return p.name;
@@ -60,7 +62,7 @@ export function checkSecretMaterial(ctx: CheckContext): Finding[] {
       env.forEach((e, i) => {
         if (!isObj(e) || typeof e.value !== 'string' || e.value === '') return;
         const name = typeof e.name === 'string' ? e.name : '';
-        const kind = secretKindOf(e.value) ?? (SECRET_ENV_NAME.test(name) && e.value.length >= 8 && !/^\$\(|^\{\{/.test(e.value) ? 'a literal credential' : undefined);
+        const kind = secretKindOf(e.value) ?? (SECRET_ENV_NAME.test(name) && e.value.length >= 8 && !/^\$\(|^\{\{/.test(e.value) && !FILE_PATH.test(e.value) ? 'a literal credential' : undefined);
         if (kind) out.push(objectFinding(ctx, ref, 'warning', 'secret/literal', `env ${name || i} holds ${kind}; use valueFrom.secretKeyRef (value not shown)`, `${path}.env[${i}].value`));
       });
     });
