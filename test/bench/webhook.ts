@@ -57,7 +57,7 @@ function procStatus(pid: number): { rssKb: number; hwmKb: number } {
  * anonymous memory (heap, V8, OpenSSL, buffers: the process's own), and other files (shared
  * libraries).
  */
-function rssParts(pid: number): { exeKb: number; anonKb: number; otherKb: number } {
+export function rssParts(pid: number): { exeKb: number; anonKb: number; otherKb: number } {
   const exe = readlinkSync(`/proc/${pid}/exe`);
   let cur = '';
   const parts = { exeKb: 0, anonKb: 0, otherKb: 0 };
@@ -121,7 +121,7 @@ function buildStatus(i: number): object {
   };
 }
 
-function request(i: number): { path: string; body: string } {
+export function request(i: number): { path: string; body: string } {
   const r = i % 10;
   if (r === 9) {
     const obj = buildStatus(i);
@@ -160,7 +160,7 @@ function bigReview(bytes: number, item: unknown): string {
   return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'big', kind: { group: GROUP, version: 'v1alpha1', kind: 'NodePoolOSConfig' }, operation: 'CREATE', userInfo: { username: 'kube:admin' }, object } });
 }
 
-function pct(sorted: number[], p: number): number {
+export function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
