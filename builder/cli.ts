@@ -39,7 +39,7 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: 'HCP namespace the controller runs and builds in' },
   { name: 'management-kubeconfig', type: 'string', default: '', description: "kubeconfig for the management cluster; empty: the pod's in-cluster ServiceAccount (the Deployment leaves it empty; benches and local runs set it)" },
   { name: 'hosted-kubeconfig', type: 'string', required: true, description: "kubeconfig of the controller's own ServiceAccount in the hosted cluster (written by token-minter)" },
-  { name: 'hosted-kubeconfig-wait', type: 'int', default: 300, description: 'seconds to wait for the hosted kubeconfig to appear (the token-minter sidecar writes it) before failing' },
+  { name: 'hosted-kubeconfig-wait', type: 'int', default: 300, description: 'seconds to wait for the hosted kubeconfig to appear (the token-minter sidecar writes it) before failing; control-plane never fails on it: it serves admission and waits on' },
   { name: 'pull-secret-name', type: 'string', default: 'pull-secret', description: 'Secret in the HCP namespace used to read release payloads and pull base images' },
   { name: 'leader-elect', type: 'bool', default: true, description: 'hold a Lease in the namespace before acting' },
   { name: 'leader-elect-lease-name', type: 'string', default: 'on-cluster-build-controller', description: 'name of that Lease' },
@@ -195,9 +195,11 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal, admi
   const webhook = admission ? await startAdmission(flags, log, metrics) : undefined;
   if (webhook) log('serving', { port: webhook.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) });
   try {
-    // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping.
+    // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping
+    // (and, serving admission, without end: a replica that answers the API server stays up).
     const kubeconfigPath = String(flags['hosted-kubeconfig']);
-    await waitForFile(kubeconfigPath, Number(flags['hosted-kubeconfig-wait']), signal, log);
+    await waitForFile(kubeconfigPath, webhook ? Number.POSITIVE_INFINITY : Number(flags['hosted-kubeconfig-wait']), signal, log);
+    if (signal.aborted) return;
     const hosted = await Kube.load(kubeconfigPath);
     const events = new EventRecorder({ sink: kubeEventSink(hosted), component: 'on-cluster-build-controller', instance: hostname(), onDrop: (cause) => metrics.inc(METRICS.eventsDropped, { cause }) });
     const telemetry = new ControllerTelemetry(metrics, events);
@@ -261,8 +263,8 @@ async function webhook(flags: FlagValues, log: Log, signal: AbortSignal): Promis
 async function waitForFile(file: string, seconds: number, signal: AbortSignal, log: Log): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
   let next = Date.now();
-  while (!existsSync(file)) {
-    if (Date.now() >= deadline || signal.aborted) throw new Error(`${file} did not appear within ${seconds}s (is the token-minter container running?)`);
+  while (!existsSync(file) && !signal.aborted) {
+    if (Date.now() >= deadline) throw new Error(`${file} did not appear within ${seconds}s (is the token-minter container running?)`);
     if (Date.now() >= next) {
       log('waiting for the hosted kubeconfig', { file });
       next = Date.now() + 30_000;

@@ -13,7 +13,10 @@
  * 3 NodePools, no config); after 200 warm-up admissions and CP_BENCH_SECONDS of open-loop
  * admissions at CP_BENCH_RATE/s to the holder (the replica that also runs the loop; latency from
  * the scheduled send, the holder's CPU per admission); after CP_BENCH_CONFIGS NodePools each with a
- * NodePoolOSConfig have a status written by the holder.
+ * NodePoolOSConfig have a status written by the holder; then the webhook's worst parse on the
+ * holder while it keeps those configs: 10 rounds of as many maximum-size AdmissionReviews of the
+ * smallest JSON values as the in-flight budget admits, sent together (peak RSS, which the memory
+ * limit must cover, and whether it still answers).
  *
  * Part 2, CP_BENCH_HCPS HCP namespaces' worth (a scaled-down fleet: the machine is shared by
  * several agents on 2 cores; 500 namespaces' worth of processes would not fit on it): per
@@ -41,7 +44,8 @@ import { webhookArgs } from '../../resources/webhooks.js';
 import { configSchema } from '../../resources/config.js';
 import { cpuSeconds, procStatus, stopChild } from './_proc.js';
 import { addHcpNodePool, dockerConfigSecret, nodePoolOSConfig, releaseImage } from './controller.js';
-import { pct, request } from './webhook.js';
+import { bigReview, pct, request } from './webhook.js';
+import { MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT } from '../../builder/webhook/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
@@ -52,7 +56,8 @@ const HCPS = Number(process.env.CP_BENCH_HCPS ?? 4);
 const NODE_OPTIONS = process.env.CP_BENCH_NODE_OPTIONS ?? CONTROLLER_NODE_OPTIONS;
 const IDLE_NODEPOOLS = 3;
 const SETTLE_MS = 5000;
-const STEP_TIMEOUT_MS = 300_000;
+/** Longest wait for any one step (the machine is shared). */
+const STEP_TIMEOUT_MS = Number(process.env.CP_BENCH_STEP_TIMEOUT_S ?? 900) * 1000;
 const PUSH_HOST = 'quay.example.com';
 const GROUP_VERSION = 'on-cluster-build.pkogen.io/v1alpha1';
 
@@ -236,6 +241,19 @@ export async function bench(): Promise<string> {
     await sleep(SETTLE_MS);
     const withConfigs = [figures(holder), figures(follower)] as const;
 
+    const together = Math.max(1, Math.floor(MAX_BYTES_IN_FLIGHT / MAX_BODY_BYTES));
+    const big = { path: '/validate/nodepoolosconfigs', body: bigReview(MAX_BODY_BYTES, [1]) };
+    const bigCodes = new Map<number | string, number>();
+    const a3 = new https.Agent({ keepAlive: true, maxSockets: together });
+    for (let round = 0; round < 10; round++) {
+      const codes = await Promise.all(Array.from({ length: together }, () => post(a3, ca, holder.port, big).catch(() => 'error')));
+      for (const c of codes) bigCodes.set(c, (bigCodes.get(c) ?? 0) + 1);
+    }
+    a3.destroy();
+    const parseAlive = holder.child.exitCode === null && holder.child.signalCode === null;
+    const parsed = parseAlive ? figures(holder) : { rssKb: NaN, hwmKb: NaN, pssKb: NaN };
+    const answersAfter = parseAlive && (await post(new https.Agent({ keepAlive: false }), ca, holder.port, request(1)).catch(() => 0)) === 200;
+
     // Part 2: HCPS namespaces' worth, not pinned.
     const fleet: Replica[] = [];
     for (let n = 0; n < HCPS; n++) {
@@ -267,7 +285,7 @@ export async function bench(): Promise<string> {
       '',
       'Command: `make build && npm run bench -- control-plane` (test/bench/control-plane.ts; prints the section,',
       'does not rewrite this file when run alone; `CP_BENCH_NODE_OPTIONS`, `CP_BENCH_RATE`, `CP_BENCH_SECONDS`,',
-      '`CP_BENCH_CONFIGS`, `CP_BENCH_HCPS` change the V8 flags and the steps). Each replica:',
+      '`CP_BENCH_CONFIGS`, `CP_BENCH_HCPS` (0: part 2 skipped), `CP_BENCH_STEP_TIMEOUT_S` change the V8 flags and the steps). Each replica:',
       `\`${cmd}\``,
       `(two per namespace; ${pinned ? 'part 1 pinned to core 0, the bench and its servers to core 1' : 'not pinned'}). RSS is VmRSS (VmHWM: peak), Pss from smaps_rollup, MiB.`,
       '',
@@ -276,6 +294,7 @@ export async function bench(): Promise<string> {
       pair(`idle (Lease held, both sides observed, ${IDLE_NODEPOOLS} NodePools, no config)`, idle[0], idle[1]),
       pair(`after 200 warm-up admissions each and ${total.toLocaleString('en')} at ${RATE}/s to the holder`, admitted[0], admitted[1]),
       pair(`after ${CONFIGS} NodePools with a config each, reconciled by the holder (${configsS.toFixed(1)} s)`, withConfigs[0], withConfigs[1]),
+      `| holder after 10 rounds of ${together} × ${(MAX_BODY_BYTES / 1048576).toFixed(0)} MiB AdmissionReviews at once (answers: ${[...bigCodes].map(([c, n]) => `${n} × ${c}`).join(', ')}; answering afterwards: ${answersAfter ? 'yes' : 'NO'}) | ${mib(parsed.rssKb)} (${mib(parsed.hwmKb)}) / ${mib(parsed.pssKb)} | | |`,
       '',
       `| open loop at ${RATE}/s for ${SECONDS} s to the holder | |`,
       '|---|---:|',
@@ -284,11 +303,13 @@ export async function bench(): Promise<string> {
       `| holder CPU per admission | ${(cpuPer * 1e6).toFixed(0)} µs |`,
       `| load average (1 min, 2 cores shared) at the end of the run | ${loadDuringAdmissions.toFixed(1)} |`,
       '',
+      ...(HCPS === 0 ? [] : [
       `| ${HCPS} HCP namespaces' worth: ${fleet.length} real processes (each namespace its own API servers) | sum RSS / sum Pss | per namespace RSS / Pss |`,
       '|---|---:|---:|',
       `| idle | ${mib(fleetIdle.rssKb)} / ${mib(fleetIdle.pssKb)} | ${perNs(fleetIdle)} |`,
       `| after 200 admissions to each replica | ${mib(fleetLoaded.rssKb)} / ${mib(fleetLoaded.pssKb)} | ${perNs(fleetLoaded)} |`,
       `| load average (1 min) | ${loadavg()[0]!.toFixed(1)} | |`,
+      ]),
       '',
     ].join('\n');
   } finally {

@@ -154,7 +154,7 @@ function post(agent: https.Agent, ca: string, port: number, r: { path: string; b
  * An AdmissionReview of just under `bytes`, its config's `containerFile` made of `item` repeated
  * (valid JSON; the server parses all of it before its size check refuses it).
  */
-function bigReview(bytes: number, item: unknown): string {
+export function bigReview(bytes: number, item: unknown): string {
   const one = JSON.stringify(item).length + 1;
   const object = { apiVersion: `${GROUP}/v1alpha1`, kind: 'NodePoolOSConfig', metadata: { name: 'big' }, spec: { nodePool: { name: 'big' }, containerFile: Array.from({ length: Math.floor((bytes - 4096) / one) }, () => item) } };
   return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'big', kind: { group: GROUP, version: 'v1alpha1', kind: 'NodePoolOSConfig' }, operation: 'CREATE', userInfo: { username: 'kube:admin' }, object } });

@@ -5,7 +5,8 @@
  * answer admission from start-up; only the Lease holder runs the loop; one /metrics per process
  * carries the admission counters and the controller's gauges; a replica whose Lease is taken
  * stops its loop but keeps serving admission and takes the Lease back once it is free; when the
- * holder stops, the other replica takes over the loop.
+ * holder stops, the other replica takes over the loop; a replica whose hosted kubeconfig never
+ * appears (no token minted) serves admission past --hosted-kubeconfig-wait instead of exiting.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -104,7 +105,7 @@ describe('on-cluster-build control-plane: two replicas of one process', () => {
     return JSON.parse(reply.body).response.allowed as boolean;
   };
 
-  async function startReplica(): Promise<Replica> {
+  async function startReplica(extra: string[] = []): Promise<Replica> {
     const metricsPort = await freePort();
     const args = [
       path.join(root, 'bin', 'on-cluster-build.js'),
@@ -117,13 +118,17 @@ describe('on-cluster-build control-plane: two replicas of one process', () => {
       '--leader-elect-retry-period=1',
       '--health-port=0',
       '--port=0',
+
       `--tls-cert-file=${pki.certDir}/tls.crt`,
       `--tls-private-key-file=${pki.certDir}/tls.key`,
       `--metrics-port=${metricsPort}`,
       `--metrics-cert-dir=${pki.certDir}`,
       `--metrics-client-ca=${pki.clientCa}`,
     ];
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_EXTRA_CA_CERTS: '' } });
+    // `extra` replaces a flag of the same name.
+    const named = (a: string) => a.split('=')[0];
+    const argv = [...args.filter((a) => !extra.some((e) => named(e) === named(a))), ...extra];
+    const child = spawn(process.execPath, argv, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_EXTRA_CA_CERTS: '' } });
     const r: Replica = { child, port: 0, metricsPort, log: '' };
     child.stderr!.on('data', (d: Buffer) => {
       r.log = (r.log + d.toString()).slice(-200_000);
@@ -218,4 +223,15 @@ describe('on-cluster-build control-plane: two replicas of one process', () => {
     await waitFor('workers-c reconciled by the other replica', () => reconciled('workers-c'), 90_000);
     expect(other.log).toContain('"msg":"became leader"');
   }, 120_000);
+
+  it('a replica whose hosted kubeconfig never appears keeps serving admission past the wait, and stops cleanly', async () => {
+    const r = await startReplica(['--hosted-kubeconfig=/nonexistent/kubeconfig', '--hosted-kubeconfig-wait=1']);
+    await sleep(3000);
+    expect(r.child.exitCode).toBeNull();
+    expect(r.log).toContain('"msg":"waiting for the hosted kubeconfig"');
+    expect(await admit(r, 'workers-d', false)).toBe(false);
+    const exited = new Promise<number | null>((res) => r.child.once('exit', (c) => res(c)));
+    r.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
 });
