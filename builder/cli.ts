@@ -1,6 +1,8 @@
 /**
- * `on-cluster-build controller | webhook | token-minter | fleet`: one image; the first three run in
- * the HCP namespace, `fleet` once per management cluster (builder/fleet/main.ts). Exit codes: 0
+ * `on-cluster-build control-plane | controller | webhook | token-minter | fleet`: one image; all but
+ * `fleet` run in the HCP namespace, `fleet` once per management cluster (builder/fleet/main.ts).
+ * `control-plane` is the controller and the webhook in one process (the package's Deployment:
+ * every replica serves admission, the Lease's holder also runs the loop). Exit codes: 0
  * stopped cleanly, 1 failed, 2 usage error. Logs are JSON lines on stderr and never carry object
  * contents or credentials.
  */
@@ -16,7 +18,8 @@ import { runController } from './controller/run.js';
 import { runTokenMinter } from './clusters/token-minter.js';
 import { wiring } from './wiring.js';
 import { parseTenantLayer } from './policy/layers.js';
-import { allowList, runWebhook, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
+import { allowList, runWebhook, startAdmission, WEBHOOK_FLAGS, WEBHOOK_SUMMARY } from './webhook/main.js';
+import { ADMISSION_METRICS } from './metrics/admission.js';
 import { checkFleetFlags, FLEET_FLAGS, FLEET_SUMMARY, startFleet } from './fleet/main.js';
 import { FLEET_STATUS_FLAGS, FLEET_STATUS_SUMMARY, fleetStatusMain } from './fleet/view.js';
 import { FLEET_ROLLOUT_FLAGS, FLEET_ROLLOUT_SUMMARY, fleetRolloutMain } from './fleet/rollout/command.js';
@@ -36,7 +39,7 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
   { name: 'namespace', type: 'string', env: 'POD_NAMESPACE', required: true, description: 'HCP namespace the controller runs and builds in' },
   { name: 'management-kubeconfig', type: 'string', default: '', description: "kubeconfig for the management cluster; empty: the pod's in-cluster ServiceAccount (the Deployment leaves it empty; benches and local runs set it)" },
   { name: 'hosted-kubeconfig', type: 'string', required: true, description: "kubeconfig of the controller's own ServiceAccount in the hosted cluster (written by token-minter)" },
-  { name: 'hosted-kubeconfig-wait', type: 'int', default: 300, description: 'seconds to wait for the hosted kubeconfig to appear (the token-minter sidecar writes it) before failing' },
+  { name: 'hosted-kubeconfig-wait', type: 'int', default: 300, description: 'seconds to wait for the hosted kubeconfig to appear (the token-minter sidecar writes it) before failing; control-plane never fails on it: it serves admission and waits on' },
   { name: 'pull-secret-name', type: 'string', default: 'pull-secret', description: 'Secret in the HCP namespace used to read release payloads and pull base images' },
   { name: 'leader-elect', type: 'bool', default: true, description: 'hold a Lease in the namespace before acting' },
   { name: 'leader-elect-lease-name', type: 'string', default: 'on-cluster-build-controller', description: 'name of that Lease' },
@@ -58,6 +61,9 @@ export const CONTROLLER_FLAGS: FlagSpec[] = [
 
 export { WEBHOOK_FLAGS };
 
+/** The controller's flags and the webhook's (a flag both take, as --registry-allow or --tenant-layer, once: the controller's). */
+export const CONTROL_PLANE_FLAGS: FlagSpec[] = [...CONTROLLER_FLAGS, ...WEBHOOK_FLAGS.filter((w) => !CONTROLLER_FLAGS.some((c) => c.name === w.name))];
+
 export const MINTER_FLAGS: FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', required: true, description: "the hosted cluster's admin kubeconfig, used only for TokenRequest" },
   { name: 'service-account-namespace', type: 'string', default: CONTROLLER_SERVICE_ACCOUNT.namespace, description: 'namespace of the ServiceAccount in the hosted cluster' },
@@ -68,6 +74,7 @@ export const MINTER_FLAGS: FlagSpec[] = [
 ];
 
 const COMMANDS: Record<string, { flags: FlagSpec[]; summary: string }> = {
+  'control-plane': { flags: CONTROL_PLANE_FLAGS, summary: 'the controller and the admission webhook in one process: every replica serves admission, the Lease holder also builds' },
   controller: { flags: CONTROLLER_FLAGS, summary: 'build OS images for the NodePools of one hosted cluster (runs in its HCP namespace)' },
   webhook: { flags: WEBHOOK_FLAGS, summary: WEBHOOK_SUMMARY },
   'token-minter': { flags: MINTER_FLAGS, summary: "keep a token of the controller's hosted-cluster ServiceAccount fresh on disk" },
@@ -145,7 +152,8 @@ export async function main(argv: string[]): Promise<number> {
   const log = jsonLog(command);
   const signal = stopSignal();
   try {
-    if (command === 'controller') await controller(flags, log, signal);
+    if (command === 'controller') await controller(flags, log, signal, false);
+    else if (command === 'control-plane') await controller(flags, log, signal, true);
     else if (command === 'webhook') await webhook(flags, log, signal);
     else if (command === 'fleet') await (await startFleet(flags, log, signal)).done;
     else await runTokenMinter(
@@ -167,43 +175,62 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
+/**
+ * The controller; with `admission`, also the webhook's server in the same process (`control-plane`):
+ * it serves from start-up on every replica, whether or not it holds the Lease, and one /metrics
+ * serves both catalogues. A controller alone exits when it loses the Lease (as client-go's); one
+ * that serves admission drops the loop and its caches and stands for the Lease again, so the
+ * replica keeps answering the API server.
+ */
+async function controller(flags: FlagValues, log: Log, signal: AbortSignal, admission: boolean): Promise<void> {
   const namespace = String(flags.namespace);
   const management = await Kube.load(String(flags['management-kubeconfig']) || undefined);
   // Up before the wait below, so liveness holds while the sidecar mints the first token.
   const health = await healthServer(Number(flags['health-port']));
   let reconciler: Reconciler | undefined;
-  const metrics = new Metrics(CONTROLLER_METRICS, { collectors: { [METRICS.nodePools.name]: () => countNodePools(reconciler?.retained().observed?.configs.values() ?? []) } });
+  const metrics = new Metrics(admission ? [...CONTROLLER_METRICS, ...ADMISSION_METRICS] : CONTROLLER_METRICS, {
+    collectors: { [METRICS.nodePools.name]: () => countNodePools(reconciler?.retained().observed?.configs.values() ?? []) },
+  });
   const metricsServer = await serveMetrics(flags, () => metrics.render(), log);
+  const webhook = admission ? await startAdmission(flags, log, metrics) : undefined;
+  if (webhook) log('serving', { port: webhook.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) });
   try {
-    // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping.
+    // The sidecar writes the kubeconfig once it has a token: wait for it instead of crash-looping
+    // (and, serving admission, without end: a replica that answers the API server stays up).
     const kubeconfigPath = String(flags['hosted-kubeconfig']);
-    await waitForFile(kubeconfigPath, Number(flags['hosted-kubeconfig-wait']), signal, log);
+    await waitForFile(kubeconfigPath, webhook ? Number.POSITIVE_INFINITY : Number(flags['hosted-kubeconfig-wait']), signal, log);
+    if (signal.aborted) return;
     const hosted = await Kube.load(kubeconfigPath);
     const events = new EventRecorder({ sink: kubeEventSink(hosted), component: 'on-cluster-build-controller', instance: hostname(), onDrop: (cause) => metrics.inc(METRICS.eventsDropped, { cause }) });
     const telemetry = new ControllerTelemetry(metrics, events);
     const w = wiring({ cacheSize: Number(flags['release-cache-size']), registryAllow: allowList(flags['registry-allow']), telemetry });
-    reconciler = new Reconciler({
-      management,
-      hosted,
-      namespace,
-      resolveRelease: w.resolveRelease,
-      verifyImage: w.verifyImage,
-      nodePoolInputs: w.nodePoolInputs,
-      validateConfig: w.validateConfig,
-      tenantLayer: parseTenantLayer(flags['tenant-layer']),
-      pullSecretName: String(flags['pull-secret-name']),
-      activeDeadlineSeconds: Number(flags['build-active-deadline-seconds']),
-      backoffLimit: Number(flags['build-backoff-limit']),
-      historyLimit: Number(flags['build-history-limit']),
-      userNamespaces: flags['build-user-namespaces'] === true,
-      ...(flags['own-builder-image'] ? { ownBuilderImage: String(flags['own-builder-image']) } : {}),
-      proxyEnv: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].filter((k) => process.env[k]).map((k) => ({ name: k, value: process.env[k]! })),
-      log,
-      telemetry,
-    });
-    const r = reconciler;
-    const run = (s: AbortSignal) => runController({ management, hosted, namespace, reconciler: r, resyncSeconds: Number(flags['resync-period']), log }, s);
+    const newReconciler = () =>
+      new Reconciler({
+        management,
+        hosted,
+        namespace,
+        resolveRelease: w.resolveRelease,
+        verifyImage: w.verifyImage,
+        nodePoolInputs: w.nodePoolInputs,
+        validateConfig: w.validateConfig,
+        tenantLayer: parseTenantLayer(flags['tenant-layer']),
+        pullSecretName: String(flags['pull-secret-name']),
+        activeDeadlineSeconds: Number(flags['build-active-deadline-seconds']),
+        backoffLimit: Number(flags['build-backoff-limit']),
+        historyLimit: Number(flags['build-history-limit']),
+        userNamespaces: flags['build-user-namespaces'] === true,
+        ...(flags['own-builder-image'] ? { ownBuilderImage: String(flags['own-builder-image']) } : {}),
+        proxyEnv: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].filter((k) => process.env[k]).map((k) => ({ name: k, value: process.env[k]! })),
+        log,
+        telemetry,
+      });
+    // A term's reconciler is made when the term starts: a replica that never leads holds no caches.
+    const run = (s: AbortSignal) => {
+      const r = (reconciler = newReconciler());
+      return runController({ management, hosted, namespace, reconciler: r, resyncSeconds: Number(flags['resync-period']), log }, s).finally(() => {
+        reconciler = undefined;
+      });
+    };
     if (flags['leader-elect'] === false) return await run(signal);
     const elector = new LeaderElector(management, {
       namespace,
@@ -214,10 +241,15 @@ async function controller(flags: FlagValues, log: Log, signal: AbortSignal): Pro
       retryPeriodSeconds: Number(flags['leader-elect-retry-period']),
       log,
     });
-    const outcome = await elector.run(signal, run);
-    // Like client-go: a controller that lost its Lease exits and is restarted as a follower.
-    if (outcome === 'lost') throw new Error('leader election lost');
+    for (;;) {
+      const outcome = await elector.run(signal, run);
+      if (outcome !== 'lost') return;
+      // Like client-go: a controller that lost its Lease exits and is restarted as a follower.
+      if (!webhook) throw new Error('leader election lost');
+      log('standing for the Lease again; admission is served meanwhile');
+    }
   } finally {
+    await webhook?.close();
     await metricsServer?.close();
     await new Promise<void>((r) => health.close(() => r()));
   }
@@ -231,8 +263,8 @@ async function webhook(flags: FlagValues, log: Log, signal: AbortSignal): Promis
 async function waitForFile(file: string, seconds: number, signal: AbortSignal, log: Log): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
   let next = Date.now();
-  while (!existsSync(file)) {
-    if (Date.now() >= deadline || signal.aborted) throw new Error(`${file} did not appear within ${seconds}s (is the token-minter container running?)`);
+  while (!existsSync(file) && !signal.aborted) {
+    if (Date.now() >= deadline) throw new Error(`${file} did not appear within ${seconds}s (is the token-minter container running?)`);
     if (Date.now() >= next) {
       log('waiting for the hosted kubeconfig', { file });
       next = Date.now() + 30_000;

@@ -45,7 +45,19 @@ type Log = (msg: string, fields?: Record<string, unknown>) => void;
 export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSignal): Promise<void> {
   const metrics = new Metrics(ADMISSION_METRICS);
   const metricsServer = await serveMetrics(flags, () => metrics.render(), log);
-  const server = await startWebhookServer({
+  const server = await startAdmission(flags, log, metrics);
+  log('serving', { port: server.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) });
+  if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  await server.close();
+  await metricsServer?.close();
+}
+
+/**
+ * The admission server from the webhook's flags, its counters in `metrics` (a registry holding
+ * ADMISSION_METRICS: the webhook's own, or the control-plane process's shared one).
+ */
+export function startAdmission(flags: FlagValues, log: Log, metrics: Metrics): ReturnType<typeof startWebhookServer> {
+  return startWebhookServer({
     port: Number(flags.port),
     certFile: String(flags['tls-cert-file']),
     keyFile: String(flags['tls-private-key-file']),
@@ -59,10 +71,6 @@ export async function runWebhook(flags: FlagValues, log: Log, signal: AbortSigna
     log: (line: object) => log('admission', line as Record<string, unknown>),
     telemetry: new AdmissionMetrics(metrics),
   });
-  log('serving', { port: server.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) });
-  if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-  await server.close();
-  await metricsServer?.close();
 }
 
 /** `on-cluster-build webhook ARGS`: exit code 0 stopped, 1 failed, 2 usage error (as builder/cli.ts). */

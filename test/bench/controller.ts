@@ -57,7 +57,7 @@ const WINDOW_MS = 10_000;
 /** The Deployment's NODE_OPTIONS unless CONTROLLER_BENCH_NODE_OPTIONS is set (to try another heap cap). */
 const NODE_OPTIONS = process.env.CONTROLLER_BENCH_NODE_OPTIONS ?? CONTROLLER_NODE_OPTIONS;
 
-const NS = 'clusters-banana';
+export const NS = 'clusters-banana';
 const MGMT_USER = managementUser(NS);
 const GROUP_VERSION = 'on-cluster-build.pkogen.io/v1alpha1';
 const PUSH_HOST = 'quay.example.com';
@@ -71,7 +71,7 @@ const sha256 = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).diges
 
 
 /** A single-arch release payload: one layer with `image-references` and `release-metadata`. */
-function releaseImage(version: string, n: string): Image {
+export function releaseImage(version: string, n: string): Image {
   const tags: Record<string, string> = {
     'machine-config-operator': `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D(n)}`,
     'rhel-coreos': `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${D(String(Number(n) + 1))}`,
@@ -94,7 +94,7 @@ function releaseImage(version: string, n: string): Image {
 }
 
 /** A NodePool token Secret as hypershift-operator/controllers/nodepool/token.go writes it. */
-function tokenSecret(nodePool: string, release: string): object {
+export function tokenSecret(nodePool: string, release: string, ns = NS): object {
   const mc = 'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-worker-ssh\n';
   return {
     apiVersion: 'v1',
@@ -102,7 +102,7 @@ function tokenSecret(nodePool: string, release: string): object {
     type: 'Opaque',
     metadata: {
       name: `token-${nodePool}-1a2b3c4d`,
-      namespace: NS,
+      namespace: ns,
       creationTimestamp: '2026-11-23T09:00:00Z',
       annotations: { 'hypershift.openshift.io/ignition-config': 'true', 'hypershift.openshift.io/nodePool': `clusters/${nodePool}`, 'hypershift.openshift.io/node-pool-upgrade-type': 'Replace' },
     },
@@ -110,7 +110,7 @@ function tokenSecret(nodePool: string, release: string): object {
   };
 }
 
-const dockerConfigSecret = (namespace: string, name: string, auths: Record<string, string>) => ({
+export const dockerConfigSecret = (namespace: string, name: string, auths: Record<string, string>) => ({
   apiVersion: 'v1',
   kind: 'Secret',
   type: 'kubernetes.io/dockerconfigjson',
@@ -118,11 +118,11 @@ const dockerConfigSecret = (namespace: string, name: string, auths: Record<strin
   data: { '.dockerconfigjson': b64(JSON.stringify({ auths: Object.fromEntries(Object.entries(auths).map(([h, up]) => [h, { auth: b64(up) }])) })) },
 });
 
-const nodePoolName = (i: number) => `workers-${String(i).padStart(4, '0')}`;
+export const nodePoolName = (i: number) => `workers-${String(i).padStart(4, '0')}`;
 /** The webhook's rule: `metadata.name` equals `spec.nodePool.name`, one config per NodePool. */
 const configName = nodePoolName;
 
-function nodePoolOSConfig(i: number): object {
+export function nodePoolOSConfig(i: number): object {
   return {
     apiVersion: GROUP_VERSION,
     kind: 'NodePoolOSConfig',
@@ -135,6 +135,28 @@ function nodePoolOSConfig(i: number): object {
       containerFile: [{ containerfileArch: 'NoArch', content: `FROM configs AS final\nRUN echo ${i} > /etc/layered && dnf install -y tree && dnf clean all\n` }],
     },
   };
+}
+
+/** NodePool `p` on the management side as HyperShift leaves it: its token Secret, MachineDeployment and two Machines. */
+export function addHcpNodePool(mgmt: ApiTestServer, p: number, release: string, ns = NS): void {
+  const np = nodePoolName(p);
+  const key = `clusters/${np}`;
+  mgmt.store.put(tokenSecret(np, release, ns));
+  mgmt.store.put({
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineDeployment',
+    metadata: { name: `banana-${np}`, namespace: ns, annotations: { 'hypershift.openshift.io/nodePool': key, 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64' } },
+    spec: { template: { metadata: { annotations: { 'hypershift.openshift.io/nodePool': key } } } },
+  });
+  for (const m of ['x1', 'x2']) {
+    mgmt.store.put({
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Machine',
+      metadata: { name: `banana-${np}-${m}`, namespace: ns, annotations: { 'hypershift.openshift.io/nodePool': key, 'hypershift.openshift.io/nodePoolTaints': '[]' } },
+      spec: { bootstrap: { dataSecretName: `user-data-${np}-1a2b3c4d` } },
+      status: { nodeInfo: { architecture: 'amd64', osImage: 'Red Hat Enterprise Linux CoreOS' } },
+    });
+  }
 }
 
 /** The Deployment's args with the package config's defaults, the tenant layer on, the kubeconfigs pointed at the test servers. */
@@ -199,26 +221,7 @@ export async function bench(): Promise<string> {
       spec: { releaseImage: releases[0], imageContentSources: [{ source: 'quay.io/openshift-release-dev/ocp-v4.0-art-dev', mirrors: ['mirror.example.com/ocp/art-dev'] }] },
     });
     const m0 = mgmt;
-    const addNodePool = (p: number) => {
-      const np = nodePoolName(p);
-      const key = `clusters/${np}`;
-      m0.store.put(tokenSecret(np, releases[p % releases.length]!));
-      m0.store.put({
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
-        kind: 'MachineDeployment',
-        metadata: { name: `banana-${np}`, namespace: NS, annotations: { 'hypershift.openshift.io/nodePool': key, 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64' } },
-        spec: { template: { metadata: { annotations: { 'hypershift.openshift.io/nodePool': key } } } },
-      });
-      for (const m of ['x1', 'x2']) {
-        m0.store.put({
-          apiVersion: 'cluster.x-k8s.io/v1beta1',
-          kind: 'Machine',
-          metadata: { name: `banana-${np}-${m}`, namespace: NS, annotations: { 'hypershift.openshift.io/nodePool': key, 'hypershift.openshift.io/nodePoolTaints': '[]' } },
-          spec: { bootstrap: { dataSecretName: `user-data-${np}-1a2b3c4d` } },
-          status: { nodeInfo: { architecture: 'amd64', osImage: 'Red Hat Enterprise Linux CoreOS' } },
-        });
-      }
-    };
+    const addNodePool = (p: number) => addHcpNodePool(m0, p, releases[p % releases.length]!);
     for (let p = 0; p < IDLE_NODEPOOLS; p++) addNodePool(p);
     for (const ns of [HOSTED_NAMESPACE, BUILD_NAMESPACE, 'openshift-config']) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     hosted.store.put(dockerConfigSecret('openshift-config', 'pull-secret', { 'quay.io': 'hosted-pull:hosted-pull-password' }));

@@ -57,7 +57,7 @@ function procStatus(pid: number): { rssKb: number; hwmKb: number } {
  * anonymous memory (heap, V8, OpenSSL, buffers: the process's own), and other files (shared
  * libraries).
  */
-function rssParts(pid: number): { exeKb: number; anonKb: number; otherKb: number } {
+export function rssParts(pid: number): { exeKb: number; anonKb: number; otherKb: number } {
   const exe = readlinkSync(`/proc/${pid}/exe`);
   let cur = '';
   const parts = { exeKb: 0, anonKb: 0, otherKb: 0 };
@@ -121,7 +121,7 @@ function buildStatus(i: number): object {
   };
 }
 
-function request(i: number): { path: string; body: string } {
+export function request(i: number): { path: string; body: string } {
   const r = i % 10;
   if (r === 9) {
     const obj = buildStatus(i);
@@ -154,13 +154,13 @@ function post(agent: https.Agent, ca: string, port: number, r: { path: string; b
  * An AdmissionReview of just under `bytes`, its config's `containerFile` made of `item` repeated
  * (valid JSON; the server parses all of it before its size check refuses it).
  */
-function bigReview(bytes: number, item: unknown): string {
+export function bigReview(bytes: number, item: unknown): string {
   const one = JSON.stringify(item).length + 1;
   const object = { apiVersion: `${GROUP}/v1alpha1`, kind: 'NodePoolOSConfig', metadata: { name: 'big' }, spec: { nodePool: { name: 'big' }, containerFile: Array.from({ length: Math.floor((bytes - 4096) / one) }, () => item) } };
   return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'big', kind: { group: GROUP, version: 'v1alpha1', kind: 'NodePoolOSConfig' }, operation: 'CREATE', userInfo: { username: 'kube:admin' }, object } });
 }
 
-function pct(sorted: number[], p: number): number {
+export function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 

@@ -52,6 +52,16 @@ describe('flags', () => {
     expect(commandHelp('webhook')).toContain('--tls-private-key-file=VALUE');
     expect(commandHelp('token-minter')).toContain('--oneshot');
   });
+
+  it('control-plane takes every flag of the controller and of the webhook, each once', () => {
+    const help = commandHelp('control-plane');
+    for (const f of ['--leader-elect', '--hosted-kubeconfig=VALUE', '--tls-private-key-file=VALUE', '--max-bytes-in-flight=N', '--registry-allow=VALUE', '--tenant-layer=VALUE', '--metrics-port=N']) {
+      expect(help.split('\n').filter((l) => l.trimStart().startsWith(`${f} `))).toHaveLength(1);
+    }
+    const flags = parseCommand('control-plane', ['--namespace=ns', '--hosted-kubeconfig=/k', '--tls-cert-file=/c', '--tls-private-key-file=/k2', '--registry-allow=mirror:5000']);
+    expect([flags['registry-allow'], flags.port, flags['leader-elect']]).toEqual(['mirror:5000', 8443, true]);
+    expect(() => parseCommand('control-plane', ['--namespace=ns', '--hosted-kubeconfig=/k'])).toThrow(/--tls-cert-file is required/);
+  });
 });
 
 describe('the on-cluster-build CLI as a process', () => {
