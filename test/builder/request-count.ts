@@ -15,6 +15,7 @@ export interface Counted {
   verb: string;
   resource: string;
   namespace: string;
+  name?: string;
 }
 
 /** The bound: API requests per NodePool per rollout step. */
