@@ -38,6 +38,7 @@ import { prebuiltProviderImage, ProviderBuilds, readPushSecret, repositoryOnly }
 import { parsePolicy, PolicyError } from './rollout/policy.js';
 import { parseBuildPlacement, PlacementError } from './placement.js';
 import { runFleet } from './run.js';
+import { FleetCache } from './cache.js';
 import { startFleetWebhook } from './webhook.js';
 
 export const FLEET_SUMMARY = 'gate NodePool upgrades and build the provider OS layer once for the fleet (runs on the management cluster)';
@@ -245,7 +246,9 @@ export async function startFleet(
     } catch (e) {
       log('provider-images ConfigMaps get no owner', { namespace, error: describeError(e) });
     }
-    return runFleet({ management, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none', placement }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log, telemetry }, s);
+    // The watch caches the gate reads from serve the preconditions' reads too (HostedControlPlanes, pull keys).
+    const cache = new FleetCache(management);
+    return runFleet({ management, cache, layer, ...(owner ? { owner } : {}), ...(onImageFinished ? { onImageFinished } : {}), providerLayer: over.imageFor !== undefined || providerImage !== '' || containerfile !== undefined, imageFor, rollout: { policy, namespace }, preconditions: over.preconditions ?? fleetPreconditions({ management: cache.kube, ...(providerImage || containerfile !== undefined ? { repository } : {}), builds: containerfile !== undefined ? 'nodes' : providerImage ? 'prebuilt' : 'none', placement }), maxHoldSeconds: Number(flags['max-hold-seconds']), resyncSeconds: Number(flags['resync-period']), ...(clock ? { clock } : {}), ...(over.waitingRecheckMs ? { waitingRecheckMs: over.waitingRecheckMs } : {}), log, telemetry }, s);
   };
   const done = (async () => {
     try {

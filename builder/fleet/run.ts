@@ -1,7 +1,7 @@
 /**
  * The fleet component's loop, controller-runtime's shape: a cluster-wide watch of
  * NodePools and, per HCP namespace that one of them maps to, a label-selected watch of our
- * hand-off ConfigMaps feed a work queue (builder/controller/queue.ts: one worker per NodePool at
+ * ConfigMaps (hand-offs among them) feed a work queue (builder/controller/queue.ts: one worker per NodePool at
  * a time, per-key backoff) whose worker settles the upgrade gate for that NodePool
  * (`settleGate`). Every resync period every NodePool is queued again (the fleet pass's listing,
  * `listGateTargets`, through the same queue, so a resync never settles a NodePool twice at once).
@@ -27,20 +27,29 @@
  * NodePool the policy defers is settled again at its recheck, or at once when a slot frees. After
  * `fleet-rollout rollback` a NodePool's previous image is written back before its gate step.
  *
- * Memory: names (NodePool key → HCP namespace, arch, stream; HCP namespace → release) and, with a
- * rollout policy, one trimmed observation per NodePool, HostedCluster labels and each provider-only
- * hand-off's image and release; the gate reads objects when it runs.
+ * Reads: the gate, the rollback write and the preconditions read NodePools, our ConfigMaps in HCP
+ * namespaces (hand-offs, provider images, pull keys) and HostedControlPlanes from the watches'
+ * caches (cache.ts; one watch per kind, one per HCP namespace for ConfigMaps selected by
+ * MANAGED_SELECTOR), never from the API on every step; writes carry the resourceVersion read, and
+ * a refused write makes the next read of that object go to the API.
+ *
+ * Memory: names (NodePool key → HCP namespace, arch, stream; HCP namespace → release), the caches
+ * (cache.ts: a gate view per NodePool, our ConfigMaps in HCP namespaces, release and capabilities
+ * per HostedControlPlane) and, with a rollout policy, one trimmed observation per NodePool,
+ * HostedCluster labels and each provider-only hand-off's image and release.
  * Logs: one structured line per gate action (Paused, Wanted, HandedOff, Unpaused, TimedOut,
  * Overridden, Forgot): NodePool, HCP namespace, action, the gate's message (releases and images
  * by reference; never object contents, never credentials).
  */
 import type { FleetTelemetry, HoldAnnotations } from '../metrics/fleet.js';
 import { HELD_SINCE_ANNOTATION, LEGACY_PAUSE_VALUE, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION } from './gate-names.js';
-import { KubeApiError } from 'pkogen/kube';
-import type { Kube, KubeObject, Resource } from '../clusters/kube.js';
+import type { Kube, KubeObject } from '../clusters/kube.js';
 import { RESOURCES } from '../clusters/kube.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
 import { handedOffImage, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../controller/handoff.js';
+import { PULL_KEYS_CONFIGMAP } from '../api/types.js';
+import { FleetCache, gateView, keptConfigMap, keptControlPlane } from './cache.js';
+import { watchLoop } from './watch-loop.js';
 import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from '../controller/queue.js';
 import { GateOptions, GateStep, NODEPOOLS, settleGate } from './gate.js';
@@ -77,10 +86,14 @@ export interface FleetRunOptions extends Omit<GateOptions, 'nodePoolNamespace' |
   rollout?: { policy: RolloutPolicy; namespace: string; onEngine?: (e: RolloutEngine) => void };
   /** Metrics and Events: holds from the watched NodePools, each settle's steps (builder/metrics/fleet.ts). */
   telemetry?: FleetTelemetry;
+  /** The watch caches the gate reads from (cache.ts); default: new ones over `management` (give it to share them, e.g. with the preconditions). */
+  cache?: FleetCache;
 }
 
 /** The label selector of our hand-off ConfigMaps (what HyperShift selects, and ours). */
 export const HANDOFF_SELECTOR = `${NTO_GENERATED_LABEL}=true,${MANAGED_BY}=${MANAGED_BY_VALUE}`;
+/** What the per-HCP-namespace watches select: our ConfigMaps there (hand-offs, provider images, pull keys). */
+export const MANAGED_SELECTOR = `${MANAGED_BY}=${MANAGED_BY_VALUE}`;
 
 /** A hand-off as the rollout keeps it: names, its release, provider-only or not, and the image (never the rest of its config). */
 function keepHandoff(x: KubeObject): KubeObject {
@@ -105,6 +118,9 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const log = o.log ?? (() => {});
   const clock = o.clock ?? realClock;
   const now = () => new Date(clock.now());
+  const cache = o.cache ?? new FleetCache(o.management);
+  /** Reads from the watch caches, writes to the API: what the gate and the rollback write are given. */
+  const reader = cache.kube;
   /** NodePool `<ns>/<name>` → HCP namespace. */
   const targets = new Map<string, string>();
   /** NodePool `<ns>/<name>` → what its image key needs besides the release (pre-builds). */
@@ -175,35 +191,58 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     for (const k of waiting) queue.add(k);
   };
 
+  /**
+   * HCP namespace → the end of its settles: NodePools of one HCP namespace settle one at a time.
+   * They write one provider-images ConfigMap there; settled at once, both decide on the same cached
+   * resourceVersion and one write is refused (a conflict, a read from the API, a retry).
+   */
+  const namespaceTurns = new Map<string, Promise<void>>();
+  const inTurn = async <T>(ns: string, f: () => Promise<T>): Promise<T> => {
+    const before = namespaceTurns.get(ns);
+    let done!: () => void;
+    const mine = new Promise<void>((r) => (done = r));
+    const end = (before ?? Promise.resolve()).then(() => mine);
+    namespaceTurns.set(ns, end);
+    await before;
+    try {
+      return await f();
+    } finally {
+      done();
+      if (namespaceTurns.get(ns) === end) namespaceTurns.delete(ns);
+    }
+  };
+
   const queue = new WorkQueue({
     concurrency: o.workers ?? 8,
     clock,
-    process: async (key) => {
+    process: (key) => {
       const hcpNamespace = targets.get(key);
-      if (hcpNamespace === undefined) return;
-      const i = key.indexOf('/');
-      if (engine) {
-        // After `fleet-rollout rollback`: the previous image back first, under the same bounds.
-        const rb = await rollbackStep({ management: o.management, engine, key, nodePool: { metadata: { namespace: key.slice(0, i), name: key.slice(i + 1) } } as KubeObject, hcpNamespace });
-        if (rb.did !== 'none') log(`rollback ${rb.did}`, { nodePool: key, hcpNamespace, ...('reason' in rb ? { message: rb.reason } : {}), ...('image' in rb ? { image: rb.image } : {}) });
-        if (rb.did === 'deferred') waiting.add(key);
-      }
-      const from = (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`);
-      const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
-      const { steps } = await settleGate({ ...o, ...hook, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
-      for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
-      o.telemetry?.gateSettled(key, steps);
-      const last = steps[steps.length - 1]!;
-      o.onSettled?.(key, last);
-      if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther' || last.state === 'Deferred')) {
-        waiting.add(key);
-        return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
-      }
-      waiting.delete(key);
-      return;
+      return hcpNamespace === undefined ? Promise.resolve(undefined) : inTurn(hcpNamespace, () => settle(key, hcpNamespace));
     },
     onError: (key, e, attempt) => log('gate failed', { nodePool: key, error: (e as Error).message, attempt }),
   });
+  async function settle(key: string, hcpNamespace: string): Promise<{ requeueAfterMs: number } | undefined> {
+    const i = key.indexOf('/');
+    if (engine) {
+      // After `fleet-rollout rollback`: the previous image back first, under the same bounds.
+      const rb = await rollbackStep({ management: reader, engine, key, nodePool: { metadata: { namespace: key.slice(0, i), name: key.slice(i + 1) } } as KubeObject, hcpNamespace });
+      if (rb.did !== 'none') log(`rollback ${rb.did}`, { nodePool: key, hcpNamespace, ...('reason' in rb ? { message: rb.reason } : {}), ...('image' in rb ? { image: rb.image } : {}) });
+      if (rb.did === 'deferred') waiting.add(key);
+    }
+    const from = (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`);
+    const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
+    const { steps } = await settleGate({ ...o, ...hook, management: reader, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
+    for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
+    o.telemetry?.gateSettled(key, steps);
+    const last = steps[steps.length - 1]!;
+    o.onSettled?.(key, last);
+    if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther' || last.state === 'Deferred')) {
+      waiting.add(key);
+      return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
+    }
+    waiting.delete(key);
+    return undefined;
+  }
 
   const syncHandoffWatches = () => {
     const want = new Set(targets.values());
@@ -217,19 +256,35 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       const stop = () => c.abort();
       signal.addEventListener('abort', stop, { once: true });
       handoffWatches.set(ns, c);
+      const onConfigMap = (obj: KubeObject, type: string) => {
+        const name = obj.metadata.name ?? '';
+        if (name === PULL_KEYS_CONFIGMAP.name) {
+          // The pull-coverage precondition may answer otherwise now.
+          for (const [k, hcp] of targets) if (hcp === ns) queue.add(k);
+          return;
+        }
+        if (!name.startsWith(HANDOFF_PREFIX)) return;
+        const np = name.slice(HANDOFF_PREFIX.length);
+        if (engine) {
+          const kept = keepHandoff(obj);
+          const image = (kept as KubeObject & { data?: Record<string, string> }).data?.image;
+          const releaseImage = kept.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+          if (type !== 'DELETED' && image && releaseImage && kept.metadata.labels?.[CONFIG_LABEL] === undefined) providerHandoffs.set(`${ns}/${np}`, { image, releaseImage });
+          else providerHandoffs.delete(`${ns}/${np}`);
+        }
+        for (const [k, hcp] of targets) if (hcp === ns && k.slice(k.indexOf('/') + 1) === np) queue.add(k);
+      };
       keep(
-        watchLoop(o.management, RESOURCES.configMaps, ns, HANDOFF_SELECTOR, (obj, type) => {
-          const name = obj.metadata.name ?? '';
-          if (!name.startsWith(HANDOFF_PREFIX)) return;
-          const np = name.slice(HANDOFF_PREFIX.length);
-          if (engine) {
-            const image = (obj as KubeObject & { data?: Record<string, string> }).data?.image;
-            const releaseImage = obj.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
-            if (type !== 'DELETED' && image && releaseImage && obj.metadata.labels?.[CONFIG_LABEL] === undefined) providerHandoffs.set(`${ns}/${np}`, { image, releaseImage });
-            else providerHandoffs.delete(`${ns}/${np}`);
-          }
-          for (const [k, hcp] of targets) if (hcp === ns && k.slice(k.indexOf('/') + 1) === np) queue.add(k);
-        }, c.signal, log, o.resyncSeconds, undefined, engine ? keepHandoff : undefined).finally(() => signal.removeEventListener('abort', stop)),
+        watchLoop(o.management, RESOURCES.configMaps, ns, MANAGED_SELECTOR, (obj, type) => {
+          cache.configMap(obj, type === 'DELETED');
+          onConfigMap(obj, type);
+        }, c.signal, log, o.resyncSeconds, (items) => {
+          cache.configMapsListed(ns, items);
+          for (const i of items) onConfigMap(i, 'ADDED');
+        }, keptConfigMap).finally(() => {
+          signal.removeEventListener('abort', stop);
+          cache.forgetNamespace(ns);
+        }),
       );
     }
   };
@@ -237,7 +292,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const track = (obj: KubeObject, deleted: boolean) => {
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
     if (engine) {
-      engine.observeNodePool(obj, deleted);
+      engine.observeNodePool(trimNodePool(obj), deleted);
       scheduleTick(RETICK_MS);
     }
     o.telemetry?.nodePool(key, deleted ? undefined : holdOf(obj));
@@ -256,7 +311,11 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     if (t) queue.add(key);
   };
 
-  keep(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => track(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
+  keep(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => {
+    cache.nodePool(obj, type === 'DELETED');
+    track(obj, type === 'DELETED');
+  }, signal, log, o.resyncSeconds, (items) => {
+    cache.nodePoolsListed(items);
     // A fresh list: NodePools gone while we were not watching are dropped.
     const seen = new Set(items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
     for (const k of [...targets.keys()]) if (!seen.has(k)) {
@@ -266,7 +325,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     }
     for (const i of items) track(i, false);
     engine?.listed('nodePools');
-  }));
+  }, gateView));
 
   if (engine) {
     const e = engine;
@@ -305,25 +364,29 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
         );
     }
   };
-  if (o.providerLayer) {
-    const seeControlPlane = (obj: KubeObject, deleted: boolean) => {
-      const ns = obj.metadata.namespace ?? '';
-      const release = (obj as { spec?: { releaseImage?: unknown } }).spec?.releaseImage;
-      if (deleted || typeof release !== 'string' || !release) {
-        controlPlaneReleases.delete(ns);
-        return;
-      }
-      const before = controlPlaneReleases.get(ns);
-      controlPlaneReleases.set(ns, release);
-      // At start (before undefined) nothing is asked: NodePools on their release are the gate's work.
-      if (before !== undefined && before !== release) prebuild(ns, release);
-    };
-    keep(watchLoop(o.management, RESOURCES.hostedControlPlanes, undefined, undefined, (obj, type) => seeControlPlane(obj, type === 'DELETED'), signal, log, o.resyncSeconds, (items) => {
-      const seen = new Set(items.map((i) => i.metadata.namespace ?? ''));
-      for (const ns of [...controlPlaneReleases.keys()]) if (!seen.has(ns)) controlPlaneReleases.delete(ns);
-      for (const i of items) seeControlPlane(i, false);
-    }));
-  }
+  // HostedControlPlanes: the preconditions' capabilities (from the cache) and, with a provider layer, the pre-builds.
+  const seeControlPlane = (obj: KubeObject, deleted: boolean) => {
+    if (!o.providerLayer) return;
+    const ns = obj.metadata.namespace ?? '';
+    const release = (obj as { spec?: { releaseImage?: unknown } }).spec?.releaseImage;
+    if (deleted || typeof release !== 'string' || !release) {
+      controlPlaneReleases.delete(ns);
+      return;
+    }
+    const before = controlPlaneReleases.get(ns);
+    controlPlaneReleases.set(ns, release);
+    // At start (before undefined) nothing is asked: NodePools on their release are the gate's work.
+    if (before !== undefined && before !== release) prebuild(ns, release);
+  };
+  keep(watchLoop(o.management, RESOURCES.hostedControlPlanes, undefined, undefined, (obj, type) => {
+    cache.controlPlane(obj, type === 'DELETED');
+    seeControlPlane(obj, type === 'DELETED');
+  }, signal, log, o.resyncSeconds, (items) => {
+    cache.controlPlanesListed(items);
+    const seen = new Set(items.map((i) => i.metadata.namespace ?? ''));
+    for (const ns of [...controlPlaneReleases.keys()]) if (!seen.has(ns)) controlPlaneReleases.delete(ns);
+    for (const i of items) seeControlPlane(i, false);
+  }, keptControlPlane));
 
   const unsubscribe = o.onImageFinished?.(() => {
     for (const k of waiting) queue.add(k);
@@ -347,97 +410,6 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   queue.stop();
   for (const c of handoffWatches.values()) c.abort();
   await Promise.all([...loops]);
-}
-
-/**
- * List (trimmed to names and the NodePool's clusterName), then watch from the list's
- * resourceVersion. A watch that ends without the API saying why (its timeoutSeconds, a quiet
- * stream cut by the client's idle timeout, a dropped connection) is resumed from the last
- * resourceVersion it delivered (bookmarks included), as client-go's reflector does: no list, and
- * nothing queued again. Only an answer from the API (an ERROR event such as 410 Gone, or an HTTP
- * error) or a failed list starts over with a list. Every new start backs off; a 403 backs off to
- * the resync period (not installed there; it may be later).
- */
-async function watchLoop(
-  kube: Kube,
-  r: Resource,
-  namespace: string | undefined,
-  labelSelector: string | undefined,
-  onObject: (o: KubeObject, type: string) => void,
-  signal: AbortSignal,
-  log: Log,
-  resyncSeconds: number,
-  onList?: (items: KubeObject[]) => void,
-  keepOf?: (o: KubeObject) => KubeObject,
-): Promise<void> {
-  let attempt = 0;
-  /** Where the next watch starts; undefined: list first. */
-  let resumeFrom: string | undefined;
-  const trim = (o: KubeObject): KubeObject => {
-    if (keepOf) return keepOf(o);
-    // NodePools: the gate's fields and the rollout's (status conditions, trimmed and bounded).
-    if (r === NODEPOOLS) return trimNodePool(o);
-    const spec = (o as { spec?: { clusterName?: unknown; arch?: unknown; osImageStream?: { name?: unknown }; releaseImage?: unknown } }).spec;
-    const kept = r === RESOURCES.hostedControlPlanes ? { spec: { releaseImage: spec?.releaseImage } } : {};
-    return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace }, ...kept };
-  };
-  while (!signal.aborted) {
-    let forbidden = false;
-    try {
-      if (resumeFrom === undefined) {
-        const list = await kube.list(r, { namespace, labelSelector, keep: trim });
-        if (onList) onList(list.items);
-        else for (const i of list.items) onObject(i, 'ADDED');
-        resumeFrom = list.resourceVersion;
-      }
-      const from = resumeFrom;
-      await new Promise<void>((resolve) => {
-        let handle: { stop(): void } | undefined;
-        const onAbort = () => handle?.stop();
-        signal.addEventListener('abort', onAbort, { once: true });
-        const relist = () => {
-          resumeFrom = undefined;
-        };
-        kube
-          .watch(
-            r,
-            { namespace, labelSelector, resourceVersion: from },
-            (e) => {
-              attempt = 0;
-              if (e.type === 'ERROR') return relist();
-              if (resumeFrom === undefined) return; // an ERROR came first: what follows is not trusted
-              const rv = e.object?.metadata?.resourceVersion;
-              if (typeof rv === 'string' && rv !== '') resumeFrom = rv;
-              if (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED') onObject(trim(e.object), e.type);
-            },
-            (err) => {
-              if (err instanceof KubeApiError) {
-                relist();
-                forbidden = err.code === 403;
-              }
-              signal.removeEventListener('abort', onAbort);
-              resolve();
-            },
-          )
-          .then((h) => {
-            handle = h;
-            if (signal.aborted) h.stop();
-          })
-          .catch((e) => {
-            relist();
-            forbidden = e instanceof KubeApiError && e.code === 403;
-            signal.removeEventListener('abort', onAbort);
-            resolve();
-          });
-      });
-    } catch (e) {
-      resumeFrom = undefined;
-      forbidden = e instanceof KubeApiError && e.code === 403;
-      if (!forbidden) log('watch failed', { resource: r.plural, ...(namespace ? { namespace } : {}), error: (e as Error).message });
-    }
-    attempt++;
-    await abortableSleep(forbidden ? resyncSeconds * 1000 : Math.min(30_000, 250 * 2 ** Math.min(attempt, 7)), signal);
-  }
 }
 
 /** The gate's hold on a NodePool, from its own annotations (gate.ts writes them with pausedUntil). */

@@ -68,6 +68,9 @@ import { FLEET_NODE_OPTIONS, fleetArgs, RESYNC_SECONDS } from '../../resources/f
 import { fleetConfigSchema } from '../../resources/fleet/config.js';
 import { FLEET_NAMESPACE, FLEET_USERNAME } from '../../resources/fleet/identity.js';
 import { cpuSeconds, procStatus, stopChild } from './_proc.js';
+import { countRequests, describeCount, gateReads, MAX_REQUESTS_PER_STEP, perStep } from '../builder/request-count.js';
+import { PULL_KEYS_CONFIGMAP } from '../../builder/api/types.js';
+import { MANAGED_BY, MANAGED_BY_VALUE } from '../../builder/controller/build-job.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
@@ -88,6 +91,7 @@ const D = (c: string) => `sha256:${c.repeat(64)}`;
 const NP_NS = 'clusters';
 const NODEPOOL = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool' };
 const HCP = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane' };
+const HC = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (kb: number) => (kb / 1024).toFixed(1);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -174,8 +178,10 @@ function hostedControlPlane(h: number, release: string): object {
 function args(dir: string, repo: string, providerImage: string, registryHost: string): string[] {
   const props = fleetConfigSchema.properties as Record<string, { default?: unknown }>;
   // The rollout policy admits every hand-off at once (no canary, no bound below the fleet's size): the
-  // bench measures the gate's cost per NodePool, as before the policy existed; the default
-  // (RideReleaseChange) would create no first hand-off at take-in.
+  // bench measures the gate's cost per NodePool, as before the policy existed; it has no HyperShift
+  // to report a rollout done, so a bounded policy (the default RideReleaseChange's maxConcurrency 50,
+  // Progressive's) would hold every NodePool past the first 50. The policies' bounds and their
+  // request counts run on the simulated HyperShift (fleet-rollout.test.ts, fleet-requests.test.ts).
   const rollout = JSON.stringify({ type: 'Progressive', maxConcurrency: '100%', maxConcurrencyPerHostedCluster: 2, progressDeadline: 'None' });
   const config: Record<string, string> = { providerRepository: repo, providerImage, providerLayer: '', maxHoldSeconds: String(props.maxHoldSeconds?.default), rollout };
   const deployment = fleetArgs().map((a) =>
@@ -286,8 +292,9 @@ export async function bench(): Promise<string> {
     });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
-    // The rollout policy's canary selectors read HostedCluster labels (none here).
+    // The rollout policy's canary selectors read HostedCluster labels.
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true, status: true });
+    mgmt.registerType({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, status: true });
     for (const n of [NP_NS, FLEET_NAMESPACE, FLEET_BUILD_NAMESPACE]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
     mgmt.store.put({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/dockerconfigjson', metadata: { name: PUSH_SECRET_NAME, namespace: FLEET_NAMESPACE }, data: { '.dockerconfigjson': Buffer.from(JSON.stringify({ auths: { [reg.host]: { auth: Buffer.from(`${reg.user}:${reg.password}`).toString('base64') } } })).toString('base64') } });
     writeFileSync(path.join(dir, 'fleet.kubeconfig'), mgmt.kubeconfig(FLEET_USERNAME), { mode: 0o600 });
@@ -393,9 +400,14 @@ export async function bench(): Promise<string> {
     // Take-in: the fleet, all at once (a new leader over a fleet already served: the first NodePool of each HC handed off for R1).
     const takeFrom = m.audit.length;
     const cpuTake0 = cpuSeconds(pid);
+    // The management cluster's workers (amd64, Ready): build capacity for the arch (the precondition asks only without a prebuilt image).
+    for (let i = 0; i < 3; i++) m.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: `worker-${i}`, labels: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'linux' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
     for (let h = 0; h < HCS; h++) {
       m.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: hcpNamespaces[h]! } });
+      m.store.put({ ...HC, metadata: { name: hcName(h), namespace: NP_NS, labels: { 'provider.example.com/ring': h < 5 ? 'canary' : 'main' } }, spec: { release: { image: R1 } } });
       m.store.put(hostedControlPlane(h, R1));
+      // The per-HCP controller's published pull secret keys (no credential): they cover the provider repository.
+      m.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PULL_KEYS_CONFIGMAP.name, namespace: hcpNamespaces[h]!, labels: { [MANAGED_BY]: MANAGED_BY_VALUE } }, data: { [PULL_KEYS_CONFIGMAP.key]: `${reg.host}\n` } });
     }
     for (let h = 0; h < HCS; h++) {
       for (let p = 0; p < POOLS_PER_HC; p++) m.store.put(nodePool(h, p, R1));
@@ -505,7 +517,9 @@ export async function bench(): Promise<string> {
       const hold = [...holds.values()].map((x) => (x.released ?? NaN) - x.at).sort((a, b) => a - b);
       lat.sort((a, b) => a - b);
       sent.sort((a, b) => a - b);
-      return { sentS, doneS, loadDuringBumps, lat, sent, errors, held, hold, cpu: cpuSeconds(pid) - cpu0, mem: procStatus(pid), requests: mine(from).length, verbs: byVerb(from), watches: openWatches(), fds: fds(pid), load: load(), entries: published(to).entries };
+      const counted = countRequests(m.audit.slice(from), FLEET_USERNAME);
+      const perNodePool = { total: perStep(counted, NPS), reads: gateReads(m.audit.slice(from), FLEET_USERNAME, FLEET_NAMESPACE) / NPS, what: describeCount(counted) };
+      return { perNodePool, sentS, doneS, loadDuringBumps, lat, sent, errors, held, hold, cpu: cpuSeconds(pid) - cpu0, mem: procStatus(pid), requests: mine(from).length, verbs: byVerb(from), watches: openWatches(), fds: fds(pid), load: load(), entries: published(to).entries };
     };
 
     // Upgrade day 1, NodePools only (no control plane moves first): R1 → R2.
@@ -561,6 +575,7 @@ export async function bench(): Promise<string> {
       `| … from the actual send (without the load generator's delay) p50 / p99 / max | ${pct(d.sent, 50).toFixed(2)} / ${pct(d.sent, 99).toFixed(2)} / ${(d.sent[d.sent.length - 1] ?? NaN).toFixed(2)} ms |`,
       `| … **hold time** (hold written → lifted), p50 / p90 / p99 / max over ${d.hold.length} holds; held > 1 s | ${ms(pct(d.hold, 50))} / ${ms(pct(d.hold, 90))} / ${ms(pct(d.hold, 99))} / ${ms(d.hold[d.hold.length - 1] ?? NaN)} ms; ${d.hold.filter((x) => !(x <= 1000)).length} |`,
       `| … fleet CPU over the day / its requests | ${d.cpu.toFixed(1)} s / ${d.requests} (${d.verbs}) |`,
+      `| … **API requests per NodePool per rollout step** (${NPS} NodePools moved once each; the issue's bound ${MAX_REQUESTS_PER_STEP}) / of them gate-path reads | **${d.perNodePool.total.toFixed(2)}** / ${d.perNodePool.reads.toFixed(2)} |`,
       `| … RSS after it (peak so far) / watches / fds / provider-images entries for ${to} | ${mib(d.mem.rssKb)} MiB (${mib(d.mem.hwmKb)}) / ${d.watches} / ${d.fds} / ${d.entries} (load ${d.load}) |`,
     ];
     return [
@@ -569,7 +584,7 @@ export async function bench(): Promise<string> {
       `Command: \`make build && npm run bench -- fleet\` (test/bench/fleet.ts). ${pinned ? 'Fleet pinned to core 0 (`taskset -c 0`), API test server and load generator to core 1.' : 'Not pinned.'}`,
       `NODE_OPTIONS \`${NODE_OPTIONS || '(none)'}\`${NODE_OPTIONS === FLEET_NODE_OPTIONS ? " (the Deployment's)" : ' (FLEET_BENCH_NODE_OPTIONS)'}, POD_NAMESPACE=${FLEET_NAMESPACE}:`,
       `\`${cmd.split(reg.host).join('$REGISTRY')}\``,
-      `${HCS} HCP namespaces (a HostedControlPlane each), ${NPS} NodePools, ${HCS} hand-offs to start with; releases R1-R3 and the provider image in docker-registry (basic auth) at $REGISTRY; bookmarks every ${BOOKMARK_S} s; upgrade days at ${RATE} bumps/s.`,
+      `${HCS} HCP namespaces (a HostedControlPlane, a HostedCluster and published pull keys each; 3 amd64 Nodes), ${NPS} NodePools, ${HCS} hand-offs to start with; releases R1-R3 and the provider image in docker-registry (basic auth) at $REGISTRY; bookmarks every ${BOOKMARK_S} s; upgrade days at ${RATE} bumps/s.`,
       '',
       '| | value |',
       '|---|---:|',

@@ -1,5 +1,5 @@
 /**
- * The fleet loop's watches (builder/fleet/run.ts `watchLoop`) on the API test server: a watch that
+ * The fleet loop's watches (builder/fleet/watch-loop.ts, as builder/fleet/run.ts runs them) on the API test server: a watch that
  * ends without the API saying why (here: the server ends every stream, as at its timeoutSeconds or
  * when a quiet stream is cut) is resumed from the last resourceVersion it saw, without listing
  * and without queueing every NodePool again (docs/benchmarks.md "Fleet component footprint": with
@@ -36,6 +36,9 @@ describe('the fleet loop\'s watches', () => {
   let mgmt: ApiTestServer;
   const stop = new AbortController();
   let running: Promise<void>;
+  /** The NodePools settled, in order (the gate reads them from the watch caches, so no read tells). */
+  const settled: string[] = [];
+  const WATCHES = 2 + CLUSTERS.length;
   const mine = (from = 0) => mgmt.audit.slice(from).filter((e) => e.user === FLEET_USER);
   const count = (from: number, verb: string, resource?: string) => mine(from).filter((e) => e.verb === verb && (!resource || e.resource === resource)).length;
   const np = (c: string) => mgmt.store.get({ ...NP, name: `${c}-workers`, namespace: 'clusters' })!;
@@ -53,14 +56,15 @@ describe('the fleet loop\'s watches', () => {
       ],
     });
     mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
+    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
     for (const n of ['clusters', ...CLUSTERS.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
     for (const c of CLUSTERS) {
       mgmt.store.put({ ...NP, metadata: { name: `${c}-workers`, namespace: 'clusters' }, spec: { clusterName: c, arch: 'amd64', release: { image: R1 }, replicas: 2 } });
       mgmt.store.put(providerHandoff(hcpNamespaceOf('clusters', c), `${c}-workers`, `quay.example.com/provider/os@${D('6')}`, R1));
     }
-    running = runFleet({ management: new Kube(mgmt.kubeConfig(FLEET_USER)), layer: IMAGE, imageFor: () => ({ image: IMAGE }), maxHoldSeconds: 3600, resyncSeconds: 3600 }, stop.signal);
-    // The NodePool watch and one hand-off watch per HCP namespace are open; every NodePool is labelled.
-    await waitFor('the watches and the labels', () => count(0, 'watch') === 1 + CLUSTERS.length && CLUSTERS.every((c) => np(c).metadata?.labels?.[GATED_LABEL] === 'true'));
+    running = runFleet({ management: new Kube(mgmt.kubeConfig(FLEET_USER)), layer: IMAGE, imageFor: () => ({ image: IMAGE }), maxHoldSeconds: 3600, resyncSeconds: 3600, onSettled: (key) => settled.push(key) }, stop.signal);
+    // The NodePool and HostedControlPlane watches and one ConfigMap watch per HCP namespace are open; every NodePool is labelled.
+    await waitFor('the watches and the labels', () => count(0, 'watch') === WATCHES && CLUSTERS.every((c) => np(c).metadata?.labels?.[GATED_LABEL] === 'true'));
   });
   afterAll(async () => {
     stop.abort();
@@ -79,14 +83,15 @@ describe('the fleet loop\'s watches', () => {
   it('resumes a watch that ended without an error from where it was: no list, no NodePool settled again', async () => {
     await quiet();
     const from = mgmt.audit.length;
+    const settledFrom = settled.length;
     mgmt.dropWatches();
-    await waitFor('the watches resumed', () => count(from, 'watch') === 1 + CLUSTERS.length);
+    await waitFor('the watches resumed', () => count(from, 'watch') === WATCHES);
     // Events after the resumption still reach the gate: a release bump is handed off.
     bump('apple');
     await waitFor('apple handed off for R2', () => handoff('apple').metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2);
     expect(count(from, 'list')).toBe(0);
     // Only apple was settled again (its own events), not every NodePool.
-    expect(new Set(mine(from).filter((e) => e.verb === 'get' && e.resource === 'nodepools').map((e) => e.name))).toEqual(new Set(['apple-workers']));
+    expect(new Set(settled.slice(settledFrom))).toEqual(new Set(['clusters/apple-workers']));
     expect(mine(from).filter((e) => e.code === 403)).toEqual([]);
   });
 
