@@ -14,7 +14,8 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube } from '../../builder/clusters/kube.js';
 import { NTO_GENERATED_LABEL } from '../../builder/controller/handoff.js';
 import { NODEPOOL_LABEL as BUILDER_NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
-import { NODEPOOLS, type ImageKey } from '../../builder/fleet/gate.js';
+import { admitNodePoolUpdate, NODEPOOLS, settleGate, type ImageKey } from '../../builder/fleet/gate.js';
+import { TARGET_SEEN_ANNOTATION } from '../../builder/fleet/gate-names.js';
 import { parsePolicy, type RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
 import type { RolloutEngine } from '../../builder/fleet/rollout/engine.js';
 import { applyAction } from '../../builder/fleet/rollout/command.js';
@@ -229,6 +230,43 @@ describe('the HyperShift stand-in', () => {
     };
     expect(await lifted(0)).toEqual(['(R2, new image)']);
     expect(await lifted(30_000)).toEqual(['(R2, old image)', '(R2, new image)']);
+  });
+
+  it('the gate at a release change of an InPlace NodePool mid-upgrade: HyperShift shows only the upgrade\'s progress, so the hand-off waits for a target config to show and the hold for it to move; never a target of the new release with the old image', async () => {
+    const name = 'inp';
+    add(name, 'InPlace', { img: image('1') });
+    standIn = new HyperShiftStandIn({ server, clock, configMapLagMs: 30_000, reconcileDelayMs: 1000, nodeUpgradeMs: 6 * MIN });
+    standIn.start();
+    const gate = { management: fleet, nodePoolNamespace: NS, nodePoolName: name, hcpNamespace: hcpNamespace(NS, name), layer: 'provider', maxHoldSeconds: 3600, now: () => new Date(clock.now()), imageFor: (k: ImageKey) => ({ image: k.releaseImage === R2 ? image('3') : image('1') }) };
+    const did = async () => (await settleGate(gate)).steps.map((s) => ('did' in s ? s.did : s.state));
+    run(MIN);
+    expect(await did()).toEqual(['Labelled', 'Consistent']);
+    // An in-place upgrade of the NodePool's own (a new hand-off for R1), then its release changes through the admission mutation.
+    setHandoff(name, image('2'));
+    run(2 * MIN);
+    expect(conditionOf(np(name), UPDATING_CONFIG)!.message).toMatch(/^Nodepool update in progress\. Target Config version: \w+\. Total Nodes: 2\. Upgraded: 0$/);
+    const old = np(name);
+    const ops = [{ op: 'replace', path: '/spec/release/image', value: R2 }, ...admitNodePoolUpdate(old as never, { ...old, spec: { ...old.spec, release: { image: R2 } } } as never, new Date(clock.now()), 3600)];
+    await fleet.request('PATCH', fleet.path(NODEPOOLS, NS, name), ops, 'application/json-patch+json');
+    expect(np(name).metadata!.annotations![TARGET_SEEN_ANNOTATION]).toBeUndefined(); // nothing to record: the message has no hash
+    const label = new Map([
+      [configHashes(mcoRawConfig([handoff(name, image('2'))]), standIn.versionOf(R1)).payload, '(R1, image 2)'],
+      [configHashes(mcoRawConfig([handoff(name, image('2'))]), standIn.versionOf(R2)).payload, '(R2, image 2 built for R1)'],
+      [configHashes(mcoRawConfig([handoff(name, image('3'))]), standIn.versionOf(R2)).payload, '(R2, image 3)'],
+    ]);
+    const targets: string[] = [];
+    const steps: string[] = [];
+    for (let t = 0; t < 40 * MIN; t += 10_000) {
+      if (t % 30_000 === 0) for (const s of await did()) if (steps[steps.length - 1] !== s) steps.push(s);
+      clock.advance(10_000);
+      const p = standIn.view(`${NS}/${name}`)!.target!.payload;
+      const l = label.get(p) ?? `other ${p}`;
+      if (targets[targets.length - 1] !== l) targets.push(l);
+    }
+    expect(targets).toEqual(['(R1, image 2)', '(R2, image 3)']);
+    // Emptied while held (an expiry rolls the release's own OS), noted once a target shows, handed off, lifted once the target moved.
+    expect(steps.filter((s) => !['Waiting', 'Paused'].includes(s))).toEqual(['Neutralised', 'Noted', 'HandedOff', 'Unpaused', 'Consistent']);
+    expect(np(name).status!.version).toBe(standIn.versionOf(R2));
   });
 
   it('NodeTuning disabled: HyperShift ignores the hand-off', () => {
