@@ -467,11 +467,11 @@ describe('the fleet component under its default policy: the recorder finds nothi
  */
 describe('fleet rollouts under the rollout policy (the Done-when scenarios)', () => {
   const CANARY = { 'provider.example.com/ring': 'canary' };
-  const progressive = (maxFailures = 3) => parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: CANARY }], maxConcurrency: 50, maxFailures, progressDeadline: '2h' });
+  const progressive = (maxFailures = 3, maxConcurrency = 50) => parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: CANARY }], maxConcurrency, maxFailures, progressDeadline: '2h' });
   const canaryOpts = { hostedClusterLabels: (c: number) => (c < 5 ? CANARY : {}), canary: (l: Record<string, string>) => l['provider.example.com/ring'] === 'canary' };
   /** Five NodePools of HostedClusters 5.. (not canaries), among the first 200 after the canaries, InPlace (odd index: a failure is reported, not only a deadline). */
   const FAILING = [0, 1, 2, 3, 4].map((i) => 11 + 2 * Math.floor((i * (Math.min(NODEPOOLS_AT_SCALE, 210) - 12)) / 10));
-  const bounds = (maxFailures: number) => ({ maxConcurrency: 50, perHostedCluster: 1, maxFailures, progressDeadlineMs: 2 * 3600_000, maxHoldSeconds: 3600 });
+  const bounds = (maxFailures: number, maxConcurrency = 50) => ({ maxConcurrency, perHostedCluster: 1, maxFailures, progressDeadlineMs: 2 * 3600_000, maxHoldSeconds: 3600 });
 
   it(`Progressive, 5 canary HostedClusters, maxConcurrency 50, maxFailures 3 (${NODEPOOLS_AT_SCALE} NodePools): never more than 50 rolling; canaries first; 5 failing after the canaries halt it at the fourth failure and nothing starts after; resume completes it`, async () => {
     let engine: RolloutEngine | undefined;
@@ -530,7 +530,9 @@ describe('fleet rollouts under the rollout policy (the Done-when scenarios)', ()
     expect(r.ctx.recorder.log.filter((l) => l.startsWith('start') && !/hc-000[0-4]-/.test(l))).toEqual([]);
   }, 300_000);
 
-  it(`rollback returns every changed NodePool to its previous image under the same bound (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
+  /** The rollback's bound: below the non-canary HostedClusters of the default scale (45), so the bound fills before the rollback. */
+  const ROLLBACK_BOUND = Math.min(40, Math.max(1, Math.floor(NODEPOOLS_AT_SCALE / 2) - 6));
+  it(`rollback returns every changed NodePool to its previous image under the same bound (${NODEPOOLS_AT_SCALE} NodePools, maxConcurrency ${ROLLBACK_BOUND})`, async () => {
     let engine: RolloutEngine | undefined;
     let rolledBack = false;
     const r = await scenario({
@@ -538,21 +540,26 @@ describe('fleet rollouts under the rollout policy (the Done-when scenarios)', ()
       ...canaryOpts,
       initialLayer: OLD_LAYER,
       layer: NEW_LAYER,
-      bounds: bounds(3),
+      bounds: bounds(3, ROLLBACK_BOUND),
       maxSteps: 400,
-      fleetOptions: withPolicy(progressive(), (e) => (engine = e)),
+      fleetOptions: withPolicy(progressive(3, ROLLBACK_BOUND), (e) => (engine = e)),
       during: async (ctx) => {
-        if (!rolledBack && ctx.recorder.starts >= Math.min(60, NODEPOOLS_AT_SCALE / 2)) {
+        // Rolled back when the bound is full (the canaries done, the bound's worth rolling forward): the finished canaries' rollbacks must wait for slots.
+        if (!rolledBack && ctx.recorder.rollingNow().length >= ROLLBACK_BOUND) {
           await command(ctx, 'rollback');
           ctx.recorder.newRollout();
           rolledBack = true;
         }
       },
-      until: (ctx) => rolledBack && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling(),
+      until: (ctx) => rolledBack && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling() && engine!.rollbackKeys().length === 0,
     });
     expect(r.violations).toEqual([]);
     expect(rolledBack).toBe(true);
-    expect(r.ctx.recorder.maxRolling).toBeLessThanOrEqual(50);
+    expect(r.ctx.recorder.maxRolling).toBe(ROLLBACK_BOUND);
+    // The bound was reached: rollbacks waited for a slot (and every one was written later: no hand-off carries the new layer).
+    expect(r.ctx.logs.filter((l) => l.msg === 'rollback deferred' && String(l.message).startsWith(`maxConcurrency ${ROLLBACK_BOUND} reached`)).length).toBeGreaterThan(0);
+    // Every rollback finished as HyperShift reports it (none failed by the deadline).
+    expect(engine!.current()!.summary.failed).toBe(0);
     // Every hand-off carries the old layer's image again.
     const store = r.ctx.server.store;
     const onNew = r.ctx.nodePools.filter((k) => {
