@@ -65,6 +65,8 @@ import {
   RELEASED_FOR_ANNOTATION,
   TARGET_SEEN_ANNOTATION,
 } from './gate-names.js';
+import { admitNodePoolUpdate, isPaused, updatingConfigTarget, type GateNodePool } from './gate-hold.js';
+export { admitNodePoolUpdate, isPaused, updatingConfigTarget };
 export { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, holdUntil, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION };
 /**
  * On a tenant-layered hand-off ConfigMap (one the per-HCP controller wrote: it carries the
@@ -91,7 +93,7 @@ export interface ImageKey {
 export type ImageState = { image: string } | { pending: string } | { failed: string };
 
 /** Why the gate is about to write a hand-off that changes what a NodePool runs. */
-export type RolloutChange = 'first-handoff' | 'layer-change' | 'release-change' | 'rollback';
+export type RolloutChange = 'first-handoff' | 'layer-change' | 'release-change' | 'rollback' | 'neutralise';
 export interface RolloutRequest {
   /** `${namespace}/${name}` of the NodePool. */
   key: string;
@@ -152,80 +154,13 @@ export type GateStep =
   | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting' | 'Deferred' | 'Blocked'; message: string }
   | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Neutralised' | 'Noted' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden' | 'Blocked'; message: string };
 
-type Condition = { type?: string; status?: string; reason?: string; message?: string };
-type NodePool = KubeObject & { spec?: { release?: { image?: string }; arch?: string; pausedUntil?: string; osImageStream?: { name?: string } }; status?: { conditions?: Condition[] } };
-
-/**
- * Upstream's ProcessPausedUntilField (support/util/pausereconcile.go): Go's strconv.ParseBool,
- * else an RFC3339 time in the future, else (invalid) not paused.
- */
-export function isPaused(pausedUntil: string | undefined | null, now: Date): boolean {
-  if (pausedUntil == null) return false;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(pausedUntil)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(pausedUntil)) return false;
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.exec(pausedUntil);
-  if (!m) return false;
-  const t = Date.parse(pausedUntil);
-  return Number.isFinite(t) && now.getTime() < t;
-}
+type NodePool = GateNodePool;
 
 export function imageKeyOf(np: NodePool, layer: string): ImageKey | undefined {
   const releaseImage = np.spec?.release?.image;
   if (!releaseImage) return undefined;
   const stream = np.spec?.osImageStream?.name || undefined;
   return { releaseImage, arch: np.spec?.arch || 'amd64', ...(stream ? { stream } : {}), layer };
-}
-
-/**
- * What HyperShift's UpdatingConfig condition shows as the NodePool's target config
- * (nodepool/conditions.go updatingConfigCondition: "Updating config in progress. Target config:
- * <hash>" while updating, else False/AsExpected with the current config in the
- * nodePoolCurrentConfig annotation). It is computed before the pause check (nodepool_controller.go
- * reconcile: signalConditions run first) from the informer cache, so it moves while held.
- * `absent`: HyperShift never reported on this NodePool; `target` undefined: updating, but the
- * message carries no hash (an InPlace upgrade's own progress message).
- */
-export function updatingConfigTarget(np: NodePool): { absent: true } | { absent: false; target?: string } {
-  const c = np.status?.conditions?.find((x) => x.type === 'UpdatingConfig');
-  if (!c) return { absent: true };
-  if (c.status === 'True') {
-    const m = /Target config: ([0-9A-Za-z]{1,128})\s*$/.exec(c.message ?? '');
-    return { absent: false, ...(m ? { target: m[1] } : {}) };
-  }
-  const current = np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION];
-  return { absent: false, target: `current:${(current ?? '').slice(0, 128)}` };
-}
-
-type PatchOp = { op: 'add' | 'replace'; path: string; value: unknown };
-
-/**
- * The admission mutation (a mutating webhook on NodePool UPDATE, selected by GATED_LABEL and a
- * matchCondition `object.spec.release.image != oldObject.spec.release.image`): the release change
- * and the hold land in one write, so HyperShift never sees the new release unheld. The hold is a
- * time (`now + maxHoldSeconds`), recorded in PAUSED_UNTIL so the gate knows it as its own, with
- * the UpdatingConfig target seen so far (TARGET_SEEN). Pure: returns the JSONPatch operations,
- * or [] to admit unchanged.
- */
-export function admitNodePoolUpdate(oldNp: NodePool, newNp: NodePool, now: Date, maxHoldSeconds: number): PatchOp[] {
-  const before = oldNp.spec?.release?.image;
-  const after = newNp.spec?.release?.image;
-  if (!after || before === after) return [];
-  if (newNp.metadata.labels?.[GATED_LABEL] !== 'true') return [];
-  if (newNp.spec?.pausedUntil != null) return []; // someone else's pause (or ours already): leave it
-  if (!(maxHoldSeconds > 0)) return [];
-  const ann = newNp.metadata.annotations ?? {};
-  if (ann[RELEASED_FOR_ANNOTATION] === after) return [];
-  const ops: PatchOp[] = [];
-  if (!newNp.metadata.annotations) ops.push({ op: 'add', path: '/metadata/annotations', value: {} });
-  const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
-  const until = holdUntil(now, maxHoldSeconds);
-  const seen = updatingConfigTarget(newNp);
-  ops.push({ op: 'add', path: `/metadata/annotations/${esc(PAUSED_FOR_ANNOTATION)}`, value: after });
-  ops.push({ op: 'add', path: `/metadata/annotations/${esc(HELD_SINCE_ANNOTATION)}`, value: now.toISOString() });
-  ops.push({ op: 'add', path: `/metadata/annotations/${esc(PAUSED_UNTIL_ANNOTATION)}`, value: until });
-  if (!seen.absent && seen.target !== undefined) ops.push({ op: 'add', path: `/metadata/annotations/${esc(TARGET_SEEN_ANNOTATION)}`, value: seen.target });
-  ops.push({ op: 'add', path: '/spec/pausedUntil', value: until });
-  return ops;
 }
 
 /** One step of the gate for one NodePool. */
@@ -307,13 +242,22 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
       // `update` with the resourceVersion read (HANDOFF_RULES grant no patch): a concurrent write by the per-HCP controller wins.
       return m.update(RESOURCES.configMaps, { ...cm!, metadata: { ...cm!.metadata, annotations }, data: { config: '' } } as KubeObject);
     });
+  /** Empties a stale hand-off. Held, nothing rolls; unheld, HyperShift rolls the change at once: a rollout (change `neutralise`), asked of the policy like any. */
+  const clearStale = async (why: string): Promise<GateStep> => {
+    if (intact && isPaused(pausedUntil, now)) return neutralise(why);
+    const asked = await ask('neutralise', '');
+    if (!asked.decision.admit) return ours ? hold(deferred(asked.decision), 'Deferred') : notNow(asked.decision);
+    const r = await neutralise(why);
+    started(asked.request);
+    return r;
+  };
 
   // Preconditions, before any hold or hand-off: a NodePool that fails one is never held (the
   // admission mutation selects on the label, which goes) and never handed an image.
   const blocked = o.preconditions ? await o.preconditions({ nodePool: np, hcpNamespace: o.hcpNamespace, key }) : undefined;
   if (blocked !== undefined) {
     const why = truncate(blocked);
-    if (stale) return neutralise(`blocked: ${why}`);
+    if (stale) return clearStale(`blocked: ${why}`);
     if (ours) return step('Blocked', `blocked: ${why}: hold lifted`, () => lift({ [BLOCKED_ANNOTATION]: why, [REASON_ANNOTATION]: null }, { [GATED_LABEL]: null }));
     if (np.metadata.labels?.[GATED_LABEL] !== undefined || ann[BLOCKED_ANNOTATION] !== why) {
       return step('Blocked', `blocked: ${why}`, () => patchNp({ labels: { [GATED_LABEL]: null }, annotations: { [BLOCKED_ANNOTATION]: why } }));
@@ -328,6 +272,9 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const heldForRelease = ours && ann[PAUSED_FOR_ANNOTATION] === key.releaseImage;
   /** What HyperShift shows as the target now, and whether it is other than the one recorded before the hand-off. */
   const seen = updatingConfigTarget(np);
+  /** Held, and HyperShift shows an InPlace upgrade's own progress (no target hash): a read of a hand-off written now could not be confirmed, so none is written until a hash shows. */
+  const hidden = heldForRelease && !seen.absent && seen.target === undefined;
+  const HIDDEN = 'an InPlace upgrade in progress: HyperShift shows no target config until it ends (the hand-off for the release waits, to confirm HyperShift read it)';
   const note = (): Promise<GateStep> | undefined =>
     heldForRelease && !seen.absent && seen.target !== undefined && ann[TARGET_SEEN_ANNOTATION] !== seen.target
       ? step('Noted', `UpdatingConfig target before the hand-off: ${seen.target}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: seen.target! } }))
@@ -353,6 +300,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     }
     if (!cm) {
       const s = await imageState();
+      if ('image' in s && hidden) return hold(HIDDEN, 'Waiting');
       if ('image' in s) {
         const asked = await ask(heldForRelease ? 'release-change' : 'first-handoff', s.image);
         if (asked.decision.admit) {
@@ -374,7 +322,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
 
   if (cm && handedFor === key.releaseImage) {
     // A provider-only hand-off for this release, but of an older provider layer: the new layer's image rolls out (no hold: the release does not change).
-    if (o.providerLayer && !tenant && known && 'image' in known && handedImage !== known.image) {
+    if (o.providerLayer && !tenant && known && 'image' in known && handedImage !== known.image && !hidden) {
       const image = known.image;
       const asked = await ask(heldForRelease ? 'release-change' : 'layer-change', image);
       if (asked.decision.admit) {
@@ -401,6 +349,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     );
   }
   const state: ImageState = tenant ? { pending: `the per-HCP controller builds the tenant layer for ${key.releaseImage} and hands it off` } : await imageState();
+  if ('image' in state && hidden) return stale ? clearStale(HIDDEN) : hold(HIDDEN, 'Waiting');
   if ('image' in state) {
     const asked = await ask(ours || handedImage !== undefined ? 'release-change' : 'first-handoff', state.image);
     if (asked.decision.admit) {
@@ -410,21 +359,21 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
       started(asked.request);
       return r;
     }
-    if (stale) return neutralise(deferred(asked.decision));
+    if (stale) return clearStale(deferred(asked.decision));
     if (!ours) return notNow(asked.decision);
     return hold(deferred(asked.decision), 'Deferred');
   }
   const why = truncate(imageWhy(key, state));
-  if (stale) return neutralise(why);
+  if (stale) return clearStale(why);
   return hold(why, 'Waiting');
 
   /** The hand-off is for the NodePool's release and we hold it: lift once HyperShift shows it read it (a tenant's: once the policy admits it). */
   async function release(): Promise<GateStep> {
     const recorded = ann[TARGET_SEEN_ANNOTATION];
-    const waiting = !seen.absent && recorded !== undefined && (seen.target === undefined || seen.target === recorded);
-    if (waiting) {
-      const msg = `hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it (UpdatingConfig target still ${recorded})`;
-      return hold(msg, 'Waiting', true);
+    // An InPlace upgrade's progress message carries no target: nothing to confirm with until it ends.
+    if (!seen.absent && seen.target === undefined) return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it: ${HIDDEN}`, 'Waiting', true);
+    if (!seen.absent && recorded !== undefined && seen.target === recorded) {
+      return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it (UpdatingConfig target still ${recorded})`, 'Waiting', true);
     }
     const read = seen.absent ? 'HyperShift has not reported on this NodePool' : recorded === undefined ? 'no target recorded before the hand-off' : `HyperShift read it (UpdatingConfig target ${seen.target})`;
     if (tenant) {

@@ -223,11 +223,12 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   });
   async function settle(key: string, hcpNamespace: string): Promise<{ requeueAfterMs: number } | undefined> {
     const i = key.indexOf('/');
+    let rollbackDeferred = false;
     if (engine) {
       // After `fleet-rollout rollback`: the previous image back first, under the same bounds.
       const rb = await rollbackStep({ management: reader, engine, key, nodePool: { metadata: { namespace: key.slice(0, i), name: key.slice(i + 1) } } as KubeObject, hcpNamespace });
       if (rb.did !== 'none') log(`rollback ${rb.did}`, { nodePool: key, hcpNamespace, ...('reason' in rb ? { message: rb.reason } : {}), ...('image' in rb ? { image: rb.image } : {}) });
-      if (rb.did === 'deferred') waiting.add(key);
+      rollbackDeferred = rb.did === 'deferred';
     }
     const from = (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`);
     const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
@@ -236,7 +237,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     o.telemetry?.gateSettled(key, steps);
     const last = steps[steps.length - 1]!;
     o.onSettled?.(key, last);
-    if ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther' || last.state === 'Deferred')) {
+    // A deferred rollback stays waiting whatever the gate's own step ended on: a freed slot or the recheck retries it.
+    if (rollbackDeferred || ('state' in last && (last.state === 'Waiting' || last.state === 'HeldByOther' || last.state === 'Deferred'))) {
       waiting.add(key);
       return { requeueAfterMs: o.waitingRecheckMs ?? 15_000 };
     }

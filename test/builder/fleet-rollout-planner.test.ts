@@ -340,6 +340,78 @@ describe('Progressive', () => {
     s.run([{ key: 'clusters/hc001-np0', change: 'rollback', target: 'back' }]);
     expect([...rollbackTargets(s.state).keys()]).toEqual(['clusters/hc000-np0']);
   });
+  test('a rollback of a NodePool still rolling forward is done once HyperShift is back on the config it ran (no new target ever shows); its slot goes to the rollback that waited for it', () => {
+    const s = new Sim({ ...PROGRESSIVE, canaries: [] }, fleet(4));
+    const [first, a, b, last] = keys(s.nodePools) as [string, string, string, string];
+    expect(s.ask([first, a, b, last])).toEqual([first, a, b]);
+    doneAt(s.np(first), hashOf(first));
+    s.run();
+    expect(s.ask([last])).toEqual([last]);
+    s.control = { rollback: { at: s.now, by: 'sre' } };
+    // The bound is full with three rolling forward: the finished one's rollback waits; the three keep their slots.
+    const back = (ks: string[]) => {
+      const p = s.run(ks.map((key) => ({ key, change: 'rollback' as const, target: 'prev' })));
+      const admitted = ks.filter((k) => p.decisions.get(k)?.admit);
+      for (const k of admitted) markStarted(s.state!, k, 'prev', s.np(k), s.now);
+      return admitted;
+    };
+    expect(back([first])).toEqual([]);
+    expect(s.last.decisions.get(first)).toEqual({ admit: false, reason: 'maxConcurrency 3 reached (3 NodePools rolling)' });
+    expect(back([a, b, last])).toEqual([a, b, last]);
+    // HyperShift reads the rollback: its target is the current config again, UpdatingConfig False, nothing else moves.
+    for (const k of [a, b, last]) s.np(k).conditions = settled('c0');
+    s.now += MIN;
+    expect(s.run().rows.filter((r) => [a, b, last].includes(r.key)).map((r) => r.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(back([first])).toEqual([first]);
+    // A finished NodePool's rollback is not done until the config it ran before is current again.
+    s.now += MIN;
+    expect(s.run().rows.find((r) => r.key === first)!.state).toBe('rolling');
+    rollingTo(s.np(first), 'c0');
+    expect(s.run().rows.find((r) => r.key === first)!.state).toBe('rolling');
+    doneAt(s.np(first), 'c0');
+    expect(s.run().rows.find((r) => r.key === first)!.state).toBe('succeeded');
+    expect(s.state!.entries[first]!.expectConfig).toBe('c0');
+    expect(decodeState(encodeState(s.state!))).toEqual(s.state);
+  });
+  test('a rollback of a write HyperShift never showed: a status unchanged since before both writes proves nothing until a reservation\'s time has passed', () => {
+    const s = new Sim({ ...PROGRESSIVE, canaries: [] }, fleet(2));
+    const [a] = keys(s.nodePools) as [string];
+    s.run([{ key: a, change: 'layer-change', target: 't' }]);
+    markStarted(s.state!, a, 't', s.np(a), s.now); // written; HyperShift has not reconciled since
+    s.control = { rollback: { at: s.now, by: 'sre' } };
+    s.run([{ key: a, change: 'rollback', target: 'prev' }]);
+    markStarted(s.state!, a, 'prev', s.np(a), s.now);
+    s.now += MIN;
+    const p = s.run();
+    expect(p.rows.find((r) => r.key === a)!.state).toBe('rolling');
+    expect(p.recheckAfterMs).toBe(MIN);
+    s.now += MIN;
+    expect(s.run().rows.find((r) => r.key === a)!.state).toBe('succeeded');
+  });
+  test("emptying the stale hand-off of an unheld NodePool (its release's own OS) is a rollout: it takes a slot and obeys the bounds and a pause, not the canaries, a halt or a rollback", () => {
+    const s = new Sim({ ...PROGRESSIVE, maxConcurrency: { n: 1 } }, fleet(3, 1, 1));
+    const [canary, a, b] = keys(s.nodePools) as [string, string, string];
+    expect(s.reason(a)).toBe('waiting for the canaries: 0/1 succeeded');
+    expect(s.ask([a], 'neutralise', 'neutral')).toEqual([a]);
+    expect(s.reason(b, 'neutralise')).toBe('maxConcurrency 1 reached (1 NodePools rolling)');
+    expect(s.reason(canary, 'rollback')).toBe('maxConcurrency 1 reached (1 NodePools rolling)');
+    s.control = { rollback: { at: s.now, by: 'sre' } };
+    doneAt(s.np(a), hashOf(a));
+    s.run();
+    expect(s.reason(b, 'neutralise')).toBeUndefined();
+    // Not the layer: no rollback target, and a canary emptied is no canary done.
+    expect([...rollbackTargets(s.state).keys()]).toEqual([]);
+    s.control = {};
+    expect(s.ask([canary], 'neutralise', 'neutral')).toEqual([canary]);
+    doneAt(s.np(canary), hashOf(canary));
+    expect(s.run().summary.canariesDone).toBe(0);
+    s.control = { paused: { at: s.now, by: 'alice' } };
+    expect(s.reason(b, 'neutralise')).toMatch(/^paused by alice/);
+    const ride = new Sim(DEFAULT_POLICY, fleet(2));
+    expect(ride.reason('clusters/hc000-np0', 'layer-change')).toBe('RideReleaseChange: the new layer reaches this NodePool with its next release change');
+    expect(ride.reason('clusters/hc000-np0', 'neutralise')).toBeUndefined();
+    expect(decodeState(encodeState(s.state!))).toEqual(s.state);
+  });
   test('percentages resolve over the NodePools in scope', () => {
     const s = new Sim(parsePolicy({ type: 'Progressive', maxConcurrency: '10%', maxConcurrencyPerHostedCluster: 5 }), fleet(25));
     expect(s.ask(keys(s.nodePools))).toHaveLength(3);

@@ -14,7 +14,8 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube } from '../../builder/clusters/kube.js';
 import { NTO_GENERATED_LABEL } from '../../builder/controller/handoff.js';
 import { NODEPOOL_LABEL as BUILDER_NODEPOOL_LABEL } from '../../builder/controller/build-job.js';
-import { NODEPOOLS, type ImageKey } from '../../builder/fleet/gate.js';
+import { admitNodePoolUpdate, NODEPOOLS, settleGate, type ImageKey } from '../../builder/fleet/gate.js';
+import { TARGET_SEEN_ANNOTATION } from '../../builder/fleet/gate-names.js';
 import { parsePolicy, type RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
 import type { RolloutEngine } from '../../builder/fleet/rollout/engine.js';
 import { applyAction } from '../../builder/fleet/rollout/command.js';
@@ -231,6 +232,43 @@ describe('the HyperShift stand-in', () => {
     expect(await lifted(30_000)).toEqual(['(R2, old image)', '(R2, new image)']);
   });
 
+  it('the gate at a release change of an InPlace NodePool mid-upgrade: HyperShift shows only the upgrade\'s progress, so the hand-off waits for a target config to show and the hold for it to move; never a target of the new release with the old image', async () => {
+    const name = 'inp';
+    add(name, 'InPlace', { img: image('1') });
+    standIn = new HyperShiftStandIn({ server, clock, configMapLagMs: 30_000, reconcileDelayMs: 1000, nodeUpgradeMs: 6 * MIN });
+    standIn.start();
+    const gate = { management: fleet, nodePoolNamespace: NS, nodePoolName: name, hcpNamespace: hcpNamespace(NS, name), layer: 'provider', maxHoldSeconds: 3600, now: () => new Date(clock.now()), imageFor: (k: ImageKey) => ({ image: k.releaseImage === R2 ? image('3') : image('1') }) };
+    const did = async () => (await settleGate(gate)).steps.map((s) => ('did' in s ? s.did : s.state));
+    run(MIN);
+    expect(await did()).toEqual(['Labelled', 'Consistent']);
+    // An in-place upgrade of the NodePool's own (a new hand-off for R1), then its release changes through the admission mutation.
+    setHandoff(name, image('2'));
+    run(2 * MIN);
+    expect(conditionOf(np(name), UPDATING_CONFIG)!.message).toMatch(/^Nodepool update in progress\. Target Config version: \w+\. Total Nodes: 2\. Upgraded: 0$/);
+    const old = np(name);
+    const ops = [{ op: 'replace', path: '/spec/release/image', value: R2 }, ...admitNodePoolUpdate(old as never, { ...old, spec: { ...old.spec, release: { image: R2 } } } as never, new Date(clock.now()), 3600)];
+    await fleet.request('PATCH', fleet.path(NODEPOOLS, NS, name), ops, 'application/json-patch+json');
+    expect(np(name).metadata!.annotations![TARGET_SEEN_ANNOTATION]).toBeUndefined(); // nothing to record: the message has no hash
+    const label = new Map([
+      [configHashes(mcoRawConfig([handoff(name, image('2'))]), standIn.versionOf(R1)).payload, '(R1, image 2)'],
+      [configHashes(mcoRawConfig([handoff(name, image('2'))]), standIn.versionOf(R2)).payload, '(R2, image 2 built for R1)'],
+      [configHashes(mcoRawConfig([handoff(name, image('3'))]), standIn.versionOf(R2)).payload, '(R2, image 3)'],
+    ]);
+    const targets: string[] = [];
+    const steps: string[] = [];
+    for (let t = 0; t < 40 * MIN; t += 10_000) {
+      if (t % 30_000 === 0) for (const s of await did()) if (steps[steps.length - 1] !== s) steps.push(s);
+      clock.advance(10_000);
+      const p = standIn.view(`${NS}/${name}`)!.target!.payload;
+      const l = label.get(p) ?? `other ${p}`;
+      if (targets[targets.length - 1] !== l) targets.push(l);
+    }
+    expect(targets).toEqual(['(R1, image 2)', '(R2, image 3)']);
+    // Emptied while held (an expiry rolls the release's own OS), noted once a target shows, handed off, lifted once the target moved.
+    expect(steps.filter((s) => !['Waiting', 'Paused'].includes(s))).toEqual(['Neutralised', 'Noted', 'HandedOff', 'Unpaused', 'Consistent']);
+    expect(np(name).status!.version).toBe(standIn.versionOf(R2));
+  });
+
   it('NodeTuning disabled: HyperShift ignores the hand-off', () => {
     add('notune', 'Replace', { img: image('1'), disabled: ['NodeTuning'] });
     standIn = new HyperShiftStandIn({ server, clock });
@@ -429,11 +467,11 @@ describe('the fleet component under its default policy: the recorder finds nothi
  */
 describe('fleet rollouts under the rollout policy (the Done-when scenarios)', () => {
   const CANARY = { 'provider.example.com/ring': 'canary' };
-  const progressive = (maxFailures = 3) => parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: CANARY }], maxConcurrency: 50, maxFailures, progressDeadline: '2h' });
+  const progressive = (maxFailures = 3, maxConcurrency = 50) => parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: CANARY }], maxConcurrency, maxFailures, progressDeadline: '2h' });
   const canaryOpts = { hostedClusterLabels: (c: number) => (c < 5 ? CANARY : {}), canary: (l: Record<string, string>) => l['provider.example.com/ring'] === 'canary' };
   /** Five NodePools of HostedClusters 5.. (not canaries), among the first 200 after the canaries, InPlace (odd index: a failure is reported, not only a deadline). */
   const FAILING = [0, 1, 2, 3, 4].map((i) => 11 + 2 * Math.floor((i * (Math.min(NODEPOOLS_AT_SCALE, 210) - 12)) / 10));
-  const bounds = (maxFailures: number) => ({ maxConcurrency: 50, perHostedCluster: 1, maxFailures, progressDeadlineMs: 2 * 3600_000, maxHoldSeconds: 3600 });
+  const bounds = (maxFailures: number, maxConcurrency = 50) => ({ maxConcurrency, perHostedCluster: 1, maxFailures, progressDeadlineMs: 2 * 3600_000, maxHoldSeconds: 3600 });
 
   it(`Progressive, 5 canary HostedClusters, maxConcurrency 50, maxFailures 3 (${NODEPOOLS_AT_SCALE} NodePools): never more than 50 rolling; canaries first; 5 failing after the canaries halt it at the fourth failure and nothing starts after; resume completes it`, async () => {
     let engine: RolloutEngine | undefined;
@@ -492,7 +530,9 @@ describe('fleet rollouts under the rollout policy (the Done-when scenarios)', ()
     expect(r.ctx.recorder.log.filter((l) => l.startsWith('start') && !/hc-000[0-4]-/.test(l))).toEqual([]);
   }, 300_000);
 
-  it(`rollback returns every changed NodePool to its previous image under the same bound (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
+  /** The rollback's bound: below the non-canary HostedClusters of the default scale (45), so the bound fills before the rollback. */
+  const ROLLBACK_BOUND = Math.min(40, Math.max(1, Math.floor(NODEPOOLS_AT_SCALE / 2) - 6));
+  it(`rollback returns every changed NodePool to its previous image under the same bound (${NODEPOOLS_AT_SCALE} NodePools, maxConcurrency ${ROLLBACK_BOUND})`, async () => {
     let engine: RolloutEngine | undefined;
     let rolledBack = false;
     const r = await scenario({
@@ -500,21 +540,26 @@ describe('fleet rollouts under the rollout policy (the Done-when scenarios)', ()
       ...canaryOpts,
       initialLayer: OLD_LAYER,
       layer: NEW_LAYER,
-      bounds: bounds(3),
+      bounds: bounds(3, ROLLBACK_BOUND),
       maxSteps: 400,
-      fleetOptions: withPolicy(progressive(), (e) => (engine = e)),
+      fleetOptions: withPolicy(progressive(3, ROLLBACK_BOUND), (e) => (engine = e)),
       during: async (ctx) => {
-        if (!rolledBack && ctx.recorder.starts >= Math.min(60, NODEPOOLS_AT_SCALE / 2)) {
+        // Rolled back when the bound is full (the canaries done, the bound's worth rolling forward): the finished canaries' rollbacks must wait for slots.
+        if (!rolledBack && ctx.recorder.rollingNow().length >= ROLLBACK_BOUND) {
           await command(ctx, 'rollback');
           ctx.recorder.newRollout();
           rolledBack = true;
         }
       },
-      until: (ctx) => rolledBack && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling(),
+      until: (ctx) => rolledBack && ctx.recorder.rollingNow().length === 0 && !ctx.standIn.anyRolling() && engine!.rollbackKeys().length === 0,
     });
     expect(r.violations).toEqual([]);
     expect(rolledBack).toBe(true);
-    expect(r.ctx.recorder.maxRolling).toBeLessThanOrEqual(50);
+    expect(r.ctx.recorder.maxRolling).toBe(ROLLBACK_BOUND);
+    // The bound was reached: rollbacks waited for a slot (and every one was written later: no hand-off carries the new layer).
+    expect(r.ctx.logs.filter((l) => l.msg === 'rollback deferred' && String(l.message).startsWith(`maxConcurrency ${ROLLBACK_BOUND} reached`)).length).toBeGreaterThan(0);
+    // Every rollback finished as HyperShift reports it (none failed by the deadline).
+    expect(engine!.current()!.summary.failed).toBe(0);
     // Every hand-off carries the old layer's image again.
     const store = r.ctx.server.store;
     const onNew = r.ctx.nodePools.filter((k) => {

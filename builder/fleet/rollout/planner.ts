@@ -49,6 +49,10 @@ export interface Entry {
   canary?: boolean;
   /** What the hand-off carried before this forward write (index into RolloutState.previous): what a rollback writes back. */
   from?: number;
+  /** A rollback: the config the NodePool ran before the forward write it undoes (HyperShift is done once that is current again). */
+  expectConfig?: string;
+  /** A rollback: the target HyperShift showed for the forward write it undoes (seen: a later "not updating" is a fresh read). */
+  undone?: string;
 }
 
 export interface RolloutState {
@@ -128,6 +132,9 @@ const MAX_REASON = 512;
 const clip = (s: string) => (s.length <= MAX_REASON ? s : `${s.slice(0, MAX_REASON - 1)}…`);
 const listKeys = (ks: string[], n = 5) => `${ks.slice(0, n).join(', ')}${ks.length > n ? ` and ${ks.length - n} more` : ''}`;
 
+/** A write that hands off the layer (a rollback, or emptying a stale hand-off, does not). */
+const forward = (c: RolloutChange) => c === 'first-handoff' || c === 'layer-change' || c === 'release-change';
+
 export function freshState(layer: string): RolloutState {
   return { layer, entries: {}, resumes: 0 };
 }
@@ -193,7 +200,10 @@ export function plan(input: PlanInput): Plan {
       e.targetConfig = t;
       changed = true;
     }
-    const p = progressOf(o, { fromConfig: e.fromConfig, generation: e.generation, targetConfig: e.targetConfig, releaseChange: e.change === 'release-change' });
+    // Back on the config it ran counts only from a status HyperShift wrote after the rollback: it had shown the undone write's target, or a reservation's time passed.
+    const settledBack = e.expectConfig !== undefined && (e.undone !== undefined || now - e.startedAt >= reservationMs);
+    if (e.expectConfig !== undefined && !settledBack) at(e.startedAt + reservationMs);
+    const p = progressOf(o, { fromConfig: e.fromConfig, generation: e.generation, targetConfig: e.targetConfig, ...(settledBack ? { expectConfig: e.expectConfig } : {}), releaseChange: e.change === 'release-change' });
     if (p.state === 'succeeded') {
       e.succeededAt = now;
       changed = true;
@@ -231,13 +241,13 @@ export function plan(input: PlanInput): Plan {
   const canaries = input.nodePools.filter(isCanary);
   const canaryDone = (o: NodePoolObservation) => {
     const e = state.entries[o.key];
-    return e ? e.succeededAt !== undefined && now >= soakEnd(e) && e.change !== 'rollback' : o.onLayer === true;
+    return e ? e.succeededAt !== undefined && now >= soakEnd(e) && forward(e.change) : o.onLayer === true;
   };
   const canariesDone = canaries.filter(canaryDone).length;
 
   // 3. Halts (Progressive, forward): a failed canary, or more than maxFailures failed others.
   if (progressive && !state.halted && !control.rollback) {
-    const failed = Object.entries(state.entries).filter(([, e]) => e.failedAt !== undefined && !e.acknowledged && e.change !== 'rollback');
+    const failed = Object.entries(state.entries).filter(([, e]) => e.failedAt !== undefined && !e.acknowledged && forward(e.change));
     const failedCanaries = failed.filter(([, e]) => e.canary);
     const failedOthers = failed.filter(([, e]) => !e.canary);
     const maxFailures = resolveCount(policy.maxFailures, Math.max(0, input.nodePools.length - canaries.length), 0);
@@ -257,10 +267,11 @@ export function plan(input: PlanInput): Plan {
   /** Why a NodePool would not start now (undefined: it may). `count`: it would take a slot. */
   const why = (o: NodePoolObservation, change: RolloutChange): string | undefined => {
     if (pausedWhy) return pausedWhy;
-    if (change !== 'rollback') {
+    // A rollback, or emptying a stale hand-off (the release's own OS), only within the bounds.
+    if (forward(change)) {
       if (rolledBackWhy) return rolledBackWhy;
       const e = state.entries[o.key];
-      const alreadyOnLayer = (e !== undefined && e.succeededAt !== undefined && e.change !== 'rollback') || o.onLayer === true;
+      const alreadyOnLayer = (e !== undefined && e.succeededAt !== undefined && forward(e.change)) || o.onLayer === true;
       if (!progressive && (change === 'first-handoff' || change === 'layer-change')) return 'RideReleaseChange: the new layer reaches this NodePool with its next release change';
       if (progressive && !(change === 'release-change' && alreadyOnLayer)) {
         if (haltedWhy) return haltedWhy;
@@ -302,14 +313,26 @@ export function plan(input: PlanInput): Plan {
     }
     let from: number | undefined;
     // Rewritten again in this rollout (a release change carrying the layer): the original stays the one to go back to.
-    if (r.change !== 'rollback' && e?.from !== undefined && e.change !== 'rollback') from = e.from;
-    else if (r.from && r.change !== 'rollback') {
+    if (forward(r.change) && e?.from !== undefined && forward(e.change)) from = e.from;
+    else if (r.from && forward(r.change)) {
       const text = `${r.from.image}\n${r.from.releaseImage}`;
       state.previous ??= [];
       from = state.previous.indexOf(text);
       if (from < 0) from = state.previous.push(text) - 1;
     }
-    state.entries[r.key] = { change: r.change, target: r.target, admittedAt: now, ...(isCanary(o) ? { canary: true } : {}), ...(from !== undefined ? { from } : {}) };
+    // A rollback undoes the forward write: the NodePool is back once the config it ran before that write is current again.
+    const undoes = r.change === 'rollback' && e !== undefined;
+    const expectConfig = !undoes ? undefined : e.change === 'rollback' ? e.expectConfig : e.fromConfig;
+    const undone = !undoes ? undefined : e.change === 'rollback' ? e.undone : e.targetConfig;
+    state.entries[r.key] = {
+      change: r.change,
+      target: r.target,
+      admittedAt: now,
+      ...(isCanary(o) ? { canary: true } : {}),
+      ...(from !== undefined ? { from } : {}),
+      ...(expectConfig !== undefined ? { expectConfig } : {}),
+      ...(undone !== undefined ? { undone } : {}),
+    };
     windowUsed++;
     rollingNow++;
     perHc.set(o.hostedCluster, (perHc.get(o.hostedCluster) ?? 0) + 1);
@@ -402,7 +425,7 @@ export function plan(input: PlanInput): Plan {
 export function rollbackTargets(state: RolloutState | undefined): Map<string, { image: string; releaseImage: string }> {
   const out = new Map<string, { image: string; releaseImage: string }>();
   for (const [k, e] of Object.entries(state?.entries ?? {})) {
-    if (e.change === 'rollback' || e.from === undefined) continue;
+    if (!forward(e.change) || e.from === undefined) continue;
     const text = state!.previous?.[e.from];
     if (text === undefined) continue;
     const i = text.indexOf('\n');

@@ -60,6 +60,12 @@ export interface StartedRollout {
   generation?: number;
   /** The last "Target config" hash seen after our write. */
   targetConfig?: string;
+  /**
+   * A rollback: the config the NodePool ran before the write it undoes. Undoing a rollout still in
+   * flight returns HyperShift's target to the current config: UpdatingConfig goes False with the
+   * current config unchanged, no new target ever shows, and this is how that is seen as done.
+   */
+  expectConfig?: string;
   releaseChange: boolean;
 }
 
@@ -81,8 +87,9 @@ export function progressOf(o: NodePoolObservation, s: StartedRollout): Progress 
   const uv = cond(o, 'UpdatingVersion');
   for (const c of [uc, uv]) if (c && c.status === 'False' && c.reason === 'InplaceUpgradeFailed') return { state: 'failed', reason: `${c.type} ${c.reason}: ${clip(c.message)}` };
   if (!uc || uc.status !== 'False' || uc.reason !== 'AsExpected') return { state: 'rolling', detail: uc?.status === 'True' ? clip(uc.message) || 'updating config' : 'waiting for HyperShift to report UpdatingConfig' };
-  // Config: the target seen after our write is current; without one seen, the current config moved off where it was.
-  if (s.targetConfig !== undefined ? o.currentConfig !== s.targetConfig : o.currentConfig === s.fromConfig) {
+  // Config: the expected (rollback) config or the target seen after our write is current; without either, the current config moved off where it was.
+  const back = s.expectConfig !== undefined && o.currentConfig === s.expectConfig;
+  if (!back && (s.targetConfig !== undefined ? o.currentConfig !== s.targetConfig : o.currentConfig === s.fromConfig)) {
     return { state: 'rolling', detail: s.targetConfig !== undefined ? `current config ${o.currentConfig ?? 'none'} is not the target ${s.targetConfig}` : 'HyperShift has not taken the new config yet' };
   }
   if (s.releaseChange) {

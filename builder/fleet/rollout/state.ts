@@ -30,14 +30,14 @@ export const POLICY_KEY = 'policy.json';
 export const ROLLOUT_LABEL = 'on-cluster-build.openshift.io/fleet-rollout';
 export const MAX_STATE_BYTES = 800 * 1024;
 const MAX_KEY = 253 + 1 + 253;
-const CHANGES: RolloutChange[] = ['first-handoff', 'layer-change', 'release-change', 'rollback'];
+const CHANGES: RolloutChange[] = ['first-handoff', 'layer-change', 'release-change', 'rollback', 'neutralise'];
 
 /** The id of what a hand-off carries (image, and the release it was built for): short, fixed size. */
 export function targetId(image: string, releaseImage: string): string {
   return createHash('sha256').update(`${image}\n${releaseImage}`).digest('hex').slice(0, 16);
 }
 
-type Compact = { c: number; t: string; a: number; s?: number; f?: string; g?: number; tc?: string; ok?: number; x?: number; r?: string; k?: 1; cn?: 1; p?: number };
+type Compact = { c: number; t: string; a: number; s?: number; f?: string; g?: number; tc?: string; ok?: number; x?: number; r?: string; k?: 1; cn?: 1; p?: number; ec?: string; ud?: string };
 
 export function encodeState(s: RolloutState): string {
   const entries: Record<string, Compact> = {};
@@ -57,6 +57,8 @@ export function encodeState(s: RolloutState): string {
       ...(e.acknowledged ? { k: 1 as const } : {}),
       ...(e.canary ? { cn: 1 as const } : {}),
       ...(e.from !== undefined ? { p: e.from } : {}),
+      ...(e.expectConfig !== undefined ? { ec: e.expectConfig } : {}),
+      ...(e.undone !== undefined ? { ud: e.undone } : {}),
     };
   }
   return JSON.stringify({ v: 1, layer: s.layer, resumes: s.resumes, ...(s.halted ? { halted: s.halted } : {}), ...(s.previous?.length ? { previous: s.previous } : {}), entries });
@@ -98,7 +100,7 @@ export function decodeState(text: string, where = `ConfigMap ${ROLLOUT_CONFIGMAP
     if (typeof c !== 'object' || c === null || !CHANGES[c.c] || !str(c.t, 64) || !num(c.a)) throw new StateError(`${w}: must carry c (change), t (target), a (admitted)`);
     for (const f of ['s', 'g', 'ok', 'x'] as const) if (c[f] !== undefined && !num(c[f])) throw new StateError(`${w}.${f}: must be a number`);
     if (c.p !== undefined && !(Number.isInteger(c.p) && c.p >= 0 && c.p < (state.previous?.length ?? 0))) throw new StateError(`${w}.p: must index previous`);
-    for (const [f, n] of [['f', 128], ['tc', 128], ['r', 1024]] as const) if (c[f] !== undefined && !str(c[f], n)) throw new StateError(`${w}.${f}: must be a string of at most ${n}`);
+    for (const [f, n] of [['f', 128], ['tc', 128], ['ec', 128], ['ud', 128], ['r', 1024]] as const) if (c[f] !== undefined && !str(c[f], n)) throw new StateError(`${w}.${f}: must be a string of at most ${n}`);
     const e: Entry = { change: CHANGES[c.c]!, target: c.t, admittedAt: c.a };
     if (c.s !== undefined) e.startedAt = c.s;
     if (c.f !== undefined) e.fromConfig = c.f;
@@ -110,6 +112,8 @@ export function decodeState(text: string, where = `ConfigMap ${ROLLOUT_CONFIGMAP
     if (c.k) e.acknowledged = true;
     if (c.cn) e.canary = true;
     if (c.p !== undefined) e.from = c.p;
+    if (c.ec !== undefined) e.expectConfig = c.ec;
+    if (c.ud !== undefined) e.undone = c.ud;
     state.entries[k] = e;
   }
   return state;
