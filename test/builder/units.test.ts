@@ -4,7 +4,7 @@ import { FlagError } from '../../builder/flags.js';
 import { commandHelp, parseCommand, usage } from '../../builder/cli.js';
 import { buildJob, BuildJobInput, synthesizeContainerfile } from '../../builder/controller/build-job.js';
 import { configWithoutHandoff, handoffConfigMap, osImageMachineConfigYaml, OS_IMAGE_MACHINE_CONFIG } from '../../builder/controller/handoff.js';
-import { inputsHash, repositoryOf } from '../../builder/controller/reconciler.js';
+import { inputsHash, repositoryOf } from '../../builder/controller/decide.js';
 import { hostedKubeconfig } from '../../builder/clusters/token-minter.js';
 import yaml from 'js-yaml';
 
