@@ -13,7 +13,8 @@
 import type { KubeObject } from '../clusters/kube.js';
 import type { ReconcilerOptions, ReleaseImages, ResolveOptions } from './reconciler.js';
 import { createHash } from 'node:crypto';
-import { builderImageFor, type BuildJobInput, CONFIG_LABEL, type RunMountName } from './build-job.js';
+import { builderImageFor, type BuildJobInput, CONFIG_LABEL } from './build-job.js';
+import type { RunMountName } from './build-script.js';
 import { providerImageFor } from './handoff.js';
 import { pullSecretWhere, jobFinished, type Observed } from './observe.js';
 import { handoffUnavailable, nodesUpdated, type ConfigStatus } from './status.js';

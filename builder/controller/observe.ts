@@ -11,7 +11,8 @@
 import type { NodePoolInputs, ReconcilerOptions } from './reconciler.js';
 import type { Gathered, Need } from './decide.js';
 import { Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
-import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles, type RunMountName } from './build-job.js';
+import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles } from './build-job.js';
+import type { RunMountName } from './build-script.js';
 import { handedOffImage, HANDOFF_BUILD_ANNOTATION, HANDOFF_PREFIX, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, type ProviderImages, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { type ConfigEntry, HOSTED_PAGE_SIZE, type IntakeLimits, listConfigs, MAX_JOBS_OBSERVED, type Refusals } from './intake.js';
 import { dockerConfigJson } from './reconciler.js';
