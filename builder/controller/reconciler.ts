@@ -219,8 +219,11 @@ export class Reconciler {
    */
   async reconcileConfig(cfg: Obj, obs: Observed): Promise<{ requeueAfterMs?: number } | void> {
     const got = new Gathered();
+    // The config does not change within a reconcile: its webhook rules run once, however often it is decided on.
+    let problems: string[] | undefined;
+    const settings: DecideSettings = { ...this.settings, validateConfig: (c) => (problems ??= this.o.validateConfig(c)) };
     for (let round = 1; ; round++) {
-      const d = decide({ cfg, obs, got, settings: this.settings, now: this.now() });
+      const d = decide({ cfg, obs, got, settings, now: this.now() });
       if ('need' in d) {
         if (round >= MAX_DECISIONS) throw new Error(`the inputs of NodePoolOSConfig ${cfg.metadata.name} kept changing while they were read; the next event reconciles it again`);
         if (d.need === 'clearWantedRelease') {
