@@ -13,6 +13,7 @@
  */
 import { parseYaml11 } from 'pkogen/yaml';
 import type { KubeObject } from '../clusters/kube.js';
+import { GROUP } from '../api/types.js';
 import { LABEL_PREFIX, MANAGED_BY, MANAGED_BY_VALUE, NODEPOOL_LABEL } from './build-job.js';
 
 export const NTO_GENERATED_LABEL = 'hypershift.openshift.io/nto-generated-machine-config';
@@ -21,6 +22,8 @@ export const OS_IMAGE_MACHINE_CONFIG = '99-on-cluster-build-os-image';
 export const HANDOFF_PREFIX = 'on-cluster-build-os-image-';
 /** On the hand-off: the NodePool release (`spec.release.image`) its image was built for (the fleet gate compares it). */
 export const HANDOFF_RELEASE_ANNOTATION = `${LABEL_PREFIX}/release-image`;
+/** On the hand-off: the build whose verified image it carries. */
+export const HANDOFF_BUILD_ANNOTATION = `${GROUP}/nodepoolosbuild`;
 
 /**
  * On the hand-off: the NodePool release the fleet gate holds the NodePool for; the

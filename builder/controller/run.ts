@@ -21,7 +21,8 @@ import { BUILD_NAMESPACE } from '../api/types.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from './build-job.js';
 import { abortableSleep } from '../clusters/leader.js';
 import { Clock, realClock, WorkQueue } from './queue.js';
-import { NPOSB, NPOSC, Reconciler } from './reconciler.js';
+import { NPOSB, NPOSC } from './observe.js';
+import { Reconciler } from './reconciler.js';
 import { HOSTED_PAGE_SIZE, REFUSAL_INTERVAL_MS } from './intake.js';
 
 export interface RunOptions {

@@ -16,7 +16,6 @@ import {
   BUILD_CAPABILITIES,
   BUILD_NAMESPACE,
   BUILD_PRIORITY_CLASS,
-  BUILD_SCRIPT,
   BUILD_SERVICE_ACCOUNT,
   buildConfigMap,
   buildJob,
@@ -27,9 +26,9 @@ import {
   DEFAULT_BUILD_STORAGE,
   RUN_FILES_LIMITS,
   runFiles,
-  FAILURE_TAIL_BYTES,
   readJobEnd,
 } from '../../builder/controller/build-job.js';
+import { BUILD_SCRIPT, FAILURE_TAIL_BYTES } from '../../builder/controller/build-script.js';
 import { BUILD_NAMESPACE as API_BUILD_NAMESPACE } from '../../builder/api/types.js';
 import { cleanupRegistry, run, startRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
 import { admit, loadScc, podSecurityViolations, podStorageLimit, removeWorkDir, requireKubeletEmulation, runPod, Scc, SccRefusal } from './kubelet.js';

@@ -22,7 +22,7 @@ import { b64, tokenSecret } from './fixtures.js';
 import { maximalConfig } from './maximal-config.js';
 import { BUILD_NAMESPACE, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from '../../builder/api/types.js';
 import { applyConfigEvent, HOSTED_PAGE_SIZE, LIMIT_REASON, listConfigs, MAX_CONFIGS, trimConfig } from '../../builder/controller/intake.js';
-import { NPOSC } from '../../builder/controller/reconciler.js';
+import { NPOSC } from '../../builder/controller/observe.js';
 import { controllerArgs, CONTROLLER_NODE_OPTIONS, CONTROLLER_RESOURCES } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
 

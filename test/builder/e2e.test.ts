@@ -12,7 +12,8 @@
 import { createHash } from 'node:crypto';
 import { ApiTestServer, AuditEntry, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject, RESOURCES, type Resource } from '../../builder/clusters/kube.js';
-import { REBUILD_ANNOTATION, Reconciler, ReconcilerOptions, ResolveOptions, VerifyImageInput } from '../../builder/controller/reconciler.js';
+import { REBUILD_ANNOTATION } from '../../builder/controller/decide.js';
+import { Reconciler, ReconcilerOptions, ResolveOptions, VerifyImageInput } from '../../builder/controller/reconciler.js';
 import { runController } from '../../builder/controller/run.js';
 import { WorkQueue } from '../../builder/controller/queue.js';
 import { LeaderElector } from '../../builder/clusters/leader.js';

@@ -21,7 +21,8 @@ import { dockerConfigCredentials } from '../../builder/registry/dockerconfig.js'
 import { BuildKey, BuildRegistry, buildTag } from '../../builder/fleet/build-registry.js';
 import { prebuiltProviderImage, ProviderBuilds, readPushSecret } from '../../builder/fleet/provider-build.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_NAMESPACE_RULES } from '../../builder/fleet/rbac.js';
-import { BUILD_SCRIPT, JOB_NAME_LABEL, PUSH_SCRIPT } from '../../builder/controller/build-job.js';
+import { JOB_NAME_LABEL } from '../../builder/controller/build-job.js';
+import { BUILD_SCRIPT, PUSH_SCRIPT } from '../../builder/controller/build-script.js';
 import { b64, dockerConfigJson, file, layer } from './fixtures.js';
 import { withNamespace } from './clusters.js';
 

@@ -2,9 +2,10 @@
 import { spawnSync } from 'node:child_process';
 import { FlagError } from '../../builder/flags.js';
 import { commandHelp, parseCommand, usage } from '../../builder/cli.js';
-import { buildJob, BuildJobInput, synthesizeContainerfile } from '../../builder/controller/build-job.js';
+import { buildJob, BuildJobInput } from '../../builder/controller/build-job.js';
+import { synthesizeContainerfile } from '../../builder/controller/build-script.js';
 import { configWithoutHandoff, handoffConfigMap, osImageMachineConfigYaml, OS_IMAGE_MACHINE_CONFIG } from '../../builder/controller/handoff.js';
-import { inputsHash, repositoryOf } from '../../builder/controller/reconciler.js';
+import { inputsHash, repositoryOf } from '../../builder/controller/decide.js';
 import { hostedKubeconfig } from '../../builder/clusters/token-minter.js';
 import yaml from 'js-yaml';
 
