@@ -15,7 +15,7 @@ import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles } from './build-jo
 import type { RunMountName } from './build-script.js';
 import { handedOffImage, HANDOFF_BUILD_ANNOTATION, HANDOFF_PREFIX, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, type ProviderImages, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { type ConfigEntry, HOSTED_PAGE_SIZE, type IntakeLimits, listConfigs, MAX_JOBS_OBSERVED, type Refusals } from './intake.js';
-import { dockerConfigJson } from './reconciler.js';
+import { dockerConfigJson } from '../registry/dockerconfig.js';
 import { isTokenSecret, parseTokenSecret } from '../clusters/token-secret.js';
 import { CURRENT_CONFIG_VERSION_ANNOTATION, nodeTuningDisabled, trustBundleOf, USER_CA_BUNDLE } from '../hypershift/nodepool-facts.js';
 import { pullSecretAuthKeys } from '../registry/push-target.js';

@@ -240,14 +240,3 @@ export class Reconciler {
     }
   }
 }
-
-/** The registry auth file in a Secret: `.dockerconfigjson`, or a legacy `.dockercfg` wrapped as one. */
-export function dockerConfigJson(secret: KubeObject): string | undefined {
-  const data = (secret as KubeObject & { data?: Record<string, string> }).data ?? {};
-  const dec = (k: string) => (typeof data[k] === 'string' ? Buffer.from(data[k], 'base64').toString('utf8') : undefined);
-  const json = dec('.dockerconfigjson');
-  if (json) return json;
-  const legacy = dec('.dockercfg');
-  return legacy ? `{"auths":${legacy}}` : undefined;
-}
-

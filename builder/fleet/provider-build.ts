@@ -29,8 +29,7 @@ import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../clusters/kube.j
 import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type JobCondition } from '../controller/build-job.js';
 import { trustBundleOf, type BuildArch } from '../hypershift/nodepool-facts.js';
 import type { BuildPlacement } from './placement.js';
-import { dockerConfigJson } from '../controller/reconciler.js';
-import { dockerConfigCredentials } from '../registry/dockerconfig.js';
+import { dockerConfigCredentials, dockerConfigJson } from '../registry/dockerconfig.js';
 import { abortableSleep } from '../clusters/leader.js';
 import { BuildKey, buildTag } from './build-registry.js';
 

@@ -72,3 +72,13 @@ export function dockerConfigCredentials(text: string | undefined, where: Locatio
   const cfg = parseDockerConfigJson(text, where);
   return async (registry, repository) => credentialFor(cfg, registry, repository);
 }
+
+/** The registry auth file in a Secret: `.dockerconfigjson`, or a legacy `.dockercfg` wrapped as one. */
+export function dockerConfigJson(secret: object): string | undefined {
+  const data = (secret as { data?: Record<string, string> }).data ?? {};
+  const dec = (k: string) => (typeof data[k] === 'string' ? Buffer.from(data[k], 'base64').toString('utf8') : undefined);
+  const json = dec('.dockerconfigjson');
+  if (json) return json;
+  const legacy = dec('.dockercfg');
+  return legacy ? `{"auths":${legacy}}` : undefined;
+}
