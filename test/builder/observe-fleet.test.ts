@@ -181,6 +181,8 @@ describe('the fleet component, observed', () => {
       pending.find((p) => p.key.arch === 'amd64')!.resolve({ image: imageOfKey({ releaseDigest: D('2'), arch: 'amd64' }) });
       pending.find((p) => p.key.arch === 'arm64')!.reject(new Error('RUN dnf install -y provider-agent: exit status 1'));
       await waitFor('amd64 released', () => AMD.every((c) => np(c).spec.pausedUntil === undefined));
+      // banana is settled again only on an event of its own (it waits for nothing): its NodePool changes.
+      await admin.request('PATCH', admin.path(NODEPOOLS, 'clusters', npName(OVERRIDDEN)), { metadata: { labels: { 'example.com/touched': 'yes' } } }, 'application/merge-patch+json');
       offsetMs = 52 * 60_000;
       text = await metricsWhen((t) => sample(t, 'on_cluster_build_fleet_holds') === 1 && sample(t, 'on_cluster_build_fleet_gate_actions_total', { action: 'HandedOff' }) === AMD.length - 1 && sample(t, 'on_cluster_build_fleet_gate_nodepools', { state: 'Deferred' }) === 1);
       expect(sample(text, 'on_cluster_build_fleet_holds')).toBe(1);
