@@ -33,17 +33,16 @@ import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clust
 import {
   HANDOFF_RELEASE_ANNOTATION,
   handedOffImage,
-  handoffConfigMap,
   handoffName,
   NO_PROVIDER_LAYER,
   parseProviderImages,
   PROVIDER_IMAGES_CONFIGMAP,
   PROVIDER_LAYER_KEY,
   providerEntryMatches,
-  providerImageEntryText,
   WANTED_RELEASE_ANNOTATION,
 } from '../controller/handoff.js';
-import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
+import { CONFIG_LABEL } from '../controller/build-job.js';
+import { publishProviderImage, writeHandoff } from './gate-writes.js';
 
 export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true };
 
@@ -53,7 +52,6 @@ export { HANDOFF_RELEASE_ANNOTATION };
 // them without loading this module's Kubernetes client.
 import {
   BLOCKED_ANNOTATION,
-  CURRENT_CONFIG_ANNOTATION,
   DEFERRED_PREFIX,
   GATED_LABEL,
   HELD_SINCE_ANNOTATION,
@@ -466,46 +464,6 @@ export async function settleGate(o: GateOptions, maxSteps = 16): Promise<{ steps
 
 function imageWhy(key: ImageKey, s: { pending: string } | { failed: string }): string {
   return 'pending' in s ? `waiting for the image for ${describe(key)}: ${s.pending}` : `the image for ${describe(key)} failed: ${s.failed}`;
-}
-
-/**
- * Writes the NodePool's hand-off for `image` (built for the NodePool's release): creates a
- * provider-only one, or rewrites the one there, keeping its labels (the NodePoolOSConfig label is
- * the per-HCP controller's: it deletes a hand-off whose config is gone; kept as it is, never
- * added by the gate) and its other annotations.
- */
-async function writeHandoff(m: Kube, o: GateOptions, cm: (KubeObject & { data?: Record<string, string> }) | undefined, key: ImageKey, image: string): Promise<void> {
-  const want = handoffConfigMap(o.hcpNamespace, o.nodePoolName, '', image);
-  want.metadata.annotations = { ...(cm?.metadata.annotations ?? {}), [HANDOFF_RELEASE_ANNOTATION]: key.releaseImage };
-  const labels: Record<string, string> = { ...(cm?.metadata.labels ?? {}), ...want.metadata.labels };
-  const own = cm?.metadata.labels?.[CONFIG_LABEL];
-  if (own === undefined) delete labels[CONFIG_LABEL];
-  else labels[CONFIG_LABEL] = own;
-  want.metadata.labels = labels;
-  if (!cm) {
-    await m.create(RESOURCES.configMaps, want); // AlreadyExists is a 409: settleGate reads again
-    return;
-  }
-  want.metadata.resourceVersion = cm.metadata.resourceVersion;
-  await m.update(RESOURCES.configMaps, want);
-}
-
-/** Sets the NodePool's entry in the HCP namespace's provider-images ConfigMap (a new layer starts it afresh). */
-async function publishProviderImage(m: Kube, o: GateOptions, pcm: (KubeObject & { data?: Record<string, string> }) | undefined, key: ImageKey, image: string): Promise<void> {
-  const text = providerImageEntryText({ release: key.releaseImage, arch: key.arch, ...(key.stream ? { stream: key.stream } : {}), image });
-  if (!pcm) {
-    await m.create(RESOURCES.configMaps, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: PROVIDER_IMAGES_CONFIGMAP, namespace: o.hcpNamespace, labels: { [MANAGED_BY]: MANAGED_BY_VALUE }, ...(o.owner ? { ownerReferences: [{ ...o.owner }] } : {}) },
-      data: { [PROVIDER_LAYER_KEY]: o.layer, [o.nodePoolName]: text },
-    } as KubeObject);
-    return;
-  }
-  const data: Record<string, string> = pcm.data?.[PROVIDER_LAYER_KEY] === o.layer ? { ...pcm.data } : { [PROVIDER_LAYER_KEY]: o.layer };
-  data[o.nodePoolName] = text;
-  const owned = !o.owner || (pcm.metadata.ownerReferences ?? []).some((r) => r.uid === o.owner!.uid);
-  await m.update(RESOURCES.configMaps, { ...pcm, metadata: { ...pcm.metadata, ...(owned ? {} : { ownerReferences: [...(pcm.metadata.ownerReferences ?? []), { ...o.owner! }] }) }, data } as KubeObject);
 }
 
 async function step(did: Exclude<GateStep, { done: true }>['did'], message: string, write: () => Promise<unknown>): Promise<GateStep> {
