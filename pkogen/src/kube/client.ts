@@ -97,6 +97,25 @@ export interface KubeRequestOptions {
 }
 
 /**
+ * client-node gives each cluster and user one https.Agent, made without keep-alive: every request
+ * then opens its own TCP connection and TLS handshake, which a controller making thousands of
+ * requests pays in CPU on both sides. In its place, one keep-alive agent with the same TLS
+ * options per client-node agent; its idle connections close after the agent's socket timeout and
+ * never keep a process alive (Node unrefs free sockets). Proxy agents are left as they are.
+ */
+const keepAliveAgents = new WeakMap<https.Agent, https.Agent>();
+function keepAliveAgent(agent: https.RequestOptions['agent']): https.RequestOptions['agent'] {
+  if (!(agent instanceof https.Agent) || agent.constructor !== https.Agent) return agent;
+  let kept = keepAliveAgents.get(agent);
+  if (!kept) {
+    const options = (agent as https.Agent & { options: https.AgentOptions }).options;
+    kept = new https.Agent({ ...options, keepAlive: true });
+    keepAliveAgents.set(agent, kept);
+  }
+  return kept;
+}
+
+/**
  * One REST call with the kubeconfig's server, TLS and credentials (client-node applies them,
  * token files and exec plugins included). Resolves the parsed JSON body of a 2xx answer; anything
  * else is a KubeApiError with the Status reason and code, never a credential.
@@ -116,6 +135,7 @@ export async function kubeRequest(kc: KubeConfigLike, method: string, p: string,
   }
   const ro: https.RequestOptions = { method, headers, timeout: timeoutMs };
   await kc.applyToHTTPSOptions(ro);
+  ro.agent = keepAliveAgent(ro.agent);
   const mod = url.protocol === 'http:' ? http : https;
   const wrap = (e: unknown) => (e instanceof KubeApiError ? e : new KubeApiError(`${method} ${url.pathname}: cannot reach ${server}: ${firstLine(e)}`, 0, 'NetworkError'));
   return new Promise((resolve, reject) => {

@@ -298,6 +298,8 @@ export class ApiTestServer {
 
   private server?: https.Server;
   private readonly sockets = new Set<Socket>();
+  /** TLS connections accepted since start (a client that reuses connections opens few). */
+  tlsConnections = 0;
   private readonly types: ResourceType[] = [];
   /** `group/plural` → collection (all versions of a kind share one). */
   private readonly colls = new Map<string, Collection>();
@@ -348,6 +350,7 @@ export class ApiTestServer {
       s.on('close', () => this.sockets.delete(s));
     });
     server.on('secureConnection', (s: Socket) => {
+      this.tlsConnections++;
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
