@@ -14,7 +14,7 @@ import type { InvolvedObject } from '../metrics/events.js';
 import type { ReconcilerOptions, VerifyImageResult } from './reconciler.js';
 import { type BuildPlan, repositoryOf } from './decide.js';
 import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
-import { buildConfigMap, buildJob, type BuildJobInput, buildSecret, CONFIG_LABEL, JOB_NAME_LABEL, MANAGED_BY, MANAGED_BY_VALUE, readJobEnd } from './build-job.js';
+import { BUILD_LABEL, buildConfigMap, buildJob, type BuildJobInput, buildSecret, CONFIG_LABEL, JOB_NAME_LABEL, MANAGED_BY, MANAGED_BY_VALUE, readJobEnd } from './build-job.js';
 import { HANDOFF_BUILD_ANNOTATION, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NO_PROVIDER_LAYER, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { HOSTED_PAGE_SIZE, readConfig, trimConfig } from './intake.js';
 import { type HandoffEntry, jobFinished, NPOSB, NPOSC, type Obj, type Observed, trimJob } from './observe.js';
@@ -107,6 +107,7 @@ export class Act {
     for (const m of plan.mine) if (m.metadata.name !== j.jobName && !jobFinished(m)) {
       await this.o.hosted.delete(RESOURCES.jobs, m.metadata.name!, this.o.buildNamespace);
       this.o.log('superseded build job deleted', { job: m.metadata.name, nodePoolOSConfig: j.configName });
+      await this.interrupted(m, j);
     }
     let state = await this.driveJob(plan);
     if (state.phase === 'Succeeded') state = await this.verify(j, state, plan.pushAuth, obs.pullSecret);
@@ -242,6 +243,17 @@ export class Act {
       if (!isConflict(e)) throw e;
       return build;
     }
+  }
+
+  /** The record of a build whose Job was deleted for newer inputs says so (Interrupted, Superseded), if it was still open. */
+  private async interrupted(job: Obj, by: BuildJobInput): Promise<void> {
+    const buildName = job.metadata.labels?.[BUILD_LABEL];
+    if (!buildName) return;
+    const record = await this.o.hosted.get<Obj>(NPOSB, buildName);
+    // The Job's labels are the tenant's to write: only a record of this config is touched.
+    if (!record || record.metadata.labels?.[CONFIG_LABEL] !== by.configName) return;
+    const state: BuildState = { phase: 'Interrupted', reason: 'Superseded', message: `newer inputs: build ${by.buildName} replaces it`, end: this.o.now().toISOString() };
+    await this.setBuildStatus(record, { ...by, jobName: job.metadata.name!, buildName }, state);
   }
 
   /** The config's status from its build's state; a verified image is handed off first. */

@@ -11,7 +11,7 @@
 import type { NodePoolInputs, ReconcilerOptions } from './reconciler.js';
 import type { Gathered, Need } from './decide.js';
 import { Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
-import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles } from './build-job.js';
+import { BUILD_LABEL, CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles } from './build-job.js';
 import type { RunMountName } from './build-script.js';
 import { handedOffImage, HANDOFF_BUILD_ANNOTATION, HANDOFF_PREFIX, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, type ProviderImages, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { type ConfigEntry, HOSTED_PAGE_SIZE, type IntakeLimits, listConfigs, MAX_JOBS_OBSERVED, type Refusals } from './intake.js';
@@ -302,7 +302,7 @@ const JOB_CONDITION_TYPES = new Set(['Complete', 'Failed', 'SuccessCriteriaMet',
 
 export function trimJob(j: Obj): Obj {
   return {
-    metadata: { name: j.metadata.name, creationTimestamp: j.metadata.creationTimestamp, labels: { [CONFIG_LABEL]: j.metadata.labels?.[CONFIG_LABEL] ?? '' } },
+    metadata: { name: j.metadata.name, creationTimestamp: j.metadata.creationTimestamp, labels: { [CONFIG_LABEL]: j.metadata.labels?.[CONFIG_LABEL] ?? '', [BUILD_LABEL]: j.metadata.labels?.[BUILD_LABEL] ?? '' } },
     // The tenant can write a Job's status: a bounded number of conditions, of the types decisions read.
     status: { conditions: ((Array.isArray(j.status?.conditions) ? j.status!.conditions : []) as { type: string; status: string }[]).filter((c) => JOB_CONDITION_TYPES.has(c?.type)).slice(0, 8).map((c) => ({ type: c.type, status: c.status === 'True' ? 'True' : 'False' })) },
   };

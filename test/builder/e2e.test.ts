@@ -30,6 +30,9 @@ import { PULL_KEYS_CONFIGMAP } from '../../builder/api/types.js';
 import { startWebhookServer } from '../../builder/webhook/server.js';
 import { WEBHOOK_PATHS } from '../../builder/api/types.js';
 import { makeCert, post } from './webhook-client.js';
+import { ControllerTelemetry } from '../../builder/metrics/controller.js';
+import { METRICS } from '../../builder/metrics/catalogue.js';
+import { Metrics } from '../../builder/metrics/registry.js';
 
 const NS = 'clusters-banana';
 const HOSTED_NS = 'openshift-on-cluster-build';
@@ -515,6 +518,34 @@ describe('on-cluster-build controller, end to end', () => {
       await reconciler().reconcileAll();
     }
     expect(jobsFor('workers-arm').filter((j) => !(j.status?.conditions ?? []).length)).toHaveLength(1);
+  });
+
+  it('a superseded build\'s record says Interrupted (Superseded), named by the build that replaces it, and is counted once', async () => {
+    const records = () => hosted.store.list('on-cluster-build.pkogen.io/v1alpha1', 'NodePoolOSBuild').filter((b) => b.spec.nodePool.name === 'workers-arm');
+    const interrupted = () => records().filter((b) => condition(b, 'Interrupted')?.status === 'True');
+    const open = () => records().filter((b) => !['Succeeded', 'Failed', 'Interrupted'].some((t) => condition(b, t)?.status === 'True'));
+    // The test before superseded rebuild 3 by rebuild 4, which still runs.
+    expect(interrupted()).toHaveLength(1);
+    expect(open()).toHaveLength(1);
+    const metrics = new Metrics([METRICS.buildsFinished], { processMetrics: false });
+    const telemetry = new ControllerTelemetry(metrics);
+    for (const i of ['4a', '4b']) {
+      const cfg = config('workers-arm');
+      hosted.store.put({ ...cfg, metadata: { ...cfg.metadata, annotations: { [REBUILD_ANNOTATION]: i } } });
+      await reconciler({ telemetry }).reconcileAll();
+    }
+    expect(open()).toHaveLength(1);
+    const running = open()[0]!.metadata!.name;
+    expect(interrupted()).toHaveLength(3);
+    for (const b of interrupted()) {
+      expect(condition(b, 'Interrupted')).toMatchObject({ status: 'True', reason: 'Superseded' });
+      expect(condition(b, 'Building')?.status).toBe('False');
+      expect(b.status.buildEnd).toBeDefined();
+    }
+    expect(condition(interrupted().find((b) => condition(b, 'Interrupted').message.includes(running)), 'Interrupted').message).toBe(`newer inputs: build ${running} replaces it`);
+    expect(await metrics.text()).toContain('on_cluster_build_builds_finished_total{result="Interrupted",reason="Superseded"} 2');
+    await reconciler({ telemetry }).reconcileAll();
+    expect(await metrics.text()).toContain('on_cluster_build_builds_finished_total{result="Interrupted",reason="Superseded"} 2');
   });
 
   it('rate-limits rebuilds of one config', async () => {
