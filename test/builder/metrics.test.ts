@@ -52,6 +52,15 @@ describe('metric labels', () => {
     expect(written[0]).toMatchObject({ reason: 'BuildFailed', type: 'Warning', message: 'build failed: Other (the record\'s status says more)', metadata: { namespace: 'default' } });
   });
 
+  it("an interrupted build's Event is BuildInterrupted, a Warning naming its reason", async () => {
+    const written: EventObject[] = [];
+    const events = new EventRecorder({ sink: { create: async (e) => (written.push(e), e), patch: async () => ({}) }, component: 'c', instance: 'i', now: () => 0 });
+    const t = new ControllerTelemetry(new Metrics([METRICS.buildsStarted, METRICS.buildsFinished, METRICS.buildDuration, METRICS.releaseResolutions, METRICS.imageVerifications], { processMetrics: false }), events);
+    t.buildFinished({ apiVersion: 'v1', kind: 'NodePoolOSBuild', name: 'b' }, 'Interrupted', 'Superseded');
+    await events.flush();
+    expect(written[0]).toMatchObject({ reason: 'BuildInterrupted', type: 'Warning', message: 'build interrupted: Superseded (the record\'s status says more)' });
+  });
+
   it("the fleet exports its rollout: the halted gauge follows the plan's halt, NodePools by rollout state", async () => {
     const f = new FleetTelemetry({ maxHoldSeconds: 3600, now: () => 0, processMetrics: false });
     let text = await f.metrics.text();
