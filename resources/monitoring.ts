@@ -161,7 +161,8 @@ export function fleetAlerts(): AlertRule[] {
       'The rollout of the provider layer halted in {{ $labels.namespace }}',
       'A canary NodePool failed, or more NodePools failed than maxFailures of the rollout policy: NodePools not yet started keep their image until `on-cluster-build fleet-rollout resume` or `rollback`.',
     ),
-    ...hcpAlerts().filter((r) => r.alert.startsWith('OnClusterBuildWebhook')).map((r) => ({ ...r, alert: r.alert.replace('OnClusterBuildWebhook', 'OnClusterBuildFleetWebhook'), annotations: { ...r.annotations, runbook: r.annotations.runbook.replace('onclusterbuildwebhook', 'onclusterbuildfleetwebhook') } })),
+    // Errors only: the fleet's webhook never denies (it adds the hold or answers an error), so an alert on denials could not fire.
+    ...hcpAlerts().filter((r) => r.alert === 'OnClusterBuildWebhookErrors').map((r) => ({ ...r, alert: r.alert.replace('OnClusterBuildWebhook', 'OnClusterBuildFleetWebhook'), annotations: { ...r.annotations, runbook: r.annotations.runbook.replace('onclusterbuildwebhook', 'onclusterbuildfleetwebhook') } })),
   ];
 }
 

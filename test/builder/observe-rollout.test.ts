@@ -363,9 +363,6 @@ describe('a Progressive rollout of the provider layer, observed', () => {
       { minute: 17, alert: 'OnClusterBuildFleetWebhookErrors', firing: webhookFiring },
       { minute: 29, alert: 'OnClusterBuildFleetWebhookErrors', firing: webhookFiring },
       { minute: 40, alert: 'OnClusterBuildFleetWebhookErrors', firing: [] },
-      // Errors are not denials.
-      { minute: 20, alert: 'OnClusterBuildFleetWebhookDenyingAll', firing: [] },
-      { minute: 40, alert: 'OnClusterBuildFleetWebhookDenyingAll', firing: [] },
       { minute: 30, alert: 'OnClusterBuildRolloutHalted', firing: [] },
     ]);
     expect(check.code).toBe(0);
