@@ -11,7 +11,7 @@
  * otherwise refuses every image (fail closed: no hand-off without a registry check).
  */
 import type { KubeObject } from './clusters/kube.js';
-import type { NodePoolInputs, ReleaseImages, ResolveOptions, VerifyImageInput, VerifyImageResult } from './controller/reconciler.js';
+import type { NodePoolInputs, ReleaseImages, ResolveOptions, VerifyImageInput, VerifyImageResult } from './controller/options.js';
 import { dockerConfigCredentials } from './registry/dockerconfig.js';
 import { describeError } from './registry/describe-error.js';
 import { verifyBuiltImage } from './registry/image-check.js';

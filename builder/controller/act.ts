@@ -11,7 +11,7 @@
  * happens only for a digest `verifyImage` checked in the registry.
  */
 import type { InvolvedObject } from '../metrics/events.js';
-import type { ReconcilerOptions, VerifyImageResult } from './reconciler.js';
+import type { ReconcilerOptions, VerifyImageResult } from './options.js';
 import { type BuildPlan, repositoryOf } from './decide.js';
 import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
 import { BUILD_LABEL, buildConfigMap, buildJob, type BuildJobInput, buildSecret, CONFIG_LABEL, JOB_NAME_LABEL, MANAGED_BY, MANAGED_BY_VALUE, readJobEnd } from './build-job.js';

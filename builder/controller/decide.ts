@@ -11,7 +11,7 @@
  * current token Secret names it, before anything else is read.
  */
 import type { KubeObject } from '../clusters/kube.js';
-import type { ReconcilerOptions, ReleaseImages, ResolveOptions } from './reconciler.js';
+import type { ReconcilerOptions, ReleaseImages, ResolveOptions } from './options.js';
 import { createHash } from 'node:crypto';
 import { builderImageFor, type BuildJobInput, CONFIG_LABEL } from './build-job.js';
 import type { RunMountName } from './build-script.js';

@@ -8,7 +8,7 @@
  * The retained size grows with the number of configs and NodePools, never with Secret data or
  * object sizes (a token Secret's data, a Node's images, a Machine's spec are not kept).
  */
-import type { NodePoolInputs, ReconcilerOptions } from './reconciler.js';
+import type { NodePoolInputs, ReconcilerOptions } from './options.js';
 import type { Gathered, Need } from './decide.js';
 import { Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
 import { BUILD_LABEL, CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles } from './build-job.js';

@@ -18,7 +18,8 @@
  */
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube } from '../../builder/clusters/kube.js';
-import { Reconciler, ReconcilerOptions } from '../../builder/controller/reconciler.js';
+import { Reconciler } from '../../builder/controller/reconciler.js';
+import type { ReconcilerOptions } from '../../builder/controller/options.js';
 import { runController } from '../../builder/controller/run.js';
 import { wiring } from '../../builder/wiring.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
