@@ -4,11 +4,10 @@
  * reused by the controller, so an object admitted before the webhook was registered is still
  * refused.
  *
- * Seams (ReconcilerOptions): `resolveRelease(releaseImage, {arch, stream, pullSecret})` and
- * `verifyImage({pushRef, arch, baseImageRef, credentials})`. The release resolver of this branch
- * takes the arch as a third argument and the base OS tag per resolver, so each OS stream gets its
- * own resolver here; `verifyImage` uses the resolver's `verifyBuiltImage` when it has one and
- * otherwise refuses every image (fail closed: no hand-off without a registry check).
+ * Seams (ReconcilerOptions, builder/controller/options.ts): `resolveRelease(releaseImage, {arch,
+ * stream, pullSecret})`, which passes the pull secret and `{arch, osStream}` to the one release
+ * resolver, and `verifyImage({pushRef, arch, baseImageRef, credentials})`, the registry check of a
+ * built image (builder/registry/image-check.ts).
  */
 import type { KubeObject } from './clusters/kube.js';
 import type { NodePoolInputs, ReleaseImages, ResolveOptions, VerifyImageInput, VerifyImageResult } from './controller/options.js';

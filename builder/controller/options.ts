@@ -7,15 +7,14 @@
 import type { BuildTelemetry } from '../metrics/controller.js';
 import type { Kube, KubeObject } from '../clusters/kube.js';
 import type { TenantLayer } from '../policy/layers.js';
+import type { ReleaseImages as ResolvedRelease } from '../registry/release.js';
 import type { IntakeLimits } from './intake.js';
 
-export interface ReleaseImages {
-  releaseDigest: string;
-  baseOSImage: string;
-  machineConfigOperatorImage: string;
-  /** The release's version (`image-references` metadata.name): decides which image carries buildah. */
-  version?: string;
-}
+/**
+ * The part of a resolved release (builder/registry/release.ts, where its fields are defined) a
+ * decision reads; the version decides which image carries buildah.
+ */
+export type ReleaseImages = Pick<ResolvedRelease, 'releaseDigest' | 'baseOSImage' | 'machineConfigOperatorImage' | 'version'>;
 
 /** What a release resolve needs to know about the NodePool (the release engineer's `resolve(releaseImage, {arch, stream, pullSecret})`). */
 export interface ResolveOptions {
