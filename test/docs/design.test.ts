@@ -56,6 +56,15 @@ const MOVED: [string, string, string][] = [
   ["### What runs, and what only a real cluster can show", "fleet.md", "## What runs, and what only a real cluster can show"],
 ];
 
+/**
+ * The component files written decision by decision: each decision's section has its four parts,
+ * once each and in this order. Files not yet written that way are not listed.
+ */
+const DECISION_FILES = ['api-and-admission.md', 'controller.md'];
+const PARTS = ['**Decision.**', '**Evidence.**', '**Alternatives weighed.**', '**Only a real cluster shows.**'];
+/** Words that tell the order work happened in rather than what the design is. */
+const HISTORY = /\b(used to|was changed|this stop|until it was found|on this branch|the old code|as before|added since)\b/i;
+
 const headings = new Map<string, string[]>(); // heading -> files it stands in
 for (const f of readdirSync(DIR).filter((n) => n.endsWith('.md'))) {
   for (const line of readFileSync(path.join(DIR, f), 'utf8').split('\n')) {
@@ -84,6 +93,28 @@ describe('docs/design/: the design by component', () => {
     // The parts every decision is written in may stand in each component file.
     const structural = /^## (Decision|Evidence|Alternatives weighed|What only a real cluster)/;
     expect([...headings].filter(([h, fs]) => /^##? /.test(h) && fs.length > 1 && !structural.test(h)).map(([h, fs]) => `${h}: ${fs.join(', ')}`)).toEqual([]);
+  });
+
+  it.each(DECISION_FILES)('%s: each decision in its four parts, in order', (f) => {
+    const text = readFileSync(path.join(DIR, f), 'utf8');
+    const sections = text.split(/^(?=#{1,4} )/m);
+    const wrong: string[] = [];
+    for (const sec of sections) {
+      const found = PARTS.map((p) => sec.split(p).length - 1);
+      if (found.every((n) => n === 0)) continue; // a section that holds no decision (a contract, an introduction)
+      const at = PARTS.map((p) => sec.indexOf(p));
+      if (!found.every((n) => n === 1) || at.some((i, k) => k > 0 && i < at[k - 1]!)) wrong.push(sec.split('\n')[0]!);
+    }
+    expect(wrong).toEqual([]);
+    expect(sections.filter((sec) => sec.includes(PARTS[0]!)).length).toBeGreaterThan(0);
+  });
+
+  it.each(DECISION_FILES)('%s: written in the present, not as the history of the work', (f) => {
+    const offenders: string[] = [];
+    readFileSync(path.join(DIR, f), 'utf8').split('\n').forEach((l, i) => {
+      if (HISTORY.test(l)) offenders.push(`${f}:${i + 1}: ${l.trim()}`);
+    });
+    expect(offenders).toEqual([]);
   });
 
   it('no section names an issue number (history is in git and the changelog)', () => {
