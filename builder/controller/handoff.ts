@@ -1,6 +1,6 @@
 /**
  * How a built image reaches a NodePool, through an input HyperShift already consumes (evidence
- * in docs/design/hand-off.md, "Rollout hand-off"): the NodePool controller appends to a NodePool's machine
+ * in docs/design/hand-off.md, "The hand-off ConfigMap"): the NodePool controller appends to a NodePool's machine
  * config every ConfigMap in the HCP namespace labelled
  * `hypershift.openshift.io/nto-generated-machine-config: "true"` and
  * `hypershift.openshift.io/nodePool: <name>` (key `config`), when the NodeTuning capability is
