@@ -1,8 +1,8 @@
 /**
  * What a tenant's Containerfile may do, checked at admission (docs/design/api-and-admission.md "Webhook hardening").
  *
- * The build prepends `FROM <release OS image> AS configs` and runs `buildah bud` without
- * `--target`, so buildah builds and pushes the *last* stage, and every image the file names is
+ * The build prepends `FROM <release OS image> AS configs` and runs `buildah bud --target final`
+ * (build-script.ts), so buildah builds and pushes the stage `final`, and every image the file names is
  * pulled with the build's credentials (the HCP's pull secret unless the config names another). So:
  * - no stage may be named `configs` (it would replace the base the build supplies), compared
  *   case-insensitively, and no stage name may hold a variable (`$`), which buildah expands;
@@ -218,7 +218,7 @@ export function containerfileIssues(content: string): ContainerfileIssue[] {
   const last = stages[stages.length - 1];
   if (finals.length === 0) out.push({ line: 0, message: `must define the stage "${FINAL}" (FROM ${CONFIGS} AS ${FINAL}), the stage the build ships` });
   else if (last && last.name !== FINAL) {
-    out.push({ line: last.line, message: `"${FINAL}" must be the last stage: buildah builds and ships the last one` });
+    out.push({ line: last.line, message: `"${FINAL}" must be the last stage: the build ships it (buildah bud --target final), and a stage after it would never be built` });
   } else if (last && last.from !== CONFIGS) {
     out.push({ line: last.line, message: `the "${FINAL}" stage must start FROM ${CONFIGS}` });
   }
