@@ -16,6 +16,7 @@ import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js'
 // generating the package does not need.
 import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
 import { metricsServing } from './monitoring.js';
+import { asAdmissionReplica, SERVING_MOUNTS, SERVING_PORT, SERVING_READINESS, SERVING_VOLUMES, servingArgs } from './webhooks.js';
 import { EVENTS_NAMESPACE, HOSTED_EVENT_RULES, HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/policy/rbac.js';
 import { HANDOFF_RULES } from '../builder/fleet/rbac.js';
 import { FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from './fleet/identity.js';
@@ -126,7 +127,10 @@ export function hostedApi(): PackageObject[] {
   ];
 }
 
-/** The controller's args: every one is a flag of `on-cluster-build controller` (a test parses them with its parser). */
+/**
+ * The controller's own args as `on-cluster-build controller` takes them (a test parses them with
+ * its parser; the controller bench and the intake test run that command with them).
+ */
 export function controllerArgs(): string[] {
   return [
     'controller',
@@ -141,6 +145,15 @@ export function controllerArgs(): string[] {
     `--health-port=${HEALTH_PORT}`,
     ...CONTROLLER_METRICS.args,
   ];
+}
+
+/**
+ * What the Deployment runs: `on-cluster-build control-plane`, the controller's args and the
+ * admission server's (every one a flag of `control-plane`: tested with its parser). The replica
+ * serves admission from start-up; the loop runs while it holds the Lease.
+ */
+export function controlPlaneArgs(): string[] {
+  return ['control-plane', ...controllerArgs().slice(1), ...servingArgs()];
 }
 
 /**
@@ -163,7 +176,8 @@ export const CONTROLLER_METRICS = metricsServing({ name: CONTROLLER, port: 9443,
 export function controllerDeployment(): PackageObject {
   const deployment = hypershift.hcpDeployment({
     name: CONTROLLER,
-    // One active builder per hosted cluster; the Lease keeps a surge pod from acting.
+    // One pod: the Lease holder's loop and the first admission replica (the webhook Deployment's
+    // pod is the second). A surge pod serves admission at once and takes the Lease once it is free.
     replicas: 1,
     // The gate means a ready pod: no old pod is removed before the new one is available.
     maxUnavailable: 0,
@@ -173,19 +187,20 @@ export function controllerDeployment(): PackageObject {
     managementKasAccess: true,
     containers: [
       {
-        name: 'controller',
+        name: 'control-plane',
         image: IMAGE,
         command: ['/usr/local/bin/on-cluster-build'],
-        args: controllerArgs(),
+        args: controlPlaneArgs(),
         env: [
           { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
           { name: 'NODE_OPTIONS', value: CONTROLLER_NODE_OPTIONS },
         ],
-        ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }, CONTROLLER_METRICS.port],
-        volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }, ...CONTROLLER_METRICS.volumeMounts],
+        ports: [SERVING_PORT, { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }, CONTROLLER_METRICS.port],
+        volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }, ...CONTROLLER_METRICS.volumeMounts, ...SERVING_MOUNTS],
         resources: CONTROLLER_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 10, periodSeconds: 30 },
-        readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 10 },
+        // Ready once admission is served (the Service's endpoints); the loop's state does not gate it.
+        readinessProbe: SERVING_READINESS,
       },
       {
         name: 'token-minter',
@@ -204,7 +219,8 @@ export function controllerDeployment(): PackageObject {
       { name: 'hosted-token', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
       { name: 'hosted-admin-kubeconfig', secret: { secretName: hypershift.HOSTED_KUBECONFIG_SECRET, defaultMode: 0o440 } },
       ...CONTROLLER_METRICS.volumes,
+      ...SERVING_VOLUMES,
     ],
   });
-  return { phase: 'deploy', object: deployment };
+  return { phase: 'deploy', object: asAdmissionReplica(deployment) };
 }
