@@ -160,8 +160,8 @@ describe('controller: bounded intake of NodePoolOSConfigs', () => {
     expect(all.filter((o) => ours(o))).toHaveLength(MAX_CONFIGS);
     // Within the package's memory limit (the cgroup would kill it beyond).
     expect(peakKb).toBeGreaterThan(0);
-    expect(peakKb * 1024).toBeLessThan(320 * 1024 * 1024);
-    expect(CONTROLLER_RESOURCES.limits.memory).toBe('320Mi');
+    expect(CONTROLLER_RESOURCES.limits.memory).toMatch(/^\d+Mi$/);
+    expect(peakKb * 1024).toBeLessThan(parseInt(CONTROLLER_RESOURCES.limits.memory, 10) * 1024 * 1024);
   }, WAIT_MS + 120_000);
 });
 

@@ -139,6 +139,28 @@ describe('the package deploys our controller', () => {
     }
   });
 
+  it('requests at most 200 MiB of memory per HCP namespace, and every V8 heap cap fits its container limit', async () => {
+    for (const tc of ['hcp-typical', 'proxy-required-only']) {
+      const { objects } = await rendered(tc);
+      const mi = (q: string) => {
+        expect(q).toMatch(/^\d+Mi$/);
+        return parseInt(q, 10);
+      };
+      let requested = 0;
+      for (const d of objects.filter((o) => o.obj.kind === 'Deployment').map((o) => o.obj)) {
+        for (const c of d.spec.template.spec.containers) {
+          requested += d.spec.replicas * mi(c.resources.requests.memory);
+          const opts = String((c.env ?? []).find((e: any) => e.name === 'NODE_OPTIONS')?.value ?? '');
+          const flag = (k: string) => Number(new RegExp(`--${k}=(\\d+)`).exec(opts)?.[1] ?? 0);
+          // Old space plus the young generation (3 semi-spaces) below the limit: the heap collects before the cgroup kills.
+          expect(flag('max-old-space-size') + 3 * flag('max-semi-space-size')).toBeLessThan(mi(c.resources.limits.memory));
+          expect(mi(c.resources.requests.memory)).toBeLessThan(mi(c.resources.limits.memory));
+        }
+      }
+      expect(requested).toBeLessThanOrEqual(200);
+    }
+  });
+
   it('registers webhooks only for our own kinds, which the package installs in the hosted cluster', async () => {
     const { objects } = await rendered('hcp-typical');
     const hostedKinds = new Set(objects.filter((o) => o.phase === 'hosted-api' && o.obj.kind === 'CustomResourceDefinition').map((o) => `${o.obj.spec.group}/${o.obj.spec.names.plural}`));
