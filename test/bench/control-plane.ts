@@ -3,9 +3,9 @@
  * control-plane` (the controller and the webhook in one process) as a hosted control plane's pair of
  * replicas runs it, and the same summed over several HCP namespaces' worth of real processes.
  *
- * Part 1, one HCP namespace: two replicas (`node bin/on-cluster-build.js control-plane`, the
- * controller Deployment's args with the command replaced and the webhook Deployment's serving
- * args added, NODE_OPTIONS from CP_BENCH_NODE_OPTIONS), both pinned to core 0, against two API
+ * Part 1, one HCP namespace: two replicas (`node bin/on-cluster-build.js control-plane` with the
+ * controller Deployment's args, paths and ports pointed at the run, NODE_OPTIONS the Deployment's
+ * or CP_BENCH_NODE_OPTIONS; two as during a rollout), both pinned to core 0, against two API
  * test servers and docker-registry with two release payloads in / beside this process on core 1
  * (the controller bench's set-up: test/bench/controller.ts). Read from /proc: VmRSS, VmHWM (peak)
  * and Pss (smaps_rollup: pages shared with other processes, the node executable's above all,
@@ -18,7 +18,7 @@
  * smallest JSON values as the in-flight budget admits, sent together (peak RSS, which the memory
  * limit must cover, and whether it still answers).
  *
- * Part 2, CP_BENCH_HCPS HCP namespaces' worth (a scaled-down fleet: the machine is shared by
+ * Part 2 (off by default), CP_BENCH_HCPS HCP namespaces' worth (a scaled-down fleet: the machine is shared by
  * several agents on 2 cores; 500 namespaces' worth of processes would not fit on it): per
  * namespace its own two API test servers and two replicas, not pinned; each pair idle (Lease held,
  * both sides observed), then 200 admissions to each replica; the sum over all the processes of
@@ -51,7 +51,8 @@ const root = path.resolve(here, '..', '..', '..');
 const RATE = Number(process.env.CP_BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.CP_BENCH_SECONDS ?? 10);
 const CONFIGS = Number(process.env.CP_BENCH_CONFIGS ?? 100);
-const HCPS = Number(process.env.CP_BENCH_HCPS ?? 4);
+// Part 2 (pairs of replicas per namespace) predates the package's shape; test/bench/footprint.ts measures the package's pods.
+const HCPS = Number(process.env.CP_BENCH_HCPS ?? 0);
 const NODE_OPTIONS = process.env.CP_BENCH_NODE_OPTIONS ?? CONTROLLER_NODE_OPTIONS;
 const IDLE_NODEPOOLS = 3;
 const SETTLE_MS = 5000;
