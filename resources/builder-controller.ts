@@ -16,6 +16,7 @@ import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js'
 // generating the package does not need.
 import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
 import { metricsServing } from './monitoring.js';
+import { asAdmissionReplica, SERVING_MOUNTS, SERVING_PORT, SERVING_READINESS, SERVING_VOLUMES, servingArgs } from './webhooks.js';
 import { EVENTS_NAMESPACE, HOSTED_EVENT_RULES, HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/policy/rbac.js';
 import { HANDOFF_RULES } from '../builder/fleet/rbac.js';
 import { FLEET_NAMESPACE, FLEET_SERVICE_ACCOUNT } from './fleet/identity.js';
@@ -27,17 +28,19 @@ const ADMIN_KUBECONFIG_DIR = '/etc/hosted-admin-kubeconfig';
 const HEALTH_PORT = 8081;
 
 /**
- * Memory of the controller container, from docs/benchmarks.md "Controller footprint"
- * (test/bench/controller.ts, the real process with these NODE_OPTIONS): ~80 MiB idle, ~105 MiB
- * with 100 NodePools each with a NodePoolOSConfig, ~155 MiB with 1,000. V8's live old space stays
- * ~20 MiB at 1,000; without a cap its young generation grows to 128 MiB of semi-spaces and RSS
- * to ~310 MiB, so the semi-space is capped at 8 MB. Request = the 100-NodePool RSS rounded up
- * (128Mi); limit = the 1,000-NodePool peak plus one list page at the 64 MiB response cap, parsed
- * (~2x), with headroom (320Mi); old space capped at 192 MB so the heap collects before the cgroup
- * kills.
+ * Memory of the control-plane container (the loop on the Lease holder and an admission replica),
+ * from docs/benchmarks.md "Control plane" (test/bench/control-plane.ts, the real process with
+ * these NODE_OPTIONS): holder idle ~70 MiB, ~79 MiB after 5,000 admissions at 500/s, 81 MiB with
+ * 100 NodePools each with a NodePoolOSConfig, 87.5 MiB (peak 94) with 1,000, the most it acts on.
+ * `--jitless` saves 14-18 MiB after load (the interpreter only: no compiler code or JIT code in
+ * memory), the 4 MB semi-space 5-7 MiB more. The worst input it parses is the webhook's: the
+ * in-flight budget's worth of maximum-size AdmissionReviews of the smallest JSON values (4 x 3 MiB,
+ * ~55 MB of live heap) while it keeps 1,000 configs; V8's old-space cap sets that peak (192 MB:
+ * 232 MiB; 112 MB: 200-219 MiB, it answers throughout and afterwards). Request = the 1,000-NodePool
+ * RSS rounded up (88Mi); limit = the worst parse peak with ~17% headroom (256Mi), as the webhook's.
  */
-export const CONTROLLER_NODE_OPTIONS = '--max-semi-space-size=8 --max-old-space-size=192';
-export const CONTROLLER_RESOURCES = { requests: { cpu: '20m', memory: '128Mi' }, limits: { memory: '320Mi' } };
+export const CONTROLLER_NODE_OPTIONS = '--jitless --max-semi-space-size=4 --max-old-space-size=112';
+export const CONTROLLER_RESOURCES = { requests: { cpu: '20m', memory: '88Mi' }, limits: { memory: '256Mi' } };
 
 /** The image of the controller and the webhook server: ours, by digest, from the package config. */
 export const IMAGE = '{{ .config.image }}';
@@ -126,7 +129,10 @@ export function hostedApi(): PackageObject[] {
   ];
 }
 
-/** The controller's args: every one is a flag of `on-cluster-build controller` (a test parses them with its parser). */
+/**
+ * The controller's own args as `on-cluster-build controller` takes them (a test parses them with
+ * its parser; the controller bench and the intake test run that command with them).
+ */
 export function controllerArgs(): string[] {
   return [
     'controller',
@@ -144,13 +150,28 @@ export function controllerArgs(): string[] {
 }
 
 /**
- * The token-minter's memory, from docs/benchmarks.md "Token-minter" (test/bench/token-minter.ts:
- * real TokenRequests against the API test server, each token checked): 74.5 MiB idle and after a
- * renewal with V8's JIT, 62.7 MiB with `--jitless` (it mints once every 48 minutes: the
- * interpreter costs it nothing that matters), one-shot peaks 62-63 MiB. Request = that rounded up
- * (64Mi); the limit keeps its room for a TLS handshake and a write (128Mi).
+ * What the Deployment runs: `on-cluster-build control-plane`, the controller's args and the
+ * admission server's (every one a flag of `control-plane`: tested with its parser). The replica
+ * serves admission from start-up; the loop runs while it holds the Lease.
  */
-export const MINTER_RESOURCES = { requests: { cpu: '5m', memory: '64Mi' }, limits: { memory: '128Mi' } };
+export function controlPlaneArgs(): string[] {
+  return ['control-plane', ...controllerArgs().slice(1), ...servingArgs()];
+}
+
+/**
+ * The token-minter's memory, from docs/benchmarks.md "Token-minter" (test/bench/token-minter.ts:
+ * real TokenRequests against the API test server, each token checked): 62.7-65 MiB RSS with
+ * `--jitless` (it mints once every 48 minutes: the interpreter costs it nothing that matters),
+ * one-shot peaks 62-63 MiB. Of that, ~44 MiB are pages the control-plane container of the same pod
+ * has resident too (the node executable's, from the same image layer): a page is charged to the
+ * cgroup that faults it in first, so the pod pays them once. docs/benchmarks.md "Footprint"
+ * (test/bench/footprint.ts, the union of the pod's resident physical pages): the minter adds
+ * 21.0-21.2 MiB to the control-plane process. Request = that rounded up (24Mi), so the pod's
+ * requests (88Mi + 24Mi) cover the pod's measured pages; the limit keeps the minter's whole RSS
+ * and room for a TLS handshake and a write (128Mi): it may be the container that faults the
+ * shared pages in first.
+ */
+export const MINTER_RESOURCES = { requests: { cpu: '5m', memory: '24Mi' }, limits: { memory: '128Mi' } };
 export const MINTER_NODE_OPTIONS = '--jitless';
 
 export function minterArgs(): string[] {
@@ -163,7 +184,8 @@ export const CONTROLLER_METRICS = metricsServing({ name: CONTROLLER, port: 9443,
 export function controllerDeployment(): PackageObject {
   const deployment = hypershift.hcpDeployment({
     name: CONTROLLER,
-    // One active builder per hosted cluster; the Lease keeps a surge pod from acting.
+    // One pod: the Lease holder's loop and the first admission replica (the webhook Deployment's
+    // pod is the second). A surge pod serves admission at once and takes the Lease once it is free.
     replicas: 1,
     // The gate means a ready pod: no old pod is removed before the new one is available.
     maxUnavailable: 0,
@@ -173,19 +195,20 @@ export function controllerDeployment(): PackageObject {
     managementKasAccess: true,
     containers: [
       {
-        name: 'controller',
+        name: 'control-plane',
         image: IMAGE,
         command: ['/usr/local/bin/on-cluster-build'],
-        args: controllerArgs(),
+        args: controlPlaneArgs(),
         env: [
           { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
           { name: 'NODE_OPTIONS', value: CONTROLLER_NODE_OPTIONS },
         ],
-        ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }, CONTROLLER_METRICS.port],
-        volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }, ...CONTROLLER_METRICS.volumeMounts],
+        ports: [SERVING_PORT, { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }, CONTROLLER_METRICS.port],
+        volumeMounts: [{ name: 'hosted-token', mountPath: TOKEN_DIR, readOnly: true }, ...CONTROLLER_METRICS.volumeMounts, ...SERVING_MOUNTS],
         resources: CONTROLLER_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 10, periodSeconds: 30 },
-        readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 10 },
+        // Ready once admission is served (the Service's endpoints); the loop's state does not gate it.
+        readinessProbe: SERVING_READINESS,
       },
       {
         name: 'token-minter',
@@ -204,7 +227,8 @@ export function controllerDeployment(): PackageObject {
       { name: 'hosted-token', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
       { name: 'hosted-admin-kubeconfig', secret: { secretName: hypershift.HOSTED_KUBECONFIG_SECRET, defaultMode: 0o440 } },
       ...CONTROLLER_METRICS.volumes,
+      ...SERVING_VOLUMES,
     ],
   });
-  return { phase: 'deploy', object: deployment };
+  return { phase: 'deploy', object: asAdmissionReplica(deployment) };
 }

@@ -37,7 +37,7 @@ export const configSchema: JSONSchemaProps = {
     },
     webhookAvailabilityPolicy: {
       type: 'string',
-      description: "The hosted control plane's availability policy (HostedControlPlane spec.controllerAvailabilityPolicy), which PKO's template context does not show: SingleReplica runs one webhook replica (PodDisruptionBudget minAvailable 1), HighlyAvailable two on different nodes, preferably in different zones (maxUnavailable 1), as HyperShift's own control-plane components.",
+      description: "Read by nothing (kept so that configs which set it still validate): admission is served by two replicas on two nodes whatever the hosted control plane's availability policy, the controller's pod and one webhook pod (the webhooks' failure policy is Fail).",
       enum: ['HighlyAvailable', 'SingleReplica'],
       default: 'HighlyAvailable',
     },

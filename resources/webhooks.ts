@@ -5,7 +5,7 @@
  * builder/api/types.ts).
  */
 import { TENANT_LAYER_TEMPLATE } from '../builder/policy/layers.js';
-import { hcpWebhookConfiguration, hypershift, RawEntry, RawValue, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from 'pkogen';
+import { hcpWebhookConfiguration, hypershift, type KubeObject, type PackageObject, type WebhookConfigurationSpec } from 'pkogen';
 
 const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypershift;
 // The API's constants only: builder/controller and builder/webhook load the Kubernetes client and
@@ -54,22 +54,73 @@ export function webhookConfiguration(c: WebhookConfigurationSpec): KubeObject {
   return hcpWebhookConfiguration(c, { service: WEBHOOK_SERVER, caConfigKey: 'serviceCA' });
 }
 
+/**
+ * The serving flags every admission replica takes (`webhook` and `control-plane`): its port and
+ * the service-ca certificate. Every one is a flag of both commands (tested with their parsers).
+ */
+export function servingArgs(): string[] {
+  return [`--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key'];
+}
+
 /** The webhook server's args: every one is a flag of `on-cluster-build webhook` (tested with its parser). */
 export function webhookArgs(): string[] {
-  return ['webhook', `--port=${SERVER_PORT}`, '--tls-cert-file=/var/run/serving-cert/tls.crt', '--tls-private-key-file=/var/run/serving-cert/tls.key', `--tenant-layer=${TENANT_LAYER_TEMPLATE}`, ...WEBHOOK_METRICS.args];
+  return ['webhook', ...servingArgs(), `--tenant-layer=${TENANT_LAYER_TEMPLATE}`, ...WEBHOOK_METRICS.args];
+}
+
+/**
+ * Admission is served by two Deployments' pods: the controller's (`control-plane`, which also runs
+ * the loop) and the webhook's (`webhook`, no credentials). This label is on both pod templates:
+ * the Service, the PodDisruptionBudget and the node anti-affinity select it.
+ */
+export const ADMISSION_LABELS = { 'on-cluster-build.pkogen.io/admission': 'serving' } as const;
+
+/** The port, mounts and volumes an admission replica needs, whichever Deployment it is in. */
+export const SERVING_PORT = { name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' as const };
+export const SERVING_MOUNTS = [
+  { name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true },
+  // The pull secret's auth keys (no credentials), published by the controller; the default of --pull-keys-file.
+  { name: 'pull-keys', mountPath: PULL_KEYS_CONFIGMAP.mountDir, readOnly: true },
+];
+export const SERVING_VOLUMES = [
+  { name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } },
+  // Optional: a replica starts before the controller first publishes it (then push targets are checked in status only).
+  { name: 'pull-keys', configMap: { name: PULL_KEYS_CONFIGMAP.name, optional: true, defaultMode: 0o444 } },
+];
+/** Ready once the HTTPS server answers: the Service sends admissions only to such a replica. */
+export const SERVING_READINESS = { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' as const }, initialDelaySeconds: 5, periodSeconds: 10 };
+
+/**
+ * Puts an admission Deployment's pods behind the admission Service: the label, and HyperShift's
+ * spread for HA components (defaults.go setMultizoneSpread) over every admission pod of either
+ * Deployment: on different nodes (required) and in different zones *preferred*: HyperShift
+ * requires zones except on OpenStack and KubeVirt, a platform the package cannot see; preferred
+ * never leaves a replica Pending on a single-zone management cluster. Changes and returns `d`.
+ */
+export function asAdmissionReplica(d: KubeObject): KubeObject {
+  const template = (d.spec as Record<string, Record<string, Record<string, unknown>>>).template!;
+  template.metadata!.labels = { ...(template.metadata!.labels as Record<string, string>), ...ADMISSION_LABELS };
+  const pod = template.spec as Record<string, Record<string, unknown>>;
+  pod.affinity = {
+    ...pod.affinity,
+    podAntiAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { ...ADMISSION_LABELS } }, topologyKey: 'topology.kubernetes.io/zone' } }],
+      requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { ...ADMISSION_LABELS } }, topologyKey: 'kubernetes.io/hostname' }],
+    },
+  };
+  return d;
 }
 
 /** /metrics of the webhook, scraped as the controller's (resources/monitoring.ts). */
 export const WEBHOOK_METRICS = metricsServing({ name: WEBHOOK_SERVER, port: 9443, clientCA: { configMap: 'client-ca', key: 'ca.crt', file: 'ca.crt' } });
 
 /**
- * The package config key that carries the hosted control plane's availability policy
- * (HostedControlPlane `spec.controllerAvailabilityPolicy`). PKO's template context does not show
- * the HostedControlPlane (only the HostedCluster's metadata, its namespace and nodeSelector), so
- * the rollout sets it; the default is HyperShift's own default, HighlyAvailable.
+ * The package config key that carried the hosted control plane's availability policy
+ * (HostedControlPlane `spec.controllerAvailabilityPolicy`) for the number of webhook replicas.
+ * Admission is now served by the controller's pod and one webhook pod whatever the policy (two
+ * replicas on two nodes: the webhook's failure policy is `Fail`), so the key is read by nothing; it
+ * stays in the schema so that configs which set it still validate.
  */
 export const AVAILABILITY_POLICY_KEY = 'webhookAvailabilityPolicy';
-const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
 
 /**
  * Memory, from docs/benchmarks.md "Webhook" (test/bench/webhook.ts, Node 24.21): with `--jitless`
@@ -88,16 +139,20 @@ const SINGLE = `eq .config.${AVAILABILITY_POLICY_KEY} "SingleReplica"`;
 export const WEBHOOK_RESOURCES = { requests: { cpu: '10m', memory: '72Mi' }, limits: { memory: '208Mi' } };
 export const WEBHOOK_NODE_OPTIONS = '--max-old-space-size=80 --max-semi-space-size=4 --jitless';
 
+/**
+ * The second admission replica: one `webhook` pod, which holds no credential and calls no API. The
+ * first is the controller's pod (`control-plane`, resources/builder-controller.ts); the Service,
+ * the PodDisruptionBudget and the anti-affinity span both (ADMISSION_LABELS).
+ */
 export function webhookServer(): PackageObject[] {
   const labels = { app: WEBHOOK_SERVER };
   const deployment = hcpDeployment({
     name: WEBHOOK_SERVER,
-    // As HyperShift's control-plane components (support/controlplane-component/defaults.go
-    // DefaultReplicas): SingleReplica → 1, HighlyAvailable → 2.
-    replicas: new RawValue(() => ` {{ if ${SINGLE} }}1{{ else }}2{{ end }}`) as unknown as number,
-    // Zone spread is set below (preferred, not required).
+    replicas: 1,
+    // Zone spread is set by asAdmissionReplica (preferred, not required).
     spreadOverZones: false,
-    // A surge pod can always be placed (the zone rule is preferred), so a rollout never drops a replica.
+    // With one replica a surge pod keeps admission at two replicas during a rollout (it needs a
+    // third node: the anti-affinity is required).
     maxSurge: 1,
     maxUnavailable: 0,
     serviceAccountName: WEBHOOK_SERVER,
@@ -110,35 +165,17 @@ export function webhookServer(): PackageObject[] {
         image: IMAGE,
         command: ['/usr/local/bin/on-cluster-build'],
         args: webhookArgs(),
-        ports: [{ name: 'https', containerPort: SERVER_PORT, protocol: 'TCP' }, WEBHOOK_METRICS.port],
-        volumeMounts: [
-          ...WEBHOOK_METRICS.volumeMounts,
-          { name: 'serving-cert', mountPath: '/var/run/serving-cert', readOnly: true },
-          // The pull secret's auth keys (no credentials), published by the controller; the default of --pull-keys-file.
-          { name: 'pull-keys', mountPath: PULL_KEYS_CONFIGMAP.mountDir, readOnly: true },
-        ],
+        ports: [SERVING_PORT, WEBHOOK_METRICS.port],
+        volumeMounts: [...WEBHOOK_METRICS.volumeMounts, ...SERVING_MOUNTS],
         env: [{ name: 'NODE_OPTIONS', value: WEBHOOK_NODE_OPTIONS }],
         resources: WEBHOOK_RESOURCES,
         livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 10, periodSeconds: 30 },
-        readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, initialDelaySeconds: 5, periodSeconds: 10 },
+        readinessProbe: SERVING_READINESS,
       },
     ],
-    volumes: [
-      ...WEBHOOK_METRICS.volumes,
-      { name: 'serving-cert', secret: { secretName: SERVING_CERT_SECRET, defaultMode: 0o440 } },
-      // Optional: the webhook starts before the controller first publishes it (then push targets are checked in status only).
-      { name: 'pull-keys', configMap: { name: PULL_KEYS_CONFIGMAP.name, optional: true, defaultMode: 0o444 } },
-    ],
+    volumes: [...WEBHOOK_METRICS.volumes, ...SERVING_VOLUMES],
   });
-  // HyperShift's spread for HA components (defaults.go setMultizoneSpread): replicas on different
-  // nodes (required) and, here, in different zones *preferred*: HyperShift requires zones except on
-  // OpenStack and KubeVirt, a platform the package cannot see; preferred never leaves a replica
-  // Pending on a single-zone management cluster, and spreads wherever zones exist.
-  const pod = ((deployment.spec as Record<string, unknown>).template as Record<string, Record<string, Record<string, unknown>>>).spec!;
-  pod.affinity!.podAntiAffinity = {
-    preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: labels }, topologyKey: 'topology.kubernetes.io/zone' } }],
-    requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: labels }, topologyKey: 'kubernetes.io/hostname' }],
-  };
+  asAdmissionReplica(deployment);
   return [
     {
       phase: 'rbac',
@@ -164,7 +201,8 @@ export function webhookServer(): PackageObject[] {
         },
         spec: {
           type: 'ClusterIP',
-          selector: labels,
+          // Every admission replica: the controller's pod and the webhook's.
+          selector: { ...ADMISSION_LABELS },
           ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 'https' }],
         },
       },
@@ -175,11 +213,13 @@ export function webhookServer(): PackageObject[] {
         apiVersion: 'policy/v1',
         kind: 'PodDisruptionBudget',
         metadata: { name: WEBHOOK_SERVER, labels },
-        // As HyperShift's AdaptPodDisruptionBudget (controlplane-component/common.go): SingleReplica →
-        // minAvailable 1, HighlyAvailable → maxUnavailable 1; unhealthy pods may always be evicted.
+        // Over both admission replicas (two Deployments: the disruption controller sums the
+        // expected pods of each pod's owner), as HyperShift's AdaptPodDisruptionBudget for HA
+        // components (controlplane-component/common.go): maxUnavailable 1, so a drain never takes
+        // both; unhealthy pods may always be evicted.
         spec: {
-          budget: new RawEntry(() => [`{{- if ${SINGLE} }}`, 'minAvailable: 1', '{{- else }}', 'maxUnavailable: 1', '{{- end }}']),
-          selector: { matchLabels: labels },
+          maxUnavailable: 1,
+          selector: { matchLabels: { ...ADMISSION_LABELS } },
           unhealthyPodEvictionPolicy: 'AlwaysAllow',
         },
       },

@@ -3,7 +3,7 @@
  * from taking this file for a bench): its memory and CPU from /proc, and how it is stopped.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 
 /** VmRSS and VmHWM (peak) in KiB. */
 export function procStatus(pid: number): { rssKb: number; hwmKb: number } {
@@ -26,4 +26,51 @@ export async function stopChild(child: ChildProcess | undefined): Promise<void> 
   const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(t);
+}
+
+/**
+ * The physical pages a process has resident (page frame numbers from /proc/PID/pagemap, which
+ * shows them to a process with CAP_SYS_ADMIN; without it every frame reads 0 and this returns
+ * undefined). The union over a pod's processes is what its cgroup is charged if none of those
+ * pages was charged elsewhere first: shared pages (the node executable above all) count once per
+ * pod, not once per process and not in shares as Pss does.
+ */
+export function residentFrames(pid: number): Set<number> | undefined {
+  const frames = new Set<number>();
+  const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n');
+  const fd = openSync(`/proc/${pid}/pagemap`, 'r');
+  let sawZero = false;
+  try {
+    let range: [number, number] | undefined;
+    for (const line of smaps) {
+      const m = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
+      if (m) {
+        range = [parseInt(m[1]!, 16), parseInt(m[2]!, 16)];
+        continue;
+      }
+      const rss = /^Rss:\s+(\d+) kB/.exec(line);
+      if (!rss || !range || rss[1] === '0') continue;
+      const pages = (range[1] - range[0]) / 4096;
+      const buf = Buffer.alloc(pages * 8);
+      readSync(fd, buf, 0, buf.length, (range[0] / 4096) * 8);
+      for (let i = 0; i < pages; i++) {
+        const v = buf.readBigUInt64LE(i * 8);
+        if (!(v >> 63n)) continue; // not present
+        const pfn = Number(v & ((1n << 55n) - 1n));
+        if (pfn === 0) sawZero = true;
+        else frames.add(pfn);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return sawZero && frames.size === 0 ? undefined : frames;
+}
+
+/** KiB of the union of the processes' resident frames (see residentFrames). */
+export function unionKb(sets: (Set<number> | undefined)[]): number {
+  if (sets.some((s) => s === undefined)) return NaN;
+  const all = new Set<number>();
+  for (const s of sets) for (const f of s!) all.add(f);
+  return all.size * 4;
 }

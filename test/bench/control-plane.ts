@@ -3,9 +3,9 @@
  * control-plane` (the controller and the webhook in one process) as a hosted control plane's pair of
  * replicas runs it, and the same summed over several HCP namespaces' worth of real processes.
  *
- * Part 1, one HCP namespace: two replicas (`node bin/on-cluster-build.js control-plane`, the
- * controller Deployment's args with the command replaced and the webhook Deployment's serving
- * args added, NODE_OPTIONS from CP_BENCH_NODE_OPTIONS), both pinned to core 0, against two API
+ * Part 1, one HCP namespace: two replicas (`node bin/on-cluster-build.js control-plane` with the
+ * controller Deployment's args, paths and ports pointed at the run, NODE_OPTIONS the Deployment's
+ * or CP_BENCH_NODE_OPTIONS; two as during a rollout), both pinned to core 0, against two API
  * test servers and docker-registry with two release payloads in / beside this process on core 1
  * (the controller bench's set-up: test/bench/controller.ts). Read from /proc: VmRSS, VmHWM (peak)
  * and Pss (smaps_rollup: pages shared with other processes, the node executable's above all,
@@ -18,7 +18,7 @@
  * smallest JSON values as the in-flight budget admits, sent together (peak RSS, which the memory
  * limit must cover, and whether it still answers).
  *
- * Part 2, CP_BENCH_HCPS HCP namespaces' worth (a scaled-down fleet: the machine is shared by
+ * Part 2 (off by default), CP_BENCH_HCPS HCP namespaces' worth (a scaled-down fleet: the machine is shared by
  * several agents on 2 cores; 500 namespaces' worth of processes would not fit on it): per
  * namespace its own two API test servers and two replicas, not pinned; each pair idle (Lease held,
  * both sides observed), then 200 admissions to each replica; the sum over all the processes of
@@ -39,8 +39,7 @@ import type { cleanupRegistry as CleanupRegistry, startRegistry as StartRegistry
 import { managementUser, startClusters } from '../builder/clusters.js';
 import { BUILD_NAMESPACE, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from '../../builder/api/types.js';
 import { LEASE_NAME } from '../../builder/policy/rbac.js';
-import { CONTROLLER_NODE_OPTIONS, controllerArgs } from '../../resources/builder-controller.js';
-import { webhookArgs } from '../../resources/webhooks.js';
+import { CONTROLLER_NODE_OPTIONS, controlPlaneArgs } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
 import { cpuSeconds, procStatus, stopChild } from './_proc.js';
 import { addHcpNodePool, dockerConfigSecret, nodePoolOSConfig, releaseImage } from './controller.js';
@@ -52,7 +51,8 @@ const root = path.resolve(here, '..', '..', '..');
 const RATE = Number(process.env.CP_BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.CP_BENCH_SECONDS ?? 10);
 const CONFIGS = Number(process.env.CP_BENCH_CONFIGS ?? 100);
-const HCPS = Number(process.env.CP_BENCH_HCPS ?? 4);
+// Part 2 (pairs of replicas per namespace) predates the package's shape; test/bench/footprint.ts measures the package's pods.
+const HCPS = Number(process.env.CP_BENCH_HCPS ?? 0);
 const NODE_OPTIONS = process.env.CP_BENCH_NODE_OPTIONS ?? CONTROLLER_NODE_OPTIONS;
 const IDLE_NODEPOOLS = 3;
 const SETTLE_MS = 5000;
@@ -70,21 +70,20 @@ function pssKb(pid: number): number {
 }
 
 /** The controller Deployment's args as `control-plane`, plus the webhook Deployment's serving args, pointed at this run. */
-function args(dir: string, ns: string, registryHost?: string): string[] {
+export function args(dir: string, ns: string, registryHost?: string, hostedKubeconfig = `${dir}/hosted.kubeconfig`): string[] {
   const defaults = configSchema.properties as Record<string, { default?: unknown }>;
-  const own = controllerArgs().slice(1).map((a) =>
+  const own = controlPlaneArgs().slice(1).map((a) =>
     a
       .replace(/\{\{ \.config\.(\w+) \}\}/g, (_, k: string) => String(defaults[k]?.default ?? ''))
-      .replace(/^--hosted-kubeconfig=.*/, `--hosted-kubeconfig=${dir}/hosted.kubeconfig`)
+      .replace(/^--hosted-kubeconfig=.*/, `--hosted-kubeconfig=${hostedKubeconfig}`)
       .replace(/^--health-port=.*/, '--health-port=0')
       .replace(/^--metrics-port=.*/, '--metrics-port=0')
-      .replace(/^--tenant-layer=.*/s, '--tenant-layer=Enabled'),
+      .replace(/^--tenant-layer=.*/s, '--tenant-layer=Enabled')
+      .replace(/^--port=.*/, '--port=0')
+      .replace(/^--tls-cert-file=.*/, `--tls-cert-file=${dir}/tls.crt`)
+      .replace(/^--tls-private-key-file=.*/, `--tls-private-key-file=${dir}/tls.key`),
   );
-  const serving = webhookArgs()
-    .slice(1)
-    .filter((a) => !own.some((o) => o.split('=')[0] === a.split('=')[0]) && !a.startsWith('--metrics-'))
-    .map((a) => a.replace(/^--port=.*/, '--port=0').replace(/^--tls-cert-file=.*/, `--tls-cert-file=${dir}/tls.crt`).replace(/^--tls-private-key-file=.*/, `--tls-private-key-file=${dir}/tls.key`));
-  return ['control-plane', ...own, ...serving, `--namespace=${ns}`, `--management-kubeconfig=${dir}/management.kubeconfig`, ...(registryHost ? [`--registry-allow=${registryHost}`] : [])];
+  return ['control-plane', ...own, `--namespace=${ns}`, `--management-kubeconfig=${dir}/management.kubeconfig`, ...(registryHost ? [`--registry-allow=${registryHost}`] : [])];
 }
 
 interface Replica {
@@ -116,7 +115,7 @@ async function until(what: string, cond: () => boolean, r?: Replica): Promise<nu
   return (Date.now() - t0) / 1000;
 }
 
-function post(agent: https.Agent, ca: string, port: number, r: { path: string; body: string }): Promise<number> {
+export function post(agent: https.Agent, ca: string, port: number, r: { path: string; body: string }): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = https.request({ host: '127.0.0.1', port, path: r.path, method: 'POST', ca, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(r.body) } }, (res) => {
       res.resume();
@@ -128,7 +127,7 @@ function post(agent: https.Agent, ca: string, port: number, r: { path: string; b
 }
 
 /** One namespace's management and hosted side (no configs yet), and the kubeconfigs its replicas use. */
-async function hcp(startApiServer: typeof StartApiServer, dir: string, ns: string, releases: string[]): Promise<{ mgmt: ApiTestServer; hosted: ApiTestServer }> {
+export async function hcp(startApiServer: typeof StartApiServer, dir: string, ns: string, releases: string[]): Promise<{ mgmt: ApiTestServer; hosted: ApiTestServer }> {
   const { mgmt, hosted } = await startClusters(startApiServer, ns);
   mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   mgmt.store.put({ ...(dockerConfigSecret(ns, 'pull-secret', { 'quay.io': 'hcp:hcp-password', [PUSH_HOST]: 'nodes:nodes-password' }) as object) });
@@ -146,12 +145,12 @@ async function hcp(startApiServer: typeof StartApiServer, dir: string, ns: strin
 }
 
 /** The replica whose identity (logged when it became leader) holds the namespace's Lease. */
-function holderOf(mgmt: ApiTestServer, ns: string, pair: Replica[]): Replica | undefined {
+export function holderOf(mgmt: ApiTestServer, ns: string, pair: Replica[]): Replica | undefined {
   const id = mgmt.store.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: LEASE_NAME, namespace: ns })?.spec?.holderIdentity;
   return id ? pair.find((r) => r.log.includes(`"identity":"${id}"`)) : undefined;
 }
 
-const observed = (mgmt: ApiTestServer, ns: string) => mgmt.audit.some((e) => e.user === managementUser(ns) && e.verb === 'list' && e.resource === 'hostedcontrolplanes');
+export const observed = (mgmt: ApiTestServer, ns: string) => mgmt.audit.some((e) => e.user === managementUser(ns) && e.verb === 'list' && e.resource === 'hostedcontrolplanes');
 
 interface Figures {
   rssKb: number;

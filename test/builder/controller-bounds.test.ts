@@ -1,11 +1,11 @@
 /**
  * The controller holds its memory bound whatever number of NodePoolOSConfigs the tenant makes:
  * the real process (`node bin/on-cluster-build.js controller`, the Deployment's args, built by
- * `make build`) runs against the project's API test servers with a third of the package's heap
- * (`--max-old-space-size=64`, its `--max-semi-space-size=8`) and MAX_CONFIGS + EXTRA maximal
+ * `make build`) runs against the project's API test servers with a smaller old space than the package's
+ * (`--max-old-space-size=64`, its other flags) and MAX_CONFIGS + EXTRA maximal
  * configs (test/builder/maximal-config.ts, ~290 kB each: ~170 MB in all, 2.7 times that heap).
  * Three of them, the newest, are named after NodePools of this hosted cluster. It must stay alive
- * (no "Reached heap limit"), its peak RSS under the package's 320Mi limit, and write
+ * (no "Reached heap limit"), its peak RSS under the package's memory limit, and write
  * - a status of its own (not ConfigLimitExceeded, for the config's generation) on the configs it
  *   keeps: the three NodePools' and the oldest MAX_CONFIGS - 3 others;
  * - `Degraded` `ConfigLimitExceeded` on the EXTRA newest others.
@@ -160,8 +160,8 @@ describe('controller: bounded intake of NodePoolOSConfigs', () => {
     expect(all.filter((o) => ours(o))).toHaveLength(MAX_CONFIGS);
     // Within the package's memory limit (the cgroup would kill it beyond).
     expect(peakKb).toBeGreaterThan(0);
-    expect(peakKb * 1024).toBeLessThan(320 * 1024 * 1024);
-    expect(CONTROLLER_RESOURCES.limits.memory).toBe('320Mi');
+    expect(CONTROLLER_RESOURCES.limits.memory).toMatch(/^\d+Mi$/);
+    expect(peakKb * 1024).toBeLessThan(parseInt(CONTROLLER_RESOURCES.limits.memory, 10) * 1024 * 1024);
   }, WAIT_MS + 120_000);
 });
 

@@ -40,14 +40,15 @@ describe('the package deploys our controller', () => {
         checked++;
       }
     }
-    expect(checked).toBe(3); // controller, token-minter, webhook
+    expect(checked).toBe(3); // control-plane, token-minter, webhook
   });
 
   it('renders the per-HCP build settings into the controller args', async () => {
     const { objects } = await rendered('hcp-typical');
     const c = objects.find((o) => o.obj.kind === 'Deployment' && o.obj.metadata.name === 'on-cluster-build-controller')!.obj.spec.template.spec.containers[0];
-    const flags = parseCommand('controller', c.args.slice(1), { POD_NAMESPACE: 'clusters-banana' });
-    expect(flags).toMatchObject({ 'build-active-deadline-seconds': 7200, 'build-history-limit': 5, 'build-user-namespaces': true, 'leader-elect': true, namespace: 'clusters-banana' });
+    expect(c.args[0]).toBe('control-plane');
+    const flags = parseCommand('control-plane', c.args.slice(1), { POD_NAMESPACE: 'clusters-banana' });
+    expect(flags).toMatchObject({ port: 8443, 'tls-cert-file': '/var/run/serving-cert/tls.crt', 'build-active-deadline-seconds': 7200, 'build-history-limit': 5, 'build-user-namespaces': true, 'leader-elect': true, namespace: 'clusters-banana' });
   });
 
   it("renders the tenant-layer switch from the HostedCluster's annotation, else the package default, into the controller and the webhook", async () => {
@@ -102,30 +103,62 @@ describe('the package deploys our controller', () => {
     expect(probes).toContain('.status.availableReplicas');
   });
 
-  it('sizes the webhook by the availability policy, spreads it over nodes (required) and zones (preferred), and gives it no API access', async () => {
-    // hcp-typical: SingleReplica; proxy-required-only: the default, HighlyAvailable.
-    const single = (await rendered('hcp-typical')).objects;
-    const ha = (await rendered('proxy-required-only')).objects;
-    const find = (objs: typeof single, kind: string) => objs.find((o) => o.obj.kind === kind && o.obj.metadata.name === 'on-cluster-build-webhook')!.obj;
-    expect(find(single, 'Deployment').spec.replicas).toBe(1);
-    expect(find(single, 'PodDisruptionBudget').spec).toMatchObject({ minAvailable: 1 });
-    expect(find(ha, 'Deployment').spec.replicas).toBe(2);
-    expect(find(ha, 'PodDisruptionBudget').spec).toMatchObject({ maxUnavailable: 1 });
-    const objects = single;
-    const wh = find(ha, 'Deployment');
-    const anti = wh.spec.template.spec.affinity.podAntiAffinity;
-    expect(anti.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe('topology.kubernetes.io/zone');
-    expect(anti.requiredDuringSchedulingIgnoredDuringExecution.map((t: any) => t.topologyKey)).toEqual(['kubernetes.io/hostname']);
-    expect(wh.spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
-    expect(wh.spec.template.spec.automountServiceAccountToken).toBe(false);
-    expect(wh.spec.template.metadata.labels['hypershift.openshift.io/need-management-kas-access']).toBeUndefined();
-    expect(JSON.stringify(wh.spec.template.spec.volumes)).not.toContain('service-network-admin-kubeconfig');
-    const ctl = objects.find((o) => o.obj.kind === 'Deployment' && o.obj.metadata.name === 'on-cluster-build-controller')!.obj;
-    expect(ctl.spec.template.metadata.labels['hypershift.openshift.io/need-management-kas-access']).toBe('true');
-    // Only the token minter sees the admin kubeconfig.
-    const mounts = (name: string) => JSON.stringify(ctl.spec.template.spec.containers.find((c: any) => c.name === name).volumeMounts);
-    expect(mounts('token-minter')).toContain('hosted-admin-kubeconfig');
-    expect(mounts('controller')).not.toContain('hosted-admin-kubeconfig');
+  it('serves admission from two pods on two nodes, whatever the availability policy: the controller pod (control-plane) and one webhook pod without API access', async () => {
+    for (const tc of ['hcp-typical', 'proxy-required-only']) {
+      // hcp-typical: SingleReplica; proxy-required-only: the default, HighlyAvailable.
+      const { objects } = await rendered(tc);
+      const find = (kind: string, name = 'on-cluster-build-webhook') => objects.find((o) => o.obj.kind === kind && o.obj.metadata.name === name)!.obj;
+      const wh = find('Deployment');
+      const ctl = find('Deployment', 'on-cluster-build-controller');
+      expect([ctl.spec.replicas, wh.spec.replicas]).toEqual([1, 1]);
+      // One label on both pod templates; the Service, the PDB and the anti-affinity select it.
+      const admission = { 'on-cluster-build.pkogen.io/admission': 'serving' };
+      for (const d of [ctl, wh]) {
+        expect(d.spec.template.metadata.labels).toMatchObject(admission);
+        const anti = d.spec.template.spec.affinity.podAntiAffinity;
+        expect(anti.requiredDuringSchedulingIgnoredDuringExecution).toEqual([{ labelSelector: { matchLabels: admission }, topologyKey: 'kubernetes.io/hostname' }]);
+        expect(anti.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm).toEqual({ labelSelector: { matchLabels: admission }, topologyKey: 'topology.kubernetes.io/zone' });
+        // The Service's target port, ready only once admission is served.
+        const c = d.spec.template.spec.containers[0];
+        expect(c.ports.find((p: any) => p.name === 'https')).toEqual({ name: 'https', containerPort: 8443, protocol: 'TCP' });
+        expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'https', scheme: 'HTTPS' });
+        expect(d.spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
+      }
+      expect(find('Service').spec.selector).toEqual(admission);
+      expect(find('PodDisruptionBudget').spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: admission }, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
+      // Every admission replica reads the same serving certificate and pull keys.
+      for (const d of [ctl, wh]) expect(d.spec.template.spec.volumes.filter((v: any) => ['serving-cert', 'pull-keys'].includes(v.name)).map((v: any) => v.name)).toEqual(['serving-cert', 'pull-keys']);
+      expect(wh.spec.template.spec.automountServiceAccountToken).toBe(false);
+      expect(wh.spec.template.metadata.labels['hypershift.openshift.io/need-management-kas-access']).toBeUndefined();
+      expect(JSON.stringify(wh.spec.template.spec.volumes)).not.toContain('service-network-admin-kubeconfig');
+      expect(ctl.spec.template.metadata.labels['hypershift.openshift.io/need-management-kas-access']).toBe('true');
+      // Only the token minter sees the admin kubeconfig.
+      const mounts = (name: string) => JSON.stringify(ctl.spec.template.spec.containers.find((c: any) => c.name === name).volumeMounts);
+      expect(mounts('token-minter')).toContain('hosted-admin-kubeconfig');
+      expect(mounts('control-plane')).not.toContain('hosted-admin-kubeconfig');
+    }
+  });
+
+  it('requests at most 200 MiB of memory per HCP namespace, and every V8 heap cap fits its container limit', async () => {
+    for (const tc of ['hcp-typical', 'proxy-required-only']) {
+      const { objects } = await rendered(tc);
+      const mi = (q: string) => {
+        expect(q).toMatch(/^\d+Mi$/);
+        return parseInt(q, 10);
+      };
+      let requested = 0;
+      for (const d of objects.filter((o) => o.obj.kind === 'Deployment').map((o) => o.obj)) {
+        for (const c of d.spec.template.spec.containers) {
+          requested += d.spec.replicas * mi(c.resources.requests.memory);
+          const opts = String((c.env ?? []).find((e: any) => e.name === 'NODE_OPTIONS')?.value ?? '');
+          const flag = (k: string) => Number(new RegExp(`--${k}=(\\d+)`).exec(opts)?.[1] ?? 0);
+          // Old space plus the young generation (3 semi-spaces) below the limit: the heap collects before the cgroup kills.
+          expect(flag('max-old-space-size') + 3 * flag('max-semi-space-size')).toBeLessThan(mi(c.resources.limits.memory));
+          expect(mi(c.resources.requests.memory)).toBeLessThan(mi(c.resources.limits.memory));
+        }
+      }
+      expect(requested).toBeLessThanOrEqual(200);
+    }
   });
 
   it('registers webhooks only for our own kinds, which the package installs in the hosted cluster', async () => {
