@@ -15,6 +15,7 @@ import { nodePoolOSBuildCRD, nodePoolOSConfigCRD } from '../builder/api/crds.js'
 // builder/api/types.ts, not builder/cli.ts: the CLI module loads the Kubernetes client, which
 // generating the package does not need.
 import { BUILD_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT_REF as CONTROLLER_SERVICE_ACCOUNT } from '../builder/api/types.js';
+import { IMAGE } from './config.js';
 import { metricsServing } from './monitoring.js';
 import { asAdmissionReplica, SERVING_MOUNTS, SERVING_PORT, SERVING_READINESS, SERVING_VOLUMES, servingArgs } from './webhooks.js';
 import { EVENTS_NAMESPACE, HOSTED_EVENT_RULES, HOSTED_NAMESPACED_RULES, HOSTED_RULES, MANAGEMENT_RULES } from '../builder/policy/rbac.js';
@@ -42,8 +43,6 @@ const HEALTH_PORT = 8081;
 export const CONTROLLER_NODE_OPTIONS = '--jitless --max-semi-space-size=4 --max-old-space-size=112';
 export const CONTROLLER_RESOURCES = { requests: { cpu: '20m', memory: '88Mi' }, limits: { memory: '256Mi' } };
 
-/** The image of the controller and the webhook server: ours, by digest, from the package config. */
-export const IMAGE = '{{ .config.image }}';
 
 const rules = (rs: readonly { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[]; resourceNames?: readonly string[] }[]): YamlValue[] =>
   rs.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}), verbs: [...r.verbs] }));

@@ -6,6 +6,9 @@ import type { JSONSchemaProps, PackageManifestTestCaseTemplate } from 'pkogen';
 
 const DIGEST_REF = '^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*@sha256:[a-f0-9]{64}$';
 
+/** The image of the controller and the webhook server: ours, by digest, from the package config. */
+export const IMAGE = '{{ .config.image }}';
+
 export const configSchema: JSONSchemaProps = {
   type: 'object',
   description: 'Per-hosted-control-plane settings of on-cluster OS image builds, filled in by the rollout ObjectTemplate. What to build is not here: hosted-cluster admins ask for builds with NodePoolOSConfig objects, and each NodePool\'s images come from its own release.',
@@ -56,7 +59,7 @@ export const configSchema: JSONSchemaProps = {
 };
 
 const SERVICE_CA = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUTESTONLYTESTONLYTESTONLYTESTONLYwCgYIKoZIzj0E\n-----END CERTIFICATE-----\n';
-const IMAGE = 'quay.io/app-sre/on-cluster-build@sha256:' + '2'.repeat(64);
+const TEST_IMAGE = 'quay.io/app-sre/on-cluster-build@sha256:' + '2'.repeat(64);
 
 export const testCases: PackageManifestTestCaseTemplate[] = [
   {
@@ -64,7 +67,7 @@ export const testCases: PackageManifestTestCaseTemplate[] = [
     context: {
       package: { metadata: { name: 'on-cluster-build', namespace: 'clusters-banana' } },
       config: {
-        image: IMAGE,
+        image: TEST_IMAGE,
         serviceCA: SERVICE_CA,
         buildActiveDeadlineSeconds: 7200,
         buildHistoryLimit: 5,
@@ -89,7 +92,7 @@ export const testCases: PackageManifestTestCaseTemplate[] = [
     context: {
       package: { metadata: { name: 'on-cluster-build', namespace: 'clusters-apple' } },
       config: {
-        image: IMAGE,
+        image: TEST_IMAGE,
         serviceCA: SERVICE_CA,
       },
       environment: {

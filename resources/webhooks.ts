@@ -11,7 +11,7 @@ const { ALLOW_GUEST_WEBHOOKS, hcpDeployment, SERVING_CERT_ANNOTATION } = hypersh
 // The API's constants only: builder/controller and builder/webhook load the Kubernetes client and
 // the server, which generating the package does not need.
 import { GROUP as API_GROUP, PULL_KEYS_CONFIGMAP, VERSION as API_VERSION, WEBHOOK_PATHS } from '../builder/api/types.js';
-import { IMAGE } from './builder-controller.js';
+import { IMAGE } from './config.js';
 import { metricsServing } from './monitoring.js';
 
 export const WEBHOOK_SERVER = 'on-cluster-build-webhook';
