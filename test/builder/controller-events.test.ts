@@ -214,6 +214,33 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     expect(lists.filter((l) => !ownLists(l))).toEqual([]);
   });
 
+  it('a build pod the scheduler cannot place: that config only says why while it waits (bounded, printable), and stops saying so once the pod is placed', async () => {
+    const name = np(10);
+    const job = jobOf(name);
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `${job.metadata!.name}-q8v4m`, namespace: BUILD_NS, labels: { ...job.spec.template.metadata.labels, 'batch.kubernetes.io/job-name': job.metadata!.name }, creationTimestamp: '2026-11-23T10:00:00Z' }, spec: job.spec.template.spec };
+    // As kube-scheduler writes it (schedule_one.go handleSchedulingFailure): PodScheduled False, reason Unschedulable.
+    const why = '0/3 nodes are available: 3 Insufficient ephemeral-storage. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
+    const waiting = await after(() => {
+      hosted.store.put({ ...pod, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: `${why}\n\u0007${'x'.repeat(5000)}`, lastTransitionTime: '2026-11-23T10:00:01Z' }] } });
+    }, () => cond(config(name), 'WaitingForCapacity')?.status === 'True');
+    expect([...waiting.keys.keys()]).toEqual([name]);
+    expect(waiting.lists.filter((l) => !ownLists(l))).toEqual([]);
+    const c = cond(config(name), 'WaitingForCapacity');
+    expect(c).toMatchObject({ status: 'True', reason: 'BuildUnschedulable' });
+    expect(c.message.startsWith(`job ${BUILD_NS}/${job.metadata!.name}: pod ${pod.metadata.name} cannot be scheduled: ${why} xxx`)).toBe(true);
+    expect(c.message).toMatch(/^[\x20-\x7e]*…$/);
+    expect(c.message.length).toBeLessThan(700);
+    expect(cond(config(name), 'Building')).toMatchObject({ status: 'True', reason: 'BuildRunning' });
+    const record = hosted.store.list(GV, 'NodePoolOSBuild').find((b) => b.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name && b.metadata!.name === job.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
+    expect(cond(record, 'Building')).toMatchObject({ status: 'True', reason: 'BuildUnschedulable', message: c.message });
+    const placed = await after(() => {
+      hosted.store.put({ ...pod, spec: { ...pod.spec, nodeName: 'ip-10-0-1-1' }, status: { phase: 'Running', conditions: [{ type: 'PodScheduled', status: 'True' }] } });
+    }, () => cond(config(name), 'WaitingForCapacity')?.status === 'False');
+    expect([...placed.keys.keys()]).toEqual([name]);
+    expect(cond(config(name), 'WaitingForCapacity')).toMatchObject({ status: 'False', reason: 'CapacityAvailable' });
+    expect(cond(config(name), 'Building')).toMatchObject({ status: 'True', reason: 'BuildRunning' });
+  });
+
   it("a Node's heartbeat reconciles nothing; a Node of one NodePool reconciles that NodePool's config", async () => {
     const beat = await after(() => {
       const n = hosted.store.get({ apiVersion: 'v1', kind: 'Node', name: 'ip-10-0-1-1' })!;
