@@ -24,19 +24,13 @@ import { wiring } from '../../builder/wiring.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { HANDOFF_PREFIX, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY, providerImageEntryText } from '../../builder/controller/handoff.js';
 import { managementUser, startClusters } from './clusters.js';
-import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
+import { b64, tokenSecret } from './fixtures.js';
+import { BASE, BUILD_NS, DIGEST, GV, hostedReads, NS, PUSH_HOST, RECONCILER_DEFAULTS, seedHcp } from './hcp-fixtures.js';
 
-const NS = 'clusters-banana';
-const HOSTED_NS = 'openshift-on-cluster-build';
-const BUILD_NS = 'on-cluster-build-jobs';
 const MGMT_USER = managementUser(NS);
 const CONFIGS = 60;
-const PUSH_HOST = 'quay.example.com';
-const DIGEST = (c: string) => 'sha256:' + c.repeat(64);
 const RELEASE_A = `quay.io/openshift-release-dev/ocp-release@${DIGEST('b')}`;
 const RELEASE_B = `quay.io/openshift-release-dev/ocp-release@${DIGEST('c')}`;
-const BASE = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST('e')}`;
-const GV = 'on-cluster-build.pkogen.io/v1alpha1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const np = (i: number) => `workers-${String(i).padStart(3, '0')}`;
 
@@ -91,9 +85,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     const lists = [...mgmt.audit.slice(a0), ...hosted.audit.slice(h0)].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').map((e) => `${e.resource}${e.name ? `/${e.name}` : ''}${e.namespace ? ` in ${e.namespace}` : ''}`);
     return { keys: new Map(counts), lists };
   }
-  const config = (name: string) => hosted.store.get({ apiVersion: GV, kind: 'NodePoolOSConfig', name })!;
-  const jobOf = (name: string) => hosted.store.list('batch/v1', 'Job', BUILD_NS).find((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)!;
-  const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+  const { config, jobOf, cond } = hostedReads(() => hosted);
   /** Lists a reconcile makes for its own config (build records by label, a finished Job's pods). */
   // A reconcile's own reads: its build records and pods, and its config read whole by name (a list of one).
   const ownLists = (l: string) => l === 'nodepoolosbuilds' || l === `pods in ${BUILD_NS}` || /^nodepoolosconfigs\/[^ ]+$/.test(l);
@@ -113,36 +105,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
 
   beforeAll(async () => {
     ({ mgmt, hosted } = await startClusters(startApiServer, NS));
-    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    mgmt.store.put(pullSecret(NS, 'pull-secret', JSON.stringify({ auths: { 'quay.io': { auth: b64('hcp:hcp-password') }, [PUSH_HOST]: { auth: b64('nodes:nodes-password') } } })));
-    mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: 'banana', namespace: NS }, spec: { releaseImage: RELEASE_A } });
-    for (const ns of [HOSTED_NS, BUILD_NS, 'openshift-config']) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    hosted.store.put(pullSecret('openshift-config', 'pull-secret', dockerConfigJson('quay.io', 'hosted-pull', 'hosted-pull-password')));
-    hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
-    for (const n of [1, 2]) hosted.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: `ip-10-0-1-${n}`, labels: { 'kubernetes.io/arch': 'amd64' } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
-    for (let i = 0; i < CONFIGS; i++) {
-      const name = np(i);
-      const key = `clusters/${name}`;
-      mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: name, hash: '1a2b3c4d', release: RELEASE_A, config: 'kind: MachineConfig\n', created: '2026-11-23T09:00:00Z' }));
-      mgmt.store.put({
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
-        kind: 'MachineDeployment',
-        metadata: { name: `banana-${name}`, namespace: NS, annotations: { 'hypershift.openshift.io/nodePool': key, 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64' } },
-        spec: { template: { metadata: { annotations: { 'hypershift.openshift.io/nodePool': key } } } },
-      });
-      hosted.store.put({
-        apiVersion: GV,
-        kind: 'NodePoolOSConfig',
-        metadata: { name },
-        spec: {
-          nodePool: { name },
-          imageBuilder: { imageBuilderType: 'Job' },
-          renderedImagePushSecret: { name: 'push-creds' },
-          renderedImagePushSpec: `${PUSH_HOST}/layered/${name}:latest`,
-          containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo layered > /etc/layered\n' }],
-        },
-      });
-    }
+    seedHcp(mgmt, hosted, { release: RELEASE_A, pools: Array.from({ length: CONFIGS }, (_, i) => np(i)), nodes: 2 });
     const w = wiring({ cacheSize: 4 });
     const management = new Kube(mgmt.kubeConfig(MGMT_USER));
     const hostedKube = new Kube(hosted.kubeConfig(CONTROLLER_USERNAME));
@@ -154,12 +117,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
       verifyImage: async (i) => (pushed.has(i.pushRef) ? { ok: true } : { ok: false, reason: 'manifest unknown' }),
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
-      pullSecretName: 'pull-secret',
-      activeDeadlineSeconds: 3600,
-      backoffLimit: 2,
-      historyLimit: 2,
-      userNamespaces: false,
-      minRebuildIntervalSeconds: 0,
+      ...RECONCILER_DEFAULTS,
       maxConcurrentBuilds: CONFIGS * 2,
     };
     running = runController({ management, hosted: hostedKube, namespace: NS, reconciler: new Counting(options), resyncSeconds: 3600, debounceMs: 20 }, stop.signal);
