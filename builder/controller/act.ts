@@ -14,7 +14,7 @@ import type { InvolvedObject } from '../metrics/events.js';
 import type { ReconcilerOptions, VerifyImageResult } from './options.js';
 import { type BuildPlan, repositoryOf } from './decide.js';
 import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
-import { BUILD_LABEL, buildConfigMap, buildJob, type BuildJobInput, buildSecret, CONFIG_LABEL, JOB_NAME_LABEL, MANAGED_BY, MANAGED_BY_VALUE, readJobEnd } from './build-job.js';
+import { BUILD_LABEL, buildConfigMap, buildJob, type BuildJobInput, buildSecret, CONFIG_LABEL, JOB_NAME_LABEL, MANAGED_BY, MANAGED_BY_VALUE, readJobEnd, unschedulableMessage } from './build-job.js';
 import { HANDOFF_BUILD_ANNOTATION, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NO_PROVIDER_LAYER, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { HOSTED_PAGE_SIZE, readConfig, trimConfig } from './intake.js';
 import { type HandoffEntry, jobFinished, NPOSB, NPOSC, type Obj, type Observed, trimJob } from './observe.js';
@@ -195,8 +195,14 @@ export class Act {
 
   private async jobState(job: Obj, j: BuildJobInput): Promise<BuildState> {
     const start = job.status?.startTime as string | undefined;
-    const end = await readJobEnd(job, async () => (await this.o.hosted.list(RESOURCES.pods, { namespace: j.namespace, labelSelector: `${JOB_NAME_LABEL}=${j.jobName}` })).items);
-    if (end.state === 'running') return { phase: 'Building', reason: 'JobRunning', message: `job ${j.namespace}/${j.jobName} is running in the hosted cluster`, start };
+    const pods = async () => (await this.o.hosted.list(RESOURCES.pods, { namespace: j.namespace, labelSelector: `${JOB_NAME_LABEL}=${j.jobName}` })).items;
+    const end = await readJobEnd(job, pods);
+    if (end.state === 'running') {
+      // A pod the scheduler cannot place waits until the Job's deadline: say why meanwhile (a Job with a ready pod has none waiting).
+      const unschedulable = Number(job.status?.ready ?? 0) > 0 ? undefined : unschedulableMessage(await pods());
+      if (unschedulable) return { phase: 'Building', reason: 'BuildUnschedulable', message: `job ${j.namespace}/${j.jobName}: ${unschedulable}`, start };
+      return { phase: 'Building', reason: 'JobRunning', message: `job ${j.namespace}/${j.jobName} is running in the hosted cluster`, start };
+    }
     if (end.state === 'complete') {
       const complete = end.condition;
       if (!end.digest) return { phase: 'Failed', reason: 'NoDigest', message: `job ${j.jobName} completed but no pod reported an image digest in its termination message`, start, end: complete.lastTransitionTime ?? job.status?.completionTime };
@@ -268,7 +274,7 @@ export class Act {
       const npNamespace = i && !('error' in i) ? i.nodePoolNamespace : '';
       return this.setConfigStatus(cfg, { available: pullSpec, build: ref, nodes: nodesUpdated(j.nodePool, `${npNamespace}/${j.nodePool}`, pullSpec, obs) });
     }
-    if (s.phase === 'Building') return this.setConfigStatus(cfg, { building: `building ${j.buildName} for NodePool ${j.nodePool} (${j.arch}) in the hosted cluster`, build: ref });
+    if (s.phase === 'Building') return this.setConfigStatus(cfg, { building: `building ${j.buildName} for NodePool ${j.nodePool} (${j.arch}) in the hosted cluster`, build: ref, ...(s.reason === 'BuildUnschedulable' ? { waiting: [s.reason, s.message] as [string, string] } : {}) });
     return this.setConfigStatus(cfg, { degraded: [s.reason, s.message], build: ref });
   }
 

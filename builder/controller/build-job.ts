@@ -85,6 +85,29 @@ export async function readJobEnd(job: KubeObject & { status?: { conditions?: Job
   return { state: 'failed', condition: failed!, ...(last ? { lastMessage: String(last.message).trim() } : {}) };
 }
 
+/** Longest scheduler message copied into a status (the scheduler's own cap is 1 KiB, an Event note's). */
+export const MAX_UNSCHEDULABLE_MESSAGE = 512;
+
+/**
+ * Why a running build Job's pod is not placed, when the scheduler says it cannot be: the newest
+ * Pending pod's `PodScheduled` condition with status False and reason `Unschedulable` (the
+ * kube-scheduler's write on a rejected pod, docs/design/build-pod.md "Unschedulable builds"),
+ * its message bounded to MAX_UNSCHEDULABLE_MESSAGE and to printable text (the pod is in a cluster
+ * its tenant writes to). Undefined when no pod is waiting so.
+ */
+export function unschedulableMessage(pods: KubeObject[]): string | undefined {
+  type Cond = { type?: string; status?: string; reason?: string; message?: string };
+  const waiting = (pods as (KubeObject & { status?: { phase?: string; conditions?: Cond[] } })[])
+    .filter((p) => (p.status?.phase ?? 'Pending') === 'Pending' && !p.metadata.deletionTimestamp)
+    .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
+    .map((p) => ({ pod: p.metadata.name, c: (p.status?.conditions ?? []).find((c) => c?.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable') }))
+    .find((w) => w.c);
+  if (!waiting) return undefined;
+  const text = String(waiting.c!.message ?? '').replace(/[^\x20-\x7e]+/g, ' ').trim() || 'no message';
+  const bounded = text.length > MAX_UNSCHEDULABLE_MESSAGE ? `${text.slice(0, MAX_UNSCHEDULABLE_MESSAGE - 1)}…` : text;
+  return `pod ${String(waiting.pod).slice(0, 253)} cannot be scheduled: ${bounded}`;
+}
+
 /** Bounds of one set (a build Secret holds at most 1 MiB with both auth files; three sets fit). */
 export const RUN_FILES_LIMITS = { files: 64, bytes: 192 * 1024 } as const;
 /** The build Secret's registry auth files (its other keys, if any, are `<run mount>.<file>`). */

@@ -18,21 +18,18 @@ import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
-import { parseReference, RegistryClient } from 'pkogen/oci';
+import { parseReference } from 'pkogen/oci';
 import { FlagError, type FlagSpec, type FlagValues } from '../flags.js';
 import { Kube, RESOURCES } from '../clusters/kube.js';
 import { LeaderElector } from '../clusters/leader.js';
-import { builderImageFor } from '../controller/build-job.js';
-import { dockerConfigCredentials, dockerConfigJson } from '../registry/dockerconfig.js';
-import { verifyBuiltImage } from '../registry/image-check.js';
 import { NetGuard } from '../registry/net-guard.js';
-import { ReleaseResolver } from '../registry/release.js';
 import { FLEET_BUILD_NAMESPACE, FLEET_LEASE_NAME, PUSH_SECRET_NAME } from './rbac.js';
 import { allowList } from '../webhook/main.js';
 import { describeError } from '../registry/describe-error.js';
 import { BuildKey, BuildRegistry, imageForFromRegistry } from './build-registry.js';
 import type { ImageKey, ImageState, Preconditions } from './gate.js';
 import { fleetPreconditions } from './preconditions.js';
+import { fleetRegistryLookups } from './registry-lookups.js';
 import { prebuiltProviderImage, ProviderBuilds, readPushSecret, repositoryOnly } from './provider-build.js';
 import { parsePolicy, PolicyError } from './rollout/policy.js';
 import { parseBuildPlacement, PlacementError } from './placement.js';
@@ -164,28 +161,12 @@ export async function startFleet(
   let onImageFinished: ((f: () => void) => () => void) | undefined;
   if (over.imageFor) imageFor = over.imageFor;
   else if (providerImage || containerfile !== undefined) {
-    const resolver = new ReleaseResolver({ cacheSize: 16, connectPolicy: guard });
-    const credentials = (auth: string | undefined) => dockerConfigCredentials(auth, { file: `Secret ${namespace}/${pushSecretName}`, path: '.dockerconfigjson' });
-    const resolveBase = async (key: BuildKey, auth: string | undefined) => {
-      let r;
-      try {
-        r = await resolver.resolve(key.releasePullSpec ?? key.releaseDigest, auth, { arch: key.arch, ...(key.stream ? { osStream: key.stream } : {}) });
-      } catch (e) {
-        throw new Error(describeError(e));
-      }
-      const b = builderImageFor({ releaseVersion: r.version ?? '', mcoImage: r.machineConfigOperatorImage });
-      if ('refused' in b) throw new Error(b.refused);
-      return { baseOSImage: r.baseOSImage, builderImage: b.image };
-    };
-    const verify = async (i: { pushRef: string; arch: string; baseImageRef: string; credentials: string | undefined; ca?: string }) => {
-      const r = await verifyBuiltImage({ pushRef: i.pushRef, arch: i.arch, baseImageRef: i.baseImageRef, credentials: credentials(i.credentials), connectPolicy: guard, ...(i.ca !== undefined ? { ca: i.ca } : {}) });
-      return r.ok ? ({ ok: true } as const) : ({ ok: false, reason: `${r.reason}: ${r.message}` } as const);
-    };
+    const { resolveBase, resolveReleaseDigest, verify, trustBundle } = fleetRegistryLookups({ management, namespace, pushSecretName, connectPolicy: guard, ...(trustBundleConfigMap ? { trustBundleConfigMap } : {}) });
     const builds =
       over.providerBuilds ??
       (containerfile !== undefined
         ? new ProviderBuilds({ management, namespace, buildNamespace: String(flags['build-namespace']), repository, containerfile, pushSecretName, connectPolicy: guard, signal, resolveBase, verify, placement, ...(trustBundleConfigMap ? { trustBundleConfigMap } : {}) })
-        : { build: prebuiltProviderImage({ image: providerImage, pushSecret: () => readPushSecret(management, namespace, pushSecretName), resolveBase, verify }) });
+        : { build: prebuiltProviderImage({ image: providerImage, pushSecret: () => readPushSecret(management, namespace, pushSecretName), resolveBase, verify, trustBundle }) });
     const registry = new BuildRegistry({ build: builds.build, ...('lookup' in builds && builds.lookup ? { lookup: builds.lookup } : {}), telemetry });
     buildStats = () => registry.stats();
     onImageFinished = (f) => registry.onFinished(f);
@@ -193,20 +174,7 @@ export async function startFleet(
       registry,
       layerDigest: () => layerDigest,
       builderImageDigest: RELEASE_BUILDER_DIGEST,
-      async resolveReleaseDigest(releaseImage) {
-        const ref = parseReference(releaseImage);
-        if (ref.digest) return ref.digest;
-        const s = await management.get(RESOURCES.secrets, pushSecretName, namespace);
-        const auth = s ? dockerConfigJson(s) : undefined;
-        const c = new RegistryClient({ credentials: credentials(auth), connectPolicy: guard, attempts: 3 });
-        try {
-          return await c.resolveDigest(ref);
-        } catch (e) {
-          throw new Error(describeError(e));
-        } finally {
-          c.close();
-        }
-      },
+      resolveReleaseDigest,
     });
   } else imageFor = () => ({ failed: 'no provider layer is configured (--provider-layer-file or --provider-image): a provider-only hand-off cannot be rebuilt for a new release' });
 

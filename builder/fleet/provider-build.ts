@@ -27,7 +27,8 @@ import type { Credential } from 'pkogen/oci';
 import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
 import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
 import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type JobCondition } from '../controller/build-job.js';
-import { trustBundleOf, type BuildArch } from '../hypershift/nodepool-facts.js';
+import type { BuildArch } from '../hypershift/nodepool-facts.js';
+import { readTrustBundle } from './registry-lookups.js';
 import type { BuildPlacement } from './placement.js';
 import { dockerConfigCredentials, dockerConfigJson } from '../registry/dockerconfig.js';
 import { abortableSleep } from '../clusters/leader.js';
@@ -157,20 +158,9 @@ export class ProviderBuilds {
     }
   };
 
-  /**
-   * The provider's CA bundle, when `--provider-trust-bundle` names one; a missing or unusable
-   * ConfigMap fails the build, named. Read by a list of the fleet namespace's ConfigMaps (its Role
-   * lists them; a `get` by a configurable name is no rule RBAC can narrow).
-   */
-  private async trustBundle(): Promise<string | undefined> {
-    const name = this.o.trustBundleConfigMap;
-    if (!name) return undefined;
-    const cm = (await this.o.management.list(RESOURCES.configMaps, { namespace: this.o.namespace, keep: (o) => (o.metadata.name === name ? o : undefined) })).items[0];
-    if (!cm) throw new Error(`ConfigMap ${this.o.namespace}/${name} (--provider-trust-bundle) is missing`);
-    const t = trustBundleOf(cm as never);
-    if ('error' in t) throw new Error(t.error);
-    if (t.pem === undefined) throw new Error(`ConfigMap ${this.o.namespace}/${name} (--provider-trust-bundle) has no PEM in key ca-bundle.crt`);
-    return t.pem;
+  /** The provider's CA bundle (`--provider-trust-bundle`), read at each build; a missing or unusable ConfigMap fails the build, named. */
+  private trustBundle(): Promise<string | undefined> {
+    return readTrustBundle(this.o.management, this.o.namespace, this.o.trustBundleConfigMap);
   }
 
   /** The Job's end: the digest its pod reported, its failure, or still running. */
@@ -215,11 +205,14 @@ export function prebuiltProviderImage(o: {
   pushSecret: () => Promise<string>;
   resolveBase: ProviderBuildsOptions['resolveBase'];
   verify: ProviderBuildsOptions['verify'];
+  /** The provider's CA bundle (`--provider-trust-bundle`), trusted by the read-back besides the system's. */
+  trustBundle?: () => Promise<string | undefined>;
 }): (key: BuildKey) => Promise<{ image: string }> {
   return async (key) => {
     const auth = await o.pushSecret();
     const base = await o.resolveBase(key, auth);
-    const r = await o.verify({ pushRef: o.image, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth });
+    const ca = await o.trustBundle?.();
+    const r = await o.verify({ pushRef: o.image, arch: key.arch, baseImageRef: base.baseOSImage, credentials: auth, ...(ca !== undefined ? { ca } : {}) });
     if (!r.ok) throw new Error(`the prebuilt provider image ${o.image} is not a layer on release ${key.releasePullSpec ?? key.releaseDigest}'s base OS for ${key.arch}${key.stream ? ` (${key.stream})` : ''}: ${r.reason}; build it for this release, or give the layer as a Containerfile`.slice(0, MAX_MESSAGE));
     return { image: o.image };
   };

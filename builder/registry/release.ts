@@ -59,6 +59,8 @@ export interface ResolveOptions {
   arch?: string;
   /** The token Secret's `os-stream` (`rhel-9`, `rhel-10`; default: the release's default stream). */
   osStream?: string;
+  /** PEM of CAs trusted besides the system's for this resolve (a release mirror signed by a private CA). */
+  ca?: string;
 }
 
 /** What a resolve costs at most, and how failures are remembered. */
@@ -163,7 +165,8 @@ export class ReleaseResolver {
   /** The key a resolve is de-duplicated, cached on failure and backed off by (no secret in it). */
   static key(releasePullspec: string, pullSecret: string | undefined, o: ResolveOptions = {}): string {
     const secret = pullSecret === undefined ? '-' : createHash('sha256').update(pullSecret).digest('hex').slice(0, 16);
-    return `${releasePullspec} ${o.arch ?? 'amd64'} ${o.osStream ?? ''} ${secret}`;
+    const ca = o.ca === undefined ? '' : ` ca:${createHash('sha256').update(o.ca).digest('hex').slice(0, 16)}`;
+    return `${releasePullspec} ${o.arch ?? 'amd64'} ${o.osStream ?? ''} ${secret}${ca}`;
   }
 
   /**
@@ -249,6 +252,7 @@ export class ReleaseResolver {
     const { clock: _c, onSettled: _s, ...clientOpts } = this.opts;
     const client = new RegistryClient({
       ...clientOpts,
+      ...(o.ca !== undefined ? { ca: o.ca } : {}),
       credentials,
       deadline,
       // Layer sizes are checked against what is left of maxLayerBytes, the config against maxConfigBytes.

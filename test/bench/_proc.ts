@@ -2,8 +2,9 @@
  * What the benches read of a child process they started (one home; `_` keeps the bench runner
  * from taking this file for a bench): its memory and CPU from /proc, and how it is stopped.
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { cpus } from 'node:os';
 
 /** VmRSS and VmHWM (peak) in KiB. */
 export function procStatus(pid: number): { rssKb: number; hwmKb: number } {
@@ -73,4 +74,15 @@ export function unionKb(sets: (Set<number> | undefined)[]): number {
   const all = new Set<number>();
   for (const s of sets) for (const f of s!) all.add(f);
   return all.size * 4;
+}
+
+/** Pins this process (and the children it starts then) to core 1, leaving core 0 to the process measured; false where it cannot. */
+export function pinToCore1(): boolean {
+  if (cpus().length < 2) return false;
+  try {
+    execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -29,11 +29,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseReference, RegistryClient } from 'pkogen/oci';
 import type { ApiTestServer, startApiServer as StartApiServer } from '../../pkogen/test/kube/api-server.js';
 import type { cleanupRegistry as CleanupRegistry, startRegistry as StartRegistry, TestRegistry } from '../../pkogen/test/oci/registry-harness.js';
 import { managementUser, startClusters } from '../builder/clusters.js';
@@ -41,8 +40,8 @@ import { BUILD_NAMESPACE, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from '../../bu
 import { LEASE_NAME } from '../../builder/policy/rbac.js';
 import { CONTROLLER_NODE_OPTIONS, controlPlaneArgs } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
-import { cpuSeconds, procStatus, stopChild } from './_proc.js';
-import { addHcpNodePool, dockerConfigSecret, nodePoolOSConfig, releaseImage } from './controller.js';
+import { cpuSeconds, pinToCore1, procStatus, stopChild } from './_proc.js';
+import { addHcpNodePool, dockerConfigSecret, nodePoolOSConfig, pushReleases } from './controller.js';
 import { bigReview, pct, request } from './webhook.js';
 import { MAX_BODY_BYTES, MAX_BYTES_IN_FLIGHT } from '../../builder/webhook/server.js';
 
@@ -164,7 +163,7 @@ const pair = (label: string, h: Figures, f: Figures) =>
 export async function bench(): Promise<string> {
   const { startApiServer } = (await import(pathToFileURL(path.join(root, 'pkogen/dist/test/kube/api-server.js')).href)) as { startApiServer: typeof StartApiServer };
   const { startRegistry, cleanupRegistry } = (await import(pathToFileURL(path.join(root, 'pkogen/dist/test/oci/registry-harness.js')).href)) as { startRegistry: typeof StartRegistry; cleanupRegistry: typeof CleanupRegistry };
-  const pinned = cpus().length >= 2 && (() => { try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'pipe' }); return true; } catch { return false; } })();
+  const pinned = pinToCore1();
   const tmp = mkdtempSync(path.join(tmpdir(), 'control-plane-bench-'));
   const servers: ApiTestServer[] = [];
   const replicas: Replica[] = [];
@@ -173,17 +172,7 @@ export async function bench(): Promise<string> {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${tmp}/tls.key`, '-out', `${tmp}/tls.crt`, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
     const ca = readFileSync(`${tmp}/tls.crt`, 'utf8');
     reg = await startRegistry('http');
-    const releases: string[] = [];
-    const push = new RegistryClient({});
-    try {
-      for (const [version, n] of [['4.20.1', '1'], ['4.20.2', '4']] as const) {
-        const img = releaseImage(version, n);
-        await push.push(img, [parseReference(`${reg.host}/ocp/release:${version}`)]);
-        releases.push(`${reg.host}/ocp/release@${img.digest}`);
-      }
-    } finally {
-      push.close();
-    }
+    const releases = await pushReleases(reg.host);
 
     // Part 1: one HCP namespace, both replicas pinned to core 0.
     const ns = 'clusters-banana';

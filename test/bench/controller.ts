@@ -19,10 +19,10 @@
  * one after three events that each concern one config. Every wait is bounded; every process is
  * stopped at the end, on failure too.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -34,7 +34,7 @@ import { BUILD_NAMESPACE, CONTROLLER_USERNAME, HOSTED_NAMESPACE } from '../../bu
 import { LEASE_NAME } from '../../builder/policy/rbac.js';
 import { CONTROLLER_NODE_OPTIONS, controllerArgs } from '../../resources/builder-controller.js';
 import { configSchema } from '../../resources/config.js';
-import { cpuSeconds, procStatus, stopChild } from './_proc.js';
+import { cpuSeconds, pinToCore1, procStatus, stopChild } from './_proc.js';
 import { maximalConfig } from '../builder/maximal-config.js';
 import { LIMIT_REASON, MAX_CONFIGS } from '../../builder/controller/intake.js';
 import { getHeapStatistics } from 'node:v8';
@@ -69,6 +69,22 @@ const mib = (kb: number) => (kb / 1024).toFixed(1);
 const sha256 = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
 
+
+/** Pushes the two releases the benches move between (4.20.1, 4.20.2) to `host`; their pullspecs by digest. */
+export async function pushReleases(host: string): Promise<string[]> {
+  const releases: string[] = [];
+  const push = new RegistryClient({});
+  try {
+    for (const [version, n] of [['4.20.1', '1'], ['4.20.2', '4']] as const) {
+      const img = releaseImage(version, n);
+      await push.push(img, [parseReference(`${host}/ocp/release:${version}`)]);
+      releases.push(`${host}/ocp/release@${img.digest}`);
+    }
+  } finally {
+    push.close();
+  }
+  return releases;
+}
 
 /** A single-arch release payload: one layer with `image-references` and `release-metadata`. */
 export function releaseImage(version: string, n: string): Image {
@@ -190,7 +206,7 @@ export async function bench(): Promise<string> {
     cleanupRegistry: typeof CleanupRegistry;
   };
   // This process (API servers, registry: children inherit it) on core 1, the controller on core 0.
-  const pinned = cpus().length >= 2 && (() => { try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'pipe' }); return true; } catch { return false; } })();
+  const pinned = pinToCore1();
   const dir = mkdtempSync(path.join(tmpdir(), 'controller-bench-'));
   let mgmt: ApiTestServer | undefined;
   let hosted: ApiTestServer | undefined;
@@ -198,17 +214,7 @@ export async function bench(): Promise<string> {
   let child: ChildProcess | undefined;
   try {
     reg = await startRegistry('http');
-    const releases: string[] = [];
-    const push = new RegistryClient({});
-    try {
-      for (const [version, n] of [['4.20.1', '1'], ['4.20.2', '4']] as const) {
-        const img = releaseImage(version, n);
-        await push.push(img, [parseReference(`${reg.host}/ocp/release:${version}`)]);
-        releases.push(`${reg.host}/ocp/release@${img.digest}`);
-      }
-    } finally {
-      push.close();
-    }
+    const releases = await pushReleases(reg.host);
 
     ({ mgmt, hosted } = await startClusters(startApiServer, NS));
 

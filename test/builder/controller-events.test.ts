@@ -16,8 +16,8 @@
  * lists again and both sides are observed again.
  * Reconciles are counted per key (the work queue calls `reconcileKey`); list calls from the audit.
  */
-import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
-import { Kube } from '../../builder/clusters/kube.js';
+import { ApiTestServer, startApiServer, type WriteEvent } from '../../pkogen/test/kube/api-server.js';
+import { Kube, type KubeObject } from '../../builder/clusters/kube.js';
 import { Reconciler } from '../../builder/controller/reconciler.js';
 import type { ReconcilerOptions } from '../../builder/controller/options.js';
 import { runController } from '../../builder/controller/run.js';
@@ -25,19 +25,13 @@ import { wiring } from '../../builder/wiring.js';
 import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { HANDOFF_PREFIX, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY, providerImageEntryText } from '../../builder/controller/handoff.js';
 import { managementUser, startClusters } from './clusters.js';
-import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
+import { b64, tokenSecret } from './fixtures.js';
+import { BASE, BUILD_NS, DIGEST, GV, hostedReads, NS, PUSH_HOST, RECONCILER_DEFAULTS, seedHcp } from './hcp-fixtures.js';
 
-const NS = 'clusters-banana';
-const HOSTED_NS = 'openshift-on-cluster-build';
-const BUILD_NS = 'on-cluster-build-jobs';
 const MGMT_USER = managementUser(NS);
 const CONFIGS = 60;
-const PUSH_HOST = 'quay.example.com';
-const DIGEST = (c: string) => 'sha256:' + c.repeat(64);
 const RELEASE_A = `quay.io/openshift-release-dev/ocp-release@${DIGEST('b')}`;
 const RELEASE_B = `quay.io/openshift-release-dev/ocp-release@${DIGEST('c')}`;
-const BASE = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST('e')}`;
-const GV = 'on-cluster-build.pkogen.io/v1alpha1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const np = (i: number) => `workers-${String(i).padStart(3, '0')}`;
 
@@ -92,9 +86,18 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     const lists = [...mgmt.audit.slice(a0), ...hosted.audit.slice(h0)].filter((e) => (e.user === MGMT_USER || e.user === CONTROLLER_USERNAME) && e.verb === 'list').map((e) => `${e.resource}${e.name ? `/${e.name}` : ''}${e.namespace ? ` in ${e.namespace}` : ''}`);
     return { keys: new Map(counts), lists };
   }
-  const config = (name: string) => hosted.store.get({ apiVersion: GV, kind: 'NodePoolOSConfig', name })!;
-  const jobOf = (name: string) => hosted.store.list('batch/v1', 'Job', BUILD_NS).find((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)!;
-  const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+  const { config, jobOf, cond } = hostedReads(() => hosted);
+  /** Per config, the images its build ConfigMaps were created FROM (from the hosted server's writes). */
+  const fromImages = new Map<string, Set<string>>();
+  const recordFrom = (e: WriteEvent) => {
+    const o = e.object as KubeObject & { data?: Record<string, string> };
+    if (e.type !== 'ADDED' || o.kind !== 'ConfigMap' || o.metadata.namespace !== BUILD_NS) return;
+    const name = o.metadata.labels?.['on-cluster-build.pkogen.io/nodepoolosconfig'];
+    if (!name) return;
+    const seen = fromImages.get(name) ?? new Set<string>();
+    for (const m of (o.data?.Containerfile ?? '').matchAll(/FROM (\S+) AS configs/g)) seen.add(m[1]!);
+    fromImages.set(name, seen);
+  };
   /** Lists a reconcile makes for its own config (build records by label, a finished Job's pods). */
   // A reconcile's own reads: its build records and pods, and its config read whole by name (a list of one).
   const ownLists = (l: string) => l === 'nodepoolosbuilds' || l === `pods in ${BUILD_NS}` || /^nodepoolosconfigs\/[^ ]+$/.test(l);
@@ -114,36 +117,8 @@ describe('controller: work per event is bounded by the configs it concerns', () 
 
   beforeAll(async () => {
     ({ mgmt, hosted } = await startClusters(startApiServer, NS));
-    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    mgmt.store.put(pullSecret(NS, 'pull-secret', JSON.stringify({ auths: { 'quay.io': { auth: b64('hcp:hcp-password') }, [PUSH_HOST]: { auth: b64('nodes:nodes-password') } } })));
-    mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: 'banana', namespace: NS }, spec: { releaseImage: RELEASE_A } });
-    for (const ns of [HOSTED_NS, BUILD_NS, 'openshift-config']) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    hosted.store.put(pullSecret('openshift-config', 'pull-secret', dockerConfigJson('quay.io', 'hosted-pull', 'hosted-pull-password')));
-    hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
-    for (const n of [1, 2]) hosted.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: `ip-10-0-1-${n}`, labels: { 'kubernetes.io/arch': 'amd64' } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
-    for (let i = 0; i < CONFIGS; i++) {
-      const name = np(i);
-      const key = `clusters/${name}`;
-      mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: name, hash: '1a2b3c4d', release: RELEASE_A, config: 'kind: MachineConfig\n', created: '2026-11-23T09:00:00Z' }));
-      mgmt.store.put({
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
-        kind: 'MachineDeployment',
-        metadata: { name: `banana-${name}`, namespace: NS, annotations: { 'hypershift.openshift.io/nodePool': key, 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64' } },
-        spec: { template: { metadata: { annotations: { 'hypershift.openshift.io/nodePool': key } } } },
-      });
-      hosted.store.put({
-        apiVersion: GV,
-        kind: 'NodePoolOSConfig',
-        metadata: { name },
-        spec: {
-          nodePool: { name },
-          imageBuilder: { imageBuilderType: 'Job' },
-          renderedImagePushSecret: { name: 'push-creds' },
-          renderedImagePushSpec: `${PUSH_HOST}/layered/${name}:latest`,
-          containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo layered > /etc/layered\n' }],
-        },
-      });
-    }
+    hosted.onWrite(recordFrom);
+    seedHcp(mgmt, hosted, { release: RELEASE_A, pools: Array.from({ length: CONFIGS }, (_, i) => np(i)), nodes: 2 });
     const w = wiring({ cacheSize: 4 });
     const management = new Kube(mgmt.kubeConfig(MGMT_USER));
     const hostedKube = new Kube(hosted.kubeConfig(CONTROLLER_USERNAME));
@@ -155,12 +130,7 @@ describe('controller: work per event is bounded by the configs it concerns', () 
       verifyImage: async (i) => (pushed.has(i.pushRef) ? { ok: true } : { ok: false, reason: 'manifest unknown' }),
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
-      pullSecretName: 'pull-secret',
-      activeDeadlineSeconds: 3600,
-      backoffLimit: 2,
-      historyLimit: 2,
-      userNamespaces: false,
-      minRebuildIntervalSeconds: 0,
+      ...RECONCILER_DEFAULTS,
       maxConcurrentBuilds: CONFIGS * 2,
     };
     running = runController({ management, hosted: hostedKube, namespace: NS, reconciler: new Counting(options), resyncSeconds: 3600, debounceMs: 20 }, stop.signal);
@@ -213,6 +183,33 @@ describe('controller: work per event is bounded by the configs it concerns', () 
     expect(hosted.store.list('batch/v1', 'Job', BUILD_NS).filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name).map((j) => j.metadata!.name)).not.toContain(undefined);
     expect(hosted.store.list('batch/v1', 'Job', BUILD_NS).some((j) => j.metadata!.name !== before && j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)).toBe(true);
     expect(lists.filter((l) => !ownLists(l))).toEqual([]);
+  });
+
+  it('a build pod the scheduler cannot place: that config only says why while it waits (bounded, printable), and stops saying so once the pod is placed', async () => {
+    const name = np(10);
+    const job = jobOf(name);
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `${job.metadata!.name}-q8v4m`, namespace: BUILD_NS, labels: { ...job.spec.template.metadata.labels, 'batch.kubernetes.io/job-name': job.metadata!.name }, creationTimestamp: '2026-11-23T10:00:00Z' }, spec: job.spec.template.spec };
+    // As kube-scheduler writes it (schedule_one.go handleSchedulingFailure): PodScheduled False, reason Unschedulable.
+    const why = '0/3 nodes are available: 3 Insufficient ephemeral-storage. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
+    const waiting = await after(() => {
+      hosted.store.put({ ...pod, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: `${why}\n\u0007${'x'.repeat(5000)}`, lastTransitionTime: '2026-11-23T10:00:01Z' }] } });
+    }, () => cond(config(name), 'WaitingForCapacity')?.status === 'True');
+    expect([...waiting.keys.keys()]).toEqual([name]);
+    expect(waiting.lists.filter((l) => !ownLists(l))).toEqual([]);
+    const c = cond(config(name), 'WaitingForCapacity');
+    expect(c).toMatchObject({ status: 'True', reason: 'BuildUnschedulable' });
+    expect(c.message.startsWith(`job ${BUILD_NS}/${job.metadata!.name}: pod ${pod.metadata.name} cannot be scheduled: ${why} xxx`)).toBe(true);
+    expect(c.message).toMatch(/^[\x20-\x7e]*…$/);
+    expect(c.message.length).toBeLessThan(700);
+    expect(cond(config(name), 'Building')).toMatchObject({ status: 'True', reason: 'BuildRunning' });
+    const record = hosted.store.list(GV, 'NodePoolOSBuild').find((b) => b.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name && b.metadata!.name === job.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosbuild'])!;
+    expect(cond(record, 'Building')).toMatchObject({ status: 'True', reason: 'BuildUnschedulable', message: c.message });
+    const placed = await after(() => {
+      hosted.store.put({ ...pod, spec: { ...pod.spec, nodeName: 'ip-10-0-1-1' }, status: { phase: 'Running', conditions: [{ type: 'PodScheduled', status: 'True' }] } });
+    }, () => cond(config(name), 'WaitingForCapacity')?.status === 'False');
+    expect([...placed.keys.keys()]).toEqual([name]);
+    expect(cond(config(name), 'WaitingForCapacity')).toMatchObject({ status: 'False', reason: 'CapacityAvailable' });
+    expect(cond(config(name), 'Building')).toMatchObject({ status: 'True', reason: 'BuildRunning' });
   });
 
   it("a Node's heartbeat reconciles nothing; a Node of one NodePool reconciles that NodePool's config", async () => {
@@ -303,32 +300,39 @@ describe('controller: work per event is bounded by the configs it concerns', () 
       // workers-005 moved to RELEASE_B above: its entry is for that release (one for RELEASE_A would keep it waiting).
       Object.fromEntries(Array.from({ length: CONFIGS }, (_, i) => [np(i), providerImageEntryText({ release: i === 5 ? RELEASE_B : RELEASE_A, arch: 'amd64', image: over[np(i)] ?? provider('7') })]));
     const labels = { 'app.kubernetes.io/managed-by': 'on-cluster-build' };
-    /** Whether one of the config's build Jobs is FROM `image` (its Containerfile volume says so). */
+    /** Whether one of the config's build Jobs is FROM `image` (its Containerfile volume says so): read from the store, for the assertions. */
     const layered = (name: string, image: string) =>
       hosted.store
         .list('batch/v1', 'Job', BUILD_NS)
         .filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)
         .some((j) => !!(hosted.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: j.metadata!.name, namespace: BUILD_NS })?.data?.Containerfile as string | undefined)?.includes(`FROM ${image} AS configs`));
+    /**
+     * The same, for polling while the controller works: a build ConfigMap created FROM `image`
+     * for the config, kept from the hosted server's writes. Reading the store instead lists (and
+     * copies) every Job once per config per poll, ~10,000 Job copies every 50 ms on the one
+     * thread the controller and both API servers share.
+     */
+    const built = (name: string, image: string) => fromImages.get(name)?.has(image) === true;
     const target = np(8);
     const others = Array.from({ length: CONFIGS }, (_, i) => np(i)).filter((n) => n !== target && n !== np(1));
     // The layer arrives (every NodePool has an entry): every config is looked at again and builds FROM it.
     const first = await after(() => {
       mgmt.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PROVIDER_IMAGES_CONFIGMAP, namespace: NS, labels }, data: { [PROVIDER_LAYER_KEY]: 'provider-layer@L1', ...entries() } });
-    }, () => others.every((n) => layered(n, provider('7'))));
+    }, () => others.every((n) => built(n, provider('7'))));
     expect(first.keys.size).toBeGreaterThanOrEqual(CONFIGS - 1);
     expect(others.every((n) => layered(n, provider('7')))).toBe(true);
     // One NodePool's provider image changes: that config only.
     const cm = mgmt.store.get(IMAGES)!;
     const { keys, lists } = await after(() => {
       mgmt.store.put({ ...cm, data: { [PROVIDER_LAYER_KEY]: 'provider-layer@L1', ...entries({ [target]: provider('8') }) } });
-    }, () => layered(target, provider('8')));
+    }, () => built(target, provider('8')));
     expect([...keys.keys()]).toEqual([target]);
     expect(layered(target, provider('8'))).toBe(true);
     expect(lists.filter((l) => !ownLists(l))).toEqual([]);
     // The channel goes (the fleet is uninstalled): every config builds on the release's base again.
     await after(() => {
       mgmt.store.delete(IMAGES, { force: true });
-    }, () => others.every((n) => layered(n, BASE)));
+    }, () => others.every((n) => built(n, BASE)));
     expect(others.every((n) => layered(n, BASE))).toBe(true);
-  }, 300_000); // four quiet windows and a rebuild through the live controller: ~50-85 s on an idle 2-core machine
+  }, 300_000);
 });

@@ -24,6 +24,7 @@ import { CONTROLLER_USERNAME } from '../../builder/cli.js';
 import { managementUser, startClusters } from './clusters.js';
 import { HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NO_PROVIDER_LAYER, OS_IMAGE_MACHINE_CONFIG, PROVIDER_IMAGES_CONFIGMAP, PROVIDER_LAYER_KEY, providerImageEntryText, WANTED_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
+import { nodePoolOSConfig, RECONCILER_DEFAULTS } from './hcp-fixtures.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -89,12 +90,7 @@ describe('on-cluster-build controller, end to end', () => {
       },
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
-      pullSecretName: 'pull-secret',
-      activeDeadlineSeconds: 3600,
-      backoffLimit: 2,
-      historyLimit: 2,
-      userNamespaces: false,
-      minRebuildIntervalSeconds: 0,
+      ...RECONCILER_DEFAULTS,
       log: (msg, fields) => logs.push(JSON.stringify({ msg, ...fields })),
       ...over,
     };
@@ -107,20 +103,6 @@ describe('on-cluster-build controller, end to end', () => {
   const jobsFor = (nodePool: string) => jobs().filter((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepool'] === nodePool);
   const jobFor = (nodePool: string) => jobsFor(nodePool).find((j) => !(j.status?.conditions ?? []).length) ?? jobsFor(nodePool)[0];
   const handoff = (np: string) => mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: `${HANDOFF_PREFIX}${np}`, namespace: NS });
-
-  const nodePoolOSConfig = (name: string, extra: Record<string, unknown> = {}) => ({
-    apiVersion: 'on-cluster-build.pkogen.io/v1alpha1',
-    kind: 'NodePoolOSConfig',
-    metadata: { name },
-    spec: {
-      nodePool: { name },
-      imageBuilder: { imageBuilderType: 'Job' },
-      renderedImagePushSecret: { name: 'push-creds' },
-      renderedImagePushSpec: `${PUSH_HOST}/layered/${name}:latest`,
-      containerFile: [{ containerfileArch: 'NoArch', content: CONTAINERFILE }],
-      ...extra,
-    },
-  });
 
   /** A NodePool as the HCP namespace shows it: token Secret, MachineDeployment, Machines. */
   function nodePool(name: string, o: { release: string; arch?: string; archFrom?: 'autoscaler' | 'machine'; stream?: string; taints?: object[]; hash?: string }) {

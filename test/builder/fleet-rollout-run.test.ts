@@ -9,6 +9,9 @@
  * - Progressive: the canary first; the others only once it succeeded, at most maxConcurrency at
  *   once; a restarted fleet process resumes from the persisted state without exceeding the bound;
  *   a failure beyond maxFailures halts; the `fleet-rollout resume` write (updateControl) resumes.
+ * - Rollback: the NodePools changed go back under the same bound; one deferred for a full window
+ *   stays in the loop's waiting set (settled again by the recheck) although the gate's own step
+ *   found it Consistent, and goes back once the window frees.
  */
 import { createHash } from 'node:crypto';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
@@ -77,6 +80,8 @@ describe('the fleet loop with a rollout policy', () => {
   let running: Promise<void> | undefined;
   let engine: RolloutEngine | undefined;
   const settled = new Map<string, GateStep>();
+  /** Settles per cluster (each call of the loop's `onSettled`). */
+  const settles = new Map<string, number>();
   const start = (policy: RolloutPolicy, layer: string) => {
     stop = new AbortController();
     engine = undefined;
@@ -90,7 +95,11 @@ describe('the fleet loop with a rollout policy', () => {
         resyncSeconds: 3600,
         waitingRecheckMs: 200,
         rollout: { policy, namespace: NS, onEngine: (e) => (engine = e) },
-        onSettled: (k, last) => settled.set(k.slice(k.indexOf('/') + 1, -'-workers'.length), last),
+        onSettled: (k, last) => {
+          const c = k.slice(k.indexOf('/') + 1, -'-workers'.length);
+          settled.set(c, last);
+          settles.set(c, (settles.get(c) ?? 0) + 1);
+        },
       },
       stop.signal,
     );
@@ -118,6 +127,7 @@ describe('the fleet loop with a rollout policy', () => {
       setStatus(c, (o) => (o.status = { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }, ...healthy] }));
     }
     settled.clear();
+    settles.clear();
   });
   afterEach(async () => {
     if (running) await halt();
@@ -214,5 +224,41 @@ describe('the fleet loop with a rollout policy', () => {
     expect((settled.get('c5') as { state?: string; message?: string }).message).toMatch(/^rolled back by sre at .*: layer L1 is not handed off again until a new layer is configured$/);
     await new Promise((r) => setTimeout(r, 800));
     expect(onL1()).toEqual([]);
+  });
+
+  it('a rollback deferred for a full window is done once the window frees, though the gate found the NodePool Consistent', async () => {
+    for (const c of CLUSTERS) mgmt.store.put(providerHandoff(hcpNamespaceOf('clusters', c), `${c}-workers`, imageFor('L0', R1), R1));
+    start(parsePolicy({ type: 'Progressive', maxConcurrency: 1 }), 'L1');
+    const onL1 = () => CLUSTERS.filter((c) => handedOffImage(handoff(c)!.data!.config!) === imageFor('L1', R1));
+    await waitFor('one on the new layer', () => onL1().length === 1);
+    const [done] = onL1();
+    const row = (c: string) => engine?.current()?.rows.find((r) => r.key === `clusters/${c}-workers`);
+    rolls(done!);
+    await waitFor(`${done}'s target seen`, () => /Target config/.test(row(done!)?.reason ?? ''));
+    finishes(done!);
+    await waitFor('a second on the new layer', () => onL1().length === 2);
+    const [inFlight] = onL1().filter((c) => c !== done);
+    rolls(inFlight!);
+    await waitFor(`${inFlight}'s target seen`, () => /Target config/.test(row(inFlight!)?.reason ?? ''));
+    // Rollback: the NodePool still rolling forward keeps its slot and goes back; the one that
+    // finished waits for the window (maxConcurrency 1). Its hand-off is the layer the gate wants,
+    // so the gate's own step for it ends Consistent: only the deferred rollback keeps it waiting.
+    await updateControl(new Kube(mgmt.kubeConfig('system:admin')), NS, (c) => ({ ...c, rollback: { at: Date.now(), by: 'sre' } }));
+    await waitFor(`${inFlight} back on the previous image`, () => !onL1().includes(inFlight!));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(onL1()).toEqual([done]);
+    expect(settled.get(done!)).toMatchObject({ state: 'Consistent' });
+    // Nothing about it changes meanwhile, yet it stays in the waiting set: the recheck settles it again and again.
+    const seen = settles.get(done!)!;
+    await waitFor(`${done} settled again while its rollback waits`, () => settles.get(done!)! >= seen + 3);
+    expect(onL1()).toEqual([done]);
+    // HyperShift returns it to the config it ran (its target had shown): the rollback succeeded, the window frees.
+    setStatus(inFlight!, (o) => {
+      o.status = { ...o.status, conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected' }, { type: 'UpdatingVersion', status: 'False', reason: 'AsExpected', observedGeneration: o.metadata.generation }, ...healthy] };
+    });
+    await waitFor(`${done} rolled back after the window freed`, () => onL1().length === 0);
+    expect(handedOffImage(handoff(done!)!.data!.config!)).toBe(imageFor('L0', R1));
+    const loaded = await readRollout(new Kube(mgmt.kubeConfig('system:admin')), NS);
+    expect([done, inFlight].map((c) => loaded.state!.entries[`clusters/${c}-workers`]!.change)).toEqual(['rollback', 'rollback']);
   });
 });

@@ -16,7 +16,7 @@ import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { makeCa } from '../../pkogen/test/oci/registry-harness.js';
-import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import type { ApiTestServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject, RESOURCES } from '../../builder/clusters/kube.js';
 import { parseCommand } from '../../builder/cli.js';
 import { FlagError } from '../../builder/flags.js';
@@ -24,21 +24,13 @@ import { BuildKey } from '../../builder/fleet/build-registry.js';
 import { admitNodePoolUpdate, GATED_LABEL, HANDOFF_RELEASE_ANNOTATION, isPaused, NODEPOOLS, RELEASED_FOR_ANNOTATION, WANTED_RELEASE_ANNOTATION } from '../../builder/fleet/gate.js';
 import { startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
-import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
+import { FLEET_BUILD_NAMESPACE } from '../../builder/fleet/rbac.js';
 import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
 import { handedOffImage, handoffName, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP } from '../../builder/controller/handoff.js';
-import { clusterWide, withNamespace } from './clusters.js';
 import { providerHandoff, tenantHandoff } from './fleet-fixtures.js';
+import { D, FLEET_USER, imageOfKey, NS, R1, R2, REPO, startFleetApi } from './fleet-harness.js';
 
-const D = (c: string) => 'sha256:' + c.repeat(64);
-const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
-const R2 = `quay.io/openshift-release-dev/ocp-release@${D('2')}`;
-const NS = 'on-cluster-build-fleet';
-const FLEET_USER = `system:serviceaccount:${NS}:fleet`;
-const REPO = 'quay.example.com/provider/os';
-/** The fake build's image for a key: its digest says which release it was built from. */
-const imageOfKey = (k: BuildKey) => `${REPO}@sha256:${createHash('sha256').update(`layered ${k.releaseDigest} ${k.arch}`).digest('hex')}`;
-const builtFromRelease = (image: string | undefined) => [R1, R2].find((r) => image === imageOfKey({ releaseDigest: r.split('@')[1]!, arch: 'amd64', layerDigest: '', builderImageDigest: '' }));
+const builtFromRelease = (image: string | undefined) => [R1, R2].find((r) => image === imageOfKey({ releaseDigest: r.split('@')[1]!, arch: 'amd64' }));
 const PROVIDER = ['apple', 'banana', 'cherry'];
 const TENANT = 'date';
 const FAILING = 'elder'; // arm64: its own key, whose build fails
@@ -87,22 +79,13 @@ describe('the fleet component, running', () => {
   const describeSeen = (c: string) => (seen.get(c) ?? []).map((h) => { const v = hashes.get(h)!; return `${v.release === R1 ? 'R1' : 'R2'} ${v.image === undefined ? '-' : builtFromRelease(v.image) === R1 ? 'image(R1)' : builtFromRelease(v.image) === R2 ? 'image(R2)' : v.image}`; });
 
   beforeAll(async () => {
-    mgmt = await startApiServer({
-      identities: [
-        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...ALL.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
-        { name: 'system:admin', token: 'admin-token' },
-      ],
-    });
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
-    // The rollout policy's canary selectors read HostedCluster labels (none here: the default policy).
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true, status: true });
-    for (const n of ['clusters', NS, ...ALL.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    // HostedClusters carry no labels here: the default policy.
+    mgmt = await startFleetApi(ALL);
     for (const c of ALL) mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: c, namespace: hcpNamespaceOf('clusters', c) }, spec: { releaseImage: R1 } });
     for (const c of ALL) {
       const arch = c === FAILING ? 'arm64' : 'amd64';
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { name: npName(c), namespace: 'clusters' }, spec: { clusterName: c, arch, release: { image: R1 }, replicas: 2 } });
-      const image = imageOfKey({ releaseDigest: D('1'), arch, layerDigest: '', builderImageDigest: '' });
+      const image = imageOfKey({ releaseDigest: D('1'), arch });
       mgmt.store.put(c === TENANT ? tenantHandoff(hcpNamespaceOf('clusters', c), npName(c), 'my-config', `quay.example.com/tenant/os@${D('8')}`, R1) : providerHandoff(hcpNamespaceOf('clusters', c), npName(c), image, R1));
     }
     dir = mkdtempSync(path.join(tmpdir(), 'fleet-run-'));
@@ -151,7 +134,7 @@ describe('the fleet component, running', () => {
           return new Promise((resolve, reject) => pending.push({ key, resolve, reject }));
         },
         // The registry has the images of the hand-offs in place (built before for R1); R2's are built.
-        lookup: async (k) => (k.releaseDigest === D('1') ? { image: imageOfKey({ releaseDigest: D('1'), arch: k.arch, layerDigest: '', builderImageDigest: '' }) } : undefined),
+        lookup: async (k) => (k.releaseDigest === D('1') ? { image: imageOfKey({ releaseDigest: D('1'), arch: k.arch }) } : undefined),
       },
     });
     let stopped = false;

@@ -7,36 +7,26 @@
  * NodePools with the documented reasons. The scrapes are the input of `promtool test rules` for
  * the hold alert: silent while holds are young, firing near the bound, silent once released.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import type { ApiTestServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject, RESOURCES } from '../../builder/clusters/kube.js';
 import { parseCommand } from '../../builder/cli.js';
 import { BuildKey } from '../../builder/fleet/build-registry.js';
 import { GATED_LABEL, NODEPOOLS } from '../../builder/fleet/gate.js';
 import { startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
-import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
 import { EVENT_REASONS } from '../../builder/metrics/events.js';
 import { PLATFORM_SCRAPER } from '../../builder/metrics/server.js';
 import { fleetAlerts } from '../../resources/monitoring.js';
-import { clusterWide, withNamespace } from './clusters.js';
 import { providerHandoff } from './fleet-fixtures.js';
+import { D, FLEET_USER, freePort, imageOfKey, NS, R1, R2, REPO, startFleetApi } from './fleet-harness.js';
 import { metricsPki, sample, samples, scrape } from './metrics-harness.js';
 import { checkAndTest, inputSeries, Recording } from './promtool.js';
 
-const D = (c: string) => 'sha256:' + c.repeat(64);
-const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
-const R2 = `quay.io/openshift-release-dev/ocp-release@${D('2')}`;
-const NS = 'on-cluster-build-fleet';
-const FLEET_USER = `system:serviceaccount:${NS}:fleet`;
-const REPO = 'quay.example.com/provider/os';
-const imageOfKey = (k: { releaseDigest: string; arch: string }) => `${REPO}@sha256:${createHash('sha256').update(`layered ${k.releaseDigest} ${k.arch}`).digest('hex')}`;
 const AMD = ['apple', 'banana'];
 const ARM = 'elder';
 const ALL = [...AMD, ARM];
@@ -47,13 +37,6 @@ const waitFor = async (what: string, cond: () => boolean) => {
   for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
   if (!cond()) throw new Error(`timed out waiting for ${what}`);
 };
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 
 describe('the fleet component, observed', () => {
   let mgmt: ApiTestServer;
@@ -63,17 +46,8 @@ describe('the fleet component, observed', () => {
   const np = (c: string) => mgmt.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', name: npName(c), namespace: 'clusters' }) as KubeObject & { spec: any };
 
   beforeAll(async () => {
-    mgmt = await startApiServer({
-      identities: [
-        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(FLEET_CLUSTER_RULES), ...ALL.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
-        { name: 'system:admin', token: 'admin-token' },
-      ],
-    });
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true, status: true });
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedControlPlane', plural: 'hostedcontrolplanes', namespaced: true, status: true });
-    // The rollout policy's canary selectors read HostedCluster labels (none here: the default policy).
-    mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'HostedCluster', plural: 'hostedclusters', namespaced: true, status: true });
-    for (const n of ['clusters', NS, ...ALL.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    // HostedClusters carry no labels here: the default policy.
+    mgmt = await startFleetApi(ALL);
     for (const c of ALL) {
       const arch = c === ARM ? 'arm64' : 'amd64';
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: c, namespace: hcpNamespaceOf('clusters', c) }, spec: { releaseImage: R1 } });

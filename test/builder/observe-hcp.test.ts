@@ -30,20 +30,13 @@ import { MetricsServer, startMetricsServer } from '../../builder/metrics/server.
 import { startWebhookServer, WebhookServer } from '../../builder/webhook/server.js';
 import { fleetAlerts, hcpAlerts } from '../../resources/monitoring.js';
 import { managementUser, startClusters, withNamespace } from './clusters.js';
-import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
+import { BASE, BUILD_NS, DIGEST, GV, hostedReads, NS, RECONCILER_DEFAULTS, seedHcp } from './hcp-fixtures.js';
 import { metricsPki, MetricsPki, sample, samples, scrape } from './metrics-harness.js';
 import { checkAndTest, inputSeries, Recording } from './promtool.js';
 import { post } from './webhook-client.js';
 
-const NS = 'clusters-banana';
-const HOSTED_NS = 'openshift-on-cluster-build';
-const BUILD_NS = 'on-cluster-build-jobs';
 const MGMT_USER = managementUser(NS);
-const PUSH_HOST = 'quay.example.com';
-const DIGEST = (c: string) => 'sha256:' + c.repeat(64);
 const RELEASE = `quay.io/openshift-release-dev/ocp-release@${DIGEST('b')}`;
-const BASE = `quay.io/openshift-release-dev/ocp-v4.0-art-dev@${DIGEST('e')}`;
-const GV = 'on-cluster-build.pkogen.io/v1alpha1';
 const SCRAPER = 'system:serviceaccount:hypershift:prometheus';
 const POOLS = ['workers-a', 'workers-b', 'workers-c', 'workers-d'];
 const FAILING = ['workers-b', 'workers-c', 'workers-d'];
@@ -69,44 +62,14 @@ describe('the HCP namespace processes, observed', () => {
   const webhookRec: Recording = [];
   const scrapeController = async () => (await scrape(controllerMetrics.port, pki.serverCa, client)).body;
   const scrapeWebhook = async () => (await scrape(webhookMetrics.port, pki.serverCa, client)).body;
-  const jobOf = (name: string) => hosted.store.list('batch/v1', 'Job', BUILD_NS).find((j) => j.metadata!.labels['on-cluster-build.pkogen.io/nodepoolosconfig'] === name)!;
-  const config = (name: string) => hosted.store.get({ apiVersion: GV, kind: 'NodePoolOSConfig', name })!;
-  const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+  const { config, jobOf, cond } = hostedReads(() => hosted);
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'observe-hcp-'));
     pki = metricsPki(dir);
     client = pki.client(SCRAPER);
     ({ mgmt, hosted } = await startClusters(startApiServer, NS, withNamespace(HOSTED_EVENT_RULES, EVENTS_NAMESPACE)));
-    mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    mgmt.store.put(pullSecret(NS, 'pull-secret', JSON.stringify({ auths: { 'quay.io': { auth: b64('hcp:hcp-password') }, [PUSH_HOST]: { auth: b64('nodes:nodes-password') } } })));
-    mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: 'banana', namespace: NS }, spec: { releaseImage: RELEASE } });
-    for (const ns of [HOSTED_NS, BUILD_NS, 'openshift-config', EVENTS_NAMESPACE]) hosted.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    hosted.store.put(pullSecret('openshift-config', 'pull-secret', dockerConfigJson('quay.io', 'hosted-pull', 'hosted-pull-password')));
-    hosted.store.put(pullSecret(HOSTED_NS, 'push-creds', dockerConfigJson(PUSH_HOST, 'robot', 'push-password')));
-    hosted.store.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ip-10-0-1-1', labels: { 'kubernetes.io/arch': 'amd64' } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
-    for (const name of POOLS) {
-      const key = `clusters/${name}`;
-      mgmt.store.put(tokenSecret({ namespace: NS, nodePoolNamespace: 'clusters', nodePool: name, hash: '1a2b3c4d', release: RELEASE, config: 'kind: MachineConfig\n', created: '2026-11-23T09:00:00Z' }));
-      mgmt.store.put({
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
-        kind: 'MachineDeployment',
-        metadata: { name: `banana-${name}`, namespace: NS, annotations: { 'hypershift.openshift.io/nodePool': key, 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64' } },
-        spec: { template: { metadata: { annotations: { 'hypershift.openshift.io/nodePool': key } } } },
-      });
-      hosted.store.put({
-        apiVersion: GV,
-        kind: 'NodePoolOSConfig',
-        metadata: { name },
-        spec: {
-          nodePool: { name },
-          imageBuilder: { imageBuilderType: 'Job' },
-          renderedImagePushSecret: { name: 'push-creds' },
-          renderedImagePushSpec: `${PUSH_HOST}/layered/${name}:latest`,
-          containerFile: [{ containerfileArch: 'NoArch', content: 'FROM configs AS final\nRUN echo layered > /etc/layered\n' }],
-        },
-      });
-    }
+    seedHcp(mgmt, hosted, { release: RELEASE, pools: POOLS, nodes: 1, hostedNamespaces: [EVENTS_NAMESPACE] });
     // The controller as builder/cli.ts assembles it: its registry, Events into the hosted cluster, /metrics.
     const hostedKube = new Kube(hosted.kubeConfig(CONTROLLER_USERNAME));
     const management = new Kube(mgmt.kubeConfig(MGMT_USER));
@@ -132,12 +95,7 @@ describe('the HCP namespace processes, observed', () => {
       },
       nodePoolInputs: w.nodePoolInputs,
       validateConfig: w.validateConfig,
-      pullSecretName: 'pull-secret',
-      activeDeadlineSeconds: 3600,
-      backoffLimit: 2,
-      historyLimit: 2,
-      userNamespaces: false,
-      minRebuildIntervalSeconds: 0,
+      ...RECONCILER_DEFAULTS,
       maxConcurrentBuilds: 8,
       telemetry,
     });

@@ -12,35 +12,27 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import type { ApiTestServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { parseCommand } from '../../builder/cli.js';
 import { handoffName } from '../../builder/controller/handoff.js';
 import { BuildKey } from '../../builder/fleet/build-registry.js';
 import { FleetProcess, startFleet } from '../../builder/fleet/main.js';
 import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
-import { FLEET_BUILD_NAMESPACE, FLEET_BUILD_NAMESPACE_RULES, FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES, ROLLOUT_CONFIGMAP } from '../../builder/fleet/rbac.js';
+import { FLEET_CLUSTER_RULES, ROLLOUT_CONFIGMAP } from '../../builder/fleet/rbac.js';
 import { updateControl } from '../../builder/fleet/rollout/state.js';
 import { MUTATE_NODEPOOL_PATH } from '../../builder/fleet/webhook.js';
 import { EVENT_REASONS } from '../../builder/metrics/events.js';
 import { PLATFORM_SCRAPER } from '../../builder/metrics/server.js';
 import { fleetAlerts } from '../../resources/monitoring.js';
-import { clusterWide, withNamespace } from './clusters.js';
+import { D, FLEET_USER, freePort, imageOfKey, NS, R1, R2, REPO, startFleetApi } from './fleet-harness.js';
 import { MetricsPki, metricsPki, sample, samples, scrape } from './metrics-harness.js';
 import { checkAndTest, inputSeries, Recording } from './promtool.js';
 
-const D = (c: string) => 'sha256:' + c.repeat(64);
-const R1 = `quay.io/openshift-release-dev/ocp-release@${D('1')}`;
-const R2 = `quay.io/openshift-release-dev/ocp-release@${D('2')}`;
-const NS = 'on-cluster-build-fleet';
-const FLEET_USER = `system:serviceaccount:${NS}:fleet`;
-const REPO = 'quay.example.com/provider/os';
 const NP = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool' };
 const CLUSTERS = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
-const imageOfKey = (k: { releaseDigest: string; arch: string }) => `${REPO}@sha256:${createHash('sha256').update(`layered ${k.releaseDigest} ${k.arch}`).digest('hex')}`;
 const healthy = [
   { type: 'Ready', status: 'True', reason: 'AsExpected' },
   { type: 'AllMachinesReady', status: 'True', reason: 'AsExpected' },
@@ -50,13 +42,6 @@ const waitFor = async (what: string, cond: () => boolean) => {
   for (let i = 0; i < 1500 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
   if (!cond()) throw new Error(`timed out waiting for ${what}`);
 };
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 const ROLLOUT = 'on_cluster_build_fleet_rollout_nodepools';
 const CANARY = 'on_cluster_build_fleet_rollout_canary_nodepools';
 const HALTED = 'on_cluster_build_fleet_rollouts_halted';
@@ -100,14 +85,7 @@ describe('a Progressive rollout of the provider layer, observed', () => {
   const setUp = async (clusters: string[], o: { canary?: string; shape?: (c: string) => { arch: string; release: string }; events?: boolean } = {}) => {
     const shape = o.shape ?? (() => ({ arch: 'amd64', release: R1 }));
     const clusterRules = o.events === false ? FLEET_CLUSTER_RULES.filter((r) => !r.resources.includes('events')) : FLEET_CLUSTER_RULES;
-    mgmt = await startApiServer({
-      identities: [
-        { name: FLEET_USER, token: 'fleet-token', rules: [...clusterWide(clusterRules), ...clusters.flatMap((c) => withNamespace(HANDOFF_RULES, hcpNamespaceOf('clusters', c))), ...withNamespace(FLEET_NAMESPACE_RULES, NS), ...withNamespace(FLEET_BUILD_NAMESPACE_RULES, FLEET_BUILD_NAMESPACE)] },
-        { name: 'system:admin', token: 'admin-token' },
-      ],
-    });
-    for (const [kind, plural] of [['NodePool', 'nodepools'], ['HostedCluster', 'hostedclusters'], ['HostedControlPlane', 'hostedcontrolplanes']]) mgmt.registerType({ group: 'hypershift.openshift.io', version: 'v1beta1', kind: kind!, plural: plural!, namespaced: true, status: true });
-    for (const n of ['clusters', NS, ...clusters.map((c) => hcpNamespaceOf('clusters', c))]) mgmt.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+    mgmt = await startFleetApi(clusters, clusterRules);
     for (const c of clusters) {
       const { arch, release } = shape(c);
       mgmt.store.put({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { name: c, namespace: 'clusters', labels: c === (o.canary ?? 'c0') ? { 'provider.example.com/ring': 'canary' } : {} }, spec: { release: { image: release } } });
