@@ -154,20 +154,30 @@ test('validate: a bundled CRD’s object is checked by its precompiled validator
   }
 });
 
-test('validate: a built-in kind is checked by its kubernetes-models validator on the code-cache path (cjs/kinds), as the ES bundle checks it', () => {
+test('validate: a built-in kind is checked by its kubernetes-models validator on the code-cache path (cjs/kinds, with their own code caches), as the ES bundle checks it', () => {
   const pkg = path.join(out, 'with-service');
   cpSync(path.join(FIXTURES, 'nginx'), pkg, { recursive: true });
   const service = (port: string) => `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  ports:\n  - port: ${port}\n`;
-  // A preload that lists, at exit, the kinds' validator files required during the run.
-  const preload = path.join(out, 'kinds-required.cjs');
-  writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'kinds: ' + Object.keys(require.cache).filter((f) => /[\\\\/]cjs[\\\\/]kinds[\\\\/]/.test(f)).map((f) => require('node:path').basename(f)).sort().join(' ') + '\\n'));\n");
+  // A preload that lists, at exit, the kinds' validator files loaded during the run: through their
+  // code cache (vm.Script, the kinds the cache-making run met: the fixture's) or required.
+  const preload = path.join(out, 'kinds-loaded.cjs');
+  writeFileSync(
+    preload,
+    [
+      "const vm = require('node:vm'); const path = require('node:path'); const compiled = [];",
+      "vm.Script = class extends vm.Script { constructor(src, o) { super(src, o); if (/[\\\\/]kinds[\\\\/]/.test(o.filename)) compiled.push(path.basename(o.filename) + (o.cachedData ? '' : ' (no cache)')); } };",
+      "const list = (xs) => xs.sort().join(' ');",
+      "process.on('exit', () => require('node:fs').writeSync(2, 'cached: ' + list(compiled) + '\\nrequired: ' + list(Object.keys(require.cache).filter((f) => /[\\\\/]cjs[\\\\/]kinds[\\\\/]/.test(f)).map((f) => path.basename(f))) + '\\n'));",
+      '',
+    ].join('\n'),
+  );
   for (const [port, code] of [['80', 0], ['http', 1]] as const) {
     writeFileSync(path.join(pkg, 'service.yaml'), service(port));
     const es = cli('validate', pkg);
     expect(es.code).toBe(code);
     const r = spawnSync('node', ['-r', preload, path.join(scratch, 'bin', 'pkogen.js'), 'validate', pkg], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
-    // Only the package's kinds: ConfigMap, Deployment, Service.
-    expect(r.stderr).toBe('pkogen: validate.cjs code cache used\nkinds: IoK8sApiAppsV1Deployment.cjs IoK8sApiCoreV1ConfigMap.cjs IoK8sApiCoreV1Service.cjs\n');
+    // Only the package's kinds: ConfigMap and Deployment (in the fixture the caches were made with), Service.
+    expect(r.stderr).toBe('pkogen: validate.cjs code cache used\ncached: IoK8sApiAppsV1Deployment.cjs IoK8sApiCoreV1ConfigMap.cjs\nrequired: IoK8sApiCoreV1Service.cjs\n');
     expect({ code: r.status, stdout: r.stdout }).toEqual({ code, stdout: es.stdout });
     if (code === 1) expect(r.stdout).toMatch(/service\.yaml:9 .*spec\.ports\[0\]\.port: must be integer/);
   }
