@@ -49,7 +49,7 @@ deps: node_modules/.install-stamp
 # faster library import); then the bundled CLI that pkogen/bin/pkogen.js prefers (hack/bundle.mjs:
 # faster start-up) and the V8 code caches of its CommonJS validate/build/push bundles
 # (hack/code-cache.mjs, made with $(NODE)).
-PKOGEN_HACK := $(addprefix pkogen/hack/,precompile-crds.mjs flatten-kinds.mjs bundle.mjs cjs-crds.mjs esbuild-options.mjs code-cache.mjs)
+PKOGEN_HACK := $(addprefix pkogen/hack/,precompile-crds.mjs flatten-kinds.mjs bundle.mjs cjs-crds.mjs cjs-kinds.mjs esbuild-options.mjs code-cache.mjs)
 pkogen/dist/.build-stamp: node_modules/.install-stamp $(PKOGEN_SOURCES) $(PKOGEN_HACK) pkogen/bin/pkogen.js pkogen/bin/package.json
 	cd pkogen && npx tsc -b tsconfig.build.json
 	cd pkogen && $(NODE) hack/precompile-crds.mjs

@@ -12,7 +12,8 @@
 // version, an unknown command) and validate.cjs, build.cjs and push.cjs, each compiled through vm.Script
 // with a V8 code cache that hack/code-cache.mjs made for this exact Node (version and arch in the
 // file name): they skip parsing, compiling and the ES loader. A cache is used only when it is at
-// least as new as its file; otherwise the ES bundle runs. Every other command runs from the ES
+// least as new as its file; otherwise the ES bundle runs. The validator files those bundles
+// require (cjs/crds/, cjs/kinds/) have code caches of their own, from the same runs. Every other command runs from the ES
 // bundle. PKOGEN_CODE_CACHE: 0 = never (benchmarks compare), write = compile without the cache and
 // write it after the run (hack/code-cache.mjs), check = say on stderr which code ran (a cache, main.cjs,
 // the ES bundle or dist/src).
@@ -49,6 +50,50 @@ if (mode !== '0') require('node:module').enableCompileCache?.();
 
 const CACHED = ['validate', 'build', 'push']; // hack/bundle.mjs and hack/code-cache.mjs name the same
 
+/**
+ * Compiles and runs one CommonJS file through vm.Script, with its V8 code cache (FILE.<node
+ * version>-<arch>.cache) when one at least as new is there, or (write) to save one after the run;
+ * its own require gives ./crds/ and ./kinds/ files (validators, hack/cjs-crds.mjs and
+ * hack/cjs-kinds.mjs) the same treatment. Node's own compile cache caches a file's code as
+ * compiled before it runs, without the functions compiled lazily during the run: for those
+ * validators that compile was most of their cost. Returns module.exports.
+ */
+const written = [];
+const cachedModules = new Map();
+function runCompiled(filename, cacheData) {
+  const { Script } = require('node:vm');
+  // ASCII (hack/bundle.mjs escapes the rest): latin1 is exact and much faster than UTF-8 decoding.
+  // Node's own CommonJS wrapper, so require, module and __filename are what the bundle expects.
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename).toString('latin1')}\n})`;
+  const script = new Script(source, { filename, cachedData: cacheData });
+  if (mode === 'write') written.push({ script, cacheFile: `${filename}.${process.version}-${process.arch}.cache` });
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, requireFrom(filename), module, filename, path.dirname(filename));
+  return { script, exports: module.exports };
+}
+
+/** The require a bundle file runs with: createRequire's, and validator files through runCompiled. */
+function requireFrom(filename) {
+  const plain = require('node:module').createRequire(filename);
+  const dir = path.dirname(filename);
+  const r = (id) => {
+    if (!/^\.\/(crds|kinds)\/\w+\.cjs$/.test(id)) return plain(id);
+    const file = path.join(dir, id);
+    let m = cachedModules.get(file);
+    if (m === undefined) {
+      const cacheFile = `${file}.${process.version}-${process.arch}.cache`;
+      const f = mtime(file);
+      const c = mtime(cacheFile);
+      // No cache (a kind the warm run did not need): plain require, which Node's compile cache serves.
+      if (mode !== 'write' && (c === undefined || c < f)) m = plain(file);
+      else m = runCompiled(file, mode === 'write' ? undefined : readFileSync(cacheFile)).exports;
+      cachedModules.set(file, m);
+    }
+    return m;
+  };
+  return Object.assign(r, { resolve: plain.resolve, cache: plain.cache });
+}
+
 /** The CommonJS bundle of `name` run from its code cache, or undefined when it has none usable. */
 function fromCodeCache(name) {
   if (!CACHED.includes(name) || mode === '0') return undefined;
@@ -58,22 +103,18 @@ function fromCodeCache(name) {
   const f = mtime(filename);
   const c = mtime(cacheFile);
   if (f === undefined || f < b || (!writing && (c === undefined || c < f))) return undefined;
-  const { Script } = require('node:vm');
-  // ASCII (hack/bundle.mjs escapes the rest): latin1 is exact and much faster than UTF-8 decoding.
-  // Node's own CommonJS wrapper, so require, module and __filename are what the bundle expects.
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename).toString('latin1')}\n})`;
-  const script = new Script(source, { filename, cachedData: writing ? undefined : readFileSync(cacheFile) });
+  const { script, exports } = runCompiled(filename, writing ? undefined : readFileSync(cacheFile));
   // A rejected cache (V8 flags differ) still compiled the code: run it, only slower.
   if (mode === 'check') process.stderr.write(`pkogen: ${name}.cjs code cache ${script.cachedDataRejected ? 'rejected' : 'used'}\n`);
-  const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, require('node:module').createRequire(filename), module, filename, cjsDir);
   const save = () => {
-    // After the run, so the functions compiled lazily during it are in the cache.
-    const tmp = `${cacheFile}.tmp-${process.pid}`;
-    writeFileSync(tmp, script.createCachedData());
-    renameSync(tmp, cacheFile);
+    // After the run, so the functions compiled lazily during it are in the caches.
+    for (const { script: s, cacheFile: file } of written) {
+      const tmp = `${file}.tmp-${process.pid}`;
+      writeFileSync(tmp, s.createCachedData());
+      renameSync(tmp, file);
+    }
   };
-  return { main: module.exports.main, save: writing ? save : undefined };
+  return { main: exports.main, save: writing ? save : undefined };
 }
 
 /** main.cjs when this run needs no command module (help, version, an unknown name). */

@@ -28,7 +28,8 @@
  *
  * validate, build and push are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
  * chunks) for bin/pkogen.js to compile with a V8 code cache (hack/code-cache.mjs makes it). Those
- * take the bundled CRDs' precompiled validators from OUTDIR/cjs/crds/ (hack/cjs-crds.mjs).
+ * take the bundled CRDs' precompiled validators from OUTDIR/cjs/crds/ (hack/cjs-crds.mjs) and the
+ * built-in kinds' validators from OUTDIR/cjs/kinds/ (hack/cjs-kinds.mjs).
  *
  * Usage: node hack/bundle.mjs [ENTRY OUTDIR] (default dist/src/cli/main.js dist/bundle; the test
  * bundles src/cli/main.ts into a scratch folder). OUTDIR must be inside the checkout: the CLI finds
@@ -40,6 +41,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
 import { cjsPrecompiledCrds } from './cjs-crds.mjs';
+import { cjsBuiltinKinds } from './cjs-kinds.mjs';
 import { ALIAS, OPTIONAL_PEERS } from './esbuild-options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -229,6 +231,14 @@ const cjsCrds = {
     b.onLoad({ filter: /[\\/]schema[\\/]precompiled-crds\.(ts|js)$/ }, (args) => ({ contents: cjsCrdTable, loader: 'js', resolveDir: path.dirname(args.path) }));
   },
 };
+// Likewise the built-in kinds' validators (~1.8 MB): one file per kind in cjs/kinds/ (hack/cjs-kinds.mjs).
+const cjsKindLoader = await cjsBuiltinKinds({ root, cjsDir, kinds });
+const cjsKinds = {
+  name: 'cjs-builtin-kinds',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]schema[\\/]validator-loader\.(ts|js)$/ }, (args) => ({ contents: cjsKindLoader, loader: 'js', resolveDir: path.dirname(args.path) }));
+  },
+};
 for (const command of CJS_COMMANDS) {
   const onlyCommand = {
     name: 'only-command',
@@ -270,7 +280,7 @@ for (const command of CJS_COMMANDS) {
     logLevel: 'warning',
     alias: ALIAS,
     external: OPTIONAL_PEERS,
-    plugins: [onlyCommand, cjsCrds, precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
+    plugins: [onlyCommand, cjsCrds, cjsKinds, precompiledPlugin, lazyAjvPlugin, dataPlugin],
   });
   // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.
   const out = path.join(cjsDir, `${command}.cjs`);

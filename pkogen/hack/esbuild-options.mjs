@@ -1,6 +1,6 @@
 /**
  * esbuild options every build step that bundles npm packages shares (hack/bundle.mjs,
- * hack/flatten-kinds.mjs).
+ * hack/flatten-kinds.mjs, hack/cjs-kinds.mjs).
  *
  * ALIAS: ajv-formats-draft2019 (the idn-hostname format of kubernetes-models' validators)
  * require()s 'punycode', which Node resolves to its own deprecated built-in (DEP0040: a warning on

@@ -26,26 +26,28 @@ function dropNulls(v: unknown): unknown {
 }
 
 
-// The validator below is synchronous and sees any kind a rollout nests: load everything the
-// registry can need with this module (built-in kinds: a no-op unless bundled, src/schema/validator-loader.ts;
-// ajv for any CRD), and the precompiled validators (make build) of the kinds a rollout is made of.
+// The validator below is synchronous: the precompiled validators (make build) of the kinds a
+// rollout is made of are loaded with this module; prepareRolloutSchemas loads those of the kinds
+// a Template nests. Unbundled (dist/src, tests) every built-in kind and ajv are there already
+// (src/schema/validator-loader.ts, ajv-loader.ts); only the bundled CLI loads them on demand.
 const registry: SchemaRegistry = createSchemaRegistry();
-await registry.prepare?.();
 await registry.prepare?.(ROLLOUT_KINDS.flatMap((kind) => BUNDLED_CRDS.filter((c) => c.kind === kind).flatMap((c) => c.versions.filter((v) => v.served).map((v) => ({ apiVersion: crdApiVersion(c, v.name), kind })))));
 
 /**
- * Loads, ahead of a lint or simulation of this Template text, the precompiled validators (make
- * build) of every kind it nests anywhere (any mapping with a string apiVersion and kind: a
- * SelectorSyncSet's resources, a policy's object definitions), so the validator compiles none of
- * them: an OLM rollout's Subscription, CatalogSource and OperatorGroup took ~270 ms to compile.
- * Optional: what is not loaded is compiled on first use, with the same verdicts. Text that does
- * not parse loads nothing (the lint reports it).
+ * Loads, ahead of a lint or simulation of this Template text, the validators of every kind it
+ * nests anywhere (any mapping with a string apiVersion and kind: a SelectorSyncSet's resources, a
+ * policy's object definitions): a CRD's precompiled one (make build), so the validator compiles
+ * none of them (an OLM rollout's Subscription, CatalogSource and OperatorGroup took ~270 ms to
+ * compile), and in the bundled CLI a built-in kind's, which it must have. Text that does not
+ * parse, or names a kind through a parameter, loads everything.
  */
 export async function prepareRolloutSchemas(file: string, text: string): Promise<void> {
   let docs: unknown[];
   try {
     docs = parseAllYaml11(text, file);
   } catch {
+    // The lint reports it; should its own reading still find objects, everything is there for them.
+    await registry.prepare?.();
     return;
   }
   const kinds = new Map<string, { apiVersion: string; kind: string }>();
@@ -58,6 +60,9 @@ export async function prepareRolloutSchemas(file: string, text: string): Promise
     }
   };
   walk(docs, 0);
+  // A kind or apiVersion from a parameter (`${KIND}`) is known only after processing: then
+  // everything the registry can need (every built-in kind's validator, ajv for any CRD).
+  if ([...kinds.values()].some((k) => k.apiVersion.includes('$') || k.kind.includes('$'))) await registry.prepare?.();
   await registry.prepare?.([...kinds.values()]);
 }
 

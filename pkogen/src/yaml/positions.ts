@@ -154,7 +154,12 @@ export function mayHaveDuplicateKeys(text: string): boolean {
       blockParent = blockContent = -1;
     }
     if (trimmed === '' || trimmed.startsWith('#')) continue;
-    if (trimmed.includes('{') || trimmed.startsWith('? ') || trimmed.startsWith('---') || line.includes('\t')) return true;
+    if (/^---\s*(#.*)?$/.test(line)) {
+      // a new document: its mappings are new
+      frames.length = 0;
+      continue;
+    }
+    if (trimmed.startsWith('? ') || trimmed.startsWith('---') || line.includes('\t')) return true;
     let rest = trimmed;
     let newItem = false;
     while (rest.startsWith('- ') || rest === '-') {
@@ -164,8 +169,12 @@ export function mayHaveDuplicateKeys(text: string): boolean {
       rest = after.trimStart();
       newItem = true;
     }
+    // A flow collection starts where a node starts (a line, an item, a value), never inside a
+    // plain or quoted scalar: `{` elsewhere (`rate(x{job="a"}[5m])`, `'{"a": 1}'`) is text.
+    if (flowStart(rest)) return true;
     const m = /^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\[\]][^:#]*?)\s*:(?:\s|$)/.exec(rest);
     if (!m) continue;
+    if (flowStart(rest.slice(m[0].length).trimStart())) return true;
     while (frames.length > 0 && (frames[frames.length - 1].indent > indent || (newItem && frames[frames.length - 1].indent >= indent))) frames.pop();
     let top = frames[frames.length - 1];
     if (!top || top.indent < indent) {
@@ -178,6 +187,12 @@ export function mayHaveDuplicateKeys(text: string): boolean {
     if (/^[|>][-+0-9]*\s*(#.*)?$/.test(rest.slice(m[0].length).trim())) blockParent = indent;
   }
   return false;
+}
+
+/** A node that opens a flow mapping, or a flow sequence that may hold one (or go on to the next line). */
+function flowStart(node: string): boolean {
+  if (/^\{\s*\}\s*(#.*)?$/.test(node)) return false; // `{}`: no key at all
+  return node.startsWith('{') || (node.startsWith('[') && (node.includes('{') || !node.includes(']')));
 }
 
 /** Keys that appear twice in the same mapping (PKO keeps the last one silently), lines in the file. */

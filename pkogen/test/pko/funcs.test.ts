@@ -170,6 +170,9 @@ const cases: Case[] = [
   ['isAbs', ['/a'], true],
   // encoding
   ['b64enc', ['hello'], 'aGVsbG8='],
+  // a second value after the first, then the first again (b64enc keeps the last encoding)
+  ['b64enc', ['hello, world'], 'aGVsbG8sIHdvcmxk'],
+  ['b64enc', ['hello'], 'aGVsbG8='],
   ['b64dec', ['aGVsbG8='], 'hello'],
   ['b64dec', ['a'], 'illegal base64 data at input byte 0'],
   ['b32enc', ['hello'], 'NBSWY3DP'],

@@ -111,10 +111,11 @@ describe('duplicate-key prefilter', () => {
   test('never misses a duplicate the exact parse finds (block style)', async () => {
     const { duplicateKeysExact, mayHaveDuplicateKeys } = await import('../../src/yaml/positions.js');
     const key = fc.constantFrom('a', 'b', 'c', '"a"', "'b'");
-    const line = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean(), key, fc.constantFrom(' 1', '', ' |', ' x', ' [1, 2]', ' "q: r"'));
+    const line = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean(), key, fc.constantFrom(' 1', '', ' |', ' x', ' [1, 2]', ' "q: r"', ' {a: 1, a: 2}', ' {b: 1,', ' [1, {c: 1, c: 2}]', ' [1,', ' x{y}', " '{a: 1}'", ' {}', ' ---'));
     fc.assert(
       fc.property(fc.array(line, { maxLength: 14 }), fc.array(fc.constantFrom('  text', '    more: z'), { maxLength: 2 }), (lines, extra) => {
-        const text = lines.map(([ind, item, k, v]) => '  '.repeat(ind) + (item ? '- ' : '') + `${k}:${v}` + (v === ' |' ? `\n${'  '.repeat(ind + 2)}${extra.join(' ')}` : '')).join('\n');
+        // ' ---' stands for a document separator line
+        const text = lines.map(([ind, item, k, v]) => (v === ' ---' ? '---' : '  '.repeat(ind) + (item ? '- ' : '') + `${k}:${v}` + (v === ' |' ? `\n${'  '.repeat(ind + 2)}${extra.join(' ')}` : ''))).join('\n');
         if (duplicateKeysExact({ text, firstLine: 1 }).length > 0) expect(mayHaveDuplicateKeys(text)).toBe(true);
       }),
       { seed: 31337, numRuns: 500 },
