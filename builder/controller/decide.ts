@@ -11,10 +11,10 @@
  * current token Secret names it, before anything else is read.
  */
 import type { KubeObject } from '../clusters/kube.js';
-import type { ReconcilerOptions, ReleaseImages, ResolveOptions } from './options.js';
+import type { ReconcilerOptions } from './options.js';
+import { Gathered, type Need, type NeedResults, type RunFiles } from './needs.js';
 import { createHash } from 'node:crypto';
 import { builderImageFor, type BuildJobInput, CONFIG_LABEL } from './build-job.js';
-import type { RunMountName } from './build-script.js';
 import { providerImageFor } from './handoff.js';
 import { pullSecretWhere, jobFinished, type Observed } from './observe.js';
 import { handoffUnavailable, nodesUpdated, type ConfigStatus } from './status.js';
@@ -34,42 +34,7 @@ export type DecideSettings = Pick<
   'namespace' | 'pullSecretName' | 'tenantLayer' | 'validateConfig' | 'ownBuilderImage' | 'activeDeadlineSeconds' | 'backoffLimit' | 'userNamespaces' | 'proxyEnv' | 'maxConcurrentBuilds' | 'minRebuildIntervalSeconds'
 > & { buildNamespace: string };
 
-export type RunFiles = Partial<Record<RunMountName, Record<string, string>>>;
-
-/** What a decision needs read (or, for the wanted release, written) before it can go on. */
-export type Need =
-  | { need: 'clearWantedRelease'; nodePool: string; wanted: string }
-  | { need: 'pushSecret'; name: string }
-  | { need: 'baseSecret'; namespace: string; name: string }
-  | { need: 'runFiles'; arch: string }
-  | { need: 'trustBundle' }
-  | { need: 'release'; releaseImage: string; options: ResolveOptions };
-
-/** What each need gives back. */
-export interface NeedResults {
-  clearWantedRelease: true;
-  /** The Secret's `.dockerconfigjson` (absent: no such Secret, or none in it). */
-  pushSecret: { auth?: string };
-  baseSecret: { auth?: string };
-  /** `sources` names what was used (for the hash); a bad one is a status reason and message. */
-  runFiles: { sources: string[]; files: RunFiles } | { reason: string; error: string };
-  trustBundle: { pem?: string } | { error: string };
-  release: ReleaseImages | { error: string };
-}
-
-/** What was read for one config in this reconcile, by need. */
-export class Gathered {
-  private readonly got = new Map<string, unknown>();
-  get<N extends Need>(n: N): NeedResults[N['need']] | undefined {
-    return this.got.get(JSON.stringify(n)) as NeedResults[N['need']] | undefined;
-  }
-  set<N extends Need>(n: N, v: NeedResults[N['need']]): void {
-    this.got.set(JSON.stringify(n), v);
-  }
-  get size(): number {
-    return this.got.size;
-  }
-}
+export { Gathered, type Need, type NeedResults, type RunFiles };
 
 /** One build to run: its Job's input, and what the act needs besides. */
 export interface BuildPlan {

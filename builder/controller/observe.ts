@@ -9,7 +9,7 @@
  * object sizes (a token Secret's data, a Node's images, a Machine's spec are not kept).
  */
 import type { NodePoolInputs, ReconcilerOptions } from './options.js';
-import type { Gathered, Need } from './decide.js';
+import type { Gathered, Need } from './needs.js';
 import { Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
 import { BUILD_LABEL, CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles } from './build-job.js';
 import type { RunMountName } from './build-script.js';
@@ -181,7 +181,7 @@ export class Cache {
     return { configs: configsOf(obs, pools) };
   }
 
-  /** Reads what one config's decision asks for (decide.ts `Need`) into `got`. */
+  /** Reads what one config's decision asks for (needs.ts `Need`) into `got`. */
   async gather(n: Exclude<Need, { need: 'clearWantedRelease' }>, got: Gathered): Promise<void> {
     const h = this.o.hosted;
     switch (n.need) {
