@@ -28,7 +28,7 @@ import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
 import { isAlreadyExists, Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
 import { buildConfigMap, BuildJobInput, buildJob, buildSecret, JOB_NAME_LABEL, readJobEnd, type JobCondition } from '../controller/build-job.js';
 import type { BuildArch } from '../hypershift/nodepool-facts.js';
-import { readTrustBundle } from './registry-lookups.js';
+import { readTrustBundle } from './trust-bundle.js';
 import type { BuildPlacement } from './placement.js';
 import { dockerConfigCredentials, dockerConfigJson } from '../registry/dockerconfig.js';
 import { abortableSleep } from '../clusters/leader.js';

@@ -8,31 +8,15 @@
  * Credentials: the push Secret's dockerconfigjson, never logged, never in a message.
  */
 import { parseReference, RegistryClient, type ConnectPolicy } from 'pkogen/oci';
-import { Kube, RESOURCES } from '../clusters/kube.js';
+import { type Kube, RESOURCES } from '../clusters/kube.js';
 import { builderImageFor } from '../controller/build-job.js';
-import { trustBundleOf } from '../hypershift/nodepool-facts.js';
 import { describeError } from '../registry/describe-error.js';
 import { dockerConfigCredentials, dockerConfigJson } from '../registry/dockerconfig.js';
 import { verifyBuiltImage } from '../registry/image-check.js';
 import { ReleaseResolver } from '../registry/release.js';
 import type { BuildKey } from './build-registry.js';
 import type { ProviderBase, ProviderBuildsOptions } from './provider-build.js';
-
-/**
- * The provider's CA bundle (`--provider-trust-bundle`), or undefined when none is named; a
- * missing or unusable ConfigMap is an error that names it. Read by a list of the fleet
- * namespace's ConfigMaps (its Role lists them; a `get` by a configurable name is no rule RBAC can
- * narrow).
- */
-export async function readTrustBundle(management: Kube, namespace: string, name: string | undefined): Promise<string | undefined> {
-  if (!name) return undefined;
-  const cm = (await management.list(RESOURCES.configMaps, { namespace, keep: (o) => (o.metadata.name === name ? o : undefined) })).items[0];
-  if (!cm) throw new Error(`ConfigMap ${namespace}/${name} (--provider-trust-bundle) is missing`);
-  const t = trustBundleOf(cm as never);
-  if ('error' in t) throw new Error(t.error);
-  if (t.pem === undefined) throw new Error(`ConfigMap ${namespace}/${name} (--provider-trust-bundle) has no PEM in key ca-bundle.crt`);
-  return t.pem;
-}
+import { readTrustBundle } from './trust-bundle.js';
 
 /** pkogen's hint names its own CLI's remedies; the fleet's is the trust bundle. */
 const fleetError = (e: unknown): Error => new Error(describeError(e).replace('; add its CA to NODE_EXTRA_CA_CERTS or use --insecure', "; the fleet trusts the system CAs and those of the ConfigMap --provider-trust-bundle names"));
