@@ -65,7 +65,7 @@ import {
   RELEASED_FOR_ANNOTATION,
   TARGET_SEEN_ANNOTATION,
 } from './gate-names.js';
-import { admitNodePoolUpdate, isPaused, updatingConfigTarget, type GateNodePool } from './gate-hold.js';
+import { admitNodePoolUpdate, configDigest, isPaused, recordedTarget, targetRecord, updatingConfigTarget, type GateNodePool } from './gate-hold.js';
 export { admitNodePoolUpdate, isPaused, updatingConfigTarget };
 export { NODEPOOLS };
 export { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, holdUntil, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION };
@@ -238,7 +238,13 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     });
   /** Empties a stale hand-off. Held, nothing rolls; unheld, HyperShift rolls the change at once: a rollout (change `neutralise`), asked of the policy like any. */
   const clearStale = async (why: string): Promise<GateStep> => {
-    if (intact && isPaused(pausedUntil, now)) return neutralise(why);
+    if (intact && isPaused(pausedUntil, now)) {
+      // Held for this release: first the target with the config HyperShift showed it for (a z-stream's hand-off comes back with that config: nothing to wait for).
+      const t = updatingConfigTarget(np);
+      const record = !t.absent && t.target !== undefined && ann[PAUSED_FOR_ANNOTATION] === key.releaseImage ? targetRecord(t.target, cm) : undefined;
+      if (record !== undefined && ann[TARGET_SEEN_ANNOTATION] !== record) return step('Noted', `UpdatingConfig target before the hand-off is emptied: ${record}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: record, [REASON_ANNOTATION]: why } }));
+      return neutralise(why);
+    }
     const asked = await ask('neutralise', '');
     if (!asked.decision.admit) return ours ? hold(deferred(asked.decision), 'Deferred') : notNow(asked.decision);
     const r = await neutralise(why);
@@ -270,8 +276,8 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const hidden = heldForRelease && !seen.absent && seen.target === undefined;
   const HIDDEN = 'an InPlace upgrade in progress: HyperShift shows no target config until it ends (the hand-off for the release waits, to confirm HyperShift read it)';
   const note = (): Promise<GateStep> | undefined =>
-    heldForRelease && !seen.absent && seen.target !== undefined && ann[TARGET_SEEN_ANNOTATION] !== seen.target
-      ? step('Noted', `UpdatingConfig target before the hand-off: ${seen.target}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: seen.target! } }))
+    heldForRelease && !seen.absent && seen.target !== undefined && recordedTarget(ann[TARGET_SEEN_ANNOTATION]).target !== seen.target
+      ? step('Noted', `UpdatingConfig target before the hand-off: ${seen.target}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: targetRecord(seen.target!, cm) } }))
       : undefined;
 
   /** Held for its release now, a provider-only hand-off, and the policy lets it be written before asking (handOffWhileHeld). */
@@ -364,11 +370,13 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
 
   /** The hand-off is for the NodePool's release and we hold it: lift once HyperShift shows it read it (a tenant's: once the policy admits it). */
   async function release(): Promise<GateStep> {
-    const recorded = ann[TARGET_SEEN_ANNOTATION];
+    const { target: recorded, config: recordedConfig } = recordedTarget(ann[TARGET_SEEN_ANNOTATION]);
+    /** The hand-off's config is the one HyperShift showed the recorded target for (emptied and written back the same: a z-stream while its image was resolved). */
+    const sameConfig = recordedConfig !== undefined && cm !== undefined && recordedConfig === configDigest(cm.data?.config ?? '');
     // An InPlace upgrade's progress message carries no target: nothing to confirm with until it ends.
     if (!seen.absent && seen.target === undefined) return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it: ${HIDDEN}`, 'Waiting', true, true);
     const unchanged = o.unchangedFor === key!.releaseImage;
-    if (!seen.absent && recorded !== undefined && seen.target === recorded && !unchanged) {
+    if (!seen.absent && recorded !== undefined && seen.target === recorded && !unchanged && !sameConfig) {
       return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it (UpdatingConfig target still ${recorded})`, 'Waiting', true, true);
     }
     const read = seen.absent
@@ -377,7 +385,9 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         ? 'no target recorded before the hand-off'
         : seen.target !== recorded
           ? `HyperShift read it (UpdatingConfig target ${seen.target})`
-          : 'its config did not change (only its release annotation): nothing HyperShift hashes changed';
+          : unchanged
+            ? 'its config did not change (only its release annotation): nothing HyperShift hashes changed'
+            : `its config is the one HyperShift showed UpdatingConfig target ${recorded} for: nothing HyperShift hashes changed`;
     // A tenant's hand-off is the per-HCP controller's, one written while held (handOffWhileHeld) was not asked: the policy is asked now.
     if (tenant || o.handOffWhileHeld) {
       const asked = await ask('release-change', handedImage ?? '');
@@ -403,7 +413,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         const until = holdUntil(now, o.maxHoldSeconds);
         return step('Paused', why, () =>
           patchNp({
-            annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent ? null : (seen.target ?? null), [REASON_ANNOTATION]: why },
+            annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent || seen.target === undefined ? null : targetRecord(seen.target, cm), [REASON_ANNOTATION]: why },
             ...(intact ? { pausedUntil: until } : {}),
           }),
         );
@@ -444,7 +454,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     const until = holdUntil(now, o.maxHoldSeconds);
     return step('Paused', why, () =>
       patchNp({
-        annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent ? null : (seen.target ?? null), [REASON_ANNOTATION]: why },
+        annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent || seen.target === undefined ? null : targetRecord(seen.target, cm), [REASON_ANNOTATION]: why },
         pausedUntil: until,
       }),
     );

@@ -566,7 +566,7 @@ describe('fleet upgrade gate', () => {
 
     it('the target moves twice while the image is built (the neutral hand-off read): noted, and only a move after the hand-off lifts', async () => {
       await bump(R2, true);
-      expect(await did()).toEqual(['Neutralised', 'Paused', 'Waiting']);
+      expect(await did()).toEqual(['Noted', 'Neutralised', 'Waiting']); // Noted: the target with the config it was shown for, and the reason, before the hand-off is emptied
       sync();
       reconcile(); // HyperShift reads the neutral hand-off
       expect(await did()).toEqual(['Noted', 'Waiting']);
