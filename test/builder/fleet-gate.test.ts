@@ -588,6 +588,16 @@ describe('fleet upgrade gate', () => {
       expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R1)]);
     });
 
+    it('a z-stream whose image is resolved after the release change: emptied while it is, written back the same, HyperShift never showed another target: lifted (the target was recorded with the config it was shown for)', async () => {
+      await bump(R2, true);
+      expect(await did()).toEqual(['Noted', 'Neutralised', 'Waiting']);
+      expect(cm()!.data.config).toBe('');
+      images.set(R2, { image: imageOf(R1) }); // resolved: the image for R2 is the one for R1; HyperShift has not reconciled meanwhile
+      expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+      reconcile();
+      expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R1)]);
+    });
+
     it('a z-stream under a policy that defers it: nothing written (the hand-off is already its image), then one hand-off write and the lift', async () => {
       let answer: RolloutDecision = { admit: false, reason: 'maxConcurrency 50 reached' };
       const o = gate({ admitRollout: () => answer });
