@@ -482,7 +482,6 @@ export async function bench(): Promise<string> {
     for (let h = 0; h < HCS; h++) for (let p = 0; p < POOLS_PER_HC; p++) order.push([h, p]);
     // FLEET_BENCH_BUMPS: only the first N NodePools (both of a HostedCluster, HostedCluster by HostedCluster) move on an upgrade day; the fleet still holds them all.
     order.splice(BUMPS);
-    const MOVED = order.length;
 
     /** Every NodePool's release `to` at RATE/s through the webhook; until every hand-off names it and no NodePool is paused. */
     const nodePoolDay = async (to: string) => {
@@ -494,6 +493,8 @@ export async function bench(): Promise<string> {
       const sent: number[] = [];
       let errors = 0;
       let held = 0;
+      /** Release changes applied (a refused admission leaves its NodePool where it was, as the API server would). */
+      let moved = 0;
       const t0 = performance.now();
       const pending: Promise<void>[] = [];
       for (let i = 0; i < order.length; i++) {
@@ -518,6 +519,7 @@ export async function bench(): Promise<string> {
               if (ops.length) held++;
               const cur = m.store.get(ref)!;
               m.store.put(api.jsonPatch({ ...cur, spec: { ...cur.spec, release: { image: to } } }, ops) as never);
+              moved++;
             },
             () => {
               errors++;
@@ -529,7 +531,7 @@ export async function bench(): Promise<string> {
       const sentS = (performance.now() - t0) / 1000;
       const loadDuringBumps = load();
       const paused = () => nps().filter((o) => o.spec?.pausedUntil !== undefined).length;
-      const doneS = await until(`every hand-off rewritten for ${to}, no NodePool paused, no rollout going on`, () => handedOff(to) === MOVED && paused() === 0 && !standIn.anyRolling(), 500).catch((e: Error) => {
+      const doneS = await until(`every hand-off rewritten for ${to}, no NodePool paused, no rollout going on`, () => handedOff(to) === moved && paused() === 0 && !standIn.anyRolling(), 500).catch((e: Error) => {
         const stuck = nps().find((o) => o.spec?.pausedUntil !== undefined);
         throw new Error(`${e.message}\n(handed off for it: ${handedOff(to)} of ${NPS}; paused: ${paused()}; rolling: ${standIn.anyRolling()}; a paused one: ${JSON.stringify({ name: stuck?.metadata?.name, annotations: stuck?.metadata?.annotations, conditions: (stuck?.status as { conditions?: unknown[] } | undefined)?.conditions })})`);
       });
@@ -538,8 +540,8 @@ export async function bench(): Promise<string> {
       lat.sort((a, b) => a - b);
       sent.sort((a, b) => a - b);
       const counted = countRequests(m.audit.slice(from), FLEET_USERNAME);
-      const perNodePool = { total: perStep(counted, MOVED), reads: gateReads(m.audit.slice(from), FLEET_USERNAME, FLEET_NAMESPACE) / MOVED, what: describeCount(counted) };
-      return { perNodePool, sentS, doneS, loadDuringBumps, lat, sent, errors, held, hold, cpu: cpuSeconds(pid) - cpu0, mem: procStatus(pid), requests: mine(from).length, verbs: byVerb(from), watches: openWatches(), fds: fds(pid), load: load(), entries: published(to).entries };
+      const perNodePool = { total: perStep(counted, moved), reads: gateReads(m.audit.slice(from), FLEET_USERNAME, FLEET_NAMESPACE) / moved, what: describeCount(counted) };
+      return { perNodePool, moved, sentS, doneS, loadDuringBumps, lat, sent, errors, held, hold, cpu: cpuSeconds(pid) - cpu0, mem: procStatus(pid), requests: mine(from).length, verbs: byVerb(from), watches: openWatches(), fds: fds(pid), load: load(), entries: published(to).entries };
     };
 
     // Upgrade day 1, NodePools only (no control plane moves first): R1 → R2.
@@ -599,7 +601,7 @@ export async function bench(): Promise<string> {
       `| … from the actual send (without the load generator's delay) p50 / p99 / max | ${pct(d.sent, 50).toFixed(2)} / ${pct(d.sent, 99).toFixed(2)} / ${(d.sent[d.sent.length - 1] ?? NaN).toFixed(2)} ms |`,
       `| … **hold time** (hold written → lifted), p50 / p90 / p99 / max over ${d.hold.length} holds; held > 1 s | ${ms(pct(d.hold, 50))} / ${ms(pct(d.hold, 90))} / ${ms(pct(d.hold, 99))} / ${ms(d.hold[d.hold.length - 1] ?? NaN)} ms; ${d.hold.filter((x) => !(x <= 1000)).length} |`,
       `| … fleet CPU over the day / its requests | ${d.cpu.toFixed(1)} s / ${d.requests} (${d.verbs}) |`,
-      `| … **API requests per NodePool per rollout step** (${MOVED} NodePools moved once each, until every rollout finished; the issue's bound ${MAX_REQUESTS_PER_STEP}) / of them gate-path reads | **${d.perNodePool.total.toFixed(2)}** / ${d.perNodePool.reads.toFixed(2)} (${d.perNodePool.what}) |`,
+      `| … **API requests per NodePool per rollout step** (${d.moved} NodePools moved once each, until every rollout finished; the issue's bound ${MAX_REQUESTS_PER_STEP}) / of them gate-path reads | **${d.perNodePool.total.toFixed(2)}** / ${d.perNodePool.reads.toFixed(2)} (${d.perNodePool.what}) |`,
       `| … RSS after it (peak so far) / watches / fds / provider-images entries for ${to} | ${mib(d.mem.rssKb)} MiB (${mib(d.mem.hwmKb)}) / ${d.watches} / ${d.fds} / ${d.entries} (load ${d.load}) |`,
     ];
     return [
