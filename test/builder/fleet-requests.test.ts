@@ -9,7 +9,9 @@
  *
  * The fleet runs as `on-cluster-build fleet` wires it (builder/fleet/main.ts): one FleetCache
  * shared by the loop and the preconditions (pull coverage from the published pull keys, NodeTuning
- * from the HostedControlPlane; a prebuilt image needs no build capacity).
+ * from the HostedControlPlane; a prebuilt image needs no build capacity), but without its
+ * telemetry: the process creates a Kubernetes Event at each lift (~1 more per step; the fleet bench
+ * counts them, docs/benchmarks.md).
  */
 import { PULL_KEYS_CONFIGMAP } from '../../builder/api/types.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from '../../builder/controller/build-job.js';
