@@ -3,6 +3,7 @@
  * UpdatingConfig target HyperShift shows, and the admission mutation that holds a NodePool in the
  * same write as its release change (the webhook, webhook.ts, serves it). gate.ts re-exports them.
  */
+import { createHash } from 'node:crypto';
 import type { KubeObject } from '../clusters/kube.js';
 import { CURRENT_CONFIG_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, holdUntil, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION } from './gate-names.js';
 
@@ -41,6 +42,21 @@ export function updatingConfigTarget(np: GateNodePool): { absent: true } | { abs
   }
   const current = np.metadata.annotations?.[CURRENT_CONFIG_ANNOTATION];
   return { absent: false, target: `current:${(current ?? '').slice(0, 128)}` };
+}
+
+/** The sha256 (16 hex) of a hand-off's `config`, as recorded with the target. */
+export function configDigest(config: string): string {
+  return createHash('sha256').update(config).digest('hex').slice(0, 16);
+}
+/** TARGET_SEEN as the gate writes it: the target and the digest of the hand-off's config when it was shown (the admission mutation writes the target alone). */
+export function targetRecord(target: string, cm: { data?: Record<string, string> } | undefined): string {
+  return cm ? `${target}@${configDigest(cm.data?.config ?? '')}` : target;
+}
+/** TARGET_SEEN read: the target, and the config digest when the gate recorded one. */
+export function recordedTarget(v: string | undefined): { target?: string; config?: string } {
+  if (v === undefined) return {};
+  const at = v.lastIndexOf('@');
+  return at < 0 ? { target: v } : { target: v.slice(0, at), config: v.slice(at + 1) };
 }
 
 export type PatchOp = { op: 'add' | 'replace'; path: string; value: unknown };

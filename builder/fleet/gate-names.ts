@@ -4,6 +4,10 @@
  * view read them without loading the Kubernetes client.
  */
 import { GROUP } from '../api/types.js';
+import type { Resource } from '../clusters/kube.js';
+
+/** HyperShift's NodePools (the one Resource object: the fleet's cache recognises it by identity). */
+export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true };
 
 /** On the NodePool: we set pausedUntil, holding it for this release. Absent: any pause is not ours. */
 export const PAUSED_FOR_ANNOTATION = `${GROUP}/gate-paused-for`;

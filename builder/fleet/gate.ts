@@ -27,9 +27,10 @@
  * - A rollout policy (`admitRollout`) is asked before every hand-off write that changes what a
  *   NodePool runs; preconditions (`preconditions`) are checked before any hold or hand-off.
  */
-import { createHash } from 'node:crypto';
 import { KubeApiError } from 'pkogen/kube';
-import { isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
+import { isConflict, Kube, KubeObject, RESOURCES } from '../clusters/kube.js';
+import { imageKeyOf, imageWhy, type ImageKey, type ImageState } from './gate-keys.js';
+export { imageKeyId, imageKeyOf, type ImageKey, type ImageState } from './gate-keys.js';
 import {
   HANDOFF_RELEASE_ANNOTATION,
   handedOffImage,
@@ -39,12 +40,12 @@ import {
   PROVIDER_IMAGES_CONFIGMAP,
   PROVIDER_LAYER_KEY,
   providerEntryMatches,
+  osImageMachineConfigYaml,
   WANTED_RELEASE_ANNOTATION,
 } from '../controller/handoff.js';
 import { CONFIG_LABEL } from '../controller/build-job.js';
-import { publishProviderImage, writeHandoff } from './gate-writes.js';
+import { publishProviderImage, siblingEntries, writeHandoff } from './gate-writes.js';
 
-export const NODEPOOLS: Resource = { group: 'hypershift.openshift.io', version: 'v1beta1', kind: 'NodePool', plural: 'nodepools', namespaced: true };
 
 /** On the hand-off ConfigMap: the NodePool release (`spec.release.image`) its image was built for (the per-HCP controller writes it too). */
 export { HANDOFF_RELEASE_ANNOTATION };
@@ -53,6 +54,7 @@ export { HANDOFF_RELEASE_ANNOTATION };
 import {
   BLOCKED_ANNOTATION,
   DEFERRED_PREFIX,
+  NODEPOOLS,
   GATED_LABEL,
   HELD_SINCE_ANNOTATION,
   holdUntil,
@@ -63,8 +65,9 @@ import {
   RELEASED_FOR_ANNOTATION,
   TARGET_SEEN_ANNOTATION,
 } from './gate-names.js';
-import { admitNodePoolUpdate, isPaused, updatingConfigTarget, type GateNodePool } from './gate-hold.js';
+import { admitNodePoolUpdate, configDigest, isPaused, recordedTarget, targetRecord, updatingConfigTarget, type GateNodePool } from './gate-hold.js';
 export { admitNodePoolUpdate, isPaused, updatingConfigTarget };
+export { NODEPOOLS };
 export { BLOCKED_ANNOTATION, GATED_LABEL, HELD_SINCE_ANNOTATION, holdUntil, PAUSED_FOR_ANNOTATION, PAUSED_UNTIL_ANNOTATION, REASON_ANNOTATION, RELEASED_FOR_ANNOTATION, TARGET_SEEN_ANNOTATION };
 /**
  * On a tenant-layered hand-off ConfigMap (one the per-HCP controller wrote: it carries the
@@ -77,18 +80,6 @@ export { WANTED_RELEASE_ANNOTATION };
 
 const MAX_REASON = 1024;
 
-export interface ImageKey {
-  /** The NodePool's `spec.release.image`. */
-  releaseImage: string;
-  /** `spec.arch` (HyperShift defaults it to amd64). */
-  arch: string;
-  /** `spec.osImageStream.name`, when set. */
-  stream?: string;
-  /** The layer (provider or tenant) whose image the NodePool is handed. */
-  layer: string;
-}
-
-export type ImageState = { image: string } | { pending: string } | { failed: string };
 
 /** Why the gate is about to write a hand-off that changes what a NodePool runs. */
 export type RolloutChange = 'first-handoff' | 'layer-change' | 'release-change' | 'rollback' | 'neutralise';
@@ -146,20 +137,25 @@ export interface GateOptions {
   onRolloutStarted?: (r: RolloutRequest) => void;
   /** Checked before any hold or hand-off; a NodePool that fails one is never held (its GATED_LABEL goes) and never handed an image. */
   preconditions?: Preconditions;
+  /**
+   * Given (the policy carries the layer with every release change once a slot frees:
+   * RideReleaseChange, not paused, no rollback), a provider-only NodePool held for its new release
+   * gets that release's hand-off at once, without asking (held, nothing rolls), and the policy is
+   * asked before its hold is lifted: a deferred NodePool waits on (new release, its image) instead
+   * of on a neutralised hand-off. Answers whether it applies now.
+   */
+  handOffWhileHeld?: () => boolean;
+  /** The other NodePools (names, same namespace) whose hand-offs live in this HCP namespace: their provider-images entries are published in the same write. */
+  siblings?: () => readonly string[];
+  /** Set by settleGate: the previous step rewrote the hand-off for this release without changing its `config` (nothing HyperShift hashes changed). */
+  unchangedFor?: string;
 }
 
 export type GateStep =
   | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting' | 'Deferred' | 'Blocked'; message: string }
-  | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Neutralised' | 'Noted' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden' | 'Blocked'; message: string };
+  | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Neutralised' | 'Noted' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden' | 'Blocked'; message: string; unchangedFor?: string };
 
 type NodePool = GateNodePool;
-
-export function imageKeyOf(np: NodePool, layer: string): ImageKey | undefined {
-  const releaseImage = np.spec?.release?.image;
-  if (!releaseImage) return undefined;
-  const stream = np.spec?.osImageStream?.name || undefined;
-  return { releaseImage, arch: np.spec?.arch || 'amd64', ...(stream ? { stream } : {}), layer };
-}
 
 /** One step of the gate for one NodePool. */
 export async function reconcileGate(o: GateOptions): Promise<GateStep> {
@@ -242,7 +238,13 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     });
   /** Empties a stale hand-off. Held, nothing rolls; unheld, HyperShift rolls the change at once: a rollout (change `neutralise`), asked of the policy like any. */
   const clearStale = async (why: string): Promise<GateStep> => {
-    if (intact && isPaused(pausedUntil, now)) return neutralise(why);
+    if (intact && isPaused(pausedUntil, now)) {
+      // Held for this release: first the target with the config HyperShift showed it for (a z-stream's hand-off comes back with that config: nothing to wait for).
+      const t = updatingConfigTarget(np);
+      const record = !t.absent && t.target !== undefined && ann[PAUSED_FOR_ANNOTATION] === key.releaseImage ? targetRecord(t.target, cm) : undefined;
+      if (record !== undefined && ann[TARGET_SEEN_ANNOTATION] !== record) return step('Noted', `UpdatingConfig target before the hand-off is emptied: ${record}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: record, [REASON_ANNOTATION]: why } }));
+      return neutralise(why);
+    }
     const asked = await ask('neutralise', '');
     if (!asked.decision.admit) return ours ? hold(deferred(asked.decision), 'Deferred') : notNow(asked.decision);
     const r = await neutralise(why);
@@ -274,9 +276,22 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const hidden = heldForRelease && !seen.absent && seen.target === undefined;
   const HIDDEN = 'an InPlace upgrade in progress: HyperShift shows no target config until it ends (the hand-off for the release waits, to confirm HyperShift read it)';
   const note = (): Promise<GateStep> | undefined =>
-    heldForRelease && !seen.absent && seen.target !== undefined && ann[TARGET_SEEN_ANNOTATION] !== seen.target
-      ? step('Noted', `UpdatingConfig target before the hand-off: ${seen.target}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: seen.target! } }))
+    heldForRelease && !seen.absent && seen.target !== undefined && recordedTarget(ann[TARGET_SEEN_ANNOTATION]).target !== seen.target
+      ? step('Noted', `UpdatingConfig target before the hand-off: ${seen.target}`, () => patchNp({ annotations: { [TARGET_SEEN_ANNOTATION]: targetRecord(seen.target!, cm) } }))
       : undefined;
+
+  /** Held for its release now, a provider-only hand-off, and the policy lets it be written before asking (handOffWhileHeld). */
+  const early = () => heldForRelease && intact && isPaused(pausedUntil, now) && !tenant && !hidden && (o.handOffWhileHeld?.() ?? false);
+  /** Writes the hand-off for the NodePool's release (the target noted first); `request`: the admitted rollout it starts (none: asked at the lift). */
+  const handOff = async (image: string, from: ConfigMap | undefined, request?: RolloutRequest): Promise<GateStep> => {
+    const n = note();
+    if (n) return n;
+    const unchanged = from !== undefined && (from.data?.config ?? '') === osImageMachineConfigYaml(image);
+    const what = from ? (handedFor === key.releaseImage ? 'provider layer changed: hand-off rewritten' : 'hand-off rewritten') : 'provider-only hand-off created';
+    await writeHandoff(m, o, from, key, image);
+    if (request) started(request);
+    return { done: false, did: 'HandedOff', message: `image ${image} for ${key.releaseImage}: ${what}${request ? '' : ' while held (the policy is asked before the hold is lifted)'}`, ...(unchanged ? { unchangedFor: key.releaseImage } : {}) };
+  };
 
   if (o.providerLayer) {
     // Publish the provider-layered image for the NodePool's release.
@@ -291,7 +306,8 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         const before = published?.entries.get(o.nodePoolName);
         const asked = onItsRelease ? await ask(before ? 'layer-change' : 'first-handoff', s.image) : undefined;
         if (asked && !asked.decision.admit) return notNow(asked.decision);
-        const r = await step('Published', `provider image ${s.image} for ${key.releaseImage} published in ${o.hcpNamespace}`, () => publishProviderImage(m, o, pcm, key, s.image));
+        const more = await siblingEntries(m, o, published, (np2) => imageKeyOf(np2, o.layer));
+        const r = await step('Published', `provider image ${s.image} for ${key.releaseImage} published in ${o.hcpNamespace}${more.length ? ` (and for ${more.length} more NodePools)` : ''}`, () => publishProviderImage(m, o, pcm, key, s.image, more));
         if (asked) started(asked.request);
         return r;
       }
@@ -299,15 +315,10 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     if (!cm) {
       const s = await imageState();
       if ('image' in s && hidden) return hold(HIDDEN, 'Waiting');
+      if ('image' in s && early()) return handOff(s.image, undefined);
       if ('image' in s) {
         const asked = await ask(heldForRelease ? 'release-change' : 'first-handoff', s.image);
-        if (asked.decision.admit) {
-          const n = note();
-          if (n) return n;
-          const r = await step('HandedOff', `provider image ${s.image} for ${key.releaseImage}: provider-only hand-off created`, () => writeHandoff(m, o, undefined, key, s.image));
-          started(asked.request);
-          return r;
-        }
+        if (asked.decision.admit) return handOff(s.image, undefined, asked.request);
         if (!ours) return notNow(asked.decision);
         return hold(deferred(asked.decision), 'Deferred');
       }
@@ -322,14 +333,9 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     // A provider-only hand-off for this release, but of an older provider layer: the new layer's image rolls out (no hold: the release does not change).
     if (o.providerLayer && !tenant && known && 'image' in known && handedImage !== known.image && !hidden) {
       const image = known.image;
+      if (early()) return handOff(image, cm);
       const asked = await ask(heldForRelease ? 'release-change' : 'layer-change', image);
-      if (asked.decision.admit) {
-        const n = note();
-        if (n) return n;
-        const r = await step('HandedOff', `provider layer changed: image ${image} for ${key.releaseImage}: hand-off rewritten`, () => writeHandoff(m, o, cm, key, image));
-        started(asked.request);
-        return r;
-      }
+      if (asked.decision.admit) return handOff(image, cm, asked.request);
       if (!ours) return notNow(asked.decision);
       // Held for this release with a hand-off built for it (an older layer): lifting is consistent.
     }
@@ -349,17 +355,14 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   const state: ImageState = tenant ? { pending: `the per-HCP controller builds the tenant layer for ${key.releaseImage} and hands it off` } : await imageState();
   if ('image' in state && hidden) return stale ? clearStale(HIDDEN) : hold(HIDDEN, 'Waiting');
   if ('image' in state) {
+    /** The hand-off's config is this image's already (releases sharing one OS image): only its release annotation would change, so it is not stale. */
+    const same = cm !== undefined && !tenant && (cm.data?.config ?? '') === osImageMachineConfigYaml(state.image);
+    if (!same && early()) return handOff(state.image, cm);
     const asked = await ask(ours || handedImage !== undefined ? 'release-change' : 'first-handoff', state.image);
-    if (asked.decision.admit) {
-      const n = note();
-      if (n) return n;
-      const r = await step('HandedOff', `image ${state.image} for ${key.releaseImage}: hand-off ${cm ? 'rewritten' : 'created'}`, () => writeHandoff(m, o, cm, key, state.image));
-      started(asked.request);
-      return r;
-    }
-    if (stale) return clearStale(deferred(asked.decision));
+    if (asked.decision.admit) return handOff(state.image, cm, asked.request);
+    if (stale && !same) return clearStale(deferred(asked.decision));
     if (!ours) return notNow(asked.decision);
-    return hold(deferred(asked.decision), 'Deferred');
+    return hold(deferred(asked.decision), 'Deferred', same, same);
   }
   const why = truncate(imageWhy(key, state));
   if (stale) return clearStale(why);
@@ -367,16 +370,28 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
 
   /** The hand-off is for the NodePool's release and we hold it: lift once HyperShift shows it read it (a tenant's: once the policy admits it). */
   async function release(): Promise<GateStep> {
-    const recorded = ann[TARGET_SEEN_ANNOTATION];
+    const { target: recorded, config: recordedConfig } = recordedTarget(ann[TARGET_SEEN_ANNOTATION]);
+    /** The hand-off's config is the one HyperShift showed the recorded target for (emptied and written back the same: a z-stream while its image was resolved). */
+    const sameConfig = recordedConfig !== undefined && cm !== undefined && recordedConfig === configDigest(cm.data?.config ?? '');
     // An InPlace upgrade's progress message carries no target: nothing to confirm with until it ends.
-    if (!seen.absent && seen.target === undefined) return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it: ${HIDDEN}`, 'Waiting', true);
-    if (!seen.absent && recorded !== undefined && seen.target === recorded) {
-      return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it (UpdatingConfig target still ${recorded})`, 'Waiting', true);
+    if (!seen.absent && seen.target === undefined) return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it: ${HIDDEN}`, 'Waiting', true, true);
+    const unchanged = o.unchangedFor === key!.releaseImage;
+    if (!seen.absent && recorded !== undefined && seen.target === recorded && !unchanged && !sameConfig) {
+      return hold(`hand-off is for ${key!.releaseImage}; waiting for HyperShift to read it (UpdatingConfig target still ${recorded})`, 'Waiting', true, true);
     }
-    const read = seen.absent ? 'HyperShift has not reported on this NodePool' : recorded === undefined ? 'no target recorded before the hand-off' : `HyperShift read it (UpdatingConfig target ${seen.target})`;
-    if (tenant) {
+    const read = seen.absent
+      ? 'HyperShift has not reported on this NodePool'
+      : recorded === undefined
+        ? 'no target recorded before the hand-off'
+        : seen.target !== recorded
+          ? `HyperShift read it (UpdatingConfig target ${seen.target})`
+          : unchanged
+            ? 'its config did not change (only its release annotation): nothing HyperShift hashes changed'
+            : `its config is the one HyperShift showed UpdatingConfig target ${recorded} for: nothing HyperShift hashes changed`;
+    // A tenant's hand-off is the per-HCP controller's, one written while held (handOffWhileHeld) was not asked: the policy is asked now.
+    if (tenant || o.handOffWhileHeld) {
       const asked = await ask('release-change', handedImage ?? '');
-      if (!asked.decision.admit) return hold(deferred(asked.decision), 'Deferred', true);
+      if (!asked.decision.admit) return hold(deferred(asked.decision), 'Deferred', true, !tenant);
       const r = await step('Unpaused', `hand-off is for ${key!.releaseImage}, ${read}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
       started(asked.request);
       return r;
@@ -387,9 +402,10 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
   /**
    * The hold logic, once the hand-off is consistent for the release or neutral: place, keep,
    * follow, bound or give up the hold. `consistent`: the hand-off is for the NodePool's release
-   * (an expiry is then no failure).
+   * (an expiry is then no failure). `quiet`: a short wait (HyperShift's read, a slot for a NodePool
+   * whose hand-off is ready) writes no reason of its own (the step, the log and the rollout plan say it).
    */
-  function hold(why: string, state: 'Waiting' | 'Deferred', consistent = false): Promise<GateStep> | GateStep {
+  function hold(why: string, state: 'Waiting' | 'Deferred', consistent = false, quiet = false): Promise<GateStep> | GateStep {
     const release = key!.releaseImage;
     if (ours) {
       if (ann[PAUSED_FOR_ANNOTATION] !== release) {
@@ -397,7 +413,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         const until = holdUntil(now, o.maxHoldSeconds);
         return step('Paused', why, () =>
           patchNp({
-            annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent ? null : (seen.target ?? null), [REASON_ANNOTATION]: why },
+            annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent || seen.target === undefined ? null : targetRecord(seen.target, cm), [REASON_ANNOTATION]: why },
             ...(intact ? { pausedUntil: until } : {}),
           }),
         );
@@ -429,7 +445,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
         const n = note();
         if (n) return n;
       }
-      if (ann[REASON_ANNOTATION] !== why) return step('Paused', why, () => patchNp({ annotations: { [REASON_ANNOTATION]: why } }));
+      if (!quiet && ann[REASON_ANNOTATION] !== why) return step('Paused', why, () => patchNp({ annotations: { [REASON_ANNOTATION]: why } }));
       return { done: true, state, message: why };
     }
     if (state === 'Deferred') return { done: true, state, message: why };
@@ -438,7 +454,7 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
     const until = holdUntil(now, o.maxHoldSeconds);
     return step('Paused', why, () =>
       patchNp({
-        annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent ? null : (seen.target ?? null), [REASON_ANNOTATION]: why },
+        annotations: { [PAUSED_FOR_ANNOTATION]: release, [HELD_SINCE_ANNOTATION]: now.toISOString(), [PAUSED_UNTIL_ANNOTATION]: until, [TARGET_SEEN_ANNOTATION]: seen.absent || seen.target === undefined ? null : targetRecord(seen.target, cm), [REASON_ANNOTATION]: why },
         pausedUntil: until,
       }),
     );
@@ -448,10 +464,13 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
 /** Runs steps until the gate is done for now (a conflict re-reads: someone else wrote first). */
 export async function settleGate(o: GateOptions, maxSteps = 16): Promise<{ steps: GateStep[] }> {
   const steps: GateStep[] = [];
+  let unchangedFor: string | undefined;
   for (let i = 0; i < maxSteps; i++) {
     let s: GateStep;
     try {
-      s = await reconcileGate(o);
+      s = await reconcileGate(unchangedFor === undefined ? o : { ...o, unchangedFor });
+      // Only the next step may rely on it (in memory: after a crash the gate waits for the target, bounded by the hold).
+      unchangedFor = 'unchangedFor' in s ? s.unchangedFor : undefined;
     } catch (e) {
       if (isConflict(e)) continue;
       throw e;
@@ -462,24 +481,12 @@ export async function settleGate(o: GateOptions, maxSteps = 16): Promise<{ steps
   throw new Error(`upgrade gate for ${o.nodePoolNamespace}/${o.nodePoolName} did not settle in ${maxSteps} steps: ${JSON.stringify(steps.map((s) => ('did' in s ? s.did : s.state)))}`);
 }
 
-function imageWhy(key: ImageKey, s: { pending: string } | { failed: string }): string {
-  return 'pending' in s ? `waiting for the image for ${describe(key)}: ${s.pending}` : `the image for ${describe(key)} failed: ${s.failed}`;
-}
-
 async function step(did: Exclude<GateStep, { done: true }>['did'], message: string, write: () => Promise<unknown>): Promise<GateStep> {
   await write();
   return { done: false, did, message };
-}
-
-function describe(k: ImageKey): string {
-  return `(release ${k.releaseImage}, ${k.arch}${k.stream ? `, ${k.stream}` : ''}, layer ${k.layer})`;
 }
 
 function truncate(s: string): string {
   return s.length <= MAX_REASON ? s : `${s.slice(0, MAX_REASON - 1)}…`;
 }
 
-/** A stable id for an image key (logs, Events). */
-export function imageKeyId(k: ImageKey): string {
-  return createHash('sha256').update(JSON.stringify([k.releaseImage, k.arch, k.stream ?? '', k.layer])).digest('hex').slice(0, 16);
-}

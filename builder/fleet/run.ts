@@ -108,6 +108,13 @@ function keepHandoff(x: KubeObject): KubeObject {
   } as KubeObject;
 }
 
+/**
+ * A NodePool whose release changed is settled this much later (it is held meanwhile): NodePools of
+ * one HCP namespace upgraded together then publish their provider-images entries in one write.
+ */
+const RELEASE_BATCH_MS = 1_000;
+/** The rollout state's saves within this many (real) milliseconds of one another are one write (state.ts RolloutStore): a burst of admissions costs one. */
+const STATE_COALESCE_MS = 50;
 /** A NodePool or HostedCluster event re-plans the rollout this soon (events come in bursts). */
 const RETICK_MS = 1_000;
 
@@ -123,8 +130,10 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   const reader = cache.kube;
   /** NodePool `<ns>/<name>` → HCP namespace. */
   const targets = new Map<string, string>();
-  /** NodePool `<ns>/<name>` → what its image key needs besides the release (pre-builds). */
-  const shapes = new Map<string, { arch: string; stream?: string }>();
+  /** NodePool `<ns>/<name>` → what its image key needs besides the release (pre-builds), and its release as last seen. */
+  const shapes = new Map<string, { arch: string; stream?: string; release?: string }>();
+  /** NodePool `<ns>/<name>` whose release just changed → until when its settle waits (RELEASE_BATCH_MS). */
+  const batchUntil = new Map<string, number>();
   /** NodePools whose last settle ended Waiting or HeldByOther (re-settled when a build finishes). */
   const waiting = new Set<string>();
   /** HCP namespace → its HostedControlPlane's spec.releaseImage, as last seen. */
@@ -148,7 +157,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   let tickTimer: unknown;
   let tickAt = Infinity;
   if (o.rollout) {
-    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
+    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, coalesceMs: STATE_COALESCE_MS, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
     const rolloutCm = { namespace: o.rollout.namespace, name: ROLLOUT_CONFIGMAP };
     engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting(), onPlan: (p) => o.telemetry?.rolloutPlanned(p, rolloutCm) });
     for (;;) {
@@ -156,6 +165,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
         const loaded = await readRollout(o.management, o.rollout.namespace);
         for (const p of loaded.problems) log('rollout state unreadable: starting afresh', { error: p });
         engine.load(loaded.state, loaded.control);
+        store.loaded(loaded.cm);
         break;
       } catch (e) {
         // Admitting without the state could exceed the bound: wait for it.
@@ -187,6 +197,14 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       );
     }, ms);
   };
+  /** RideReleaseChange, running (not paused, halted or rolling back): a held NodePool's hand-off is written before the policy is asked (gate.ts handOffWhileHeld). */
+  const rides =
+    o.rollout?.policy.type === 'RideReleaseChange'
+      ? () => {
+          const p = engine?.current();
+          return !!p && !p.paused && !p.halted && engine!.rollbackKeys().length === 0;
+        }
+      : undefined;
   const wakeWaiting = () => {
     for (const k of waiting) queue.add(k);
   };
@@ -231,8 +249,9 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       rollbackDeferred = rb.did === 'deferred';
     }
     const from = (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`);
-    const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r) } : {};
-    const { steps } = await settleGate({ ...o, ...hook, management: reader, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
+    const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r), ...(rides ? { handOffWhileHeld: rides } : {}) } : {};
+    const siblings = () => [...targets].filter(([k, ns]) => ns === hcpNamespace && k !== key && k.slice(0, k.indexOf('/')) === key.slice(0, i)).map(([k]) => k.slice(i + 1));
+    const { steps } = await settleGate({ ...o, ...hook, siblings, management: reader, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
     for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
     o.telemetry?.gateSettled(key, steps);
     const last = steps[steps.length - 1]!;
@@ -301,16 +320,26 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     const t = deleted ? undefined : gateTargetOf(obj);
     if (t) {
       targets.set(key, t.hcpNamespace);
-      const spec = (obj as { spec?: { arch?: string; osImageStream?: { name?: string } } }).spec;
+      const spec = (obj as { spec?: { arch?: string; osImageStream?: { name?: string }; release?: { image?: string } } }).spec;
       const stream = spec?.osImageStream?.name;
-      shapes.set(key, { arch: spec?.arch || 'amd64', ...(stream ? { stream } : {}) });
+      const release = spec?.release?.image;
+      const before = shapes.get(key)?.release;
+      if (before !== undefined && release !== before) batchUntil.set(key, clock.now() + RELEASE_BATCH_MS);
+      shapes.set(key, { arch: spec?.arch || 'amd64', ...(stream ? { stream } : {}), ...(release ? { release } : {}) });
     } else {
       shapes.delete(key);
       waiting.delete(key);
+      batchUntil.delete(key);
       if (targets.delete(key)) queue.forget(key);
     }
     syncHandoffWatches();
-    if (t) queue.add(key);
+    if (!t) return;
+    const until = batchUntil.get(key);
+    if (until !== undefined && until > clock.now()) queue.addAfter(key, until - clock.now());
+    else {
+      batchUntil.delete(key);
+      queue.add(key);
+    }
   };
 
   keep(watchLoop(o.management, NODEPOOLS, undefined, undefined, (obj, type) => {

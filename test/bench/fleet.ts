@@ -47,7 +47,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -70,6 +70,7 @@ import { FLEET_NAMESPACE, FLEET_USERNAME } from '../../resources/fleet/identity.
 import { cpuSeconds, procStatus, stopChild } from './_proc.js';
 import { countRequests, describeCount, gateReads, MAX_REQUESTS_PER_STEP, perStep } from '../builder/request-count.js';
 import { PULL_KEYS_CONFIGMAP } from '../../builder/api/types.js';
+import { HyperShiftStandIn, type SimClock } from '../builder/hypershift-standin.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from '../../builder/controller/build-job.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -83,6 +84,12 @@ const BOOKMARK_S = Number(process.env.FLEET_BENCH_BOOKMARK_S ?? 60);
 const WAIT_RESYNC = process.env.FLEET_BENCH_RESYNC !== '0';
 const STEP_TIMEOUT_MS = Number(process.env.FLEET_BENCH_STEP_TIMEOUT_S ?? 600) * 1000;
 const SETTLE_MS = 5000;
+/** FLEET_BENCH_LOG: a file the fleet's log lines are appended to. */
+const LOG_FILE = process.env.FLEET_BENCH_LOG;
+const DAY2 = process.env.FLEET_BENCH_DAY2 !== '0';
+const BUMPS = Number(process.env.FLEET_BENCH_BUMPS ?? Infinity);
+/** The HyperShift stand-in's machines (real ms): a Replace NodePool of 3 replicas rolls in about 3 boots. */
+const BOOT_MS = Number(process.env.FLEET_BENCH_BOOT_MS ?? 1000);
 const WINDOW_MS = Number(process.env.FLEET_BENCH_WINDOW_S ?? 40) * 1000;
 /** The Deployment's NODE_OPTIONS unless FLEET_BENCH_NODE_OPTIONS is set (to try another heap cap). */
 const NODE_OPTIONS = process.env.FLEET_BENCH_NODE_OPTIONS ?? FLEET_NODE_OPTIONS;
@@ -177,12 +184,9 @@ function hostedControlPlane(h: number, release: string): object {
 /** The fleet Deployment's args with the config's defaults and the prebuilt provider image; ports 0, paths to the bench's files; the registry allowed. */
 function args(dir: string, repo: string, providerImage: string, registryHost: string): string[] {
   const props = fleetConfigSchema.properties as Record<string, { default?: unknown }>;
-  // The rollout policy admits every hand-off at once (no canary, no bound below the fleet's size): the
-  // bench measures the gate's cost per NodePool, as before the policy existed; it has no HyperShift
-  // to report a rollout done, so a bounded policy (the default RideReleaseChange's maxConcurrency 50,
-  // Progressive's) would hold every NodePool past the first 50. The policies' bounds and their
-  // request counts run on the simulated HyperShift (fleet-rollout.test.ts, fleet-requests.test.ts).
-  const rollout = JSON.stringify({ type: 'Progressive', maxConcurrency: '100%', maxConcurrencyPerHostedCluster: 2, progressDeadline: 'None' });
+  // The default rollout policy (RideReleaseChange: maxConcurrency 50, one NodePool per HostedCluster
+  // at a time): the HyperShift stand-in writes NodePool status and finishes rollouts, so slots free.
+  const rollout = '';
   const config: Record<string, string> = { providerRepository: repo, providerImage, providerLayer: '', maxHoldSeconds: String(props.maxHoldSeconds?.default), rollout };
   const deployment = fleetArgs().map((a) =>
     a
@@ -275,6 +279,7 @@ export async function bench(): Promise<string> {
   let mgmt: ApiTestServer | undefined;
   let reg: TestRegistry | undefined;
   let child: ChildProcess | undefined;
+  let stopStandIn = () => {};
   try {
     reg = await harness.startRegistry('basic');
     const images = await pushImages(reg);
@@ -319,6 +324,14 @@ export async function bench(): Promise<string> {
       };
     }
 
+    // HyperShift's NodePool controller: the test stand-in (test/builder/hypershift-standin.ts, faithful to
+    // upstream's config hashes and pause semantics) on real time: it writes each NodePool's status
+    // (UpdatingConfig's target moves when it reads a hand-off) and rolls machines, so rollouts finish.
+    const realClock = { now: () => Date.now(), setTimeout: (f: () => void, ms: number) => setTimeout(f, ms), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) } as unknown as SimClock;
+    const standIn = new HyperShiftStandIn({ server: mgmt, clock: realClock, reconcileDelayMs: 200, machineBootMs: BOOT_MS, nodeUpgradeMs: BOOT_MS });
+    standIn.start();
+    stopStandIn = () => standIn.stop();
+
     const argv = args(dir, images.repo, PROVIDER_IMAGE, reg.host);
     child = spawn(pinned ? 'taskset' : process.execPath, [...(pinned ? ['-c', '0', process.execPath] : []), '--require', `${dir}/loopback.cjs`, path.join(root, 'bin', 'on-cluster-build.js'), ...argv], {
       cwd: root,
@@ -335,6 +348,7 @@ export async function bench(): Promise<string> {
     c.stderr!.on('data', (d: Buffer) => {
       const lines = (rest + d.toString()).split('\n');
       rest = lines.pop()!;
+      if (LOG_FILE) appendFileSync(LOG_FILE, lines.map((l) => `${l}\n`).join(''));
       for (const l of lines) {
         const msg = /"msg":"([^"]*)"/.exec(l)?.[1] ?? '?';
         const k = msg === 'prebuild' ? `prebuild ${/"state":"(\w+)"/.exec(l)?.[1] ?? '?'}` : msg;
@@ -436,8 +450,8 @@ export async function bench(): Promise<string> {
     const watchesOpened = (resource: string, from: number) => new Set(mine(from).filter((e) => e.verb === 'watch' && e.resource === resource).map((e) => e.namespace)).size;
     const NPS = HCS * POOLS_PER_HC;
     const takeS = await until(
-      'every NodePool labelled and with a hand-off, every provider-images ConfigMap published, the hand-off and HostedControlPlane watches open',
-      () => gated() === NPS && handedOff() === NPS && published().namespaces === HCS && watchesOpened('configmaps', takeFrom) === HCS && watchesOpened('hostedcontrolplanes', 0) >= 1,
+      'every NodePool labelled, its provider-images entry published (no new hand-off: RideReleaseChange), the hand-off and HostedControlPlane watches open',
+      () => gated() === NPS && handedOff() === HCS && published(R1).entries === NPS && watchesOpened('configmaps', takeFrom) === HCS && watchesOpened('hostedcontrolplanes', 0) >= 1,
       500,
     );
     await sleep(SETTLE_MS);
@@ -466,6 +480,8 @@ export async function bench(): Promise<string> {
       });
     const order: [number, number][] = [];
     for (let h = 0; h < HCS; h++) for (let p = 0; p < POOLS_PER_HC; p++) order.push([h, p]);
+    // FLEET_BENCH_BUMPS: only the first N NodePools (both of a HostedCluster, HostedCluster by HostedCluster) move on an upgrade day; the fleet still holds them all.
+    order.splice(BUMPS);
 
     /** Every NodePool's release `to` at RATE/s through the webhook; until every hand-off names it and no NodePool is paused. */
     const nodePoolDay = async (to: string) => {
@@ -477,6 +493,8 @@ export async function bench(): Promise<string> {
       const sent: number[] = [];
       let errors = 0;
       let held = 0;
+      /** Release changes applied (a refused admission leaves its NodePool where it was, as the API server would). */
+      let moved = 0;
       const t0 = performance.now();
       const pending: Promise<void>[] = [];
       for (let i = 0; i < order.length; i++) {
@@ -501,6 +519,7 @@ export async function bench(): Promise<string> {
               if (ops.length) held++;
               const cur = m.store.get(ref)!;
               m.store.put(api.jsonPatch({ ...cur, spec: { ...cur.spec, release: { image: to } } }, ops) as never);
+              moved++;
             },
             () => {
               errors++;
@@ -512,41 +531,48 @@ export async function bench(): Promise<string> {
       const sentS = (performance.now() - t0) / 1000;
       const loadDuringBumps = load();
       const paused = () => nps().filter((o) => o.spec?.pausedUntil !== undefined).length;
-      const doneS = await until(`every hand-off rewritten for ${to} and no NodePool paused`, () => handedOff(to) === NPS && paused() === 0, 500);
+      const doneS = await until(`every hand-off rewritten for ${to}, no NodePool paused, no rollout going on`, () => handedOff(to) === moved && paused() === 0 && !standIn.anyRolling(), 500).catch((e: Error) => {
+        const stuck = nps().find((o) => o.spec?.pausedUntil !== undefined);
+        throw new Error(`${e.message}\n(handed off for it: ${handedOff(to)} of ${NPS}; paused: ${paused()}; rolling: ${standIn.anyRolling()}; a paused one: ${JSON.stringify({ name: stuck?.metadata?.name, annotations: stuck?.metadata?.annotations, conditions: (stuck?.status as { conditions?: unknown[] } | undefined)?.conditions })})`);
+      });
       await sleep(SETTLE_MS);
       const hold = [...holds.values()].map((x) => (x.released ?? NaN) - x.at).sort((a, b) => a - b);
       lat.sort((a, b) => a - b);
       sent.sort((a, b) => a - b);
       const counted = countRequests(m.audit.slice(from), FLEET_USERNAME);
-      const perNodePool = { total: perStep(counted, NPS), reads: gateReads(m.audit.slice(from), FLEET_USERNAME, FLEET_NAMESPACE) / NPS, what: describeCount(counted) };
-      return { perNodePool, sentS, doneS, loadDuringBumps, lat, sent, errors, held, hold, cpu: cpuSeconds(pid) - cpu0, mem: procStatus(pid), requests: mine(from).length, verbs: byVerb(from), watches: openWatches(), fds: fds(pid), load: load(), entries: published(to).entries };
+      const perNodePool = { total: perStep(counted, moved), reads: gateReads(m.audit.slice(from), FLEET_USERNAME, FLEET_NAMESPACE) / moved, what: describeCount(counted) };
+      return { perNodePool, moved, sentS, doneS, loadDuringBumps, lat, sent, errors, held, hold, cpu: cpuSeconds(pid) - cpu0, mem: procStatus(pid), requests: mine(from).length, verbs: byVerb(from), watches: openWatches(), fds: fds(pid), load: load(), entries: published(to).entries };
     };
 
     // Upgrade day 1, NodePools only (no control plane moves first): R1 → R2.
     const day1 = await nodePoolDay(R2);
     const afterDay1 = await window('after upgrade day 1');
 
-    // Upgrade day 2, control planes first: every HostedControlPlane R2 → R3 at RATE/s (pre-builds), then the NodePools.
-    const hcpFrom = m.audit.length;
-    const cpuHcp0 = cpuSeconds(pid);
-    const prebuilds = () => [...counts].filter(([k]) => k.startsWith('prebuild')).reduce((a, [, n]) => a + n, 0);
-    const prebuilds0 = prebuilds();
-    const exists0 = counts.get('prebuild Exists') ?? 0;
-    {
-      const t0 = performance.now();
-      for (let h = 0; h < HCS; h++) {
-        const wait = t0 + (h * 1000) / RATE - performance.now();
-        if (wait > 1) await sleep(wait);
-        const ref = { ...HCP, name: hcName(h), namespace: hcpNamespaces[h]! };
-        const cur = m.store.get(ref)!;
-        m.store.put({ ...cur, spec: { ...cur.spec, releaseImage: R3 } } as never);
+    // Upgrade day 2 (unless FLEET_BENCH_DAY2=0), control planes first: every HostedControlPlane R2 → R3 at RATE/s (pre-builds), then the NodePools.
+    const upgradeDay2 = async () => {
+        const hcpFrom = m.audit.length;
+      const cpuHcp0 = cpuSeconds(pid);
+      const prebuilds = () => [...counts].filter(([k]) => k.startsWith('prebuild')).reduce((a, [, n]) => a + n, 0);
+      const prebuilds0 = prebuilds();
+      const exists0 = counts.get('prebuild Exists') ?? 0;
+      {
+        const t0 = performance.now();
+        for (let h = 0; h < HCS; h++) {
+          const wait = t0 + (h * 1000) / RATE - performance.now();
+          if (wait > 1) await sleep(wait);
+          const ref = { ...HCP, name: hcName(h), namespace: hcpNamespaces[h]! };
+          const cur = m.store.get(ref)!;
+          m.store.put({ ...cur, spec: { ...cur.spec, releaseImage: R3 } } as never);
+        }
       }
-    }
-    const hcpS = await until('a pre-build asked for every control plane, and the R3 image answered', () => prebuilds() - prebuilds0 >= HCS && (counts.get('prebuild Exists') ?? 0) > exists0, 500);
-    await sleep(SETTLE_MS);
-    const hcpDay = { cpu: cpuSeconds(pid) - cpuHcp0, requests: mine(hcpFrom).length, verbs: byVerb(hcpFrom), prebuilds: prebuilds() - prebuilds0, exists: (counts.get('prebuild Exists') ?? 0) - exists0, building: counts.get('prebuild Building') ?? 0, failed: (counts.get('prebuild Failed') ?? 0) + (counts.get('prebuild failed') ?? 0), paused: nps().filter((o) => o.spec?.pausedUntil !== undefined).length, mem: procStatus(pid), load: load() };
-    const day2 = await nodePoolDay(R3);
-    const afterDay2 = await window('after upgrade day 2');
+      const hcpS = await until('a pre-build asked for every control plane, and the R3 image answered', () => prebuilds() - prebuilds0 >= HCS && (counts.get('prebuild Exists') ?? 0) > exists0, 500);
+      await sleep(SETTLE_MS);
+      const hcpDay = { cpu: cpuSeconds(pid) - cpuHcp0, requests: mine(hcpFrom).length, verbs: byVerb(hcpFrom), prebuilds: prebuilds() - prebuilds0, exists: (counts.get('prebuild Exists') ?? 0) - exists0, building: counts.get('prebuild Building') ?? 0, failed: (counts.get('prebuild Failed') ?? 0) + (counts.get('prebuild failed') ?? 0), paused: nps().filter((o) => o.spec?.pausedUntil !== undefined).length, mem: procStatus(pid), load: load() };
+      const day2 = await nodePoolDay(R3);
+      const afterDay2 = await window('after upgrade day 2');
+      return { hcpS, hcpDay, day2, afterDay2 };
+    };
+    const d2 = DAY2 ? await upgradeDay2() : undefined;
 
     // The resync: RESYNC_SECONDS after the Lease; a window from 5 s before it.
     let resync: Window | undefined;
@@ -575,7 +601,7 @@ export async function bench(): Promise<string> {
       `| … from the actual send (without the load generator's delay) p50 / p99 / max | ${pct(d.sent, 50).toFixed(2)} / ${pct(d.sent, 99).toFixed(2)} / ${(d.sent[d.sent.length - 1] ?? NaN).toFixed(2)} ms |`,
       `| … **hold time** (hold written → lifted), p50 / p90 / p99 / max over ${d.hold.length} holds; held > 1 s | ${ms(pct(d.hold, 50))} / ${ms(pct(d.hold, 90))} / ${ms(pct(d.hold, 99))} / ${ms(d.hold[d.hold.length - 1] ?? NaN)} ms; ${d.hold.filter((x) => !(x <= 1000)).length} |`,
       `| … fleet CPU over the day / its requests | ${d.cpu.toFixed(1)} s / ${d.requests} (${d.verbs}) |`,
-      `| … **API requests per NodePool per rollout step** (${NPS} NodePools moved once each; the issue's bound ${MAX_REQUESTS_PER_STEP}) / of them gate-path reads | **${d.perNodePool.total.toFixed(2)}** / ${d.perNodePool.reads.toFixed(2)} |`,
+      `| … **API requests per NodePool per rollout step** (${d.moved} NodePools moved once each, until every rollout finished; the issue's bound ${MAX_REQUESTS_PER_STEP}) / of them gate-path reads | **${d.perNodePool.total.toFixed(2)}** / ${d.perNodePool.reads.toFixed(2)} (${d.perNodePool.what}) |`,
       `| … RSS after it (peak so far) / watches / fds / provider-images entries for ${to} | ${mib(d.mem.rssKb)} MiB (${mib(d.mem.hwmKb)}) / ${d.watches} / ${d.fds} / ${d.entries} (load ${d.load}) |`,
     ];
     return [
@@ -584,23 +610,27 @@ export async function bench(): Promise<string> {
       `Command: \`make build && npm run bench -- fleet\` (test/bench/fleet.ts). ${pinned ? 'Fleet pinned to core 0 (`taskset -c 0`), API test server and load generator to core 1.' : 'Not pinned.'}`,
       `NODE_OPTIONS \`${NODE_OPTIONS || '(none)'}\`${NODE_OPTIONS === FLEET_NODE_OPTIONS ? " (the Deployment's)" : ' (FLEET_BENCH_NODE_OPTIONS)'}, POD_NAMESPACE=${FLEET_NAMESPACE}:`,
       `\`${cmd.split(reg.host).join('$REGISTRY')}\``,
-      `${HCS} HCP namespaces (a HostedControlPlane, a HostedCluster and published pull keys each; 3 amd64 Nodes), ${NPS} NodePools, ${HCS} hand-offs to start with; releases R1-R3 and the provider image in docker-registry (basic auth) at $REGISTRY; bookmarks every ${BOOKMARK_S} s; upgrade days at ${RATE} bumps/s.`,
+      `${HCS} HCP namespaces (a HostedControlPlane, a HostedCluster and published pull keys each; 3 amd64 Nodes), ${NPS} NodePools, ${HCS} hand-offs to start with; releases R1-R3 and the provider image in docker-registry (basic auth) at $REGISTRY; bookmarks every ${BOOKMARK_S} s; upgrade days at ${RATE} bumps/s; the default rollout policy (RideReleaseChange); HyperShift's NodePool controller: the test stand-in on real time (Replace, 3 replicas, a machine boots in ${BOOT_MS} ms).`,
       '',
       '| | value |',
       '|---|---:|',
       `| start → serving, Lease held, NodePool list done | ${startS.toFixed(1)} s |`,
       `| RSS idle, empty cluster (peak so far) / V8 heap (MiB) / CPU to start / fds | ${mib(idle.mem.rssKb)} MiB (${mib(idle.mem.hwmKb)}) / ${idle.heap} / ${idle.cpu.toFixed(2)} s / ${idle.fds} (load ${idle.load}) |`,
-      `| take-in: wall until all ${NPS} NodePools labelled and with a hand-off (${took.created} created), ${HCS} provider-images ConfigMaps, ${HCS} hand-off watches and the HostedControlPlane watch open / fleet CPU | ${takeS.toFixed(1)} s / ${took.cpu.toFixed(1)} s |`,
+      `| take-in: wall until all ${NPS} NodePools labelled and their provider-images entries published (${took.created} hand-offs created: the default policy writes none before a release change), ${HCS} hand-off watches and the HostedControlPlane watch open / fleet CPU | ${takeS.toFixed(1)} s / ${took.cpu.toFixed(1)} s |`,
       `| … provider-images entries for R1 at its end (of ${NPS} NodePools) | ${took.entries} |`,
       `| … its requests | ${took.requests} (${took.verbs}) |`,
       `| RSS after take-in (peak so far) / watches open at the server / fds | ${mib(took.mem.rssKb)} MiB (${mib(took.mem.hwmKb)}) / ${took.watches} / ${took.fds} (load ${took.load}) |`,
       ...win(steady),
       ...dayRows('upgrade day 1, NodePools only (R1 → R2)', day1, 'R2'),
       ...win(afterDay1),
-      `| upgrade day 2, control planes first: ${HCS} HostedControlPlanes R2 → R3 at ${RATE}/s, until a pre-build per HCP and the image answered | ${hcpS.toFixed(1)} s after the last (pre-build lines: ${hcpDay.prebuilds}, of which Exists ${hcpDay.exists}, Building ${hcpDay.building}, failed ${hcpDay.failed}; NodePools paused: ${hcpDay.paused}) |`,
-      `| … fleet CPU / its requests (bumps + ${SETTLE_MS / 1000} s) / RSS (peak so far) | ${hcpDay.cpu.toFixed(1)} s / ${hcpDay.requests} (${hcpDay.verbs}) / ${mib(hcpDay.mem.rssKb)} MiB (${mib(hcpDay.mem.hwmKb)}) (load ${hcpDay.load}) |`,
-      ...dayRows('… then the NodePools (R2 → R3)', day2, 'R3'),
-      ...win(afterDay2),
+      ...(d2
+        ? [
+            `| upgrade day 2, control planes first: ${HCS} HostedControlPlanes R2 → R3 at ${RATE}/s, until a pre-build per HCP and the image answered | ${d2.hcpS.toFixed(1)} s after the last (pre-build lines: ${d2.hcpDay.prebuilds}, of which Exists ${d2.hcpDay.exists}, Building ${d2.hcpDay.building}, failed ${d2.hcpDay.failed}; NodePools paused: ${d2.hcpDay.paused}) |`,
+            `| … fleet CPU / its requests (bumps + ${SETTLE_MS / 1000} s) / RSS (peak so far) | ${d2.hcpDay.cpu.toFixed(1)} s / ${d2.hcpDay.requests} (${d2.hcpDay.verbs}) / ${mib(d2.hcpDay.mem.rssKb)} MiB (${mib(d2.hcpDay.mem.hwmKb)}) (load ${d2.hcpDay.load}) |`,
+            ...dayRows('… then the NodePools (R2 → R3)', d2.day2, 'R3'),
+            ...win(d2.afterDay2),
+          ]
+        : ['| upgrade day 2 | not run (FLEET_BENCH_DAY2=0) |']),
       ...(resync ? win(resync, 'from 5 s before it') : []),
       `| provider-images entries after the run: for R3 / all | ${published(R3).entries} / ${published().entries} |`,
       `| peak RSS over the run (VmHWM) | ${mib(final.hwmKb)} MiB |`,
@@ -611,6 +641,7 @@ export async function bench(): Promise<string> {
       '',
     ].join('\n');
   } finally {
+    stopStandIn();
     await stopChild(child);
     await mgmt?.stop();
     await harness.cleanupRegistry(reg);

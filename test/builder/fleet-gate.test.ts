@@ -394,6 +394,25 @@ describe('fleet upgrade gate', () => {
     const NOT_NOW = { admit: false as const, reason: 'wave 2 of 40: 50 NodePools rolling' };
     const ADMIT = { admit: true as const };
 
+    it('a release change under handOffWhileHeld (RideReleaseChange): the hand-off written while held without asking, the policy asked before the lift; not admitted, held with its hand-off, no reason written', async () => {
+      let answer: RolloutDecision = NOT_NOW;
+      const p = policy(() => answer);
+      const o = gate({ ...p.over, handOffWhileHeld: () => true });
+      await bump(R2, true);
+      images.set(R2, { image: imageOf(R2) });
+      const reason = np().metadata.annotations![REASON_ANNOTATION];
+      expect(await did(o)).toEqual(['HandedOff', 'Deferred']); // HyperShift never reported on this NodePool: nothing to wait for but the policy
+      expect(handedOffImage(cm()!.data.config)).toBe(imageOf(R2));
+      expect(p.changes()).toEqual(['release-change']); // asked once, at the lift
+      expect(np().metadata.annotations![REASON_ANNOTATION]).toBe(reason);
+      expect(await did(o)).toEqual(['Deferred']);
+      expect(isPaused(np().spec.pausedUntil, clock)).toBe(true);
+      answer = ADMIT;
+      expect(await did(o)).toEqual(['Unpaused', 'Consistent']);
+      expect(p.started.map((r) => r.change)).toEqual(['release-change']);
+      expect(p.started[0]).toMatchObject({ image: imageOf(R2), releaseImage: R2 });
+    });
+
     it('a release change: asked before the hand-off is written; not admitted, the NodePool stays held with a neutral hand-off until admitted', async () => {
       let answer: RolloutDecision = NOT_NOW;
       const p = policy(() => answer);
@@ -533,7 +552,7 @@ describe('fleet upgrade gate', () => {
       await bump(R2, true);
       expect(np().metadata.annotations![TARGET_SEEN_ANNOTATION]).toBe(`current:${hashOfConfig(cm()!.data.config)}`); // recorded by the admission mutation
       images.set(R2, { image: imageOf(R2) });
-      expect(await did()).toEqual(['HandedOff', 'Paused', 'Waiting']); // Paused: the reason now says it waits for HyperShift to read it
+      expect(await did()).toEqual(['HandedOff', 'Waiting']); // a short wait: no reason written for it
       reconcile(); // the informer has not delivered the new hand-off yet
       expect(await did()).toEqual(['Waiting']);
       expect(isPaused(np().spec.pausedUntil, clock)).toBe(true);
@@ -547,12 +566,12 @@ describe('fleet upgrade gate', () => {
 
     it('the target moves twice while the image is built (the neutral hand-off read): noted, and only a move after the hand-off lifts', async () => {
       await bump(R2, true);
-      expect(await did()).toEqual(['Neutralised', 'Paused', 'Waiting']);
+      expect(await did()).toEqual(['Noted', 'Neutralised', 'Waiting']); // Noted: the target with the config it was shown for, and the reason, before the hand-off is emptied
       sync();
       reconcile(); // HyperShift reads the neutral hand-off
       expect(await did()).toEqual(['Noted', 'Waiting']);
       images.set(R2, { image: imageOf(R2) });
-      expect(await did()).toEqual(['HandedOff', 'Paused', 'Waiting']); // Paused: the reason now says it waits for HyperShift to read it
+      expect(await did()).toEqual(['HandedOff', 'Waiting']); // a short wait: no reason written for it
       sync();
       reconcile();
       expect(await did()).toEqual(['Unpaused', 'Consistent']);
@@ -560,10 +579,43 @@ describe('fleet upgrade gate', () => {
       expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R2)]);
     });
 
+    it('releases sharing one OS image (a z-stream): the hand-off keeps its config, HyperShift hashes nothing new, so the hold is lifted without waiting for the target', async () => {
+      await bump(R2, true);
+      images.set(R2, { image: imageOf(R1) }); // the image for R2 is the one for R1
+      expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+      expect(cm()!.metadata.annotations![HANDOFF_RELEASE_ANNOTATION]).toBe(R2);
+      reconcile();
+      expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R1)]);
+    });
+
+    it('a z-stream whose image is resolved after the release change: emptied while it is, written back the same, HyperShift never showed another target: lifted (the target was recorded with the config it was shown for)', async () => {
+      await bump(R2, true);
+      expect(await did()).toEqual(['Noted', 'Neutralised', 'Waiting']);
+      expect(cm()!.data.config).toBe('');
+      images.set(R2, { image: imageOf(R1) }); // resolved: the image for R2 is the one for R1; HyperShift has not reconciled meanwhile
+      expect(await did()).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+      reconcile();
+      expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R1)]);
+    });
+
+    it('a z-stream under a policy that defers it: nothing written (the hand-off is already its image), then one hand-off write and the lift', async () => {
+      let answer: RolloutDecision = { admit: false, reason: 'maxConcurrency 50 reached' };
+      const o = gate({ admitRollout: () => answer });
+      await bump(R2, true);
+      images.set(R2, { image: imageOf(R1) });
+      const before = cm()!.metadata.resourceVersion;
+      const reason = np().metadata.annotations![REASON_ANNOTATION];
+      expect(await did(o)).toEqual(['Deferred']);
+      expect(cm()!.metadata.resourceVersion).toBe(before); // not neutralised: at an expiry R2 rolls with its own image
+      expect(np().metadata.annotations![REASON_ANNOTATION]).toBe(reason);
+      answer = { admit: true };
+      expect(await did(o)).toEqual(['HandedOff', 'Unpaused', 'Consistent']);
+    });
+
     it('a target that never moves: the hold ends at its time, with the hand-off for the release in place', async () => {
       await bump(R2, true);
       images.set(R2, { image: imageOf(R2) });
-      expect(await did()).toEqual(['HandedOff', 'Paused', 'Waiting']); // Paused: the reason now says it waits for HyperShift to read it
+      expect(await did()).toEqual(['HandedOff', 'Waiting']); // a short wait: no reason written for it
       advance(3600);
       expect(await did()).toEqual(['TimedOut', 'Consistent']);
       expect(np().metadata.annotations![REASON_ANNOTATION]).toMatch(/waiting for HyperShift to read it .*; released: the hand-off is for .*2{64}$/);

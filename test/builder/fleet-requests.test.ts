@@ -9,7 +9,9 @@
  *
  * The fleet runs as `on-cluster-build fleet` wires it (builder/fleet/main.ts): one FleetCache
  * shared by the loop and the preconditions (pull coverage from the published pull keys, NodeTuning
- * from the HostedControlPlane; a prebuilt image needs no build capacity).
+ * from the HostedControlPlane; a prebuilt image needs no build capacity), but without its
+ * telemetry: the process creates a Kubernetes Event at each lift (~1 more per step; the fleet bench
+ * counts them, docs/benchmarks.md).
  */
 import { PULL_KEYS_CONFIGMAP } from '../../builder/api/types.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from '../../builder/controller/build-job.js';
@@ -19,7 +21,7 @@ import { fleetPreconditions } from '../../builder/fleet/preconditions.js';
 import { parsePolicy, type RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
 import { runFleet } from '../../builder/fleet/run.js';
 import { hcpNamespace } from './hypershift-standin.js';
-import { countRequests, describeCount, gateReads, perStep } from './request-count.js';
+import { countRequests, describeCount, gateReads, MAX_REQUESTS_PER_STEP, perStep } from './request-count.js';
 import { FLEET_USER, NEW_LAYER, NP_NAMESPACE, OLD_LAYER, R2, scenario, type ScenarioContext } from './rollout-scenario.js';
 
 const MIN = 60_000;
@@ -73,28 +75,33 @@ const fleetProcess = (policy: RolloutPolicy, layer: () => string, maxHoldSeconds
 };
 
 /**
- * Where the fleet is today (docs/benchmarks.md): every read of the gate's path comes from the
- * caches; what is left is writes, most of them the gate's and the rollout state's own (a reason
- * annotation per wait, the state ConfigMap per admission), so the issue's bound of
- * MAX_REQUESTS_PER_STEP (request-count.ts) is not reached yet. These bounds sit just above today's counts (upgrade
- * day ~7.1, Progressive ~5.3 with the restart's list and watch per cache): a regression to reads
- * (~18 requests per NodePool per step before the caches) fails both, and so does any new write.
+ * The issue's bound, MAX_REQUESTS_PER_STEP (request-count.ts): 3 (docs/benchmarks.md). Upgrade day
+ * ~2.95: a lift, a hand-off and half a provider-images write (one per HCP namespace) per NodePool,
+ * and the rollout state's coalesced saves. Progressive ~2.6 without the restart's list and watch
+ * requests (one each per HCP namespace and per cluster-wide cache: a cost per restart, ~1 per
+ * NodePool at two NodePools per namespace: 4.0 in all at this scale, 2.99 at 100 HostedClusters
+ * with `FLEET_REQUESTS_CLUSTERS=100`), bounded by PROGRESSIVE_WITH_RESTART in all. Any write more
+ * per NodePool, or a read back on the gate's path, fails these.
  */
-const UPGRADE_DAY_BOUND = 7.5;
-const PROGRESSIVE_BOUND = 6;
+const UPGRADE_DAY_BOUND = MAX_REQUESTS_PER_STEP;
+const PROGRESSIVE_BOUND = MAX_REQUESTS_PER_STEP;
+const PROGRESSIVE_WITH_RESTART = P_CLUSTERS >= 100 ? MAX_REQUESTS_PER_STEP : 4.25;
 /** Gate-path reads per step (NodePool and HCP-namespace ConfigMap gets, HostedControlPlane lists by namespace): only after a refused write. */
 const MAX_GATE_READS_PER_STEP = 0.5;
 
-function expectWithin(audit: Parameters<typeof countRequests>[0], steps: number, bound: number): void {
+/** `bound` on the requests per step (without list and watch requests when `restartBound` is given: that bounds them all). */
+function expectWithin(audit: Parameters<typeof countRequests>[0], steps: number, bound: number, restartBound?: number): void {
   const c = countRequests(audit, FLEET_USER);
   const reads = gateReads(audit, FLEET_USER);
-  const what = `${perStep(c, steps).toFixed(2)} requests per NodePool per step, ${(reads / steps).toFixed(2)} of them gate-path reads (${describeCount(c)})`;
+  const listWatch = [...c.by].filter(([k]) => k.startsWith('list ') || k.startsWith('watch ')).reduce((a, [, n]) => a + n, 0);
+  const bounded = restartBound === undefined ? perStep(c, steps) : (c.total - listWatch) / steps;
+  const what = `${perStep(c, steps).toFixed(2)} requests per NodePool per step (${((c.total - listWatch) / steps).toFixed(2)} without list and watch), ${(reads / steps).toFixed(2)} of them gate-path reads (${describeCount(c)})`;
   // FLEET_REQUESTS_PRINT=1: the counts for docs/benchmarks.md, by object (names of one kind folded).
   if (process.env.FLEET_REQUESTS_PRINT) {
     const by = countRequests(audit.map((e) => ({ ...e, resource: `${e.resource} ${(e.name ?? '').replace(/hc-\d+.*/, '<nodepool>')}` })), FLEET_USER);
     process.stdout.write(`${steps} steps: ${what}; by object: ${describeCount(by)}\n`);
   }
-  expect(perStep(c, steps) <= bound && reads / steps <= MAX_GATE_READS_PER_STEP ? 'within' : what).toBe('within');
+  expect(bounded <= bound && (restartBound === undefined || perStep(c, steps) <= restartBound) && reads / steps <= MAX_GATE_READS_PER_STEP ? 'within' : what).toBe('within');
 }
 
 describe('API requests per NodePool per rollout step (the watch caches)', () => {
@@ -123,7 +130,7 @@ describe('API requests per NodePool per rollout step (the watch caches)', () => 
     expectWithin(r.ctx.server.audit.slice(from), steps, UPGRADE_DAY_BOUND);
   }, 300_000);
 
-  it(`Progressive (${P_CANARIES} canary HostedClusters, maxConcurrency ${P_MAX_CONCURRENCY}), a new provider layer over ${P_NODEPOOLS} NodePools, the fleet restarted with it: at most ${PROGRESSIVE_BOUND} requests per NodePool per step, no gate-path reads`, async () => {
+  it(`Progressive (${P_CANARIES} canary HostedClusters, maxConcurrency ${P_MAX_CONCURRENCY}), a new provider layer over ${P_NODEPOOLS} NodePools, the fleet restarted with it: at most ${PROGRESSIVE_BOUND} requests per NodePool per step without the restart's list and watch requests (${PROGRESSIVE_WITH_RESTART} with them), no gate-path reads`, async () => {
     let layer = OLD_LAYER;
     let from = -1;
     let startsBefore = 0;
@@ -153,6 +160,6 @@ describe('API requests per NodePool per rollout step (the watch caches)', () => 
     expect(r.ctx.recorder.maxRolling).toBeLessThanOrEqual(P_MAX_CONCURRENCY);
     const steps = r.ctx.recorder.starts - startsBefore;
     expect(steps).toBe(P_NODEPOOLS);
-    expectWithin(r.ctx.server.audit.slice(from), steps, PROGRESSIVE_BOUND);
+    expectWithin(r.ctx.server.audit.slice(from), steps, PROGRESSIVE_BOUND, PROGRESSIVE_WITH_RESTART);
   }, Math.max(300_000, P_NODEPOOLS * 1_500));
 });

@@ -147,6 +147,15 @@ describe('progress from HyperShift status', () => {
     doneAt(p, 'h9');
     expect(progressOf(p, { fromConfig: 'c0', releaseChange: false }).state).toBe('succeeded');
   });
+  test('a release change whose config hashes the same (one OS image for both releases) succeeds once UpdatingVersion is done for the new generation', () => {
+    const p = fleet(1)[0]!;
+    doneAt(p, 'c0'); // the config never moves
+    expect(progressOf(p, { fromConfig: 'c0', generation: 2, releaseChange: true })).toEqual({ state: 'rolling', detail: 'HyperShift has not taken the new config yet' });
+    p.generation = 2;
+    doneAt(p, 'c0');
+    expect(progressOf(p, { fromConfig: 'c0', generation: 2, releaseChange: true }).state).toBe('succeeded');
+    expect(progressOf(p, { fromConfig: 'c0', generation: 2, releaseChange: false }).state).toBe('rolling'); // a layer change must move the config
+  });
   test('InPlace failure is a failure; a release change also needs UpdatingVersion for the new generation', () => {
     const p = fleet(1)[0]!;
     inPlaceFailed(p);

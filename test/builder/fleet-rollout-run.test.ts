@@ -154,10 +154,13 @@ describe('the fleet loop with a rollout policy', () => {
     await waitFor('c3 unheld', () => np('c3').spec?.pausedUntil === undefined && np('c3').metadata?.annotations?.[PAUSED_FOR_ANNOTATION] === undefined);
     expect(handedOffImage(handoff('c3')!.data!.config!)).toBe(imageFor('L1', R2));
     expect(handedOff()).toEqual(['c3']);
-    // The admission was recorded before the write; HyperShift finishing it is recorded too.
+    // The admission was recorded before the lift (the hand-off was written while held: RideReleaseChange); its start is saved after the lift, not awaited; HyperShift finishing it is recorded too.
     let loaded = await readRollout(new Kube(mgmt.kubeConfig('system:admin')), NS);
     expect(loaded.state!.entries['clusters/c3-workers']).toMatchObject({ change: 'release-change' });
-    expect(loaded.state!.entries['clusters/c3-workers']!.startedAt).toBeDefined();
+    await waitFor('start persisted', () => {
+      const cm = mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: NS });
+      return JSON.parse(cm?.data?.['state.json'] ?? '{}').entries?.['clusters/c3-workers']?.s !== undefined;
+    });
     finishes('c3');
     await waitFor('c3 succeeded in the plan', () => engine?.current()?.rows.find((r) => r.key === 'clusters/c3-workers')?.state === 'succeeded');
     await waitFor('success persisted', () => {

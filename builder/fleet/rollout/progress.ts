@@ -89,7 +89,9 @@ export function progressOf(o: NodePoolObservation, s: StartedRollout): Progress 
   if (!uc || uc.status !== 'False' || uc.reason !== 'AsExpected') return { state: 'rolling', detail: uc?.status === 'True' ? clip(uc.message) || 'updating config' : 'waiting for HyperShift to report UpdatingConfig' };
   // Config: the expected (rollback) config or the target seen after our write is current; without either, the current config moved off where it was.
   const back = s.expectConfig !== undefined && o.currentConfig === s.expectConfig;
-  if (!back && (s.targetConfig !== undefined ? o.currentConfig !== s.targetConfig : o.currentConfig === s.fromConfig)) {
+  // A release change that hashes to the same config (releases sharing one OS image: HashWithoutVersion excludes the version) shows no target: its version finishing for the new generation is the rollout finishing.
+  const sameConfig = s.releaseChange && s.generation !== undefined && uv?.status === 'False' && uv.reason === 'AsExpected' && (uv.observedGeneration ?? 0) >= s.generation;
+  if (!back && (s.targetConfig !== undefined ? o.currentConfig !== s.targetConfig : o.currentConfig === s.fromConfig && !sameConfig)) {
     return { state: 'rolling', detail: s.targetConfig !== undefined ? `current config ${o.currentConfig ?? 'none'} is not the target ${s.targetConfig}` : 'HyperShift has not taken the new config yet' };
   }
   if (s.releaseChange) {

@@ -224,9 +224,12 @@ async function writeKey(kube: Kube, namespace: string, key: string, value: (cm: 
 }
 
 /**
- * The fleet's writer: saves are coalesced (one write in flight; a save asked meanwhile is
- * served by the next write, which carries the latest state). `save()` resolves once a write that
- * started after the call has succeeded, so a caller knows its change is in the cluster.
+ * The fleet's writer: saves are coalesced (one write in flight; saves asked meanwhile, and those
+ * asked within `coalesceMs` of the first, are served by one write, which carries the latest state),
+ * and a state already in the cluster as the last write left it is not written again. `save()`
+ * resolves once a write that started after the call has succeeded (or the state it asks for is
+ * the one last written), so a caller knows its change is in the cluster: an admission is never
+ * answered before it is recorded, however many are recorded in one write.
  */
 export class RolloutStore {
   private latest: RolloutState | undefined;
@@ -235,7 +238,16 @@ export class RolloutStore {
   private writes = 0;
   /** The ConfigMap as last written (a conflict — the command wrote control — re-reads it). */
   private known: Cm | undefined;
-  constructor(private readonly o: { kube: Kube; namespace: string; owner?: KubeObject['metadata']['ownerReferences']; policy?: RolloutPolicy }) {}
+  /** The state text last written (the `known` object's). */
+  private written: string | undefined;
+  constructor(private readonly o: { kube: Kube; namespace: string; owner?: KubeObject['metadata']['ownerReferences']; policy?: RolloutPolicy; coalesceMs?: number }) {}
+
+  /** The ConfigMap as read at the start of leadership (readRollout): the first write needs no read. */
+  loaded(cm: Cm | undefined): void {
+    if (this.inFlight || !cm) return;
+    this.known = cm;
+    this.written = cm.data?.[STATE_KEY];
+  }
 
   /** Writes done so far (benches, tests). */
   get writeCount(): number {
@@ -250,16 +262,26 @@ export class RolloutStore {
   }
 
   private async loop(): Promise<void> {
+    const wait = this.o.coalesceMs ?? 0;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     while (this.waiters.length) {
       const batch = this.waiters;
       this.waiters = [];
       try {
         const state = fitState(this.latest!);
+        const text = encodeState(state);
+        const policy = this.o.policy ? JSON.stringify(formatPolicy(this.o.policy)) : undefined;
+        if (this.known && text === this.written && (policy === undefined || this.known.data?.[POLICY_KEY] === policy)) {
+          for (const w of batch) w.resolve();
+          continue;
+        }
         this.writes++;
-        this.known = await writeKey(this.o.kube, this.o.namespace, STATE_KEY, () => encodeState(state), this.o.owner, this.o.policy ? { [POLICY_KEY]: JSON.stringify(formatPolicy(this.o.policy)) } : {}, this.known);
+        this.known = await writeKey(this.o.kube, this.o.namespace, STATE_KEY, () => text, this.o.owner, policy !== undefined ? { [POLICY_KEY]: policy } : {}, this.known);
+        this.written = this.known.data?.[STATE_KEY];
         for (const w of batch) w.resolve();
       } catch (e) {
         this.known = undefined;
+        this.written = undefined;
         for (const w of batch) w.reject(e);
       }
     }
