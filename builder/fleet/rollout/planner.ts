@@ -19,6 +19,11 @@
  * moment time alone changes something: a soak ends, a deadline passes).
  * `markStarted` records the gate's successful write (onRolloutStarted).
  *
+ * `plan` is three steps, exported for the engine: `advance` (entries, counts, halts: one pass over
+ * the NodePools, giving a Ledger), `decide` (admission.ts: the requests, each in constant time
+ * against the ledger, which it updates) and `view` (rows, waves, expected duration). The engine
+ * decides against one ledger until something is observed or its `recheckAt` comes.
+ *
  * Semantics (docs/design/fleet-rollout.md): "rolling" = admitted (a reservation, for at most
  * `reservationMs` until the write is seen) or written and not yet succeeded or failed. The bound
  * counts rolling NodePools (Progressive also counts those soaking in minSuccessTime, as OCM's
