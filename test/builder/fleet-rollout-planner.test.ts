@@ -384,9 +384,16 @@ describe('Progressive', () => {
       ['clusters/hc000-np0', from],
       ['clusters/hc001-np0', from],
     ]);
-    // Rolled back: no target left for it.
+    // Rolled back: admitted, its write refused (a conflict): still a target, the same answer when asked again; written: no target left for it.
     s.control = { rollback: { at: T0, by: 'sre' } };
     s.run([{ key: 'clusters/hc001-np0', change: 'rollback', target: 'back' }]);
+    expect([...rollbackTargets(s.state)]).toEqual([
+      ['clusters/hc000-np0', from],
+      ['clusters/hc001-np0', from],
+    ]);
+    expect(s.run([{ key: 'clusters/hc001-np0', change: 'rollback', target: 'back' }]).decisions.get('clusters/hc001-np0')).toEqual({ admit: true });
+    expect(rollbackTargets(decodeState(encodeState(s.state!))).get('clusters/hc001-np0')).toEqual(from);
+    markStarted(s.state!, 'clusters/hc001-np0', 'back', s.np('clusters/hc001-np0'), s.now);
     expect([...rollbackTargets(s.state).keys()]).toEqual(['clusters/hc000-np0']);
   });
   test('a rollback of a NodePool still rolling forward is done once HyperShift is back on the config it ran (no new target ever shows); its slot goes to the rollback that waited for it', () => {

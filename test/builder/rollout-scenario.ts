@@ -10,6 +10,7 @@
  * work queue, the gate's clock and the stand-in's machines is simulated.
  */
 import { createHash } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { runFleet } from '../../builder/fleet/run.js';
@@ -219,16 +220,19 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
       clock.clearTimeout(t.id);
     },
   };
-  /** Runs the fleet's due timers (and those they set due at once), after the fleet is quiet. */
+  /** Runs the fleet's due timers once the fleet is quiet (those their callbacks set due at once too, as an advance would). */
   const fleetTimers = async () => {
+    if (!fleetDue.length) return;
     await ctx.quiet();
-    for (let round = 0; round < 100; round++) {
-      clock.advance(0);
-      if (!fleetDue.length) return;
+    for (let round = 0; round < 1000 && fleetDue.length; round++) {
       for (const t of fleetDue.splice(0)) if (!t.cleared) t.f();
-      await ctx.quiet();
+      clock.advance(0);
     }
   };
+  /** Writes to the API (anyone's), fleet (re)starts and the fleet's requests: a step with none since the fleet was last quiet needs no second wait. */
+  let marks = 0;
+  const offWrites = server.onWrite(() => void marks++);
+  const activity = () => marks + fleetKube.total + admission.total;
   const ctx: ScenarioContext = {
     server,
     clock,
@@ -280,6 +284,7 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
             signal,
           ));
       running = fleet(ctx, stop.signal);
+      marks++;
     },
     quiet: async () => {
       // Quiet: no request of the fleet (or of the admission path) in flight and none started, over a few polls.
@@ -304,8 +309,9 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
     let idle = 0;
     for (; steps < o.maxSteps; steps++) {
       await ctx.quiet();
+      const before = activity();
       await o.during?.(ctx, steps);
-      await ctx.quiet();
+      if (activity() !== before || fleetKube.inFlight || admission.inFlight) await ctx.quiet();
       clock.advance(o.stepMs);
       recorder.tick();
       await fleetTimers();
@@ -316,11 +322,12 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
     await ctx.quiet();
   } finally {
     await ctx.crash();
+    offWrites();
     standIn.stop();
     recorder.stop();
     await server.stop();
   }
   // FLEET_ROLLOUT_STATS=1: one line per scenario (docs/design/fleet-simulation.md's scale table).
-  if (process.env.FLEET_ROLLOUT_STATS) process.stderr.write(`fleet-rollout stats: nodePools ${nodePools.length} steps ${steps} fleetRequests ${fleetKube.total} admissionRequests ${admission.total} wallSeconds ${Math.round((Date.now() - wall0) / 1000)} loadavg ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
+  if (process.env.FLEET_ROLLOUT_STATS) process.stderr.write(`fleet-rollout stats: nodePools ${nodePools.length} steps ${steps} fleetRequests ${fleetKube.total} admissionRequests ${admission.total} wallSeconds ${Math.round((Date.now() - wall0) / 1000)} loadavg ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
   return { violations: recorder.violations, violationCount: recorder.violationCount, summary: recorder.summary(), steps, simulatedMs: clock.now() - t0, fleetRequests: fleetKube.total, ctx };
 }

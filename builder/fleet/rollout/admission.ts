@@ -68,6 +68,8 @@ export function decide(l: Ledger, requests: readonly AdmitRequest[], now: number
     let from: number | undefined;
     // Rewritten again in this rollout (a release change carrying the layer): the original stays the one to go back to.
     if (forward(r.change) && e?.from !== undefined && forward(e.change)) from = e.from;
+    // A rollback keeps what it writes until its write is recorded: a refused write (a conflict) is retried with the same target.
+    else if (r.change === 'rollback' && e?.from !== undefined && (forward(e.change) || e.change === 'rollback')) from = e.from;
     else if (r.from && forward(r.change)) {
       const text = `${r.from.image}\n${r.from.releaseImage}`;
       state.previous ??= [];

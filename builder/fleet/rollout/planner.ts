@@ -449,12 +449,15 @@ export function view(l: Ledger, decisions: Map<string, RolloutDecision> = new Ma
 
 /**
  * After `fleet-rollout rollback`: what each NodePool changed forward by this rollout goes back to
- * (the hand-off it had before), until its rollback write is recorded.
+ * (the hand-off it had before), until its rollback write is recorded (an admitted rollback whose
+ * write was refused stays a target).
  */
 export function rollbackTargets(state: RolloutState | undefined): Map<string, { image: string; releaseImage: string }> {
   const out = new Map<string, { image: string; releaseImage: string }>();
   for (const [k, e] of Object.entries(state?.entries ?? {})) {
-    if (!forward(e.change) || e.from === undefined) continue;
+    // Changed forward, or a rollback admitted whose write is not recorded yet (a refused write is retried).
+    const owed = forward(e.change) || (e.change === 'rollback' && e.startedAt === undefined && e.succeededAt === undefined && e.failedAt === undefined);
+    if (!owed || e.from === undefined) continue;
     const text = state!.previous?.[e.from];
     if (text === undefined) continue;
     const i = text.indexOf('\n');
