@@ -46,7 +46,7 @@ import { HELD_SINCE_ANNOTATION, LEGACY_PAUSE_VALUE, PAUSED_FOR_ANNOTATION, PAUSE
 import type { Kube, KubeObject } from '../clusters/kube.js';
 import { RESOURCES } from '../clusters/kube.js';
 import { CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE } from '../controller/build-job.js';
-import { handedOffImage, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../controller/handoff.js';
+import { handedOffImage, handoffName, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NTO_GENERATED_LABEL } from '../controller/handoff.js';
 import { PULL_KEYS_CONFIGMAP } from '../api/types.js';
 import { FleetCache, gateView, keptConfigMap, keptControlPlane } from './cache.js';
 import { watchLoop } from './watch-loop.js';
@@ -115,6 +115,15 @@ function keepHandoff(x: KubeObject): KubeObject {
 const RELEASE_BATCH_MS = 1_000;
 /** The rollout state's saves within this many (real) milliseconds of one another are one write (state.ts RolloutStore): a burst of admissions costs one. */
 const STATE_COALESCE_MS = 50;
+/** What a provider-only hand-off carries (image, and the release it was built for); undefined for a tenant-layered, empty or deleted one. */
+function providerHandoffOf(obj: KubeObject | undefined, type: string): { image: string; releaseImage: string } | undefined {
+  if (!obj || type === 'DELETED') return undefined;
+  const kept = keepHandoff(obj);
+  const image = (kept as KubeObject & { data?: Record<string, string> }).data?.image;
+  const releaseImage = kept.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
+  return image && releaseImage && kept.metadata.labels?.[CONFIG_LABEL] === undefined ? { image, releaseImage } : undefined;
+}
+
 /** A NodePool or HostedCluster event re-plans the rollout this soon (events come in bursts). */
 const RETICK_MS = 1_000;
 
@@ -248,8 +257,9 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
       if (rb.did !== 'none') log(`rollback ${rb.did}`, { nodePool: key, hcpNamespace, ...('reason' in rb ? { message: rb.reason } : {}), ...('image' in rb ? { image: rb.image } : {}) });
       rollbackDeferred = rb.did === 'deferred';
     }
-    const from = (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`);
-    const hook = engine ? { admitRollout: (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r), ...(rides ? { handOffWhileHeld: rides } : {}) } : {};
+    // What the hand-off carries now (the rollback's target): from the hand-off watch, or read (its namespace's watch may not have listed yet).
+    const from = async (name: string) => providerHandoffs.get(`${hcpNamespace}/${name}`) ?? providerHandoffOf(await reader.get<KubeObject>(RESOURCES.configMaps, handoffName(name), hcpNamespace), 'ADDED');
+    const hook = engine ? { admitRollout: async (r: Parameters<RolloutEngine['admit']>[0]) => engine!.admit(r, r.change === 'rollback' ? undefined : await from(key.slice(i + 1))), onRolloutStarted: (r: Parameters<RolloutEngine['started']>[0]) => engine!.started(r), ...(rides ? { handOffWhileHeld: rides } : {}) } : {};
     const siblings = () => [...targets].filter(([k, ns]) => ns === hcpNamespace && k !== key && k.slice(0, k.indexOf('/')) === key.slice(0, i)).map(([k]) => k.slice(i + 1));
     const { steps } = await settleGate({ ...o, ...hook, siblings, management: reader, nodePoolNamespace: key.slice(0, i), nodePoolName: key.slice(i + 1), hcpNamespace, now });
     for (const s of steps) if ('did' in s && LOGGED.has(s.did)) log(`gate ${s.did}`, { nodePool: key, hcpNamespace, message: s.message });
@@ -287,10 +297,8 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
         if (!name.startsWith(HANDOFF_PREFIX)) return;
         const np = name.slice(HANDOFF_PREFIX.length);
         if (engine) {
-          const kept = keepHandoff(obj);
-          const image = (kept as KubeObject & { data?: Record<string, string> }).data?.image;
-          const releaseImage = kept.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION];
-          if (type !== 'DELETED' && image && releaseImage && kept.metadata.labels?.[CONFIG_LABEL] === undefined) providerHandoffs.set(`${ns}/${np}`, { image, releaseImage });
+          const h = providerHandoffOf(obj, type);
+          if (h) providerHandoffs.set(`${ns}/${np}`, h);
           else providerHandoffs.delete(`${ns}/${np}`);
         }
         for (const [k, hcp] of targets) if (hcp === ns && k.slice(k.indexOf('/') + 1) === np) queue.add(k);

@@ -331,6 +331,55 @@ describe('Progressive', () => {
     expect(p.expected).toEqual({ seconds: 6 * (1800 + 300), perNodePoolSeconds: 1800, basis: 'assumed 1800s per NodePool (none finished yet)' });
     expect(p.rows.find((r) => r.key === 'clusters/hc003-np1')).toMatchObject({ state: 'pending', wave: 6, reason: 'waiting for the canaries: 0/2 succeeded and soaked 300s' });
   });
+  test('rollback goes canaries first, as the rollout did: another NodePool starts going back once every canary is back; one rolling forward is sent back at once; a canary whose rollback is not written does not hold the others', () => {
+    // hc000, hc001: canaries; maxConcurrency 3.
+    const s = new Sim(PROGRESSIVE, fleet(6, 1, 2));
+    const from = { image: 'quay.example.com/os@sha256:old', releaseImage: 'r1' };
+    const forwardAll = (ks: string[]) => {
+      const p = s.run(ks.map((key) => ({ key, change: 'layer-change' as const, target: 't-L1', from })));
+      const admitted = ks.filter((k) => p.decisions.get(k)?.admit);
+      for (const k of admitted) {
+        markStarted(s.state!, k, 't-L1', s.np(k), s.now);
+        rollingTo(s.np(k), hashOf(k));
+      }
+      return admitted;
+    };
+    const [c0, c1, a, b, c, d] = keys(s.nodePools) as [string, string, string, string, string, string];
+    expect(forwardAll([c0, c1])).toEqual([c0, c1]);
+    for (const k of [c0, c1]) doneAt(s.np(k), hashOf(k));
+    s.now += MIN;
+    expect(forwardAll([a, b, c, d])).toEqual([a, b, c]);
+    doneAt(s.np(a), hashOf(a));
+    s.now += MIN;
+    s.run();
+    // Rolled back: a (done forward) waits for the canaries; b (rolling forward) goes back at once, in its own slot; the canaries take the free slots.
+    s.control = { rollback: { at: s.now, by: 'sre' } };
+    const back = (ks: string[]) => {
+      const p = s.run(ks.map((key) => ({ key, change: 'rollback' as const, target: 'prev' })));
+      for (const k of ks) if (p.decisions.get(k)?.admit) markStarted(s.state!, k, 'prev', s.np(k), s.now);
+      return ks.filter((k) => p.decisions.get(k)?.admit);
+    };
+    expect(back([a, b])).toEqual([b]);
+    expect(s.run([{ key: a, change: 'rollback', target: 'prev' }]).decisions.get(a)).toEqual({ admit: false, reason: 'rolling back the canaries first: 2 canary NodePool(s) not back yet' });
+    expect(back([c0, c1])).toEqual([c0]); // the bound: b, c and c0 rolling
+    // c0 back on the config it ran: c1 goes back; a still waits for it.
+    s.np(c0).currentConfig = 'c0';
+    s.np(c0).conditions = settled('c0');
+    s.now += 3 * MIN;
+    expect(back([a, c1])).toEqual([c1]);
+    s.np(c1).currentConfig = 'c0';
+    s.np(c1).conditions = settled('c0');
+    s.now += 3 * MIN;
+    expect(back([a])).toEqual([a]);
+    // Without canaries' rollbacks to write (each skipped by the fleet), none waits.
+    const t = new Sim(PROGRESSIVE, fleet(4, 1, 1));
+    const p = t.run([{ key: 'clusters/hc000-np0', change: 'layer-change', target: 't-L1', from }]);
+    expect(p.decisions.get('clusters/hc000-np0')).toEqual({ admit: true });
+    t.control = { rollback: { at: t.now, by: 'sre' } };
+    expect(t.reason('clusters/hc001-np0', 'rollback')).toBe('rolling back the canaries first: 1 canary NodePool(s) not back yet');
+    const skipped = plan({ policy: PROGRESSIVE, layer: 'L1', now: t.now, nodePools: t.nodePools, state: t.state!, control: t.control, rollbackSkipped: new Set(['clusters/hc000-np0']), requests: [{ key: 'clusters/hc001-np0', change: 'rollback', target: 'prev' }] });
+    expect(skipped.decisions.get('clusters/hc001-np0')).toEqual({ admit: true });
+  });
   test('rollback targets: what each NodePool had before its first forward write of this rollout; kept across a crash', () => {
     const s = new Sim({ ...PROGRESSIVE, canaries: [] }, fleet(3));
     const from = { image: 'quay.example.com/os@sha256:old', releaseImage: 'r1' };
@@ -344,9 +393,16 @@ describe('Progressive', () => {
       ['clusters/hc000-np0', from],
       ['clusters/hc001-np0', from],
     ]);
-    // Rolled back: no target left for it.
+    // Rolled back: admitted, its write refused (a conflict): still a target, the same answer when asked again; written: no target left for it.
     s.control = { rollback: { at: T0, by: 'sre' } };
     s.run([{ key: 'clusters/hc001-np0', change: 'rollback', target: 'back' }]);
+    expect([...rollbackTargets(s.state)]).toEqual([
+      ['clusters/hc000-np0', from],
+      ['clusters/hc001-np0', from],
+    ]);
+    expect(s.run([{ key: 'clusters/hc001-np0', change: 'rollback', target: 'back' }]).decisions.get('clusters/hc001-np0')).toEqual({ admit: true });
+    expect(rollbackTargets(decodeState(encodeState(s.state!))).get('clusters/hc001-np0')).toEqual(from);
+    markStarted(s.state!, 'clusters/hc001-np0', 'back', s.np('clusters/hc001-np0'), s.now);
     expect([...rollbackTargets(s.state).keys()]).toEqual(['clusters/hc000-np0']);
   });
   test('a rollback of a NodePool still rolling forward is done once HyperShift is back on the config it ran (no new target ever shows); its slot goes to the rollback that waited for it', () => {

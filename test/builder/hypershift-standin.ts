@@ -80,7 +80,9 @@ const API = 'hypershift.openshift.io/v1beta1';
 export class SimClock {
   private t: number;
   private seq = 0;
+  /** Pending timers by id; `heap` orders them by (at, id) (a cleared timer leaves the heap when it reaches the top). */
   private readonly timers = new Map<number, { at: number; f: () => void }>();
+  private readonly heap: [number, number][] = [];
   constructor(start: string | number = '2026-11-25T00:00:00Z') {
     this.t = typeof start === 'number' ? start : Date.parse(start);
   }
@@ -89,7 +91,9 @@ export class SimClock {
   }
   setTimeout(f: () => void, ms: number): unknown {
     const id = ++this.seq;
-    this.timers.set(id, { at: this.t + Math.max(0, ms), f });
+    const at = this.t + Math.max(0, ms);
+    this.timers.set(id, { at, f });
+    this.push([at, id]);
     return id;
   }
   clearTimeout(h: unknown): void {
@@ -97,25 +101,59 @@ export class SimClock {
   }
   /** The earliest pending timer's time. */
   nextDue(): number | undefined {
-    let min: number | undefined;
-    for (const { at } of this.timers.values()) if (min === undefined || at < min) min = at;
-    return min;
+    this.drop();
+    return this.heap[0]?.[0];
   }
   /** Moves time forward by `ms`, firing every timer due on the way (bounded: a timer loop at 0 ms cannot spin forever). Returns how many fired. */
   advance(ms: number, maxFires = 1_000_000): number {
     const end = this.t + ms;
     let fired = 0;
     for (;;) {
-      let next: [number, { at: number; f: () => void }] | undefined;
-      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at || (e[1].at === next[1].at && e[0] < next[0]))) next = e;
-      if (!next) break;
+      this.drop();
+      const top = this.heap[0];
+      if (!top || top[0] > end) break;
       if (++fired > maxFires) throw new Error(`SimClock: more than ${maxFires} timers fired in one advance of ${ms} ms`);
-      this.timers.delete(next[0]);
-      this.t = Math.max(this.t, next[1].at);
-      next[1].f();
+      this.pop();
+      const timer = this.timers.get(top[1])!;
+      this.timers.delete(top[1]);
+      this.t = Math.max(this.t, timer.at);
+      timer.f();
     }
     this.t = end;
     return fired;
+  }
+  /** Cleared timers off the top. */
+  private drop(): void {
+    while (this.heap.length && !this.timers.has(this.heap[0]![1])) this.pop();
+  }
+  private static less(a: [number, number], b: [number, number]): boolean {
+    return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+  }
+  private push(x: [number, number]): void {
+    const h = this.heap;
+    h.push(x);
+    for (let i = h.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (!SimClock.less(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop()!;
+    if (!h.length) return;
+    h[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && SimClock.less(h[l]!, h[m]!)) m = l;
+      if (r < h.length && SimClock.less(h[r]!, h[m]!)) m = r;
+      if (m === i) break;
+      [h[i], h[m]] = [h[m]!, h[i]!];
+      i = m;
+    }
   }
 }
 

@@ -10,6 +10,7 @@
  * work queue, the gate's clock and the stand-in's machines is simulated.
  */
 import { createHash } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
 import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { runFleet } from '../../builder/fleet/run.js';
@@ -198,6 +199,40 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
   const logs: { msg: string; [k: string]: unknown }[] = [];
   let stop: AbortController | undefined;
   let running: Promise<void> | undefined;
+  /**
+   * The fleet's timers (its work queue's rechecks, its rollout ticks) due in a step run once the
+   * fleet observed the stand-in's writes of that step: on real time a NodePool's status reaches the
+   * fleet's watch within milliseconds, long before a recheck a minute away; on simulated time a step
+   * makes both at one instant, and the fleet would act on a view missing that step's writes.
+   */
+  type FleetTimer = { f: () => void; cleared: boolean; id?: unknown };
+  const fleetDue: FleetTimer[] = [];
+  const fleetClock = {
+    now: () => clock.now(),
+    setTimeout: (f: () => void, ms: number): unknown => {
+      const t: FleetTimer = { f, cleared: false };
+      t.id = clock.setTimeout(() => fleetDue.push(t), ms);
+      return t;
+    },
+    clearTimeout: (h: unknown) => {
+      const t = h as FleetTimer;
+      t.cleared = true;
+      clock.clearTimeout(t.id);
+    },
+  };
+  /** Runs the fleet's due timers once the fleet is quiet (those their callbacks set due at once too, as an advance would). */
+  const fleetTimers = async () => {
+    if (!fleetDue.length) return;
+    await ctx.quiet();
+    for (let round = 0; round < 1000 && fleetDue.length; round++) {
+      for (const t of fleetDue.splice(0)) if (!t.cleared) t.f();
+      clock.advance(0);
+    }
+  };
+  /** Writes to the API (anyone's), fleet (re)starts and the fleet's requests: a step with none since the fleet was last quiet needs no second wait. */
+  let marks = 0;
+  const offWrites = server.onWrite(() => void marks++);
+  const activity = () => marks + fleetKube.total + admission.total;
   const ctx: ScenarioContext = {
     server,
     clock,
@@ -240,7 +275,7 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
               providerLayer: true,
               imageFor: (k: ImageKey) => ({ image: imageOf(k.releaseImage, k.arch, k.layer) }),
               maxHoldSeconds: o.bounds.maxHoldSeconds,
-              clock: { now: () => clock.now(), setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h) },
+              clock: fleetClock,
               log: (msg, fields = {}) => {
                 if (logs.length < 10_000) logs.push({ msg, ...fields });
               },
@@ -249,6 +284,7 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
             signal,
           ));
       running = fleet(ctx, stop.signal);
+      marks++;
     },
     quiet: async () => {
       // Quiet: no request of the fleet (or of the admission path) in flight and none started, over a few polls.
@@ -266,16 +302,19 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
 
   let steps = 0;
   const t0 = clock.now();
+  const wall0 = Date.now();
   try {
     ctx.restart();
     if (body) await body(ctx);
     let idle = 0;
     for (; steps < o.maxSteps; steps++) {
       await ctx.quiet();
+      const before = activity();
       await o.during?.(ctx, steps);
-      await ctx.quiet();
+      if (activity() !== before || fleetKube.inFlight || admission.inFlight) await ctx.quiet();
       clock.advance(o.stepMs);
       recorder.tick();
+      await fleetTimers();
       const done = o.until ? o.until(ctx) : recorder.rollingNow().length === 0 && !standIn.anyRolling();
       idle = done ? idle + 1 : 0;
       if (idle >= 3) break;
@@ -283,9 +322,12 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
     await ctx.quiet();
   } finally {
     await ctx.crash();
+    offWrites();
     standIn.stop();
     recorder.stop();
     await server.stop();
   }
+  // FLEET_ROLLOUT_STATS=1: one line per scenario (docs/design/fleet-simulation.md's scale table).
+  if (process.env.FLEET_ROLLOUT_STATS) process.stderr.write(`fleet-rollout stats: nodePools ${nodePools.length} steps ${steps} fleetRequests ${fleetKube.total} admissionRequests ${admission.total} wallSeconds ${Math.round((Date.now() - wall0) / 1000)} loadavg ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
   return { violations: recorder.violations, violationCount: recorder.violationCount, summary: recorder.summary(), steps, simulatedMs: clock.now() - t0, fleetRequests: fleetKube.total, ctx };
 }

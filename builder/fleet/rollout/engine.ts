@@ -12,7 +12,8 @@
  */
 import type { KubeObject, Resource } from '../../clusters/kube.js';
 import type { RolloutDecision, RolloutRequest } from '../gate.js';
-import { markStarted, Plan, plan, rollbackTargets, RolloutControl, RolloutState } from './planner.js';
+import { advance, CanaryCache, Ledger, markStarted, Plan, rollbackTargets, RolloutControl, RolloutState, view } from './planner.js';
+import { decide } from './admission.js';
 import type { RolloutPolicy } from './policy.js';
 import { CURRENT_CONFIG_ANNOTATION, MAX_CONDITION_MESSAGE, NodePoolObservation, ObservedCondition, TRACKED_CONDITIONS } from './progress.js';
 import { RolloutStore, targetId } from './state.js';
@@ -106,12 +107,23 @@ export interface RolloutEngineOptions {
 export class RolloutEngine {
   private readonly nodePools = new Map<string, NodePoolObservation>();
   private readonly hostedClusterLabels = new Map<string, Record<string, string>>();
+  /** Canary membership by HostedCluster (the policy is fixed): selectors run once per HostedCluster and label change. */
+  private readonly canaryCache: CanaryCache = new Map();
   private state: RolloutState | undefined;
   private control: RolloutControl = {};
+  /** The rollout as last advanced, with the admissions since: requests are decided against it. */
+  private ledger: Ledger | undefined;
+  /** The view of `ledger` (rows, waves), made when asked. */
   private last: Plan | undefined;
+  /** Something was observed (or a write recorded) since `ledger`: advance again before deciding. */
   private dirty = true;
+  /** The observations as the planner takes them (undefined: rebuild). */
+  private list: NodePoolObservation[] | undefined;
   /** The policy the fleet runs is written with the first save (the plan view reads it). */
   private saved = false;
+  private passes = 0;
+  /** Canaries whose rollback the fleet does not write (rollback.ts skipped it): the other rollbacks do not wait for them. */
+  private readonly skipped = new Set<string>();
   /** Which full lists arrived: until both, the view is partial (a NodePool missing from it is not gone). */
   private readonly lists = new Set<'nodePools' | 'hostedClusters'>();
 
@@ -130,6 +142,11 @@ export class RolloutEngine {
     this.dirty = true;
   }
 
+  /** Passes over every NodePool so far (planner.ts advance): one per change observed, not one per request (tests, benches). */
+  get advances(): number {
+    return this.passes;
+  }
+
   get synced(): boolean {
     return this.lists.size === 2;
   }
@@ -145,34 +162,61 @@ export class RolloutEngine {
     const o = deleted ? undefined : observationOf(obj, {});
     if (!o) {
       if (this.nodePools.delete(key)) this.dirty = true;
+      this.list = undefined;
       return;
     }
+    o.hostedClusterLabels = this.hostedClusterLabels.get(o.hostedCluster) ?? NO_LABELS;
     this.nodePools.set(key, o);
+    this.list = undefined;
     this.dirty = true;
   }
 
   /** From the HostedCluster watch (labels only). */
   observeHostedCluster(obj: KubeObject, deleted: boolean): void {
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
-    if (deleted) this.hostedClusterLabels.delete(key);
-    else this.hostedClusterLabels.set(key, { ...(obj.metadata.labels ?? {}) });
+    const before = this.hostedClusterLabels.get(key);
+    const labels = deleted ? undefined : { ...(obj.metadata.labels ?? {}) };
+    if (labels) this.hostedClusterLabels.set(key, labels);
+    else this.hostedClusterLabels.delete(key);
+    if (sameLabels(before, labels)) return;
+    this.canaryCache.delete(key);
+    for (const o of this.nodePools.values()) if (o.hostedCluster === key) o.hostedClusterLabels = labels ?? NO_LABELS;
+    this.list = undefined;
     this.dirty = true;
   }
 
   private observations(): NodePoolObservation[] {
-    return [...this.nodePools.values()].map((o) => ({ ...o, hostedClusterLabels: this.hostedClusterLabels.get(o.hostedCluster) ?? {} }));
+    return (this.list ??= [...this.nodePools.values()]);
   }
 
-  private run(requests: { key: string; change: RolloutRequest['change']; target: string; from?: { image: string; releaseImage: string } }[] = []): Plan {
-    const before = this.last;
-    const p = plan({ policy: this.o.policy, layer: this.o.layer, now: this.o.now(), nodePools: this.observations(), ...(this.state ? { state: this.state } : {}), control: this.control, requests });
-    this.state = p.state;
-    this.last = p;
+  /** Follows what was observed and the time (planner.ts advance); tells the caller when a deferred NodePool may start now. */
+  private advance(now: number): Ledger {
+    const before = this.ledger;
+    this.passes++;
+    const l = advance({ policy: this.o.policy, layer: this.o.layer, now, nodePools: this.observations(), ...(this.state ? { state: this.state } : {}), control: this.control, canaryCache: this.canaryCache, rollbackSkipped: this.skipped });
+    this.state = l.state;
+    this.ledger = l;
+    this.last = undefined;
     this.dirty = false;
-    if (p.halted && !before?.halted) this.o.log?.('rollout halted', { reason: p.halted });
-    this.o.onPlan?.(p);
-    if (before && (p.summary.rollingNow < before.summary.rollingNow || (before.halted && !p.halted) || (before.paused && !p.paused))) this.o.onMayStart?.();
-    return p;
+    if (l.state.halted && !before?.state.halted) this.o.log?.('rollout halted', { reason: l.state.halted.reason });
+    if (before && mayStartMore(before, l)) this.o.onMayStart?.();
+    return l;
+  }
+
+  /** The ledger at `now`: advanced again only when something was observed or time passed its recheck. */
+  private at(now: number): Ledger {
+    const l = this.ledger;
+    if (!l || this.dirty || now < l.now || (l.recheckAt !== undefined && now >= l.recheckAt)) return this.advance(now);
+    return l;
+  }
+
+  /** The view of the ledger (rows, waves, summary), handed to onPlan once per ledger. */
+  private viewed(): Plan {
+    if (!this.last) {
+      this.last = view(this.ledger!);
+      this.o.onPlan?.(this.last);
+    }
+    return this.last;
   }
 
   /**
@@ -183,12 +227,20 @@ export class RolloutEngine {
     // Planning on a partial view would drop the state of NodePools not seen yet, and misplace canaries.
     if (!this.synced) return { admit: false, reason: 'the fleet has not listed every NodePool and HostedCluster yet' };
     const target = targetId(r.image, r.releaseImage);
-    const p = this.run([{ key: r.key, change: r.change, target, ...(from ? { from } : {}) }]);
-    const d = p.decisions.get(r.key) ?? { admit: false, reason: 'no decision' };
-    if (p.changed) {
+    const now = this.o.now();
+    const l = this.at(now);
+    const wasChanged = l.changed;
+    l.changed = false;
+    const d = decide(l, [{ key: r.key, change: r.change, target, ...(from ? { from } : {}) }], now).get(r.key) ?? { admit: false, reason: 'no decision' };
+    const changed = wasChanged || l.changed;
+    if (l.changed) this.last = undefined; // the view shows the admission
+    if (changed) {
       try {
-        await this.o.store.save(p.state);
+        await this.o.store.save(l.state);
+        if (this.ledger === l) l.changed = false;
       } catch (e) {
+        // Not recorded: advanced again before the next decision (the state in the cluster is what counts after a restart).
+        l.changed = true;
         return { admit: false, reason: `the rollout state could not be recorded: ${(e as Error).message}` };
       }
     }
@@ -207,10 +259,19 @@ export class RolloutEngine {
     return this.control.rollback && this.synced ? [...rollbackTargets(this.state).keys()] : [];
   }
 
+  /** rollback.ts will not write this NodePool's rollback (no provider-only hand-off for its release). */
+  rollbackSkipped(key: string): void {
+    if (this.skipped.has(key)) return;
+    this.skipped.add(key);
+    this.dirty = true;
+  }
+
   /** The gate wrote the hand-off. */
   started(r: RolloutRequest): void {
     if (!this.state || !this.synced) return;
     if (markStarted(this.state, r.key, targetId(r.image, r.releaseImage), this.nodePools.get(r.key), this.o.now())) {
+      // A started entry follows HyperShift from now on: the next decision advances first.
+      this.dirty = true;
       this.o.store.save(this.state).catch((e) => this.o.log?.('rollout state not recorded', { nodePool: r.key, error: (e as Error).message }));
     }
   }
@@ -218,17 +279,34 @@ export class RolloutEngine {
   /** Re-plans if anything was observed or time passed; persists transitions. Returns the next time-driven recheck. */
   async tick(force = false): Promise<number | undefined> {
     if (!this.synced) return undefined;
-    if (!this.dirty && !force && this.last) return this.last.recheckAfterMs;
-    const p = this.run();
-    if (p.changed || !this.saved) {
-      await this.o.store.save(p.state);
+    const now = this.o.now();
+    const l = force ? this.advance(now) : this.at(now);
+    this.viewed();
+    if (l.changed || !this.saved) {
+      await this.o.store.save(l.state);
+      l.changed = false;
       this.saved = true;
     }
-    return p.recheckAfterMs;
+    return l.recheckAt === undefined ? undefined : Math.max(0, l.recheckAt - now);
   }
 
   /** The latest plan (the view and tests). */
   current(): Plan | undefined {
-    return this.last ?? (this.synced ? this.run() : undefined);
+    if (!this.synced) return undefined;
+    if (!this.ledger) this.advance(this.o.now());
+    return this.viewed();
   }
+}
+
+const NO_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+function sameLabels(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  if (!a || !b) return a === b;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/** A slot freed (a NodePool finished, a soak ended, a reservation lapsed), the canaries completed (or went back), or a halt or pause ended. */
+function mayStartMore(before: Ledger, l: Ledger): boolean {
+  return l.rollingNow < before.rollingNow || l.windowUsed < before.windowUsed || (l.canariesDone >= l.canaries && before.canariesDone < before.canaries) || (l.canaryRollbacksLeft === 0 && before.canaryRollbacksLeft > 0) || (before.haltedWhy !== undefined && !l.haltedWhy) || (before.pausedWhy !== undefined && !l.pausedWhy);
 }

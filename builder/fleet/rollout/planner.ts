@@ -19,6 +19,11 @@
  * moment time alone changes something: a soak ends, a deadline passes).
  * `markStarted` records the gate's successful write (onRolloutStarted).
  *
+ * `plan` is three steps, exported for the engine: `advance` (entries, counts, halts: one pass over
+ * the NodePools, giving a Ledger), `decide` (admission.ts: the requests, each in constant time
+ * against the ledger, which it updates) and `view` (rows, waves, expected duration). The engine
+ * decides against one ledger until something is observed or its `recheckAt` comes.
+ *
  * Semantics (docs/design/fleet-rollout.md): "rolling" = admitted (a reservation, for at most
  * `reservationMs` until the write is seen) or written and not yet succeeded or failed. The bound
  * counts rolling NodePools (Progressive also counts those soaking in minSuccessTime, as OCM's
@@ -30,6 +35,7 @@
 import type { RolloutChange, RolloutDecision } from '../gate.js';
 import { resolveCount, RolloutPolicy, selectorMatches } from './policy.js';
 import { NodePoolObservation, observedTargetConfig, progressOf } from './progress.js';
+import { decide, whyNot } from './admission.js';
 
 export interface Entry {
   change: RolloutChange;
@@ -90,6 +96,8 @@ export interface PlanInput {
   requests?: AdmitRequest[];
   /** How long an admission counts as rolling before its write is seen (default 120 s). */
   reservationMs?: number;
+  /** After a rollback: canary NodePools whose rollback the fleet will not write (rollback.ts skipped it): the other rollbacks do not wait for them. */
+  rollbackSkipped?: ReadonlySet<string>;
 }
 
 export type RowState = 'pending' | 'rolling' | 'succeeded' | 'failed' | 'halted' | 'blocked';
@@ -129,11 +137,11 @@ const DEFAULT_RESERVATION_MS = 120_000;
 /** Per-NodePool duration assumed before any NodePool of this rollout finished. */
 export const ASSUMED_NODEPOOL_SECONDS = 1800;
 const MAX_REASON = 512;
-const clip = (s: string) => (s.length <= MAX_REASON ? s : `${s.slice(0, MAX_REASON - 1)}…`);
+export const clip = (s: string) => (s.length <= MAX_REASON ? s : `${s.slice(0, MAX_REASON - 1)}…`);
 const listKeys = (ks: string[], n = 5) => `${ks.slice(0, n).join(', ')}${ks.length > n ? ` and ${ks.length - n} more` : ''}`;
 
 /** A write that hands off the layer (a rollback, or emptying a stale hand-off, does not). */
-const forward = (c: RolloutChange) => c === 'first-handoff' || c === 'layer-change' || c === 'release-change';
+export const forward = (c: RolloutChange) => c === 'first-handoff' || c === 'layer-change' || c === 'release-change';
 
 export function freshState(layer: string): RolloutState {
   return { layer, entries: {}, resumes: 0 };
@@ -145,7 +153,52 @@ function clone(s: RolloutState): RolloutState {
   return { layer: s.layer, entries, resumes: s.resumes, ...(s.halted ? { halted: { ...s.halted } } : {}), ...(s.previous ? { previous: [...s.previous] } : {}) };
 }
 
+/**
+ * The rollout as it stands once the entries followed what HyperShift reports (the counts, the
+ * canaries, the halt): what `decide` admits against and `view` shows. `advance` makes it in one
+ * pass over the NodePools; `decide` then answers any number of requests against it, each in
+ * constant time, for as long as nothing was observed and `recheckAt` has not come (the engine's
+ * incremental admission: one plan per change, not one per request).
+ */
+export interface Ledger {
+  policy: RolloutPolicy;
+  progressive: boolean;
+  reservationMs: number;
+  /** The time it was advanced to. */
+  now: number;
+  state: RolloutState;
+  changed: boolean;
+  control: RolloutControl;
+  nodePools: readonly NodePoolObservation[];
+  byKey: Map<string, NodePoolObservation>;
+  isCanary: (o: NodePoolObservation) => boolean;
+  /** Rolling entries' progress, for their rows. */
+  details: Map<string, string>;
+  /** The next moment time alone changes something (absolute), if any. */
+  recheckAt?: number;
+  windowUsed: number;
+  rollingNow: number;
+  perHc: Map<string, number>;
+  maxConcurrency: number;
+  canaries: number;
+  canariesDone: number;
+  /** After a rollback (Progressive): canaries of this rollout still to go back (not yet admitted, or rolling back). */
+  canaryRollbacksLeft: number;
+  pausedWhy?: string;
+  rolledBackWhy?: string;
+  haltedWhy?: string;
+}
+
+/** Canary membership by HostedCluster key (`<namespace>/<name>`), kept across plans by a caller whose policy does not change; a HostedCluster's entry goes when its labels change. */
+export type CanaryCache = Map<string, boolean>;
+
 export function plan(input: PlanInput): Plan {
+  const l = advance(input);
+  return view(l, decide(l, input.requests ?? [], input.now));
+}
+
+/** Steps 1-3: the entries follow HyperShift, the counts, the halts. */
+export function advance(input: PlanInput & { canaryCache?: CanaryCache }): Ledger {
   const { policy, now } = input;
   const progressive = policy.type === 'Progressive';
   const reservationMs = input.reservationMs ?? DEFAULT_RESERVATION_MS;
@@ -166,12 +219,21 @@ export function plan(input: PlanInput): Plan {
   }
 
   const byKey = new Map(input.nodePools.map((o) => [o.key, o]));
-  const isCanary = (o: NodePoolObservation) => progressive && policy.canaries.some((s) => selectorMatches(s, o.hostedClusterLabels));
-  let recheck: number | undefined;
-  const at = (t: number) => {
-    if (t > now && (recheck === undefined || t - now < recheck)) recheck = t - now;
+  // Selectors are evaluated once per HostedCluster (its NodePools share its labels), not per NodePool per plan.
+  const canaryCache = input.canaryCache ?? new Map<string, boolean>();
+  const isCanary = (o: NodePoolObservation) => {
+    if (!progressive) return false;
+    let c = canaryCache.get(o.hostedCluster);
+    if (c === undefined) {
+      c = policy.canaries.some((s) => selectorMatches(s, o.hostedClusterLabels));
+      canaryCache.set(o.hostedCluster, c);
+    }
+    return c;
   };
-
+  let recheckAt: number | undefined;
+  const at = (t: number) => {
+    if (t > now && (recheckAt === undefined || t < recheckAt)) recheckAt = t;
+  };
   // 1. Entries follow what HyperShift reports.
   const details = new Map<string, string>();
   for (const [key, e] of Object.entries(state.entries)) {
@@ -222,8 +284,8 @@ export function plan(input: PlanInput): Plan {
   }
 
   // 2. Counts.
-  const soakEnd = (e: Entry) => (e.succeededAt ?? 0) + (progressive ? policy.minSuccessSeconds * 1000 : 0);
-  const rolling = (e: Entry) => e.succeededAt === undefined && e.failedAt === undefined;
+  const soakEnd = (e: Entry) => soakEndOf(policy, progressive, e);
+
   const inWindow = (e: Entry) => rolling(e) || (e.succeededAt !== undefined && now < soakEnd(e));
   const maxConcurrency = resolveCount(policy.maxConcurrency, input.nodePools.length, 1);
   let windowUsed = 0;
@@ -245,6 +307,16 @@ export function plan(input: PlanInput): Plan {
   };
   const canariesDone = canaries.filter(canaryDone).length;
 
+  // Rollback, canaries first (as forward): a canary changed forward and not yet back, or going back now.
+  let canaryRollbacksLeft = 0;
+  if (progressive && control.rollback) {
+    for (const [key, e] of Object.entries(state.entries)) {
+      if (!e.canary) continue;
+      const owed = forward(e.change) && e.from !== undefined && state.previous?.[e.from] !== undefined && !input.rollbackSkipped?.has(key);
+      if (owed || (e.change === 'rollback' && rolling(e))) canaryRollbacksLeft++;
+    }
+  }
+
   // 3. Halts (Progressive, forward): a failed canary, or more than maxFailures failed others.
   if (progressive && !state.halted && !control.rollback) {
     const failed = Object.entries(state.entries).filter(([, e]) => e.failedAt !== undefined && !e.acknowledged && forward(e.change));
@@ -260,91 +332,48 @@ export function plan(input: PlanInput): Plan {
     }
   }
 
-  // 4. Decisions.
   const pausedWhy = control.paused ? `paused by ${control.paused.by} at ${new Date(control.paused.at).toISOString()}; resume with on-cluster-build fleet-rollout resume` : undefined;
   const rolledBackWhy = control.rollback ? `rolled back by ${control.rollback.by} at ${new Date(control.rollback.at).toISOString()}: layer ${input.layer} is not handed off again until a new layer is configured` : undefined;
   const haltedWhy = state.halted ? `rollout halted: ${state.halted.reason}; resume or roll back with on-cluster-build fleet-rollout` : undefined;
-  /** Why a NodePool would not start now (undefined: it may). `count`: it would take a slot. */
-  const why = (o: NodePoolObservation, change: RolloutChange): string | undefined => {
-    if (pausedWhy) return pausedWhy;
-    // A rollback, or emptying a stale hand-off (the release's own OS), only within the bounds.
-    if (forward(change)) {
-      if (rolledBackWhy) return rolledBackWhy;
-      const e = state.entries[o.key];
-      const alreadyOnLayer = (e !== undefined && e.succeededAt !== undefined && forward(e.change)) || o.onLayer === true;
-      if (!progressive && (change === 'first-handoff' || change === 'layer-change')) return 'RideReleaseChange: the new layer reaches this NodePool with its next release change';
-      if (progressive && !(change === 'release-change' && alreadyOnLayer)) {
-        if (haltedWhy) return haltedWhy;
-        if (!isCanary(o) && canariesDone < canaries.length) return `waiting for the canaries: ${canariesDone}/${canaries.length} succeeded${policy.minSuccessSeconds ? ` and soaked ${policy.minSuccessSeconds}s` : ''}`;
-      }
-    }
-    if (windowUsed >= maxConcurrency) return `maxConcurrency ${maxConcurrency} reached (${windowUsed} NodePools rolling${progressive && policy.minSuccessSeconds ? ' or soaking' : ''})`;
-    if ((perHc.get(o.hostedCluster) ?? 0) >= policy.maxConcurrencyPerHostedCluster) return `maxConcurrencyPerHostedCluster ${policy.maxConcurrencyPerHostedCluster} reached in HostedCluster ${o.hostedCluster}`;
-    return undefined;
+  return {
+    policy,
+    progressive,
+    reservationMs,
+    now,
+    state,
+    changed,
+    control,
+    nodePools: input.nodePools,
+    byKey,
+    isCanary,
+    details,
+    ...(recheckAt !== undefined ? { recheckAt } : {}),
+    windowUsed,
+    rollingNow,
+    perHc,
+    maxConcurrency,
+    canaries: canaries.length,
+    canariesDone,
+    canaryRollbacksLeft,
+    ...(pausedWhy ? { pausedWhy } : {}),
+    ...(rolledBackWhy ? { rolledBackWhy } : {}),
+    ...(haltedWhy ? { haltedWhy } : {}),
   };
-  const decisions = new Map<string, RolloutDecision>();
-  for (const r of input.requests ?? []) {
-    const o = byKey.get(r.key);
-    if (!o) {
-      decisions.set(r.key, { admit: false, reason: 'NodePool not observed yet by the fleet' });
-      continue;
-    }
-    const e = state.entries[r.key];
-    if (e && e.target === r.target && e.change === r.change) {
-      decisions.set(r.key, { admit: true }); // asked again for the same write (a conflict, a crash): the same answer
-      continue;
-    }
-    // A NodePool rolling for an earlier write keeps its slot for the new one.
-    const held = e !== undefined && rolling(e);
-    if (held) {
-      windowUsed--;
-      perHc.set(o.hostedCluster, (perHc.get(o.hostedCluster) ?? 1) - 1);
-      rollingNow--;
-    }
-    const no = why(o, r.change);
-    if (no) {
-      if (held) {
-        windowUsed++;
-        perHc.set(o.hostedCluster, (perHc.get(o.hostedCluster) ?? 0) + 1);
-        rollingNow++;
-      }
-      decisions.set(r.key, { admit: false, reason: clip(no) });
-      continue;
-    }
-    let from: number | undefined;
-    // Rewritten again in this rollout (a release change carrying the layer): the original stays the one to go back to.
-    if (forward(r.change) && e?.from !== undefined && forward(e.change)) from = e.from;
-    else if (r.from && forward(r.change)) {
-      const text = `${r.from.image}\n${r.from.releaseImage}`;
-      state.previous ??= [];
-      from = state.previous.indexOf(text);
-      if (from < 0) from = state.previous.push(text) - 1;
-    }
-    // A rollback undoes the forward write: the NodePool is back once the config it ran before that write is current again.
-    const undoes = r.change === 'rollback' && e !== undefined;
-    const expectConfig = !undoes ? undefined : e.change === 'rollback' ? e.expectConfig : e.fromConfig;
-    const undone = !undoes ? undefined : e.change === 'rollback' ? e.undone : e.targetConfig;
-    state.entries[r.key] = {
-      change: r.change,
-      target: r.target,
-      admittedAt: now,
-      ...(isCanary(o) ? { canary: true } : {}),
-      ...(from !== undefined ? { from } : {}),
-      ...(expectConfig !== undefined ? { expectConfig } : {}),
-      ...(undone !== undefined ? { undone } : {}),
-    };
-    windowUsed++;
-    rollingNow++;
-    perHc.set(o.hostedCluster, (perHc.get(o.hostedCluster) ?? 0) + 1);
-    at(now + reservationMs);
-    changed = true;
-    decisions.set(r.key, { admit: true });
-  }
+}
 
+export const rolling = (e: Entry) => e.succeededAt === undefined && e.failedAt === undefined;
+export const soakEndOf = (policy: RolloutPolicy, progressive: boolean, e: Entry) => (e.succeededAt ?? 0) + (progressive ? policy.minSuccessSeconds * 1000 : 0);
+
+/** Step 5: rows, waves and the expected duration, as of the ledger's time. */
+export function view(l: Ledger, decisions: Map<string, RolloutDecision> = new Map()): Plan {
+  const { policy, progressive, state, control, now, isCanary, haltedWhy, pausedWhy, rolledBackWhy, maxConcurrency } = l;
+  const soakEnd = (e: Entry) => soakEndOf(policy, progressive, e);
+  const why = (o: NodePoolObservation, change: RolloutChange) => whyNot(l, o, change);
+  const details = l.details;
   // 5. Rows and waves.
   const rows: PlanRow[] = [];
   const waiting: NodePoolObservation[] = [];
-  for (const o of [...input.nodePools].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
+  for (const o of [...l.nodePools].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
     const e = state.entries[o.key];
     const canary = isCanary(o);
     const row = (s: RowState, reason?: string): PlanRow => ({ key: o.key, hostedCluster: o.hostedCluster, canary, state: s, ...(reason ? { reason: clip(reason) } : {}) });
@@ -401,11 +430,11 @@ export function plan(input: PlanInput): Plan {
       basis: took.length ? `median of ${took.length} NodePool(s) of this rollout` : `assumed ${ASSUMED_NODEPOOL_SECONDS}s per NodePool (none finished yet)`,
     };
   }
-  const summary = { pending: 0, rolling: 0, succeeded: 0, failed: 0, halted: 0, blocked: 0, canaries: canaries.length, canariesDone, rollingNow, maxConcurrency };
+  const summary = { pending: 0, rolling: 0, succeeded: 0, failed: 0, halted: 0, blocked: 0, canaries: l.canaries, canariesDone: l.canariesDone, rollingNow: l.rollingNow, maxConcurrency };
   for (const r of rows) summary[r.state]++;
   return {
     state,
-    changed,
+    changed: l.changed,
     decisions,
     rows,
     summary,
@@ -414,18 +443,21 @@ export function plan(input: PlanInput): Plan {
     ...(rolledBackWhy ? { rolledBack: rolledBackWhy } : {}),
     waves,
     ...(expected ? { expected } : {}),
-    ...(recheck !== undefined ? { recheckAfterMs: recheck } : {}),
+    ...(l.recheckAt !== undefined ? { recheckAfterMs: l.recheckAt - now } : {}),
   };
 }
 
 /**
  * After `fleet-rollout rollback`: what each NodePool changed forward by this rollout goes back to
- * (the hand-off it had before), until its rollback write is recorded.
+ * (the hand-off it had before), until its rollback write is recorded (an admitted rollback whose
+ * write was refused stays a target).
  */
 export function rollbackTargets(state: RolloutState | undefined): Map<string, { image: string; releaseImage: string }> {
   const out = new Map<string, { image: string; releaseImage: string }>();
   for (const [k, e] of Object.entries(state?.entries ?? {})) {
-    if (!forward(e.change) || e.from === undefined) continue;
+    // Changed forward, or a rollback admitted whose write is not recorded yet (a refused write is retried).
+    const owed = forward(e.change) || (e.change === 'rollback' && e.startedAt === undefined && e.succeededAt === undefined && e.failedAt === undefined);
+    if (!owed || e.from === undefined) continue;
     const text = state!.previous?.[e.from];
     if (text === undefined) continue;
     const i = text.indexOf('\n');

@@ -2,7 +2,7 @@
  * The rollback write: after `fleet-rollout rollback`, each NodePool this rollout changed forward
  * gets back the hand-off it had before (the image and release its entry recorded), under the same
  * policy and bounds (the planner admits `rollback` changes only within maxConcurrency and the
- * per-HostedCluster bound). Only a provider-only hand-off still for that release is rewritten: a
+ * per-HostedCluster bound; under Progressive the canaries go back first, as they went forward). Only a provider-only hand-off still for that release is rewritten: a
  * NodePool whose release changed since would get an image built for another release (never), and a
  * tenant-layered one is the per-HCP controller's to rebuild.
  */
@@ -19,9 +19,13 @@ export async function rollbackStep(o: { management: Kube; engine: RolloutEngine;
   if (!target) return { did: 'none' };
   const name = o.key.slice(o.key.indexOf('/') + 1);
   const cm = await o.management.get<KubeObject & { data?: Record<string, string> }>(RESOURCES.configMaps, handoffName(name), o.hcpNamespace);
-  if (!cm) return { did: 'skipped', reason: 'no hand-off to roll back' };
-  if (cm.metadata.labels?.[CONFIG_LABEL] !== undefined) return { did: 'skipped', reason: 'a tenant-layered hand-off: the per-HCP controller rebuilds it' };
-  if (cm.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] !== target.releaseImage) return { did: 'skipped', reason: `the hand-off is for another release than the previous image (${target.releaseImage}) was built for` };
+  const skip = (reason: string): RollbackStep => {
+    o.engine.rollbackSkipped(o.key); // canaries first: the others do not wait for a rollback never written
+    return { did: 'skipped', reason };
+  };
+  if (!cm) return skip('no hand-off to roll back');
+  if (cm.metadata.labels?.[CONFIG_LABEL] !== undefined) return skip('a tenant-layered hand-off: the per-HCP controller rebuilds it');
+  if (cm.metadata.annotations?.[HANDOFF_RELEASE_ANNOTATION] !== target.releaseImage) return skip(`the hand-off is for another release than the previous image (${target.releaseImage}) was built for`);
   const r: RolloutRequest = { key: o.key, nodePool: o.nodePool, change: 'rollback', image: target.image, releaseImage: target.releaseImage };
   if (handedOffImage(cm.data?.config ?? '') === target.image) {
     // Written before (a crash after the write): record it.

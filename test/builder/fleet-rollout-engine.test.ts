@@ -1,0 +1,91 @@
+/**
+ * The rollout engine's work at fleet scale (builder/fleet/rollout/engine.ts), counted, not timed:
+ * the gate asks once per NodePool per pass, and a pass over 2,000 NodePools must not re-plan over
+ * every NodePool at each request (that made a pass quadratic) nor evaluate the canary selectors
+ * per NodePool per plan. The counts: the engine's `advances` (passes over every NodePool) and the
+ * selector's own reads (a getter on its matchLabels).
+ */
+import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server.js';
+import { Kube, KubeObject } from '../../builder/clusters/kube.js';
+import { RolloutEngine } from '../../builder/fleet/rollout/engine.js';
+import { parsePolicy, type LabelSelector, type RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
+import { RolloutStore } from '../../builder/fleet/rollout/state.js';
+
+const USER = 'system:serviceaccount:on-cluster-build-fleet:fleet';
+const NS = 'on-cluster-build-fleet';
+const CANARY = { 'provider.example.com/ring': 'canary' };
+const HOSTED_CLUSTERS = 1000;
+const PER = 2;
+const CANARY_CLUSTERS = 5;
+const T0 = Date.parse('2026-11-27T10:00:00Z');
+
+describe('the rollout engine at 2,000 NodePools', () => {
+  let server: ApiTestServer;
+  beforeAll(async () => {
+    server = await startApiServer({ identities: [{ name: USER, token: 'fleet-token' }] });
+    server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  });
+  afterAll(() => server.stop());
+
+  it('answers a pass of the gate against one plan: passes over the fleet grow with what changed, selector evaluations with HostedClusters', async () => {
+    let evaluations = 0;
+    const selector: LabelSelector = {
+      get matchLabels() {
+        evaluations++;
+        return CANARY;
+      },
+    };
+    const policy: RolloutPolicy = { ...parsePolicy({ type: 'Progressive', maxConcurrency: 50, maxFailures: 3 }), canaries: [selector] };
+    let now = T0;
+    const engine = new RolloutEngine({ policy, layer: 'L2', store: new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: NS }), now: () => now });
+    engine.load(undefined, {});
+    const keys: string[] = [];
+    for (let c = 0; c < HOSTED_CLUSTERS; c++) {
+      const name = `hc-${String(c).padStart(4, '0')}`;
+      engine.observeHostedCluster({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { namespace: 'clusters', name, labels: c < CANARY_CLUSTERS ? CANARY : {} } }, false);
+      for (let j = 0; j < PER; j++) {
+        const np = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${name}-pool-${j}`, generation: 1 }, spec: { clusterName: name, release: { image: 'r1' } }, status: { conditions: [] } } as KubeObject;
+        engine.observeNodePool(np, false);
+        keys.push(`clusters/${name}-pool-${j}`);
+      }
+    }
+    engine.listed('nodePools');
+    engine.listed('hostedClusters');
+    await engine.tick();
+    const ask = (key: string) => engine.admit({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change', image: 'img-l2', releaseImage: 'r1' });
+
+    // The first pass: one NodePool per canary HostedCluster is admitted (and written), every other one waits.
+    const before = engine.advances;
+    const admitted: string[] = [];
+    for (const key of keys) {
+      const d = await ask(key);
+      if (d.admit) {
+        admitted.push(key);
+        engine.started({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change', image: 'img-l2', releaseImage: 'r1' });
+      } else expect(d).toEqual({ admit: false, reason: expect.stringMatching(/^(waiting for the canaries: 0\/10 succeeded|maxConcurrencyPerHostedCluster 1 reached)/) });
+    }
+    expect(admitted).toEqual(keys.slice(0, CANARY_CLUSTERS * PER).filter((_, i) => i % PER === 0));
+    // A write recorded is a change: the next request re-plans once. 2,000 requests, 5 writes: at most 6 passes, not 2,000.
+    expect(engine.advances - before).toBeLessThanOrEqual(admitted.length + 1);
+
+    // A second pass with nothing observed and no time passed: no pass over the fleet at all.
+    const second = engine.advances;
+    for (const key of keys.slice(CANARY_CLUSTERS * PER)) expect((await ask(key)).admit).toBe(false);
+    expect(engine.advances - second).toBeLessThanOrEqual(1);
+
+    // Time passes, short of anything due (the canaries' progress deadline is 2h away): still no pass.
+    now += 10 * 60_000;
+    const third = engine.advances;
+    for (const key of keys.slice(CANARY_CLUSTERS * PER)) await ask(key);
+    expect(engine.advances - third).toBe(0);
+    // The deadline passes (the canaries fail, the rollout halts): one pass, then again constant-time answers.
+    now += 2 * 3600_000;
+    const fourth = engine.advances;
+    for (const key of keys.slice(CANARY_CLUSTERS * PER)) expect(await ask(key)).toEqual({ admit: false, reason: expect.stringMatching(/^rollout halted: canary failed/) });
+    expect(engine.advances - fourth).toBe(1);
+
+    // The selectors ran once per HostedCluster, not per NodePool per plan (that was ~10,000 per request).
+    expect(evaluations).toBeLessThanOrEqual(HOSTED_CLUSTERS);
+    expect(engine.current()!.summary.canaries).toBe(CANARY_CLUSTERS * PER);
+  }, 120_000);
+});
