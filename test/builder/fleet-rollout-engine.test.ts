@@ -89,3 +89,38 @@ describe('the rollout engine at 2,000 NodePools', () => {
     expect(engine.current()!.summary.canaries).toBe(CANARY_CLUSTERS * PER);
   }, 120_000);
 });
+
+describe('the rollout engine when recording an admission outlasts its reservation', () => {
+  let server: ApiTestServer;
+  beforeAll(async () => {
+    server = await startApiServer({ identities: [{ name: USER, token: 'fleet-token' }] });
+    server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  });
+  afterAll(() => server.stop());
+
+  it('does not admit a write whose slot a later pass gave to another NodePool', async () => {
+    // maxConcurrency 1; the state's saves wait 300 ms (real) to coalesce, and the fleet's clock
+    // passes the 2-minute reservation meanwhile: the pass that B's request makes frees A's slot.
+    const policy = parsePolicy({ type: 'Progressive', maxConcurrency: 1, maxFailures: 0 });
+    let now = T0;
+    const engine = new RolloutEngine({ policy, layer: 'L2', store: new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: NS, coalesceMs: 300 }), now: () => now });
+    engine.load(undefined, {});
+    for (const name of ['hc-a', 'hc-b']) {
+      engine.observeHostedCluster({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { namespace: 'clusters', name } }, false);
+      engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${name}-pool`, generation: 1 }, spec: { clusterName: name, release: { image: 'r1' } }, status: { conditions: [] } } as KubeObject, false);
+    }
+    engine.listed('nodePools');
+    engine.listed('hostedClusters');
+    await engine.tick();
+    const ask = (key: string) => engine.admit({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change', image: 'img-l2', releaseImage: 'r1' });
+
+    const a = ask('clusters/hc-a-pool');
+    now += 3 * 60_000;
+    const b = await ask('clusters/hc-b-pool');
+    const answers = [await a, b];
+    // Never both: one slot.
+    expect(answers.filter((d) => d.admit)).toHaveLength(1);
+    expect(b.admit).toBe(true);
+    expect(answers[0]).toEqual({ admit: false, reason: expect.stringMatching(/not recorded before its reservation ran out/) });
+  }, 60_000);
+});

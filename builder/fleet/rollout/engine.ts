@@ -244,7 +244,15 @@ export class RolloutEngine {
         return { admit: false, reason: `the rollout state could not be recorded: ${(e as Error).message}` };
       }
     }
-    if (d.admit) this.o.log?.('rollout admitted', { nodePool: r.key, change: r.change });
+    if (d.admit) {
+      // The save took time: a pass meanwhile may have let the reservation go (its time passed), and
+      // a write now would roll a NodePool the bound no longer counts. Admitted only if it still
+      // holds the slot; the reservation's time then runs from now, when the gate can write.
+      const e = this.state?.entries[r.key];
+      if (!e || e.target !== target || e.change !== r.change) return { admit: false, reason: 'the admission was not recorded before its reservation ran out; asked again at the next settle' };
+      if (e.startedAt === undefined && e.admittedAt < this.o.now()) e.admittedAt = this.o.now();
+      this.o.log?.('rollout admitted', { nodePool: r.key, change: r.change });
+    }
     return d;
   }
 
