@@ -407,7 +407,11 @@ function copyPlain(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map(copyPlain);
   const out: Obj = {};
-  for (const k of Object.keys(v as Obj)) Object.defineProperty(out, k, { value: copyPlain((v as Obj)[k]), enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(v as Obj)) {
+    // `__proto__` as an own key (YAML allows it) must stay a key, not become the prototype
+    if (k === '__proto__') Object.defineProperty(out, k, { value: copyPlain((v as Obj)[k]), enumerable: true, writable: true, configurable: true });
+    else out[k] = copyPlain((v as Obj)[k]);
+  }
   return out;
 }
 
