@@ -317,6 +317,20 @@ function parseRendered(path: string, isStatic: boolean, rendered: RenderedTempla
   return parseObjectsCached(path, bytes, isStatic, share);
 }
 
+/**
+ * The object files of a render in PKO's order. Every render of a package has the same output
+ * paths in the same order (the package's files, templates under their output names), so the
+ * sorted list is kept for the last list of paths seen.
+ */
+let lastPaths: { keys: string[]; paths: string[] } | undefined;
+function objectPathsOf(out: Map<string, unknown>): string[] {
+  const keys = [...out.keys()];
+  if (lastPaths && lastPaths.keys.length === keys.length && lastPaths.keys.every((k, i) => k === keys[i])) return [...lastPaths.paths];
+  const paths = keys.filter(isObjectFile).sort(pkoPathCompare);
+  lastPaths = { keys, paths: [...paths] };
+  return paths;
+}
+
 /** Merges PKO's labels into an object (overwriting same keys), as RenderObjects does. */
 export function addPkoLabels(obj: Record<string, unknown>, packageName: string, instanceName: string): void {
   const md = (obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : (obj.metadata = {})) as Record<string, unknown>;
@@ -343,7 +357,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
   }
   const rendered = runTemplates(req, ctx, cel);
 
-  const paths = [...rendered.out.keys()].filter(isObjectFile).sort(pkoPathCompare);
+  const paths = objectPathsOf(rendered.out);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
     const r = parseRendered(p, req.files.get(p) === rendered.out.get(p), rendered, req.sharedObjects === true);

@@ -17,10 +17,10 @@ import { validateObjects } from './object-validators.js';
 import { ObjectRef, parseObjects } from './objects.js';
 import { formatViolation, LoadedPackage, Violation, ViolationReason } from './types.js';
 import { lineOfField } from '../yaml/positions.js';
-import { duplicateKeys } from '../yaml/positions.js';
+import { duplicateKeys, type DuplicateKey } from '../yaml/positions.js';
 // Loaded only when schemas are checked: the built-in kinds' validators take a second to load,
 // and `pkogen build` (PKO rules only) must not pay for them.
-import type { SchemaRegistry } from '../schema/registry.js';
+import type { SchemaRegistry, SchemaResult } from '../schema/registry.js';
 
 /** One rendered test case, as the template test runner hands it back. */
 export interface RenderedTestCase {
@@ -283,6 +283,10 @@ async function checkObjectSets(r: ValidationRun): Promise<void> {
   // One after another: concurrent imports sharing dependencies trip jest's ESM loader.
   const checks: ((ctx: CheckContext) => Finding[])[] = [];
   for (const c of OBJECT_CHECKS) checks.push(await c.load());
+  // The static objects come again in every test case's set, most rendered ones in each case:
+  // an object's schema result and a text's duplicate keys are computed once per run.
+  const schemaMemo = new Map<string, SchemaResult>();
+  const dupMemo = new Map<string, DuplicateKey[]>();
   for (const { part, set } of sets) {
     const start = r.findings.length;
     const tc = set.testCase === undefined ? undefined : (part.pkg.manifest.test?.template ?? []).find((t) => t.name === set.testCase);
@@ -296,10 +300,12 @@ async function checkObjectSets(r: ValidationRun): Promise<void> {
       config: tc?.context?.config,
     };
     for (const check of checks) r.findings.push(...check(ctx));
-    if (registry) r.findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects));
+    if (registry) r.findings.push(...schemaFindings(registry, ctx.filePrefix, set.objects, schemaMemo));
     for (const ref of set.objects) {
-      for (const d of duplicateKeys({ text: ref.text, firstLine: ref.line })) {
-        r.findings.push({ severity: 'warning', rule: 'yaml/duplicate-key', message: `key "${d.key}" appears twice in one mapping; PKO keeps the last silently`, file: ctx.filePrefix + ref.path, doc: ref.doc, line: d.line });
+      let dups = dupMemo.get(ref.text);
+      if (!dups) dupMemo.set(ref.text, (dups = duplicateKeys({ text: ref.text, firstLine: 1 })));
+      for (const d of dups) {
+        r.findings.push({ severity: 'warning', rule: 'yaml/duplicate-key', message: `key "${d.key}" appears twice in one mapping; PKO keeps the last silently`, file: ctx.filePrefix + ref.path, doc: ref.doc, line: d.line + ref.line - 1 });
       }
     }
     if (set.testCase !== undefined) pointAtTemplates(r.findings.slice(start), part.pkg.files, ctx.filePrefix);
@@ -330,10 +336,15 @@ async function addShippedCrds(registry: SchemaRegistry, objects: ObjectRef[]): P
 }
 
 /** Strict schema validation; a kind without a schema is a warning (pass `--crd` for it). */
-function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: ObjectRef[]): Finding[] {
+function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: ObjectRef[], memo: Map<string, SchemaResult>): Finding[] {
   const out: Finding[] = [];
   for (const ref of objects) {
-    const r = registry.validate(ref.object);
+    const key = memoKey(ref);
+    let r = key === undefined ? undefined : memo.get(key);
+    if (!r) {
+      r = registry.validate(ref.object);
+      if (key !== undefined) memo.set(key, r);
+    }
     const at = (path: string) => lineOfField({ text: ref.text, firstLine: ref.line }, path);
     if (!r.known) {
       if (r.issues.length === 0) {
@@ -352,6 +363,19 @@ function schemaFindings(registry: SchemaRegistry, filePrefix: string, objects: O
     }
   }
   return out;
+}
+
+/**
+ * The key under which an object's schema result is kept: its document's text and its JSON (the
+ * same text parses to the same object; the JSON guards against an object changed after parsing).
+ * None when the object has no JSON form.
+ */
+function memoKey(ref: ObjectRef): string | undefined {
+  try {
+    return `${ref.text}\u0000${JSON.stringify(ref.object)}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -366,7 +366,7 @@ function renderObjectTemplate(ot: Obj, ns: FleetNamespace, entry: SimulatedPacka
   }
   let obj: unknown;
   try {
-    obj = parseYaml11(text);
+    obj = parseRenderedText(text);
   } catch (e) {
     const line = e instanceof YamlParseError && e.line ? ` (rendered line ${e.line})` : '';
     entry.findings.push({ severity: 'error', rule: K1.id, object: chain, message: `the rendered ObjectTemplate is not valid YAML${line}: ${(e as Error).message}` });
@@ -377,6 +377,42 @@ function renderObjectTemplate(ot: Obj, ns: FleetNamespace, entry: SimulatedPacka
     return undefined;
   }
   return obj;
+}
+
+// Namespaces whose sources hold the same values render the same text: it is parsed once, and
+// each namespace gets its own copy of the result (callers may change what they get).
+const parsedTexts = new Map<string, unknown>();
+const MAX_PARSED_TEXTS = 64;
+
+function parseRenderedText(text: string): unknown {
+  const hit = parsedTexts.get(text);
+  if (hit !== undefined) return copyPlain(hit);
+  const obj = parseYaml11(text);
+  if (obj !== undefined && isPlain(obj)) {
+    if (parsedTexts.size >= MAX_PARSED_TEXTS) parsedTexts.delete(parsedTexts.keys().next().value as string);
+    parsedTexts.set(text, copyPlain(obj));
+  }
+  return obj;
+}
+
+/** Only null, strings, numbers, booleans, arrays and plain objects (what copyPlain copies exactly). */
+function isPlain(v: unknown): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return true;
+  if (Array.isArray(v)) return v.every(isPlain);
+  if (typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return false;
+  return Object.values(v as Obj).every(isPlain);
+}
+
+function copyPlain(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyPlain);
+  const out: Obj = {};
+  for (const k of Object.keys(v as Obj)) {
+    // `__proto__` as an own key (YAML allows it) must stay a key, not become the prototype
+    if (k === '__proto__') Object.defineProperty(out, k, { value: copyPlain((v as Obj)[k]), enumerable: true, writable: true, configurable: true });
+    else out[k] = copyPlain((v as Obj)[k]);
+  }
+  return out;
 }
 
 const DIGEST_REF = /^[^@\s]+@sha256:[0-9a-f]{64}$/;

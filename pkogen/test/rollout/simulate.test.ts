@@ -99,6 +99,15 @@ describe('simulate', () => {
     }
   });
 
+  test('namespaces that render the same ObjectTemplate text get equal Packages, each its own objects', async () => {
+    const r = await run(emitRolloutTemplate(ON_CLUSTER_BUILD), PARAMS, 3);
+    const [a, b, c] = r.packages.map((p) => p.package!.config);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+    expect(b).not.toBe(a);
+    expect(c).not.toBe(b);
+  });
+
   test('MCVW: PKO merge/dict/toJson in the ObjectTemplate, service CA under .serviceca', async () => {
     const text = readFileSync(`${REF_DIR}/mcvw-hs.SelectorSyncSet.yaml.tmpl`, 'utf8');
     const r = await run(text, { REGISTRY_IMG: 'quay.io/app-sre/managed-cluster-validating-webhooks-hs-package', OPERATOR_IMAGE: 'quay.io/app-sre/managed-cluster-validating-webhooks' }, 2);

@@ -102,6 +102,18 @@ describe('checks beyond PKO, each located', () => {
   test('duplicate key', () => {
     expect(find(fs, 'yaml/duplicate-key', 'dupkey.yaml')).toMatchObject({ severity: 'warning', line: 9 });
   });
+  test('the same document in two files: each its own findings at its own lines; a different object of the kind its own', async () => {
+    const fm = await broken();
+    const dep = (name: string, typo: boolean) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  ${typo ? 'replicaz' : 'replicas'}: 1\n  selector: {}\n  selector: {}\n`;
+    fm.set('same-a.yaml', toBytes(dep('same', true)));
+    fm.set('same-b.yaml', toBytes(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations:\n    package-operator.run/phase: deploy\n---\n${dep('same', true)}`));
+    fm.set('same-c.yaml', toBytes(dep('same', false)));
+    const out = (await validatePackage(fm)).filter((f) => f.file?.startsWith('same-'));
+    const at = (rule: string) => out.filter((f) => f.rule === rule).map((f) => `${f.file}:${f.line}`).sort();
+    expect(at('schema/additionalProperties')).toEqual(['same-a.yaml:8', 'same-b.yaml:15']);
+    expect(at('yaml/duplicate-key')).toEqual(['same-a.yaml:10', 'same-b.yaml:17', 'same-c.yaml:10']);
+  });
   test('a gated backend silences the webhook warning', async () => {
     const fm = await broken();
     fm.set('backend.yaml', toBytes('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: b\n  annotations:\n    package-operator.run/phase: deploy\n'));
