@@ -58,12 +58,12 @@ const MOVED: [string, string, string][] = [
 
 /**
  * The component files written decision by decision: each decision's section has its four parts,
- * once each and in this order. Files not yet written that way are not listed.
+ * once each and in this order (fleet-simulation.md: its fidelity decision; its results are not decisions).
  */
-const DECISION_FILES = ['api-and-admission.md', 'controller.md', 'build-pod.md', 'image-verification.md', 'hand-off.md', 'observability.md', 'threat-model.md'];
+const DECISION_FILES = ['api-and-admission.md', 'controller.md', 'build-pod.md', 'image-verification.md', 'hand-off.md', 'observability.md', 'threat-model.md', 'fleet.md', 'fleet-gate.md', 'fleet-rollout.md', 'fleet-simulation.md'];
 const PARTS = ['**Decision.**', '**Evidence.**', '**Alternatives weighed.**', '**Only a real cluster shows.**'];
 /** Words that tell the order work happened in rather than what the design is. */
-const HISTORY = /\b(used to|was changed|this stop|until it was found|on this branch|the old code|as before|added since)\b/i;
+const HISTORY = /\b(used to|was changed|this stop|until it was found|on this branch|the old code|as before|added since|was fixed|were fixed|the old design|before this work|the earlier plan|were found)\b/i;
 
 const headings = new Map<string, string[]>(); // heading -> files it stands in
 for (const f of readdirSync(DIR).filter((n) => n.endsWith('.md'))) {
@@ -109,7 +109,7 @@ describe('docs/design/: the design by component', () => {
     expect(sections.filter((sec) => sec.includes(PARTS[0]!)).length).toBeGreaterThan(0);
   });
 
-  it.each([...DECISION_FILES, 'README.md', 'fleet.md'])('%s: written in the present, not as the history of the work', (f) => {
+  it.each([...DECISION_FILES, 'README.md'])('%s: written in the present, not as the history of the work', (f) => {
     const offenders: string[] = [];
     readFileSync(path.join(DIR, f), 'utf8').split('\n').forEach((l, i) => {
       if (HISTORY.test(l)) offenders.push(`${f}:${i + 1}: ${l.trim()}`);
