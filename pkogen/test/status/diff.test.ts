@@ -35,7 +35,7 @@ describe('pkogen diff', () => {
     git('add', '.');
     git('commit', '-qm', 'one');
     // Every kind of change a rollout can carry:
-    rmSync(path.join(repo, 'package', 'deploy', 'on-cluster-build-webhook.PodDisruptionBudget.yaml.gotmpl'));
+    rmSync(path.join(repo, 'package', 'deploy', 'on-cluster-build-webhook.PodDisruptionBudget.yaml'));
     edit('rbac/on-cluster-build-webhook.ServiceAccount.yaml', 'package-operator.run/phase: rbac', 'package-operator.run/phase: deploy');
     edit('deploy/on-cluster-build-webhook.Deployment.yaml.gotmpl', /matchLabels:\n(\s+)app: on-cluster-build-webhook\n/, 'matchLabels:\n$1app: on-cluster-build-webhook\n$1tier: webhook\n');
     edit('deploy/on-cluster-build-webhook.Deployment.yaml.gotmpl', "image: '{{ .config.image }}'", "image: 'quay.io/example/webhook@sha256:{{ repeat 64 \"a\" }}'");
