@@ -153,7 +153,7 @@ export interface GateOptions {
 
 export type GateStep =
   | { done: true; state: 'NotGated' | 'Consistent' | 'HeldByOther' | 'Released' | 'Waiting' | 'Deferred' | 'Blocked'; message: string }
-  | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Neutralised' | 'Noted' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden' | 'Blocked'; message: string; unchangedFor?: string };
+  | { done: false; did: 'Labelled' | 'Published' | 'Paused' | 'HandedOff' | 'Neutralised' | 'Noted' | 'Wanted' | 'Unpaused' | 'Forgot' | 'TimedOut' | 'Overridden' | 'Blocked'; message: string; unchangedFor?: string; routine?: true };
 
 type NodePool = GateNodePool;
 
@@ -388,15 +388,17 @@ export async function reconcileGate(o: GateOptions): Promise<GateStep> {
           : unchanged
             ? 'its config did not change (only its release annotation): nothing HyperShift hashes changed'
             : `its config is the one HyperShift showed UpdatingConfig target ${recorded} for: nothing HyperShift hashes changed`;
+    // A lift of a hold the NodePool never showed a reason for (short waits write none) is routine: no Event of its own.
+    const unpause = async (): Promise<GateStep> => ({ ...(await step('Unpaused', `hand-off is for ${key!.releaseImage}, ${read}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }))), ...(ann[REASON_ANNOTATION] === undefined ? { routine: true as const } : {}) });
     // A tenant's hand-off is the per-HCP controller's, one written while held (handOffWhileHeld) was not asked: the policy is asked now.
     if (tenant || o.handOffWhileHeld) {
       const asked = await ask('release-change', handedImage ?? '');
       if (!asked.decision.admit) return hold(deferred(asked.decision), 'Deferred', true, !tenant);
-      const r = await step('Unpaused', `hand-off is for ${key!.releaseImage}, ${read}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
+      const r = await unpause();
       started(asked.request);
       return r;
     }
-    return step('Unpaused', `hand-off is for ${key!.releaseImage}, ${read}: hold lifted`, () => lift({ [REASON_ANNOTATION]: null }));
+    return unpause();
   }
 
   /**

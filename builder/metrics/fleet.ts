@@ -121,12 +121,13 @@ export class FleetTelemetry {
   }
 
   /** One gate pass: its actions and where it settled. */
-  gateSettled(key: string, steps: ({ did: string; message: string } | { state: string; message: string })[]): void {
+  gateSettled(key: string, steps: ({ did: string; message: string; routine?: true } | { state: string; message: string })[]): void {
     for (const s of steps) {
       if ('did' in s) {
         this.metrics.inc(METRICS.gateActions, { action: bounded(GATE_ACTIONS, s.did) });
         const reason = GATE_EVENTS[s.did];
-        if (reason) this.events?.event(nodePoolRef(key), reason, GATE_EVENT_TEXT[reason]);
+        // A routine lift (a hold the NodePool never gave a reason for, so no UpgradeHeld either) is counted, not told: at fleet scale one Event per NodePool per upgrade is etcd's load and noise.
+        if (reason && !s.routine) this.events?.event(nodePoolRef(key), reason, GATE_EVENT_TEXT[reason]);
       }
     }
     const last = steps[steps.length - 1];

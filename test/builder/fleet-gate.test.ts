@@ -128,6 +128,23 @@ describe('fleet upgrade gate', () => {
     await mgmt.stop();
   });
 
+  it("a lift tells the NodePool's owner (an Event) only after a hold it gave a reason for: a routine lift is marked so", async () => {
+    // The image for R2 exists before the bump: the webhook's hold is lifted at once, with no reason ever written.
+    images.set(R2, { image: imageOf(R2) });
+    await bump(R2, true);
+    const quick = (await settleGate(gate())).steps.filter((s) => 'did' in s && s.did === 'Unpaused');
+    expect(quick).toEqual([expect.objectContaining({ did: 'Unpaused', routine: true })]);
+    // A hold that waited for a build: the reason was on the NodePool (UpgradeHeld), so its lift is no routine one.
+    images.delete(R3);
+    await bump(R3, true);
+    expect(await did()).toEqual(['Neutralised', 'Paused', 'Waiting']);
+    expect(np().metadata.annotations![REASON_ANNOTATION]).toBeDefined();
+    images.set(R3, { image: imageOf(R3) });
+    const told = (await settleGate(gate())).steps.filter((s) => 'did' in s && s.did === 'Unpaused');
+    expect(told).toHaveLength(1);
+    expect(told[0]).not.toHaveProperty('routine');
+  });
+
   it('a release bump under the gate is one change of (release, hand-off), to an image built from the new release', async () => {
     await bump(R2, true);
     expect(np().spec.pausedUntil).toBe('2026-11-25T01:00:00Z'); // a time: the hold ends by itself

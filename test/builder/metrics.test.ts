@@ -126,6 +126,17 @@ describe('metric labels', () => {
     expect(message).toBe('the rollout halted with 1 NodePool(s) failed: nothing starts until `on-cluster-build fleet-rollout resume` or `rollback` (`on-cluster-build fleet-status --plan` says which failed and why)');
   });
 
+  it('the fleet counts every lift but tells a NodePool (UpgradeReleased) only of one whose hold it had explained', async () => {
+    const written: EventObject[] = [];
+    const events = new EventRecorder({ sink: { create: async (e) => (written.push(e), e), patch: async () => ({}) }, component: 'c', instance: 'i', now: () => 0 });
+    const f = new FleetTelemetry({ maxHoldSeconds: 3600, now: () => 0, processMetrics: false, events });
+    f.gateSettled('clusters/quick', [{ did: 'HandedOff', message: 'm' }, { did: 'Unpaused', message: 'm', routine: true }, { state: 'Consistent', message: 'm' }]);
+    f.gateSettled('clusters/waited', [{ did: 'HandedOff', message: 'm' }, { did: 'Unpaused', message: 'm' }, { state: 'Consistent', message: 'm' }]);
+    await events.flush();
+    expect(written.map((e) => `${e.involvedObject.name}/${e.reason}`)).toEqual(['waited/UpgradeReleased']);
+    expect(sample(await f.metrics.text(), 'on_cluster_build_fleet_gate_actions_total', { action: 'Unpaused' })).toBe(2);
+  });
+
   it('the fleet exports holds in force and the age of the oldest from the NodePools it watches', async () => {
     let now = Date.parse('2026-11-25T00:00:00Z');
     const f = new FleetTelemetry({ maxHoldSeconds: 3600, now: () => now, processMetrics: false });
