@@ -72,10 +72,11 @@ describe('the fleet loop\'s watches', () => {
     await mgmt?.stop();
   });
 
-  /** Until the fleet has made no request for 300 ms (its reactions to its own writes are over). */
+  /** Until the fleet has made no request and settled nothing for 300 ms (its reactions to its own writes are over). */
   const quiet = async () => {
-    for (let n = -1, t = Date.now(); n !== mine().length && Date.now() - t < 20_000; ) {
-      n = mine().length;
+    const progress = () => mine().length + settled.length;
+    for (let n = -1, t = Date.now(); n !== progress() && Date.now() - t < 20_000; ) {
+      n = progress();
       await new Promise((r) => setTimeout(r, 300));
     }
   };
@@ -89,6 +90,9 @@ describe('the fleet loop\'s watches', () => {
     // Events after the resumption still reach the gate: a release bump is handed off.
     bump('apple');
     await waitFor('apple handed off for R2', () => handoff('apple').metadata?.annotations?.[HANDOFF_RELEASE_ANNOTATION] === R2);
+    // The hand-off is in the store as soon as the server takes the write; the settle that wrote it reports after the answer.
+    await waitFor('apple settled', () => settled.slice(settledFrom).includes('clusters/apple-workers'));
+    await quiet();
     expect(count(from, 'list')).toBe(0);
     // Only apple was settled again (its own events), not every NodePool.
     expect(new Set(settled.slice(settledFrom))).toEqual(new Set(['clusters/apple-workers']));
