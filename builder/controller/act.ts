@@ -1,10 +1,9 @@
 /**
- * What a decision (decide.ts) makes happen, and every write the controller makes: a config's
- * status; one build's life (its NodePoolOSBuild record, its Job and inputs in the hosted cluster,
+ * What a decision (decide.ts) makes happen, and every write the controller makes but one (gather.ts
+ * drops a served wanted release from the hand-off): a config's status; one build's life (its NodePoolOSBuild record, its Job and inputs in the hosted cluster,
  * the registry check of the digest it reports, the record's status); the hand-off ConfigMap a
  * verified image reaches its NodePool through; the history kept per config; the pull keys the
- * webhook reads; the fleet gate's wanted release once served; and what belongs to configs that
- * are gone.
+ * webhook reads; and what belongs to configs that are gone.
  *
  * Trust (docs/design/threat-model.md "Threat model"): the Job, its pods' termination messages and
  * the records are tenant-writable; the one management-side write that matters (the hand-off)
@@ -12,13 +11,15 @@
  */
 import type { InvolvedObject } from '../metrics/events.js';
 import type { ReconcilerOptions, VerifyImageResult } from './options.js';
-import { type BuildPlan, repositoryOf } from './decide.js';
+import type { BuildPlan, Decision, Need } from './decide.js';
+import { repositoryOf } from './build-inputs.js';
 import { isAlreadyExists, isConflict, Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
 import { BUILD_LABEL, buildConfigMap, buildJob, type BuildJobInput, buildSecret, CONFIG_LABEL, JOB_NAME_LABEL, MANAGED_BY, MANAGED_BY_VALUE, readJobEnd, unschedulableMessage } from './build-job.js';
 import { HANDOFF_BUILD_ANNOTATION, handoffConfigMap, HANDOFF_PREFIX, HANDOFF_RELEASE_ANNOTATION, NO_PROVIDER_LAYER, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { HOSTED_PAGE_SIZE, readConfig, trimConfig } from './intake.js';
 import { type HandoffEntry, jobFinished, NPOSB, NPOSC, type Obj, type Observed, trimJob } from './observe.js';
-import { type Condition, type ConfigStatus, cond, configConditions, handoffUnavailable, MAX_MESSAGE, nodesUpdated, sameStatus, tail } from './status.js';
+import { type Condition, type ConfigStatus, cond, configConditions, handoffUnavailable, MAX_MESSAGE, sameStatus, tail } from './status.js';
+import { nodesUpdated } from '../hypershift/nodepool-facts.js';
 import { renderPullKeys } from '../registry/push-target.js';
 import { GROUP, PULL_KEYS_CONFIGMAP, VERSION } from '../api/types.js';
 import { nodePoolOSBuild } from '../api/generated/on-cluster-build.pkogen.io_v1alpha1.js';
@@ -60,6 +61,15 @@ export class Act {
 
   forgetAllBut(configs: ReadonlyMap<string, unknown>): void {
     for (const k of this.verified.keys()) if (!configs.has(k)) this.verified.delete(k);
+  }
+
+  /** Carries out a decision for `cfg`: nothing, a build, or its status (after pruning its history); says when to look again. */
+  async apply(cfg: Obj, d: Exclude<Decision, Need>, obs: Observed): Promise<{ requeueAfterMs?: number } | void> {
+    if ('none' in d) return;
+    if ('build' in d) return this.build(cfg, d.build, obs);
+    if (d.prune) await this.pruneHistory(cfg.metadata.name!, d.prune.buildName, d.prune.jobName, obs);
+    await this.setConfigStatus(cfg, d.status);
+    return d.requeueAfterMs === undefined ? undefined : { requeueAfterMs: d.requeueAfterMs };
   }
 
   async setConfigStatus(cfg: Obj, s: ConfigStatus): Promise<void> {
@@ -325,26 +335,6 @@ export class Act {
     if (JSON.stringify(have.data ?? {}) === JSON.stringify(data)) return;
     await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, labels: { ...(have.metadata.labels ?? {}), ...labels } }, data });
     this.o.log('pull keys published', { configMap: PULL_KEYS_CONFIGMAP.name, keys: 'keys' in obs.pullKeys ? obs.pullKeys.keys.length : 0 });
-  }
-
-  /** Drops the fleet gate's wanted-release from a NodePool's hand-off (it is served: the current token Secret names it). */
-  async clearWantedRelease(nodePool: string, wanted: string, obs: Observed): Promise<void> {
-    const h = obs.handoffs.get(nodePool);
-    if (!h) return;
-    const m = this.o.management;
-    const have = await m.get<Obj>(RESOURCES.configMaps, h.name, this.o.namespace);
-    if (!have || have.metadata.annotations?.[WANTED_RELEASE_ANNOTATION] !== wanted) return;
-    const annotations = { ...(have.metadata.annotations ?? {}) };
-    delete annotations[WANTED_RELEASE_ANNOTATION];
-    try {
-      await m.update(RESOURCES.configMaps, { ...have, metadata: { ...have.metadata, annotations } });
-    } catch (e) {
-      if (!isConflict(e)) throw e;
-      return; // someone wrote it first: the next event brings it back here
-    }
-    const { wantedRelease: _, ...rest } = h;
-    obs.handoffs.set(nodePool, rest);
-    this.o.log('wanted release served', { nodePool, release: wanted });
   }
 
   /**

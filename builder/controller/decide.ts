@@ -5,7 +5,7 @@
  *
  * Staged: a decision that needs something not yet read (the push Secret, the base image's pull
  * Secret, the RUN files, the trust bundle, the release's images) says so (`Need`); the caller
- * reads it (observe.ts `gather`), adds it to `Gathered`, and asks again. The needs come in a fixed
+ * reads it (gather.ts), adds it to `Gathered`, and asks again. The needs come in a fixed
  * order and the first refusal stops the decision, so nothing is read that an earlier check refuses.
  * One need is a write: the fleet gate's wanted release is cleared from the hand-off once the
  * current token Secret names it, before anything else is read.
@@ -13,12 +13,12 @@
 import type { KubeObject } from '../clusters/kube.js';
 import type { ReconcilerOptions } from './options.js';
 import { Gathered, type Need, type NeedResults, type RunFiles } from './needs.js';
-import { createHash } from 'node:crypto';
 import { builderImageFor, type BuildJobInput, CONFIG_LABEL } from './build-job.js';
+import { inputsHash, pickContainerfile, repositoryOf } from './build-inputs.js';
 import { providerImageFor } from './handoff.js';
 import { pullSecretWhere, jobFinished, type Observed } from './observe.js';
-import { handoffUnavailable, nodesUpdated, type ConfigStatus } from './status.js';
-import { baseOSTagForStream, nodePoolArch, nodePoolTolerations, readyNodesOfArch, registriesConf, type Toleration, USER_CA_BUNDLE } from '../hypershift/nodepool-facts.js';
+import { handoffUnavailable, type ConfigStatus } from './status.js';
+import { baseOSTagForStream, nodePoolArch, nodePoolTolerations, nodesUpdated, readyNodesOfArch, registriesConf, type Toleration, USER_CA_BUNDLE } from '../hypershift/nodepool-facts.js';
 import { pushTargetCoveredByKeys } from '../registry/push-target.js';
 import { TENANT_LAYER_DISABLED_MESSAGE } from '../policy/layers.js';
 import { GROUP, HOSTED_NAMESPACE, HOSTED_PULL_SECRET } from '../api/types.js';
@@ -35,6 +35,7 @@ export type DecideSettings = Pick<
 > & { buildNamespace: string };
 
 export { Gathered, type Need, type NeedResults, type RunFiles };
+export { inputsHash, repositoryOf };
 
 /** One build to run: its Job's input, and what the act needs besides. */
 export interface BuildPlan {
@@ -93,6 +94,10 @@ export function decide({ cfg, obs, got, settings: o, now }: DecideInput): Decisi
   const archFact = nodePoolArch(npKey, obs.capi);
   if (archFact.arch === undefined) return degraded('ArchitectureUnknown', `cannot tell the CPU architecture of NodePool ${nodePool}: ${(archFact as { reason: string }).reason}`);
   const arch = archFact.arch;
+  // What the NodePool's machines say besides: the build pod's tolerations, and how many run the image handed off now.
+  const tolerations: Toleration[] = nodePoolTolerations(npKey, obs.capi);
+  const handoff = obs.handoffs.get(nodePool);
+  const nodes = handoff?.image ? nodesUpdated(nodePool, npKey, handoff.image, obs) : undefined;
   // Layers compose: with the provider's layer in force, the tenant's image is built FROM the
   // provider-layered image for this (release, arch, stream), and verified to descend from it.
   const provider = providerImageFor(obs.providerImages, { nodePool, release: inputs.releaseImage, arch, ...(inputs.osStream ? { stream: inputs.osStream } : {}) });
@@ -160,7 +165,6 @@ export function decide({ cfg, obs, got, settings: o, now }: DecideInput): Decisi
   });
   const buildName = `${name.slice(0, 242)}-${hash}`;
   const jobName = `build-${name.slice(0, 46).replace(/[.-]+$/, '')}-${hash}`;
-  const tolerations: Toleration[] = nodePoolTolerations(npKey, obs.capi);
   const job: BuildJobInput = {
     namespace: o.buildNamespace,
     jobName,
@@ -185,10 +189,9 @@ export function decide({ cfg, obs, got, settings: o, now }: DecideInput): Decisi
   const ref = { group: GROUP, resource: 'nodepoolosbuilds', name: buildName };
 
   // Already handed off (management-side record of a verified image): nothing to build.
-  const handoff = obs.handoffs.get(nodePool);
-  if (handoff?.build === buildName && handoff.image) {
+  if (handoff?.build === buildName && handoff.image && nodes) {
     if (obs.nodeTuningDisabled) return { status: { degraded: handoffUnavailable(), build: ref } };
-    return { prune: { buildName, jobName }, status: { available: handoff.image, build: ref, nodes: nodesUpdated(nodePool, npKey, handoff.image, obs) } };
+    return { prune: { buildName, jobName }, status: { available: handoff.image, build: ref, nodes } };
   }
 
   const mine = obs.jobs.filter((j) => j.metadata.labels?.[CONFIG_LABEL] === name);
@@ -216,27 +219,4 @@ export function decide({ cfg, obs, got, settings: o, now }: DecideInput): Decisi
     return { status: { pending: ['RebuildRateLimited', `the last build of this config started less than ${minGap / 1000}s ago; the next one starts in ${Math.ceil((minGap - since) / 1000)}s`] }, requeueAfterMs: minGap - since };
   }
   return { build: plan };
-}
-
-const CONTAINERFILE_ARCH: Record<string, string> = { amd64: 'AMD64', arm64: 'ARM64', ppc64le: 'PPC64LE', s390x: 'S390X' };
-
-/** The Containerfile for the NodePool's architecture, else the NoArch one (MachineOSConfig's rule). */
-export function pickContainerfile(cfg: Obj, arch: string): string {
-  const files: { containerfileArch?: string; content: string }[] = cfg.spec?.containerFile ?? [];
-  const f = files.find((x) => x.containerfileArch === CONTAINERFILE_ARCH[arch]) ?? files.find((x) => (x.containerfileArch ?? 'NoArch') === 'NoArch');
-  return f?.content ?? 'FROM configs AS final\n';
-}
-
-/** `host/ns/name:tag` → `host/ns/name` (the tag is replaced by the build's name, as upstream does). */
-export function repositoryOf(spec: string): string {
-  const at = spec.indexOf('@');
-  const noDigest = at >= 0 ? spec.slice(0, at) : spec;
-  const slash = noDigest.lastIndexOf('/');
-  const colon = noDigest.lastIndexOf(':');
-  return colon > slash ? noDigest.slice(0, colon) : noDigest;
-}
-
-export function inputsHash(inputs: Record<string, string>): string {
-  const canonical = JSON.stringify(Object.keys(inputs).sort().map((k) => [k, inputs[k]]));
-  return createHash('sha256').update(canonical).digest('hex').slice(0, 10);
 }

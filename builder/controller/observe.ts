@@ -1,26 +1,23 @@
 /**
  * What the reconcile reads, and nothing else: both sides listed once into a cache trimmed to the
  * fields decisions read (`Cache.observe`), the HCP namespace's Secrets listed again when one of
- * them changes (`Cache.refreshSecrets`), and the few objects one config's decision asks for by
- * name (`Cache.gather`: the push and base Secrets, the RUN files, the trust bundle, the release).
- * Watch events update the same cache (events.ts). No writes.
+ * them changes (`Cache.refreshSecrets`). Watch events update the same cache (events.ts); what one
+ * config's decision asks for by name is read by gather.ts. No writes.
  *
  * The retained size grows with the number of configs and NodePools, never with Secret data or
  * object sizes (a token Secret's data, a Node's images, a Machine's spec are not kept).
  */
 import type { NodePoolInputs, ReconcilerOptions } from './options.js';
-import type { Gathered, Need } from './needs.js';
 import { Kube, KubeObject, RESOURCES, type Resource } from '../clusters/kube.js';
-import { BUILD_LABEL, CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE, runFiles } from './build-job.js';
-import type { RunMountName } from './build-script.js';
+import { BUILD_LABEL, CONFIG_LABEL, MANAGED_BY, MANAGED_BY_VALUE } from './build-job.js';
 import { handedOffImage, HANDOFF_BUILD_ANNOTATION, HANDOFF_PREFIX, parseProviderImages, PROVIDER_IMAGES_CONFIGMAP, type ProviderImages, WANTED_RELEASE_ANNOTATION } from './handoff.js';
 import { type ConfigEntry, HOSTED_PAGE_SIZE, type IntakeLimits, listConfigs, MAX_JOBS_OBSERVED, type Refusals } from './intake.js';
 import { dockerConfigJson } from '../registry/dockerconfig.js';
 import { isTokenSecret, parseTokenSecret } from '../clusters/token-secret.js';
-import { CURRENT_CONFIG_VERSION_ANNOTATION, nodeTuningDisabled, trustBundleOf, USER_CA_BUNDLE } from '../hypershift/nodepool-facts.js';
+import { CURRENT_CONFIG_VERSION_ANNOTATION, nodeTuningDisabled } from '../hypershift/nodepool-facts.js';
 import { pullSecretAuthKeys } from '../registry/push-target.js';
 import { UserError } from 'pkogen/model';
-import { BUILD_KIND, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, ENTITLEMENT_SECRET, GROUP, HOSTED_NAMESPACE, RPM_GPG_SECRET, VERSION, YUM_REPOS_CONFIGMAP } from '../api/types.js';
+import { BUILD_KIND, BUILD_PLURAL, CONFIG_KIND, CONFIG_PLURAL, GROUP, VERSION } from '../api/types.js';
 
 export const NPOSC: Resource = { group: GROUP, version: VERSION, kind: CONFIG_KIND, plural: CONFIG_PLURAL, namespaced: false };
 export const NPOSB: Resource = { group: GROUP, version: VERSION, kind: BUILD_KIND, plural: BUILD_PLURAL, namespaced: false };
@@ -179,69 +176,6 @@ export class Cache {
     obs.inputs = next.inputs;
     obs.imageByHash = next.imageByHash;
     return { configs: configsOf(obs, pools) };
-  }
-
-  /** Reads what one config's decision asks for (needs.ts `Need`) into `got`. */
-  async gather(n: Exclude<Need, { need: 'clearWantedRelease' }>, got: Gathered): Promise<void> {
-    const h = this.o.hosted;
-    switch (n.need) {
-      case 'pushSecret':
-      case 'baseSecret': {
-        const sec = await h.get(RESOURCES.secrets, n.name, n.need === 'pushSecret' ? HOSTED_NAMESPACE : n.namespace);
-        const auth = sec ? dockerConfigJson(sec) : undefined;
-        return got.set(n, auth ? { auth } : {});
-      }
-      case 'runFiles':
-        return got.set(n, await this.runFileSources(n.arch));
-      case 'trustBundle':
-        return got.set(n, trustBundleOf(await this.o.management.get(RESOURCES.configMaps, USER_CA_BUNDLE.name, this.o.namespace)));
-      case 'release':
-        try {
-          return got.set(n, await this.o.resolveRelease(n.releaseImage, n.options));
-        } catch (e) {
-          return got.set(n, { error: (e as Error).message });
-        }
-    }
-  }
-
-  /**
-   * What RUN steps get besides the base image (`RUN_MOUNTS`), each read by name only, bounded,
-   * never logged or put in a message:
-   * - `entitlement`: `openshift-config-managed/etc-pki-entitlement-<arch>` (insights-operator
-   *   writes one per architecture when nodes have several), else `etc-pki-entitlement`;
-   * - `yum-repos`: ConfigMap `etc-yum-repos-d`, `rpm-gpg`: Secret `etc-pki-rpm-gpg`, both in
-   *   `HOSTED_NAMESPACE` (MCO's names).
-   * None present: the build runs without (as MCO's does). `sources` names what was used (for the hash).
-   */
-  private async runFileSources(arch: string): Promise<{ sources: string[]; files: Partial<Record<RunMountName, Record<string, string>>> } | { reason: string; error: string }> {
-    const h = this.o.hosted;
-    const sources: string[] = [];
-    const files: Partial<Record<RunMountName, Record<string, string>>> = {};
-    const take = (n: RunMountName, ref: string, data: Record<string, unknown> | undefined, encoding: 'base64' | 'text', reason: string) => {
-      const f = runFiles(n, data, `${ref} in the hosted cluster`, encoding);
-      if ('error' in f) return { reason, error: f.error };
-      files[n] = f.files;
-      sources.push(ref);
-      return undefined;
-    };
-    for (const name of [`${ENTITLEMENT_SECRET.name}-${arch}`, ENTITLEMENT_SECRET.name]) {
-      const sec = await h.get<Obj>(RESOURCES.secrets, name, ENTITLEMENT_SECRET.namespace);
-      if (!sec) continue;
-      const bad = take('entitlement', `Secret ${ENTITLEMENT_SECRET.namespace}/${name}`, sec.data, 'base64', 'EntitlementInvalid');
-      if (bad) return bad;
-      break;
-    }
-    const repos = await h.get<Obj>(RESOURCES.configMaps, YUM_REPOS_CONFIGMAP, HOSTED_NAMESPACE);
-    if (repos) {
-      const bad = take('yum-repos', `ConfigMap ${HOSTED_NAMESPACE}/${YUM_REPOS_CONFIGMAP}`, repos.data, 'text', 'RepositoriesInvalid');
-      if (bad) return bad;
-    }
-    const gpg = await h.get<Obj>(RESOURCES.secrets, RPM_GPG_SECRET, HOSTED_NAMESPACE);
-    if (gpg) {
-      const bad = take('rpm-gpg', `Secret ${HOSTED_NAMESPACE}/${RPM_GPG_SECRET}`, gpg.data, 'base64', 'RepositoriesInvalid');
-      if (bad) return bad;
-    }
-    return { sources, files };
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * What the reconcile is given: the Reconciler's options, and the types of the seams it calls
  * (the release lookup, the registry check of a built image, the NodePool inputs read from token
- * Secrets). Its parts (observe.ts, decide.ts, act.ts) and the wiring (builder/wiring.ts) take
+ * Secrets). Its parts (observe.ts, decide.ts, gather.ts, act.ts) and the wiring (builder/wiring.ts) take
  * these from here, so none of them imports the driver (reconciler.ts).
  */
 import type { BuildTelemetry } from '../metrics/controller.js';

@@ -2,9 +2,9 @@
  * The reconcile of the NodePoolOSConfigs in one hosted cluster, read top-down: for each config,
  * from what is observed now (observe.ts: the NodePool's token Secret, its Cluster API objects and
  * the HostedControlPlane on the management side; the user's config and Secrets, the nodes and the
- * build Jobs on the hosted side) through the decision (decide.ts, a pure function) to what it
- * makes happen (act.ts: a NodePoolOSBuild record, a build Job in the hosted cluster, the hand-off
- * ConfigMap, and the status that says so). Level-triggered and idempotent: names derive from a
+ * build Jobs on the hosted side) through the decision (decide.ts, a pure function, which asks
+ * for what it needs read by name: gather.ts) to what it makes happen (act.ts: a NodePoolOSBuild
+ * record, a build Job in the hosted cluster, the hand-off ConfigMap, and the status that says so). Level-triggered and idempotent: names derive from a
  * hash of the inputs, so a retry or a restarted controller finds the Job it created.
  *
  * Two clients, one per side: `management` (in-cluster, confined to `namespace`, the HCP
@@ -16,6 +16,7 @@ import { Act } from './act.js';
 import { decide, type DecideSettings, Gathered } from './decide.js';
 import { applyEvent, compactEvent, type EventEffect } from './events.js';
 import { DEFAULT_LIMITS, type IntakeLimits, LIMIT_REASON, readConfig, refusalMessage } from './intake.js';
+import { Gather } from './gather.js';
 import { Cache, NPOSC, type Obj, type Observed } from './observe.js';
 import type { ReconcilerOptions } from './options.js';
 import { WorkQueue } from './queue.js';
@@ -30,6 +31,7 @@ export class Reconciler {
   private readonly limits: IntakeLimits;
   private readonly settings: DecideSettings;
   private readonly cache: Cache;
+  private readonly gather: Gather;
   private readonly act: Act;
 
   constructor(private readonly o: ReconcilerOptions) {
@@ -39,6 +41,7 @@ export class Reconciler {
     const buildNamespace = o.buildNamespace ?? BUILD_NAMESPACE;
     this.settings = { ...o, buildNamespace };
     this.cache = new Cache({ ...o, buildNamespace, limits: this.limits, log: this.log });
+    this.gather = new Gather({ ...o, log: this.log });
     this.act = new Act({ ...o, buildNamespace, now: this.now, log: this.log, observed: () => this.cache.observed });
   }
 
@@ -133,8 +136,8 @@ export class Reconciler {
   }
 
   /**
-   * One config: decide on what is observed; while the decision needs something read (or the
-   * wanted release cleared), do that and decide again; then act on it.
+   * One config, top-down: decide on what is observed (decide.ts, pure); while the decision asks
+   * for something by name, gather it (gather.ts) and decide again; then act on it (act.ts).
    */
   async reconcileConfig(cfg: Obj, obs: Observed): Promise<{ requeueAfterMs?: number } | void> {
     const got = new Gathered();
@@ -145,17 +148,10 @@ export class Reconciler {
       const d = decide({ cfg, obs, got, settings, now: this.now() });
       if ('need' in d) {
         if (round >= MAX_DECISIONS) throw new Error(`the inputs of NodePoolOSConfig ${cfg.metadata.name} kept changing while they were read; the next event reconciles it again`);
-        if (d.need === 'clearWantedRelease') {
-          await this.act.clearWantedRelease(d.nodePool, d.wanted, obs);
-          got.set(d, true);
-        } else await this.cache.gather(d, got);
+        await this.gather.answer(d, got, obs);
         continue;
       }
-      if ('none' in d) return;
-      if ('build' in d) return this.act.build(cfg, d.build, obs);
-      if (d.prune) await this.act.pruneHistory(cfg.metadata.name!, d.prune.buildName, d.prune.jobName, obs);
-      await this.act.setConfigStatus(cfg, d.status);
-      return d.requeueAfterMs === undefined ? undefined : { requeueAfterMs: d.requeueAfterMs };
+      return this.act.apply(cfg, d, obs);
     }
   }
 }

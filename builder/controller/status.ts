@@ -3,8 +3,6 @@
  * (act.ts) name a `ConfigStatus`; `configConditions` turns it into the five conditions the CRD
  * holds. Pure: no client, no clock (the time is passed in).
  */
-import type { Observed } from './observe.js';
-import { nodesOnImage } from '../hypershift/nodepool-facts.js';
 
 export interface Condition {
   type: string;
@@ -53,16 +51,6 @@ export function cond(prev: Condition[], type: string, status: Condition['status'
 export function sameStatus(a: unknown, b: unknown): boolean {
   const strip = (v: unknown) => JSON.stringify(v ?? {}, (k, x) => (k === 'lastTransitionTime' ? undefined : x));
   return strip(a) === strip(b);
-}
-
-/** The NodesUpdated condition: machines on the image / machines, from management-side state. */
-export function nodesUpdated(nodePool: string, npKey: string, image: string, obs: Observed): NonNullable<ConfigStatus['nodes']> {
-  const n = nodesOnImage(nodePool, npKey, image, obs.capi, obs.imageByHash);
-  const shown = obs.hostedNodesByPool.get(nodePool);
-  const also = shown === undefined ? '' : ` (the hosted cluster lists ${shown} Node${shown === 1 ? '' : 's'} labelled with this NodePool)`;
-  if (n.total === 0) return ['False', 'NoMachines', `NodePool ${nodePool} has no machines${also}`];
-  const msg = `${n.onImage}/${n.total} machines of NodePool ${nodePool} run ${image}${also}`;
-  return n.onImage === n.total ? ['True', 'AllNodesUpdated', msg] : ['False', 'RollingOut', msg];
 }
 
 /** Degraded while NodeTuning is disabled: HyperShift reads the hand-off only while it is enabled. */

@@ -184,6 +184,23 @@ export function nodesOnImage(nodePool: string, nodePoolKey: string, image: strin
   return { total: machines.length, onImage };
 }
 
+/** The NodesUpdated condition's status, reason and message. */
+export type NodesUpdated = ['True' | 'False', string, string];
+
+/**
+ * The NodesUpdated condition: machines on `image` / machines, from management-side state
+ * (`nodesOnImage`); `shown` is how many hosted-cluster Nodes carry the NodePool's label, said
+ * beside it (tenant-reported, never counted).
+ */
+export function nodesUpdated(nodePool: string, nodePoolKey: string, image: string, seen: { capi: { machineSets: readonly Obj[]; machines: readonly Obj[] }; imageByHash: ReadonlyMap<string, string>; hostedNodesByPool: ReadonlyMap<string, number> }): NodesUpdated {
+  const n = nodesOnImage(nodePool, nodePoolKey, image, seen.capi, seen.imageByHash);
+  const shown = seen.hostedNodesByPool.get(nodePool);
+  const also = shown === undefined ? '' : ` (the hosted cluster lists ${shown} Node${shown === 1 ? '' : 's'} labelled with this NodePool)`;
+  if (n.total === 0) return ['False', 'NoMachines', `NodePool ${nodePool} has no machines${also}`];
+  const msg = `${n.onImage}/${n.total} machines of NodePool ${nodePool} run ${image}${also}`;
+  return n.onImage === n.total ? ['True', 'AllNodesUpdated', msg] : ['False', 'RollingOut', msg];
+}
+
 /**
  * The HostedCluster's additional trust bundle, as HyperShift copies it into the HCP namespace
  * (openshift/hypershift 3ee96155 hostedcluster_controller.go reconcileAdditionalTrustBundle;
