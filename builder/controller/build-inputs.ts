@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../clusters/kube.js';
+import { BUILD_NAME_HASH_LENGTH, LIMITS, NODE_POOL_NAME_MAX } from '../api/types.js';
 
 const CONTAINERFILE_ARCH: Record<string, string> = { amd64: 'AMD64', arm64: 'ARM64', ppc64le: 'PPC64LE', s390x: 'S390X' };
 
@@ -25,7 +26,20 @@ export function repositoryOf(spec: string): string {
   return colon > slash ? noDigest.slice(0, colon) : noDigest;
 }
 
+/** The hash of a build's inputs (key order does not count), `BUILD_NAME_HASH_LENGTH` hex digits. */
 export function inputsHash(inputs: Record<string, string>): string {
   const canonical = JSON.stringify(Object.keys(inputs).sort().map((k) => [k, inputs[k]]));
-  return createHash('sha256').update(canonical).digest('hex').slice(0, 10);
+  return createHash('sha256').update(canonical).digest('hex').slice(0, BUILD_NAME_HASH_LENGTH);
+}
+
+/**
+ * The names of a config's build for inputs `hash`: its NodePoolOSBuild `<config>-<hash>` (a
+ * DNS-1123 subdomain; the webhook checks this form) and its Job `build-<config>-<hash>` (a Job's
+ * name is also a 63-character label value; a config's name fits it, `NODE_POOL_NAME_MAX`).
+ */
+export function buildNames(config: string, hash: string): { buildName: string; jobName: string } {
+  return {
+    buildName: `${config.slice(0, LIMITS.name - 1 - hash.length)}-${hash}`,
+    jobName: `build-${config.slice(0, NODE_POOL_NAME_MAX).replace(/[.-]+$/, '')}-${hash}`,
+  };
 }

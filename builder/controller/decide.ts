@@ -14,7 +14,7 @@ import type { KubeObject } from '../clusters/kube.js';
 import type { ReconcilerOptions } from './options.js';
 import { Gathered, type Need, type NeedResults, type RunFiles } from './needs.js';
 import { builderImageFor, type BuildJobInput, CONFIG_LABEL } from './build-job.js';
-import { inputsHash, pickContainerfile, repositoryOf } from './build-inputs.js';
+import { buildNames, inputsHash, pickContainerfile, repositoryOf } from './build-inputs.js';
 import { providerImageFor } from './handoff.js';
 import { pullSecretWhere, jobFinished, type Observed } from './observe.js';
 import { handoffUnavailable, type ConfigStatus } from './status.js';
@@ -163,8 +163,7 @@ export function decide({ cfg, obs, got, settings: o, now }: DecideInput): Decisi
     // Whether a trust bundle is given, not its content (a renewed CA does not rebuild).
     ...(trust.pem !== undefined ? { trustBundle: USER_CA_BUNDLE.name } : {}),
   });
-  const buildName = `${name.slice(0, 242)}-${hash}`;
-  const jobName = `build-${name.slice(0, 46).replace(/[.-]+$/, '')}-${hash}`;
+  const { buildName, jobName } = buildNames(name, hash);
   const job: BuildJobInput = {
     namespace: o.buildNamespace,
     jobName,
