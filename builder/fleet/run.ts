@@ -249,6 +249,14 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
     onError: (key, e, attempt) => log('gate failed', { nodePool: key, error: (e as Error).message, attempt }),
   });
   async function settle(key: string, hcpNamespace: string): Promise<{ requeueAfterMs: number } | undefined> {
+    try {
+      return await settleOnce(key, hcpNamespace);
+    } finally {
+      // An admission this settle did not write lapses with its reservation from now on.
+      engine?.writeEnded(key);
+    }
+  }
+  async function settleOnce(key: string, hcpNamespace: string): Promise<{ requeueAfterMs: number } | undefined> {
     const i = key.indexOf('/');
     let rollbackDeferred = false;
     if (engine) {

@@ -124,3 +124,51 @@ describe('the rollout engine when recording an admission outlasts its reservatio
     expect(answers[0]).toEqual({ admit: false, reason: expect.stringMatching(/not recorded before its reservation ran out/) });
   }, 60_000);
 });
+
+describe('the rollout engine while a gate\'s write outlasts its reservation', () => {
+  let server: ApiTestServer;
+  const fleet = async () => {
+    const policy = parsePolicy({ type: 'Progressive', maxConcurrency: 1, maxFailures: 0 });
+    const clock = { now: T0 };
+    const ns = `fleet-${Math.random().toString(36).slice(2, 8)}`;
+    server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const engine = new RolloutEngine({ policy, layer: 'L2', store: new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: ns }), now: () => clock.now });
+    engine.load(undefined, {});
+    for (const name of ['hc-a', 'hc-b']) {
+      engine.observeHostedCluster({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { namespace: 'clusters', name } }, false);
+      engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${name}-pool`, generation: 1 }, spec: { clusterName: name, release: { image: 'r1' } }, status: { conditions: [] } } as KubeObject, false);
+    }
+    engine.listed('nodePools');
+    engine.listed('hostedClusters');
+    await engine.tick();
+    const request = (key: string) => ({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change' as const, image: 'img-l2', releaseImage: 'r1' });
+    return { engine, clock, request };
+  };
+  beforeAll(async () => {
+    server = await startApiServer({ identities: [{ name: USER, token: 'fleet-token' }] });
+  });
+  afterAll(() => server.stop());
+
+  it('keeps the slot of an admission whose write is still in flight past the 2-minute reservation, and counts it once written', async () => {
+    const { engine, clock, request } = await fleet();
+    expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
+    // A's gate is still writing (a slow API server) when the reservation's time has passed.
+    clock.now += 3 * 60_000;
+    expect((await engine.admit(request('clusters/hc-b-pool'))).admit).toBe(false);
+    engine.started(request('clusters/hc-a-pool'));
+    engine.writeEnded('clusters/hc-a-pool');
+    clock.now += 60_000;
+    expect((await engine.admit(request('clusters/hc-b-pool'))).admit).toBe(false);
+    expect(engine.current()!.summary.rollingNow).toBe(1);
+  }, 60_000);
+
+  it('frees the slot of an admission its gate ended without writing, once the reservation has passed', async () => {
+    const { engine, clock, request } = await fleet();
+    expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
+    clock.now += 3 * 60_000;
+    expect((await engine.admit(request('clusters/hc-b-pool'))).admit).toBe(false);
+    // A's write failed (its settle ended without `started`): the lapsed reservation frees the slot.
+    engine.writeEnded('clusters/hc-a-pool');
+    expect(await engine.admit(request('clusters/hc-b-pool'))).toEqual({ admit: true });
+  }, 60_000);
+});

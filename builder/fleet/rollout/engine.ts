@@ -124,6 +124,8 @@ export class RolloutEngine {
   private passes = 0;
   /** Canaries whose rollback the fleet does not write (rollback.ts skipped it): the other rollbacks do not wait for them. */
   private readonly skipped = new Set<string>();
+  /** Admitted NodePools whose gate is still writing (planner.ts `writing`). */
+  private readonly writing = new Set<string>();
   /** Which full lists arrived: until both, the view is partial (a NodePool missing from it is not gone). */
   private readonly lists = new Set<'nodePools' | 'hostedClusters'>();
 
@@ -193,7 +195,7 @@ export class RolloutEngine {
   private advance(now: number): Ledger {
     const before = this.ledger;
     this.passes++;
-    const l = advance({ policy: this.o.policy, layer: this.o.layer, now, nodePools: this.observations(), ...(this.state ? { state: this.state } : {}), control: this.control, canaryCache: this.canaryCache, rollbackSkipped: this.skipped });
+    const l = advance({ policy: this.o.policy, layer: this.o.layer, now, nodePools: this.observations(), ...(this.state ? { state: this.state } : {}), control: this.control, canaryCache: this.canaryCache, rollbackSkipped: this.skipped, writing: this.writing });
     this.state = l.state;
     this.ledger = l;
     this.last = undefined;
@@ -251,9 +253,18 @@ export class RolloutEngine {
       const e = this.state?.entries[r.key];
       if (!e || e.target !== target || e.change !== r.change) return { admit: false, reason: 'the admission was not recorded before its reservation ran out; asked again at the next settle' };
       if (e.startedAt === undefined && e.admittedAt < this.o.now()) e.admittedAt = this.o.now();
+      this.writing.add(r.key);
       this.o.log?.('rollout admitted', { nodePool: r.key, change: r.change });
     }
     return d;
+  }
+
+  /**
+   * The gate's settle of `key` ended (its write done, failed or not made): an admission it did not
+   * write lapses from now on, when its reservation's time has passed.
+   */
+  writeEnded(key: string): void {
+    if (this.writing.delete(key)) this.dirty = true;
   }
 
   /** After `fleet-rollout rollback`: the image (and its release) this NodePool goes back to, if any. */
@@ -276,6 +287,7 @@ export class RolloutEngine {
 
   /** The gate wrote the hand-off. */
   started(r: RolloutRequest): void {
+    this.writing.delete(r.key);
     if (!this.state || !this.synced) return;
     if (markStarted(this.state, r.key, targetId(r.image, r.releaseImage), this.nodePools.get(r.key), this.o.now())) {
       // A started entry follows HyperShift from now on: the next decision advances first.

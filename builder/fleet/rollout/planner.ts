@@ -98,6 +98,12 @@ export interface PlanInput {
   reservationMs?: number;
   /** After a rollback: canary NodePools whose rollback the fleet will not write (rollback.ts skipped it): the other rollbacks do not wait for them. */
   rollbackSkipped?: ReadonlySet<string>;
+  /**
+   * NodePools whose admission was answered and whose gate is still writing (in this process): their
+   * reservation does not lapse until the write ends, so a slow write is never a NodePool the bound
+   * stopped counting. The write's own request timeouts end it.
+   */
+  writing?: ReadonlySet<string>;
 }
 
 export type RowState = 'pending' | 'rolling' | 'succeeded' | 'failed' | 'halted' | 'blocked';
@@ -248,6 +254,7 @@ export function advance(input: PlanInput & { canaryCache?: CanaryCache }): Ledge
         at(e.admittedAt + reservationMs);
         continue;
       }
+      if (input.writing?.has(key)) continue; // its end is observed (the engine advances again then)
       changed = true;
       if (observedTargetConfig(o) === undefined) {
         delete state.entries[key]; // admitted, never written: the slot is free again
