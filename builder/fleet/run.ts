@@ -128,7 +128,7 @@ function providerHandoffOf(obj: KubeObject | undefined, type: string): { image: 
 const RETICK_MS = 1_000;
 
 /** Gate actions worth a log line each. */
-const LOGGED = new Set(['Paused', 'Wanted', 'HandedOff', 'Unpaused', 'TimedOut', 'Overridden', 'Forgot']);
+const LOGGED = new Set(['Paused', 'Wanted', 'HandedOff', 'Neutralised', 'Unpaused', 'TimedOut', 'Overridden', 'Forgot']);
 
 export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise<void> {
   const log = o.log ?? (() => {});

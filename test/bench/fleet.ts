@@ -565,7 +565,8 @@ export async function bench(): Promise<string> {
           m.store.put({ ...cur, spec: { ...cur.spec, releaseImage: R3 } } as never);
         }
       }
-      const hcpS = await until('a pre-build asked for every control plane, and the R3 image answered', () => prebuilds() - prebuilds0 >= HCS && (counts.get('prebuild Exists') ?? 0) > exists0, 500);
+      // Every control plane's pre-build asked (the lines say Exists or Building: a pre-build asked while the image's first look-up runs says Building, and nothing asks again until the NodePools move).
+      const hcpS = await until('a pre-build asked for every control plane', () => prebuilds() - prebuilds0 >= HCS, 500);
       await sleep(SETTLE_MS);
       const hcpDay = { cpu: cpuSeconds(pid) - cpuHcp0, requests: mine(hcpFrom).length, verbs: byVerb(hcpFrom), prebuilds: prebuilds() - prebuilds0, exists: (counts.get('prebuild Exists') ?? 0) - exists0, building: counts.get('prebuild Building') ?? 0, failed: (counts.get('prebuild Failed') ?? 0) + (counts.get('prebuild failed') ?? 0), paused: nps().filter((o) => o.spec?.pausedUntil !== undefined).length, mem: procStatus(pid), load: load() };
       const day2 = await nodePoolDay(R3);
@@ -625,7 +626,7 @@ export async function bench(): Promise<string> {
       ...win(afterDay1),
       ...(d2
         ? [
-            `| upgrade day 2, control planes first: ${HCS} HostedControlPlanes R2 → R3 at ${RATE}/s, until a pre-build per HCP and the image answered | ${d2.hcpS.toFixed(1)} s after the last (pre-build lines: ${d2.hcpDay.prebuilds}, of which Exists ${d2.hcpDay.exists}, Building ${d2.hcpDay.building}, failed ${d2.hcpDay.failed}; NodePools paused: ${d2.hcpDay.paused}) |`,
+            `| upgrade day 2, control planes first: ${HCS} HostedControlPlanes R2 → R3 at ${RATE}/s, until a pre-build per HCP was asked | ${d2.hcpS.toFixed(1)} s after the last (pre-build lines: ${d2.hcpDay.prebuilds}, of which Exists ${d2.hcpDay.exists}, Building ${d2.hcpDay.building}, failed ${d2.hcpDay.failed}; NodePools paused: ${d2.hcpDay.paused}) |`,
             `| … fleet CPU / its requests (bumps + ${SETTLE_MS / 1000} s) / RSS (peak so far) | ${d2.hcpDay.cpu.toFixed(1)} s / ${d2.hcpDay.requests} (${d2.hcpDay.verbs}) / ${mib(d2.hcpDay.mem.rssKb)} MiB (${mib(d2.hcpDay.mem.hwmKb)}) (load ${d2.hcpDay.load}) |`,
             ...dayRows('… then the NodePools (R2 → R3)', d2.day2, 'R3'),
             ...win(d2.afterDay2),

@@ -156,6 +156,22 @@ describe('progress from HyperShift status', () => {
     expect(progressOf(p, { fromConfig: 'c0', generation: 2, releaseChange: true }).state).toBe('succeeded');
     expect(progressOf(p, { fromConfig: 'c0', generation: 2, releaseChange: false }).state).toBe('rolling'); // a layer change must move the config
   });
+  test('a release change whose target was dropped (a stale hand-off emptied while held, then its config back for a z-stream) succeeds once HyperShift reconciled the new generation and the version is done', () => {
+    const p = fleet(1)[0]!;
+    // After our write HyperShift showed the emptied hand-off's config as its target, then the config came back: UpdatingConfig False, current unchanged.
+    doneAt(p, 'c0');
+    const started = { fromConfig: 'c0', targetConfig: 'hempty', generation: 2, releaseChange: true };
+    expect(progressOf(p, started)).toEqual({ state: 'rolling', detail: 'current config c0 is not the target hempty' });
+    p.generation = 2;
+    doneAt(p, 'c0');
+    expect(progressOf(p, started).state).toBe('succeeded');
+    // UpdatingConfig from an older reconcile: not yet.
+    p.conditions = p.conditions.map((c) => (c.type === 'UpdatingConfig' ? { ...c, observedGeneration: 1 } : c));
+    expect(progressOf(p, started).state).toBe('rolling');
+    // A layer change must reach the target it showed.
+    doneAt(p, 'c0');
+    expect(progressOf(p, { ...started, releaseChange: false }).state).toBe('rolling');
+  });
   test('InPlace failure is a failure; a release change also needs UpdatingVersion for the new generation', () => {
     const p = fleet(1)[0]!;
     inPlaceFailed(p);

@@ -442,6 +442,35 @@ describe('the fleet component under its default policy: the recorder finds nothi
     expect(r.ctx.recorder.starts).toBe(3);
   }, 120_000);
 
+  it('a z-stream release change while its image is still building: the stale hand-off is emptied while held and the same config comes back; every NodePool finishes, one per HostedCluster at a time, long before the hold bound', async () => {
+    let engine: RolloutEngine | undefined;
+    let landsAt = Infinity;
+    const r = await scenario({
+      hostedClusters: 3,
+      nodePoolsPerCluster: 2,
+      initialLayer: NEW_LAYER,
+      layer: NEW_LAYER,
+      bounds: { maxConcurrency: 50, perHostedCluster: 1, maxHoldSeconds: 3600 },
+      stepMs: MIN,
+      maxSteps: 40,
+      zStream: true,
+      // HyperShift's ConfigMap cache lags: it still shows the emptied hand-off's target when the same config is back and the hold lifted.
+      configMapLagMs: 30_000,
+      fleetOptions: (ctx) => ({ ...withPolicy(parsePolicy(undefined), (e) => (engine = e))(ctx), imageFor: (k: ImageKey) => (k.releaseImage === R2 && ctx.clock.now() < landsAt ? { pending: 'build running' } : { image: ctx.imageOf(k.releaseImage, k.arch, k.layer) }) }),
+      during: async (ctx, step) => {
+        if (step !== 0) return;
+        landsAt = ctx.clock.now() + 3 * MIN;
+        for (const k of ctx.nodePools) await ctx.bump(k, R2);
+      },
+      until: (ctx) => (engine?.current()?.summary.succeeded ?? 0) === ctx.nodePools.length,
+    });
+    expect(r.violations).toEqual([]);
+    expect(engine!.current()!.summary).toMatchObject({ succeeded: 6, rolling: 0 });
+    // Every hold was lifted by the gate, none expired (maxHoldSeconds is an hour; the scenario ran at most 40 minutes).
+    for (const k of r.ctx.nodePools) expect(r.ctx.server.store.get({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) })!.spec?.pausedUntil).toBeUndefined();
+    expect(r.ctx.logs.some((l) => l.msg === 'gate Neutralised')).toBe(true);
+  }, 120_000);
+
   it('a build that does not land by maxHoldSeconds: the hold ends with the new release on its own OS, never the old image', async () => {
     const r = await scenario({
       hostedClusters: 2,

@@ -46,6 +46,12 @@ export interface ScenarioOptions {
   initialLayer?: string;
   /** The layer the fleet runs with. */
   layer: string;
+  /**
+   * R1 and R2 are a z-stream pair sharing one OS image: the image built for R2 is the one built for
+   * R1 (the config HyperShift hashes does not change), fit for both releases (the recorder's
+   * property 4 does not tell them apart).
+   */
+  zStream?: boolean;
   /** NodePools made to fail (by key `clusters/<name>`, or index): the stand-in's failure message. */
   failing?: (key: string, index: number) => string | undefined;
   /** Extra runFleet options (the rollout policy, admitRollout, a slower imageFor, …) merged into the default fleet's. */
@@ -141,10 +147,11 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
     historyLimit: 100_000,
   });
   for (const t of [NODEPOOL_TYPE, HOSTEDCLUSTER_TYPE, HOSTEDCONTROLPLANE_TYPE]) server.registerType(t);
-  const images = new Map<string, string>();
+  const images = new Map<string, string | undefined>();
   const imageOf = (release: string, arch: string, layer: string) => {
-    const image = `${REPO}@sha256:${createHash('sha256').update(`${release} ${arch} ${layer}`).digest('hex')}`;
-    images.set(image, release);
+    const built = o.zStream && release === R2 ? R1 : release;
+    const image = `${REPO}@sha256:${createHash('sha256').update(`${built} ${arch} ${layer}`).digest('hex')}`;
+    images.set(image, o.zStream && built === R1 ? undefined : release);
     return image;
   };
   const store = server.store;
@@ -172,7 +179,8 @@ export async function scenario(o: ScenarioOptions, body?: (ctx: ScenarioContext)
     }
   }
 
-  const standIn = new HyperShiftStandIn({ server, clock, configMapLagMs: o.configMapLagMs ?? 0, machineBootMs: o.machineBootMs, nodeUpgradeMs: o.nodeUpgradeMs });
+  // Only the times given: an undefined one would replace the stand-in's default (and a machine would never boot).
+  const standIn = new HyperShiftStandIn({ server, clock, configMapLagMs: o.configMapLagMs ?? 0, ...(o.machineBootMs !== undefined ? { machineBootMs: o.machineBootMs } : {}), ...(o.nodeUpgradeMs !== undefined ? { nodeUpgradeMs: o.nodeUpgradeMs } : {}) });
   const recorder = new InvariantRecorder({
     server,
     clock,

@@ -90,8 +90,11 @@ export function progressOf(o: NodePoolObservation, s: StartedRollout): Progress 
   // Config: the expected (rollback) config or the target seen after our write is current; without either, the current config moved off where it was.
   const back = s.expectConfig !== undefined && o.currentConfig === s.expectConfig;
   // A release change that hashes to the same config (releases sharing one OS image: HashWithoutVersion excludes the version) shows no target: its version finishing for the new generation is the rollout finishing.
-  const sameConfig = s.releaseChange && s.generation !== undefined && uv?.status === 'False' && uv.reason === 'AsExpected' && (uv.observedGeneration ?? 0) >= s.generation;
-  if (!back && (s.targetConfig !== undefined ? o.currentConfig !== s.targetConfig : o.currentConfig === s.fromConfig && !sameConfig)) {
+  const versionDone = s.releaseChange && s.generation !== undefined && uv?.status === 'False' && uv.reason === 'AsExpected' && (uv.observedGeneration ?? 0) >= s.generation;
+  // A target seen and then dropped: HyperShift's reconcile of the new generation says its config is current (UpdatingConfig False) and the release is done.
+  // So it goes when the gate emptied a stale hand-off while held (HyperShift showed the emptied config) and wrote the same config back for a z-stream.
+  const targetDropped = versionDone && (uc.observedGeneration ?? 0) >= s.generation!;
+  if (!back && (s.targetConfig !== undefined ? o.currentConfig !== s.targetConfig && !targetDropped : o.currentConfig === s.fromConfig && !versionDone)) {
     return { state: 'rolling', detail: s.targetConfig !== undefined ? `current config ${o.currentConfig ?? 'none'} is not the target ${s.targetConfig}` : 'HyperShift has not taken the new config yet' };
   }
   if (s.releaseChange) {
