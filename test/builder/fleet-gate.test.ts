@@ -615,6 +615,22 @@ describe('fleet upgrade gate', () => {
       expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R1)]);
     });
 
+    it('a z-stream whose image is resolved after the release change: emptied while it is, HyperShift showed the emptied config\'s target, written back the same: held until HyperShift shows the recorded target again, never rolled to the emptied config', async () => {
+      await bump(R2, true);
+      expect(await did()).toEqual(['Noted', 'Neutralised', 'Waiting']);
+      sync();
+      reconcile(); // HyperShift read the emptied hand-off: its target moved (held: no machine changes)
+      images.set(R2, { image: imageOf(R1) });
+      // The emptied config's target is recorded before the write back: the hold waits for HyperShift to move past it.
+      expect(await did()).toEqual(['Noted', 'HandedOff', 'Waiting']);
+      expect(np().spec.pausedUntil).toBeDefined();
+      sync();
+      reconcile(); // it read the config back: the recorded target again
+      expect(await did()).toEqual(['Unpaused', 'Consistent']);
+      reconcile();
+      expect(rolledTo.map(handedOffImage)).toEqual([imageOf(R1), imageOf(R1)]);
+    });
+
     it('a z-stream under a policy that defers it: nothing written (the hand-off is already its image), then one hand-off write and the lift', async () => {
       let answer: RolloutDecision = { admit: false, reason: 'maxConcurrency 50 reached' };
       const o = gate({ admitRollout: () => answer });
