@@ -26,7 +26,7 @@
  * Likewise ajv itself (its compiler, ~0.25 MB): src/schema/ajv-loader.ts is replaced by a dynamic
  * import that SchemaRegistry.prepare awaits only when an object needs a CRD's schema compiled.
  *
- * validate, build and push are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
+ * validate, build, push and simulate are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
  * chunks) for bin/pkogen.js to compile with a V8 code cache (hack/code-cache.mjs makes it). Those
  * take the bundled CRDs' precompiled validators from OUTDIR/cjs/crds/ (hack/cjs-crds.mjs) and the
  * built-in kinds' validators from OUTDIR/cjs/kinds/ (hack/cjs-kinds.mjs).
@@ -207,7 +207,7 @@ const result = await build({
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 
-// CommonJS builds of the commands whose start-up matters most (validate, build, push): one file each, no
+// CommonJS builds of the commands whose start-up matters most (validate, build, push, simulate): one file each, no
 // chunks, which bin/pkogen.js compiles with vm.Script and a V8 code cache (hack/code-cache.mjs
 // makes the caches after a representative run). Node 20 has no compile cache for ES modules; a
 // code cache skips parsing and compiling, and one file skips the ES loader's resolve/read/link.
@@ -215,7 +215,7 @@ writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 // from this file (bin/pkogen.js routes only this command here). main.cjs has the table and no
 // command at all: bin/pkogen.js requires it for help, version and unknown names (small enough
 // that plain require() beats a code cache).
-const CJS_COMMANDS = ['main', 'validate', 'build', 'push']; // bin/pkogen.js and hack/code-cache.mjs name the same commands
+const CJS_COMMANDS = ['main', 'validate', 'build', 'push', 'simulate']; // bin/pkogen.js and hack/code-cache.mjs name the same commands
 const cjsDir = path.join(outdir, 'cjs');
 // One CommonJS file has no chunks: the bundled CRDs' precompiled validators (~6 MB) become
 // factories in cjs/crds/, each required when a run first needs it (hack/cjs-crds.mjs).

@@ -4,7 +4,7 @@
  * and keeps the exit codes. Bundled here from src/ into a scratch folder, so the test does not
  * depend on what `make build` left in dist/. The scratch folder is laid out like the checkout
  * (bin/pkogen.js copied, dist/bundle/) so that the code-cache path of bin/pkogen.js (the CommonJS
- * validate/build bundles, caches from hack/code-cache.mjs) runs here too and is compared with the
+ * validate/build/push/simulate bundles, caches from hack/code-cache.mjs) runs here too and is compared with the
  * ES bundle.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -318,12 +318,26 @@ test('help, version and an unknown command come from main.cjs (the command table
   expect(bin('check', 'tree', '--help').stdout).toMatch(/^Usage: pkogen tree/);
 });
 
-describe('bin/pkogen.js runs validate, build and push from the CommonJS bundle and its code cache', () => {
-  const USED = /pkogen: (validate|build|push)\.cjs code cache used\n/;
+describe('bin/pkogen.js runs validate, build, push and simulate from the CommonJS bundle and its code cache', () => {
+  const USED = /pkogen: (validate|build|push|simulate)\.cjs code cache used\n/;
 
   test('make build leaves one cache per command, for this Node', () => {
     const caches = readdirSync(path.join(bundleDir, 'cjs')).filter((f) => f.endsWith('.cache')).sort();
-    expect(caches).toEqual(['build', 'push', 'validate'].map((c) => `${c}.cjs.${process.version}-${process.arch}.cache`));
+    expect(caches).toEqual(['build', 'push', 'simulate', 'validate'].map((c) => `${c}.cjs.${process.version}-${process.arch}.cache`));
+  });
+
+  test('simulate: same report and exit code as the ES bundle (text and JSON), with and without a package', () => {
+    const rollout = path.join(ROOT, '..', 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl');
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const params = ['REGISTRY_IMG=quay.io/x/pkg', `IMAGE_DIGEST=${digest}`, 'IMAGE_TAG=abc1234', `ON_CLUSTER_BUILD_IMAGE=quay.io/x/img@${digest}`].flatMap((p) => ['-p', p]);
+    for (const extra of [[], ['--package', path.join(FIXTURES, 'nginx')], ['-o', 'json', '--package', path.join(ROOT, '..', 'package')]]) {
+      const args = ['simulate', rollout, ...params, '--hcp-namespaces', '5', ...extra];
+      const viaCache = bin('check', ...args);
+      expect(viaCache.stderr).toMatch(USED);
+      const es = cli(...args);
+      expect({ extra, code: viaCache.code, stdout: viaCache.stdout, stderr: viaCache.stderr.replace(USED, '') }).toEqual({ extra, ...es });
+      expect(es.stdout).toMatch(extra.includes('json') ? /"namespaces": 5,/ : /: 5 namespace\(s\), 5 valid Package/);
+    }
   });
 
   test('validate: same report and exit code as the ES bundle, good and bad packages', () => {
