@@ -183,6 +183,21 @@ test('validate: a built-in kind is checked by its kubernetes-models validator on
   }
 });
 
+test('validate: unknown fields of a built-in kind are found through the field shapes (read lazily in the bundles), at any depth, on both paths', () => {
+  const pkg = path.join(out, 'unknown-fields');
+  cpSync(path.join(FIXTURES, 'nginx'), pkg, { recursive: true });
+  writeFileSync(
+    path.join(pkg, 'service.yaml'),
+    'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  sessionAffinityConfig:\n    clientIP:\n      timeoutSecondz: 10\n  ports:\n  - port: 80\n    portt: 81\n',
+  );
+  const es = cli('validate', pkg);
+  const viaCache = bin('check', 'validate', pkg);
+  expect(es.code).toBe(1);
+  expect(es.stdout).toMatch(/service\.yaml:10 .*spec\.sessionAffinityConfig\.clientIP\.timeoutSecondz/);
+  expect(es.stdout).toMatch(/service\.yaml:13 .*spec\.ports\[0\]\.portt/);
+  expect({ ...viaCache, stderr: viaCache.stderr.replace('pkogen: validate.cjs code cache used\n', '') }).toEqual(es);
+});
+
 test('lint-rollout: the synchronous schema validator sees every built-in kind (all loaded up front)', () => {
   const r = cli('lint-rollout', path.join(ROOT, '..', 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl'));
   expect(r.stderr).not.toContain('internal error');
