@@ -355,6 +355,16 @@ describe('bin/pkogen.js runs validate, build, push and simulate from the CommonJ
     }
   });
 
+  test('simulate of a plain Template never loads js-yaml (the Template is one block document)', () => {
+    const preload = path.join(out, 'js-yaml-loaded.cjs');
+    writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'js-yaml: ' + Object.keys(require.cache).some((f) => /[\\\\/]js-yaml[\\\\/]/.test(f)) + '\\n'));\n");
+    const rollout = path.join(ROOT, '..', 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl');
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const params = ['REGISTRY_IMG=quay.io/x/pkg', `IMAGE_DIGEST=${digest}`, 'IMAGE_TAG=abc1234', `ON_CLUSTER_BUILD_IMAGE=quay.io/x/img@${digest}`].flatMap((p) => ['-p', p]);
+    const r = spawnSync('node', ['-r', preload, path.join(scratch, 'bin', 'pkogen.js'), 'simulate', rollout, ...params, '--hcp-namespaces', '3'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
+    expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 0, stderr: 'pkogen: simulate.cjs code cache used\njs-yaml: false\n' });
+  });
+
   test('validate: same report and exit code as the ES bundle, good and bad packages', () => {
     const bad = path.join(FIXTURES, 'invalid', 'missing_phase_annotation');
     for (const [pkg, code] of [[path.join(FIXTURES, 'nginx'), 0], [bad, 1]] as const) {
