@@ -97,10 +97,16 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'pkogen-code-cache-'));
 const registry = await throwawayRegistry();
 try {
   cpSync(pkg, path.join(scratch, 'package'), { recursive: true });
-  // simulate's Template, from this checkout's tsc build (make build runs tsc first).
-  const { emitRolloutTemplate } = await import(pathToFileURL(path.join(root, 'dist', 'src', 'rollout', 'generate.js')).href);
-  const source = { configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' };
-  writeFileSync(path.join(scratch, 'rollout.yaml'), emitRolloutTemplate({ packageName: 'pkogen-code-cache', sources: [source] }));
+  // simulate's Template, from this checkout's tsc build (make build runs tsc first); without it,
+  // simulate keeps running from the ES bundle.
+  try {
+    const { emitRolloutTemplate } = await import(pathToFileURL(path.join(root, 'dist', 'src', 'rollout', 'generate.js')).href);
+    const source = { configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' };
+    writeFileSync(path.join(scratch, 'rollout.yaml'), emitRolloutTemplate({ packageName: 'pkogen-code-cache', sources: [source] }));
+  } catch (e) {
+    process.stderr.write(`hack/code-cache.mjs: no rollout Template to warm simulate's cache with (${e.message}); simulate runs from the ES bundle\n`);
+    delete RUNS.simulate;
+  }
   for (const [command, argv] of Object.entries(RUNS)) {
     const cache = path.join(cjsDir, `${command}.cjs.${process.version}-${process.arch}.cache`);
     rmSync(cache, { force: true });
