@@ -9,7 +9,7 @@
 // package has the ES bundle and main.cjs but no code cache (one is made for one Node version).
 //
 // dist/bundle/cjs/ holds one-file CommonJS bundles: main.cjs (the command table alone: help,
-// version, an unknown command) and validate.cjs, build.cjs and push.cjs, each compiled through vm.Script
+// version, an unknown command) and validate.cjs, build.cjs, push.cjs and simulate.cjs, each compiled through vm.Script
 // with a V8 code cache that hack/code-cache.mjs made for this exact Node (version and arch in the
 // file name): they skip parsing, compiling and the ES loader. A cache is used only when it is at
 // least as new as its file; otherwise the ES bundle runs. The validator files those bundles
@@ -48,7 +48,7 @@ const argv = process.argv.slice(2);
 // throws; PKOGEN_CODE_CACHE=0 leaves it off too.
 if (mode !== '0') require('node:module').enableCompileCache?.();
 
-const CACHED = ['validate', 'build', 'push']; // hack/bundle.mjs and hack/code-cache.mjs name the same
+const CACHED = ['validate', 'build', 'push', 'simulate']; // hack/bundle.mjs and hack/code-cache.mjs name the same
 
 /**
  * Compiles and runs one CommonJS file through vm.Script, with its V8 code cache (FILE.<node

@@ -26,7 +26,7 @@
  * Likewise ajv itself (its compiler, ~0.25 MB): src/schema/ajv-loader.ts is replaced by a dynamic
  * import that SchemaRegistry.prepare awaits only when an object needs a CRD's schema compiled.
  *
- * validate, build and push are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
+ * validate, build, push and simulate are also emitted as one CommonJS file each (OUTDIR/cjs/<command>.cjs, no
  * chunks) for bin/pkogen.js to compile with a V8 code cache (hack/code-cache.mjs makes it). Those
  * take the bundled CRDs' precompiled validators from OUTDIR/cjs/crds/ (hack/cjs-crds.mjs) and the
  * built-in kinds' validators from OUTDIR/cjs/kinds/ (hack/cjs-kinds.mjs).
@@ -136,6 +136,33 @@ const LAZY_SCHEMAS = [
   '  return list;',
   '}',
 ].join('\n');
+// A table of many independent entries read by key (the built-in kinds' field shapes, 807 entries,
+// 0.8 MB of objects once parsed, of which a package needs a few dozen): each entry stays its own
+// JSON string until first read, behind a Proxy that answers every read of the object (get, has,
+// keys, descriptors) as the plain table would.
+const LAZY_VALUES = [
+  'function __pkogenLazyValues(strings) {',
+  '  const parsed = new Map();',
+  '  const value = (k) => {',
+  '    let v = parsed.get(k);',
+  '    if (v === undefined) parsed.set(k, (v = JSON.parse(strings[k])));',
+  '    return v;',
+  '  };',
+  '  const own = (t, k) => typeof k === "string" && Object.hasOwn(t, k);',
+  '  return new Proxy(strings, {',
+  '    get: (t, k, r) => (own(t, k) ? value(k) : Reflect.get(t, k, r)),',
+  '    getOwnPropertyDescriptor: (t, k) => {',
+  '      const d = Reflect.getOwnPropertyDescriptor(t, k);',
+  '      if (d && own(t, k)) d.value = value(k);',
+  '      return d;',
+  '    },',
+  '    set: () => false,',
+  '    defineProperty: () => false,',
+  '    deleteProperty: () => false,',
+  '  });',
+  '}',
+].join('\n');
+const LAZY_TABLES = new Set(['BUILTIN_SHAPES']);
 const isCrdList = (v) => Array.isArray(v) && v.length > 0 && v.every((c) => c && typeof c === 'object' && Array.isArray(c.versions) && c.versions.every((x) => x && typeof x === 'object' && 'schema' in x));
 const dataModules = new Map();
 const crdLists = {};
@@ -159,6 +186,10 @@ for (const name of ['crds', 'openshift-crds', 'builtin-shapes']) {
       const schemas = v.map((c) => c.versions.map((x) => JSON.stringify(x.schema)));
       if (!lines.includes(LAZY_SCHEMAS)) lines.unshift(LAZY_SCHEMAS);
       lines.push(`export const ${k} = __pkogenLazySchemas(JSON.parse(${JSON.stringify(JSON.stringify(meta))}), ${JSON.stringify(schemas)});`);
+    } else if (LAZY_TABLES.has(k) && v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
+      if (!lines.includes(LAZY_VALUES)) lines.unshift(LAZY_VALUES);
+      const strings = Object.fromEntries(Object.entries(v).map(([key, x]) => [key, JSON.stringify(x)]));
+      lines.push(`export const ${k} = __pkogenLazyValues(JSON.parse(${JSON.stringify(JSON.stringify(strings))}));`);
     } else lines.push(`export const ${k} = JSON.parse(${JSON.stringify(json)});`);
   }
   if (lines.length > 0) {
@@ -207,7 +238,7 @@ const result = await build({
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 
-// CommonJS builds of the commands whose start-up matters most (validate, build, push): one file each, no
+// CommonJS builds of the commands whose start-up matters most (validate, build, push, simulate): one file each, no
 // chunks, which bin/pkogen.js compiles with vm.Script and a V8 code cache (hack/code-cache.mjs
 // makes the caches after a representative run). Node 20 has no compile cache for ES modules; a
 // code cache skips parsing and compiling, and one file skips the ES loader's resolve/read/link.
@@ -215,7 +246,7 @@ writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 // from this file (bin/pkogen.js routes only this command here). main.cjs has the table and no
 // command at all: bin/pkogen.js requires it for help, version and unknown names (small enough
 // that plain require() beats a code cache).
-const CJS_COMMANDS = ['main', 'validate', 'build', 'push']; // bin/pkogen.js and hack/code-cache.mjs name the same commands
+const CJS_COMMANDS = ['main', 'validate', 'build', 'push', 'simulate']; // bin/pkogen.js and hack/code-cache.mjs name the same commands
 const cjsDir = path.join(outdir, 'cjs');
 // One CommonJS file has no chunks: the bundled CRDs' precompiled validators (~6 MB) become
 // factories in cjs/crds/, each required when a run first needs it (hack/cjs-crds.mjs).

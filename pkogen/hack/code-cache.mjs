@@ -2,8 +2,9 @@
 /**
  * `make build` step after hack/bundle.mjs: writes the V8 code cache of each one-file CommonJS
  * command bundle (dist/bundle/cjs/<command>.cjs.<node version>-<arch>.cache) that bin/pkogen.js
- * compiles validate, build and push with. Each cache is made after a representative run (the
- * command on our package/, in a scratch folder; push to a throwaway registry on 127.0.0.1), so the
+ * compiles validate, build, push and simulate with. Each cache is made after a representative run
+ * (the command on our package/, in a scratch folder; push to a throwaway registry on 127.0.0.1;
+ * simulate of a rollout Template made here for the package over a few HCP namespaces), so the
  * functions V8 compiled lazily during it are in it too.
  *
  * Usage: node hack/code-cache.mjs [BIN PACKAGE_DIR] (default bin/pkogen.js and package/; the test
@@ -11,11 +12,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -33,6 +34,8 @@ const RUNS = {
   validate: ['validate', 'package'],
   build: ['build', 'package', '-t', 'localhost/pkogen-code-cache:1', '--output-file', 'image.tar'],
   push: ['push', '--oci-layout', 'layout', 'REGISTRY/pkogen-code-cache:1'],
+  // rollout.yaml: written below (an ObjectTemplate reading a ConfigMap per HCP namespace, as ours).
+  simulate: ['simulate', 'rollout.yaml', ...['REGISTRY_IMG=quay.io/pkogen/code-cache', `IMAGE_DIGEST=sha256:${'a'.repeat(64)}`, 'IMAGE_TAG=abc1234'].flatMap((p) => ['-p', p]), '--hcp-namespaces', '20', '--package', 'package'],
 };
 // What a run needs first, run without writing any cache.
 const BEFORE = {
@@ -94,6 +97,16 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'pkogen-code-cache-'));
 const registry = await throwawayRegistry();
 try {
   cpSync(pkg, path.join(scratch, 'package'), { recursive: true });
+  // simulate's Template, from this checkout's tsc build (make build runs tsc first); without it,
+  // simulate keeps running from the ES bundle.
+  try {
+    const { emitRolloutTemplate } = await import(pathToFileURL(path.join(root, 'dist', 'src', 'rollout', 'generate.js')).href);
+    const source = { configKey: 'serviceCA', apiVersion: 'v1', kind: 'ConfigMap', name: 'openshift-service-ca.crt', dataKey: 'service-ca.crt' };
+    writeFileSync(path.join(scratch, 'rollout.yaml'), emitRolloutTemplate({ packageName: 'pkogen-code-cache', sources: [source] }));
+  } catch (e) {
+    process.stderr.write(`hack/code-cache.mjs: no rollout Template to warm simulate's cache with (${e.message}); simulate runs from the ES bundle\n`);
+    delete RUNS.simulate;
+  }
   for (const [command, argv] of Object.entries(RUNS)) {
     const cache = path.join(cjsDir, `${command}.cjs.${process.version}-${process.arch}.cache`);
     rmSync(cache, { force: true });

@@ -26,12 +26,21 @@ function dropNulls(v: unknown): unknown {
 }
 
 
-// The validator below is synchronous: the precompiled validators (make build) of the kinds a
-// rollout is made of are loaded with this module; prepareRolloutSchemas loads those of the kinds
-// a Template nests. Unbundled (dist/src, tests) every built-in kind and ajv are there already
-// (src/schema/validator-loader.ts, ajv-loader.ts); only the bundled CLI loads them on demand.
+// The validator below is synchronous: prepareRolloutKinds loads the precompiled validators (make
+// build) of the kinds a rollout is made of (the library entry src/public/rollout.ts awaits it at
+// import), prepareRolloutSchemas those and the kinds a Template nests. Unbundled (dist/src, tests)
+// every built-in kind and ajv are there already (src/schema/validator-loader.ts, ajv-loader.ts):
+// a validator used unprepared compiles a rollout kind's CRD schema with ajv instead, with the same
+// results. Only the bundled CLI loads them on demand, and its commands prepare first. No top-level
+// await here: simulate's CommonJS bundle (hack/bundle.mjs) cannot have one.
 const registry: SchemaRegistry = createSchemaRegistry();
-await registry.prepare?.(ROLLOUT_KINDS.flatMap((kind) => BUNDLED_CRDS.filter((c) => c.kind === kind).flatMap((c) => c.versions.filter((v) => v.served).map((v) => ({ apiVersion: crdApiVersion(c, v.name), kind })))));
+let rolloutKinds: Promise<void> | undefined;
+
+/** Loads the validators of the kinds every rollout is made of (once). */
+export function prepareRolloutKinds(): Promise<void> {
+  rolloutKinds ??= Promise.resolve(registry.prepare?.(ROLLOUT_KINDS.flatMap((kind) => BUNDLED_CRDS.filter((c) => c.kind === kind).flatMap((c) => c.versions.filter((v) => v.served).map((v) => ({ apiVersion: crdApiVersion(c, v.name), kind }))))));
+  return rolloutKinds;
+}
 
 /**
  * Loads, ahead of a lint or simulation of this Template text, the validators of every kind it
@@ -42,6 +51,7 @@ await registry.prepare?.(ROLLOUT_KINDS.flatMap((kind) => BUNDLED_CRDS.filter((c)
  * parse, or names a kind through a parameter, loads everything.
  */
 export async function prepareRolloutSchemas(file: string, text: string): Promise<void> {
+  await prepareRolloutKinds();
   let docs: unknown[];
   try {
     docs = parseAllYaml11(text, file);

@@ -95,9 +95,22 @@ export function parseYaml11Full(text: string, filename?: string, limits: YamlLim
   return v;
 }
 
-/** Every document of a multi-document text, YAML 1.1 semantics (js-yaml's own splitting), within the limits. */
+// A line that may start a document, end one or hold a directive (more than YAML's line breaks
+// count here: a false match only means js-yaml reads the text).
+const DOCUMENT_MARKER = /^(---|\.\.\.|%)/m;
+
+/**
+ * Every document of a multi-document text, YAML 1.1 semantics (js-yaml's own splitting), within
+ * the limits. A text without document markers is one document: when that is a plain block mapping
+ * or sequence (a rollout Template, a CRD file), the fast path reads it as parseYaml11 does, and
+ * js-yaml (~20 ms to load) is not needed.
+ */
 export function parseAllYaml11(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown[] {
   checkSize(text, limits);
+  if (text.length <= limits.maxNodes && !DOCUMENT_MARKER.test(text)) {
+    const fast = parseFastBlock(text, resolvePlain11, limits.maxDepth);
+    if (fast !== BAIL && fast !== null && typeof fast === 'object') return [fast];
+  }
   precheckDepth(text, limits.maxDepth);
   const docs = jsYaml(({ lib, schema }) => lib.loadAll(text, undefined, { schema, json: true, filename }));
   // One budget for the whole text: a stream of many small bombs is still a bomb.

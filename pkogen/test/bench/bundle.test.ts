@@ -4,7 +4,7 @@
  * and keeps the exit codes. Bundled here from src/ into a scratch folder, so the test does not
  * depend on what `make build` left in dist/. The scratch folder is laid out like the checkout
  * (bin/pkogen.js copied, dist/bundle/) so that the code-cache path of bin/pkogen.js (the CommonJS
- * validate/build bundles, caches from hack/code-cache.mjs) runs here too and is compared with the
+ * validate/build/push/simulate bundles, caches from hack/code-cache.mjs) runs here too and is compared with the
  * ES bundle.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -183,6 +183,21 @@ test('validate: a built-in kind is checked by its kubernetes-models validator on
   }
 });
 
+test('validate: unknown fields of a built-in kind are found through the field shapes (read lazily in the bundles), at any depth, on both paths', () => {
+  const pkg = path.join(out, 'unknown-fields');
+  cpSync(path.join(FIXTURES, 'nginx'), pkg, { recursive: true });
+  writeFileSync(
+    path.join(pkg, 'service.yaml'),
+    'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  sessionAffinityConfig:\n    clientIP:\n      timeoutSecondz: 10\n  ports:\n  - port: 80\n    portt: 81\n',
+  );
+  const es = cli('validate', pkg);
+  const viaCache = bin('check', 'validate', pkg);
+  expect(es.code).toBe(1);
+  expect(es.stdout).toMatch(/service\.yaml:10 .*spec\.sessionAffinityConfig\.clientIP\.timeoutSecondz/);
+  expect(es.stdout).toMatch(/service\.yaml:13 .*spec\.ports\[0\]\.portt/);
+  expect({ ...viaCache, stderr: viaCache.stderr.replace('pkogen: validate.cjs code cache used\n', '') }).toEqual(es);
+});
+
 test('lint-rollout: the synchronous schema validator sees every built-in kind (all loaded up front)', () => {
   const r = cli('lint-rollout', path.join(ROOT, '..', 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl'));
   expect(r.stderr).not.toContain('internal error');
@@ -318,12 +333,36 @@ test('help, version and an unknown command come from main.cjs (the command table
   expect(bin('check', 'tree', '--help').stdout).toMatch(/^Usage: pkogen tree/);
 });
 
-describe('bin/pkogen.js runs validate, build and push from the CommonJS bundle and its code cache', () => {
-  const USED = /pkogen: (validate|build|push)\.cjs code cache used\n/;
+describe('bin/pkogen.js runs validate, build, push and simulate from the CommonJS bundle and its code cache', () => {
+  const USED = /pkogen: (validate|build|push|simulate)\.cjs code cache used\n/;
 
   test('make build leaves one cache per command, for this Node', () => {
     const caches = readdirSync(path.join(bundleDir, 'cjs')).filter((f) => f.endsWith('.cache')).sort();
-    expect(caches).toEqual(['build', 'push', 'validate'].map((c) => `${c}.cjs.${process.version}-${process.arch}.cache`));
+    expect(caches).toEqual(['build', 'push', 'simulate', 'validate'].map((c) => `${c}.cjs.${process.version}-${process.arch}.cache`));
+  });
+
+  test('simulate: same report and exit code as the ES bundle (text and JSON), with and without a package', () => {
+    const rollout = path.join(ROOT, '..', 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl');
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const params = ['REGISTRY_IMG=quay.io/x/pkg', `IMAGE_DIGEST=${digest}`, 'IMAGE_TAG=abc1234', `ON_CLUSTER_BUILD_IMAGE=quay.io/x/img@${digest}`].flatMap((p) => ['-p', p]);
+    for (const extra of [[], ['--package', path.join(FIXTURES, 'nginx')], ['-o', 'json', '--package', path.join(ROOT, '..', 'package')]]) {
+      const args = ['simulate', rollout, ...params, '--hcp-namespaces', '5', ...extra];
+      const viaCache = bin('check', ...args);
+      expect(viaCache.stderr).toMatch(USED);
+      const es = cli(...args);
+      expect({ extra, code: viaCache.code, stdout: viaCache.stdout, stderr: viaCache.stderr.replace(USED, '') }).toEqual({ extra, ...es });
+      expect(es.stdout).toMatch(extra.includes('json') ? /"namespaces": 5,/ : /: 5 namespace\(s\), 5 valid Package/);
+    }
+  });
+
+  test('simulate of a plain Template never loads js-yaml (the Template is one block document)', () => {
+    const preload = path.join(out, 'js-yaml-loaded.cjs');
+    writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, 'js-yaml: ' + Object.keys(require.cache).some((f) => /[\\\\/]js-yaml[\\\\/]/.test(f)) + '\\n'));\n");
+    const rollout = path.join(ROOT, '..', 'hack', 'on-cluster-build.SelectorSyncSet.yaml.tmpl');
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const params = ['REGISTRY_IMG=quay.io/x/pkg', `IMAGE_DIGEST=${digest}`, 'IMAGE_TAG=abc1234', `ON_CLUSTER_BUILD_IMAGE=quay.io/x/img@${digest}`].flatMap((p) => ['-p', p]);
+    const r = spawnSync('node', ['-r', preload, path.join(scratch, 'bin', 'pkogen.js'), 'simulate', rollout, ...params, '--hcp-namespaces', '3'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
+    expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 0, stderr: 'pkogen: simulate.cjs code cache used\njs-yaml: false\n' });
   });
 
   test('validate: same report and exit code as the ES bundle, good and bad packages', () => {

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { BAIL, parseFastBlock } from '../../src/yaml/fast-block.js';
-import { parseYaml11Full, resolvePlain11, splitPkoDocuments } from '../../src/yaml/parse.js';
+import { parseAllYaml11, parseYaml11Full, resolvePlain11, splitPkoDocuments } from '../../src/yaml/parse.js';
 
 function yamlFiles(dir: string, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -77,6 +77,46 @@ test.each([
   ['bad indentation', 'a: 1\n  b: 2\n'],
 ])('bails on %s', (_n, text) => {
   expect(parseFastBlock(text, resolvePlain11)).toBe(BAIL);
+});
+
+// parseAllYaml11 reads a text without document markers through the fast path. js-yaml's own
+// reading of the same text: behind a `---` line (a marker, so parseAllYaml11 leaves it to js-yaml),
+// which starts the same first document.
+const allByJsYaml = (text: string): unknown[] => parseAllYaml11(`---\n${text}`);
+
+test('parseAllYaml11 agrees with js-yaml on every file of the references, the rollout templates and our package', () => {
+  const templates = path.resolve('../../shared/reference/rollout-templates');
+  const files = [...yamlFiles(path.resolve('../../shared/reference')), ...yamlFiles(path.resolve('../package')), ...fs.readdirSync(templates).filter((f) => f.endsWith('.tmpl')).map((f) => path.join(templates, f)), path.resolve('../hack/on-cluster-build.SelectorSyncSet.yaml.tmpl')];
+  let single = 0;
+  for (const f of files) {
+    const text = fs.readFileSync(f, 'utf8');
+    let js: unknown;
+    try {
+      js = /^(---|\.\.\.|%)/m.test(text) ? parseAllYaml11(text) : allByJsYaml(text);
+    } catch {
+      continue; // not YAML as it stands (a Go template): the js-yaml path reports it either way
+    }
+    if (!/^(---|\.\.\.|%)/m.test(text)) single++;
+    expect({ f, docs: JSON.stringify(parseAllYaml11(text)) }).toEqual({ f, docs: JSON.stringify(js) });
+  }
+  expect(single).toBeGreaterThan(20);
+});
+
+test.each([
+  ['one mapping', 'a: 1\nb:\n  - x\n'],
+  ['one sequence', '- a\n- b: c\n'],
+  ['two documents', 'a: 1\n---\nb: 2\n'],
+  ['document end', 'a: 1\n...\n'],
+  ['a directive', '%YAML 1.1\n---\na: 1\n'],
+  ['empty', ''],
+  ['comments only', '# nothing\n'],
+  ['a scalar', 'just text\n'],
+  ['null', 'null\n'],
+  ['anchors (the fast path bails)', 'a: &x 1\nb: *x\n'],
+])('parseAllYaml11 of %s: as js-yaml reads it', (_n, text) => {
+  // js-yaml: no document in an empty text, one null document in a text of comments
+  const expected = text === '' ? [] : text.startsWith('#') ? [null] : /^(---|%)/m.test(text) ? parseAllYaml11(text) : allByJsYaml(text);
+  expect(parseAllYaml11(text)).toEqual(expected);
 });
 
 test('generated block documents agree with js-yaml', () => {
