@@ -5,7 +5,7 @@
  * `recheckAt` comes (engine.ts re-advances then).
  */
 import type { RolloutChange, RolloutDecision } from '../gate.js';
-import { AdmitRequest, clip, forward, Ledger, rolling } from './planner.js';
+import { type AdmitRequest, clip, forward, type Ledger, rolling } from './ledger.js';
 import type { NodePoolObservation } from './progress.js';
 
 /** Why a NodePool would not start now (undefined: it may). */
