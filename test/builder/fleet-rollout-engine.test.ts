@@ -19,13 +19,36 @@ const PER = 2;
 const CANARY_CLUSTERS = 5;
 const T0 = Date.parse('2026-11-27T10:00:00Z');
 
+let server: ApiTestServer;
+beforeAll(async () => {
+  server = await startApiServer({ identities: [{ name: USER, token: 'fleet-token' }] });
+  server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+});
+afterAll(() => server.stop());
+
+/**
+ * An engine over two HostedClusters of one NodePool each (`clusters/hc-a-pool`, `clusters/hc-b-pool`),
+ * maxConcurrency 1, its state in a namespace of its own; the fleet's clock is `clock.now`.
+ */
+async function twoNodePools(store: { coalesceMs?: number } = {}) {
+  const policy = parsePolicy({ type: 'Progressive', maxConcurrency: 1, maxFailures: 0 });
+  const clock = { now: T0 };
+  const ns = `fleet-${Math.random().toString(36).slice(2, 8)}`;
+  server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const engine = new RolloutEngine({ policy, layer: 'L2', store: new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: ns, ...store }), now: () => clock.now });
+  engine.load(undefined, {});
+  for (const name of ['hc-a', 'hc-b']) {
+    engine.observeHostedCluster({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { namespace: 'clusters', name } }, false);
+    engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${name}-pool`, generation: 1 }, spec: { clusterName: name, release: { image: 'r1' } }, status: { conditions: [] } } as KubeObject, false);
+  }
+  engine.listed('nodePools');
+  engine.listed('hostedClusters');
+  await engine.tick();
+  const request = (key: string) => ({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change' as const, image: 'img-l2', releaseImage: 'r1' });
+  return { engine, clock, request };
+}
+
 describe('the rollout engine at 2,000 NodePools', () => {
-  let server: ApiTestServer;
-  beforeAll(async () => {
-    server = await startApiServer({ identities: [{ name: USER, token: 'fleet-token' }] });
-    server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  });
-  afterAll(() => server.stop());
 
   it('answers a pass of the gate against one plan: passes over the fleet grow with what changed, selector evaluations with HostedClusters', async () => {
     let evaluations = 0;
@@ -91,31 +114,14 @@ describe('the rollout engine at 2,000 NodePools', () => {
 });
 
 describe('the rollout engine when recording an admission outlasts its reservation', () => {
-  let server: ApiTestServer;
-  beforeAll(async () => {
-    server = await startApiServer({ identities: [{ name: USER, token: 'fleet-token' }] });
-    server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  });
-  afterAll(() => server.stop());
-
   it('does not admit a write whose slot a later pass gave to another NodePool', async () => {
     // maxConcurrency 1; the state's saves wait 300 ms (real) to coalesce, and the fleet's clock
     // passes the 2-minute reservation meanwhile: the pass that B's request makes frees A's slot.
-    const policy = parsePolicy({ type: 'Progressive', maxConcurrency: 1, maxFailures: 0 });
-    let now = T0;
-    const engine = new RolloutEngine({ policy, layer: 'L2', store: new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: NS, coalesceMs: 300 }), now: () => now });
-    engine.load(undefined, {});
-    for (const name of ['hc-a', 'hc-b']) {
-      engine.observeHostedCluster({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { namespace: 'clusters', name } }, false);
-      engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${name}-pool`, generation: 1 }, spec: { clusterName: name, release: { image: 'r1' } }, status: { conditions: [] } } as KubeObject, false);
-    }
-    engine.listed('nodePools');
-    engine.listed('hostedClusters');
-    await engine.tick();
-    const ask = (key: string) => engine.admit({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change', image: 'img-l2', releaseImage: 'r1' });
+    const { engine, clock, request } = await twoNodePools({ coalesceMs: 300 });
+    const ask = (key: string) => engine.admit(request(key));
 
     const a = ask('clusters/hc-a-pool');
-    now += 3 * 60_000;
+    clock.now += 3 * 60_000;
     const b = await ask('clusters/hc-b-pool');
     const answers = [await a, b];
     // Never both: one slot.
@@ -126,31 +132,8 @@ describe('the rollout engine when recording an admission outlasts its reservatio
 });
 
 describe('the rollout engine while a gate\'s write outlasts its reservation', () => {
-  let server: ApiTestServer;
-  const fleet = async () => {
-    const policy = parsePolicy({ type: 'Progressive', maxConcurrency: 1, maxFailures: 0 });
-    const clock = { now: T0 };
-    const ns = `fleet-${Math.random().toString(36).slice(2, 8)}`;
-    server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    const engine = new RolloutEngine({ policy, layer: 'L2', store: new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: ns }), now: () => clock.now });
-    engine.load(undefined, {});
-    for (const name of ['hc-a', 'hc-b']) {
-      engine.observeHostedCluster({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { namespace: 'clusters', name } }, false);
-      engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${name}-pool`, generation: 1 }, spec: { clusterName: name, release: { image: 'r1' } }, status: { conditions: [] } } as KubeObject, false);
-    }
-    engine.listed('nodePools');
-    engine.listed('hostedClusters');
-    await engine.tick();
-    const request = (key: string) => ({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change' as const, image: 'img-l2', releaseImage: 'r1' });
-    return { engine, clock, request };
-  };
-  beforeAll(async () => {
-    server = await startApiServer({ identities: [{ name: USER, token: 'fleet-token' }] });
-  });
-  afterAll(() => server.stop());
-
   it('keeps the slot of an admission whose write is still in flight past the 2-minute reservation, and counts it once written', async () => {
-    const { engine, clock, request } = await fleet();
+    const { engine, clock, request } = await twoNodePools();
     expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
     // A's gate is still writing (a slow API server) when the reservation's time has passed.
     clock.now += 3 * 60_000;
@@ -163,7 +146,7 @@ describe('the rollout engine while a gate\'s write outlasts its reservation', ()
   }, 60_000);
 
   it('frees the slot of an admission its gate ended without writing, once the reservation has passed', async () => {
-    const { engine, clock, request } = await fleet();
+    const { engine, clock, request } = await twoNodePools();
     expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
     clock.now += 3 * 60_000;
     expect((await engine.admit(request('clusters/hc-b-pool'))).admit).toBe(false);
