@@ -19,6 +19,7 @@ import { WEBHOOK_PATHS } from '../../builder/api/types.js';
 import { LEASE_NAME } from '../../builder/policy/rbac.js';
 import { managementUser, startClusters } from './clusters.js';
 import { b64, dockerConfigJson, pullSecret, tokenSecret } from './fixtures.js';
+import { GV, nodePoolOSConfig } from './hcp-fixtures.js';
 import { metricsPki, MetricsPki, scrape } from './metrics-harness.js';
 import { post } from './webhook-client.js';
 
@@ -27,7 +28,6 @@ const root = process.cwd();
 const NS = 'clusters-banana';
 const HOSTED_NS = 'openshift-on-cluster-build';
 const MGMT_USER = managementUser(NS);
-const GV = 'on-cluster-build.pkogen.io/v1alpha1';
 const SCRAPER = 'system:serviceaccount:hypershift:prometheus';
 const RELEASE = `quay.io/openshift-release-dev/ocp-release@sha256:${'b'.repeat(64)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -58,24 +58,9 @@ const review = (name: string, valid: boolean) =>
       kind: { group: 'on-cluster-build.pkogen.io', version: 'v1alpha1', kind: 'NodePoolOSConfig' },
       operation: 'CREATE',
       userInfo: { username: 'kube:admin' },
-      object: config(name, valid ? 'FROM configs AS final\nRUN echo layered > /etc/layered\n' : 'FROM quay.io/evil/x AS final\n'),
+      object: nodePoolOSConfig(name, valid ? {} : { containerFile: [{ containerfileArch: 'NoArch', content: 'FROM quay.io/evil/x AS final\n' }] }),
     },
   });
-
-function config(name: string, content = 'FROM configs AS final\nRUN echo layered > /etc/layered\n'): any {
-  return {
-    apiVersion: GV,
-    kind: 'NodePoolOSConfig',
-    metadata: { name },
-    spec: {
-      nodePool: { name },
-      imageBuilder: { imageBuilderType: 'Job' },
-      renderedImagePushSecret: { name: 'push-creds' },
-      renderedImagePushSpec: `quay.example.com/layered/${name}:latest`,
-      containerFile: [{ containerfileArch: 'NoArch', content }],
-    },
-  };
-}
 
 describe('on-cluster-build control-plane: two replicas of one process', () => {
   let mgmt: ApiTestServer;
@@ -179,7 +164,7 @@ describe('on-cluster-build control-plane: two replicas of one process', () => {
     }
     await waitFor('a Lease holder', () => holder() !== undefined);
     expect(replicas.filter((r) => r.log.includes('"msg":"became leader"'))).toHaveLength(1);
-    hosted.store.put(config('workers-a'));
+    hosted.store.put(nodePoolOSConfig('workers-a'));
     await waitFor('workers-a reconciled', () => reconciled('workers-a'));
   }, 120_000);
 
@@ -203,7 +188,7 @@ describe('on-cluster-build control-plane: two replicas of one process', () => {
     await waitFor('the loop to stop', () => leader.log.includes('"msg":"standing for the Lease again'));
     expect(leader.child.exitCode).toBeNull();
     expect(await admit(leader, 'workers-b', true)).toBe(true);
-    hosted.store.put(config('workers-b'));
+    hosted.store.put(nodePoolOSConfig('workers-b'));
     await sleep(3000);
     expect(reconciled('workers-b')).toBe(false);
     const now = lease()!;
@@ -219,7 +204,7 @@ describe('on-cluster-build control-plane: two replicas of one process', () => {
     leader.child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(await admit(other, 'workers-c', true)).toBe(true);
-    hosted.store.put(config('workers-c'));
+    hosted.store.put(nodePoolOSConfig('workers-c'));
     await waitFor('workers-c reconciled by the other replica', () => reconciled('workers-c'), 90_000);
     expect(other.log).toContain('"msg":"became leader"');
   }, 120_000);
