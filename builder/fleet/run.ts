@@ -113,8 +113,10 @@ function keepHandoff(x: KubeObject): KubeObject {
  * one HCP namespace upgraded together then publish their provider-images entries in one write.
  */
 const RELEASE_BATCH_MS = 1_000;
-/** The rollout state's saves within this many (real) milliseconds of one another are one write (state.ts RolloutStore): a burst of admissions costs one. */
+/** The rollout state's saves within this many milliseconds of one another are one write (state.ts RolloutStore): a burst of admissions costs one. */
 const STATE_COALESCE_MS = 50;
+/** Progress (starts, targets shown, successes, failures) is written at most this long after it is seen (RolloutStore saveSoon). */
+const STATE_PROGRESS_MS = 5_000;
 /** What a provider-only hand-off carries (image, and the release it was built for); undefined for a tenant-layered, empty or deleted one. */
 function providerHandoffOf(obj: KubeObject | undefined, type: string): { image: string; releaseImage: string } | undefined {
   if (!obj || type === 'DELETED') return undefined;
@@ -166,9 +168,9 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   let tickTimer: unknown;
   let tickAt = Infinity;
   if (o.rollout) {
-    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, coalesceMs: STATE_COALESCE_MS, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
+    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, coalesceMs: STATE_COALESCE_MS, soon: { ms: STATE_PROGRESS_MS }, clock, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
     const rolloutCm = { namespace: o.rollout.namespace, name: ROLLOUT_CONFIGMAP };
-    engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting(), onPlan: (p) => o.telemetry?.rolloutPlanned(p, rolloutCm) });
+    engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting(), onUnsaved: () => scheduleTick(5_000), onPlan: (p) => o.telemetry?.rolloutPlanned(p, rolloutCm) });
     for (;;) {
       try {
         const loaded = await readRollout(o.management, o.rollout.namespace);

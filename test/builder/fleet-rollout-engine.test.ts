@@ -9,7 +9,8 @@ import { ApiTestServer, startApiServer } from '../../pkogen/test/kube/api-server
 import { Kube, KubeObject } from '../../builder/clusters/kube.js';
 import { RolloutEngine } from '../../builder/fleet/rollout/engine.js';
 import { parsePolicy, type LabelSelector, type RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
-import { RolloutStore } from '../../builder/fleet/rollout/state.js';
+import { readRollout, RolloutStore, STATE_KEY } from '../../builder/fleet/rollout/state.js';
+import { ROLLOUT_CONFIGMAP } from '../../builder/fleet/rbac.js';
 
 const USER = 'system:serviceaccount:on-cluster-build-fleet:fleet';
 const NS = 'on-cluster-build-fleet';
@@ -30,12 +31,13 @@ afterAll(() => server.stop());
  * An engine over two HostedClusters of one NodePool each (`clusters/hc-a-pool`, `clusters/hc-b-pool`),
  * maxConcurrency 1, its state in a namespace of its own; the fleet's clock is `clock.now`.
  */
-async function twoNodePools(store: { coalesceMs?: number } = {}) {
+async function twoNodePools(store: Omit<ConstructorParameters<typeof RolloutStore>[0], 'kube' | 'namespace'> = {}, engineOptions: { log?: (msg: string, fields?: Record<string, unknown>) => void; onUnsaved?: () => void } = {}) {
   const policy = parsePolicy({ type: 'Progressive', maxConcurrency: 1, maxFailures: 0 });
   const clock = { now: T0 };
   const ns = `fleet-${Math.random().toString(36).slice(2, 8)}`;
   server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const engine = new RolloutEngine({ policy, layer: 'L2', store: new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: ns, ...store }), now: () => clock.now });
+  const rolloutStore = new RolloutStore({ kube: new Kube(server.kubeConfig(USER)), namespace: ns, ...store });
+  const engine = new RolloutEngine({ policy, layer: 'L2', store: rolloutStore, now: () => clock.now, ...engineOptions });
   engine.load(undefined, {});
   for (const name of ['hc-a', 'hc-b']) {
     engine.observeHostedCluster({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster', metadata: { namespace: 'clusters', name } }, false);
@@ -45,7 +47,31 @@ async function twoNodePools(store: { coalesceMs?: number } = {}) {
   engine.listed('hostedClusters');
   await engine.tick();
   const request = (key: string) => ({ key, nodePool: { metadata: {} } as KubeObject, change: 'layer-change' as const, image: 'img-l2', releaseImage: 'r1' });
-  return { engine, clock, request };
+  return { engine, clock, request, store: rolloutStore, ns };
+}
+
+/** Timers fired by hand (the fleet's clock as the store sees it). */
+function handTimers() {
+  const due = new Map<number, () => void>();
+  let id = 0;
+  return {
+    setTimeout: (f: () => void) => (due.set(++id, f), id),
+    clearTimeout: (h: unknown) => void due.delete(h as number),
+    now: () => T0,
+    get pending() {
+      return due.size;
+    },
+    fire() {
+      const fs = [...due.values()];
+      due.clear();
+      for (const f of fs) f();
+    },
+  };
+}
+
+/** Until `f()` holds (real time, bounded). */
+async function until(f: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 describe('the rollout engine at 2,000 NodePools', () => {
@@ -155,3 +181,81 @@ describe('the rollout engine while a gate\'s write outlasts its reservation', ()
     expect(await engine.admit(request('clusters/hc-b-pool'))).toEqual({ admit: true });
   }, 60_000);
 });
+
+describe('the rollout state: admissions and starts written at once, progress soon after', () => {
+  /** HyperShift shows the NodePool of `cluster` rolling to `target` (progress the engine records when it plans next). */
+  const rolling = (engine: RolloutEngine, cluster: string, target: string) =>
+    engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${cluster}-pool`, generation: 2 }, spec: { clusterName: cluster, release: { image: 'r1' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'True', reason: 'AsExpected', message: `Updating config in progress. Target config: ${target}`, observedGeneration: 2 }] } } as KubeObject, false);
+  const entry = async (ns: string, key: string) => (await readRollout(new Kube(server.kubeConfig(USER)), ns)).state?.entries[key];
+
+  it('writes progress with the next admission or on its own when its time comes; an answer that changes nothing waits for no write', async () => {
+    const timers = handTimers();
+    const { engine, request, store, ns } = await twoNodePools({ soon: { ms: 5_000 }, clock: timers });
+    const first = store.writeCount;
+    expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
+    // The start is written at once: after a restart nothing else shows that the hand-off was written.
+    engine.started(request('clusters/hc-a-pool'));
+    await until(() => store.writeCount === first + 2);
+    expect((await entry(ns, 'clusters/hc-a-pool'))?.startedAt).toBe(T0);
+    rolling(engine, 'hc-a', '1a2b3c4d');
+    // B waits for A's slot: answered at once, with no write for A's progress; that waits for its time.
+    expect((await engine.admit(request('clusters/hc-b-pool'))).admit).toBe(false);
+    expect(store.writeCount).toBe(first + 2);
+    expect(timers.pending).toBe(1);
+    expect((await entry(ns, 'clusters/hc-a-pool'))?.targetConfig).toBeUndefined();
+    // Its time comes: one write carries it.
+    timers.fire();
+    await until(() => store.writeCount === first + 3);
+    expect(store.writeCount).toBe(first + 3);
+    expect((await entry(ns, 'clusters/hc-a-pool'))?.targetConfig).toBe('1a2b3c4d');
+  }, 60_000);
+
+  it('progress rides an admission asked before its time: one write for both, none when the time comes', async () => {
+    const timers = handTimers();
+    const { engine, request, store, ns } = await twoNodePools({ soon: { ms: 5_000 }, clock: timers });
+    expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
+    engine.started(request('clusters/hc-a-pool'));
+    await until(() => mgmtEntryStarted(ns));
+    const before = store.writeCount;
+    rolling(engine, 'hc-a', '1a2b3c4d');
+    await engine.tick();
+    expect([store.writeCount, timers.pending]).toEqual([before, 1]);
+    // A finishes (its slot frees) and B is admitted before the progress's time: one write carries both.
+    engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: 'hc-a-pool', generation: 2, annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': '1a2b3c4d' } }, spec: { clusterName: 'hc-a', release: { image: 'r1' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected', observedGeneration: 2 }, ...['Ready', 'AllMachinesReady', 'AllNodesHealthy'].map((type) => ({ type, status: 'True', reason: 'AsExpected' }))] } } as KubeObject, false);
+    expect(await engine.admit(request('clusters/hc-b-pool'))).toEqual({ admit: true });
+    expect(store.writeCount).toBe(before + 1);
+    const [a, b] = [await entry(ns, 'clusters/hc-a-pool'), await entry(ns, 'clusters/hc-b-pool')];
+    expect([a?.targetConfig, a?.succeededAt, b?.admittedAt]).toEqual(['1a2b3c4d', T0, T0]);
+    expect(timers.pending).toBe(0);
+  }, 60_000);
+
+  it('a progress save that fails is logged and the next tick writes the state', async () => {
+    const timers = handTimers();
+    const logs: string[] = [];
+    let unsaved = 0;
+    const { engine, request, store, ns } = await twoNodePools({ soon: { ms: 5_000 }, clock: timers }, { log: (msg, f) => logs.push(`${msg}: ${String(f?.error ?? '')}`), onUnsaved: () => void unsaved++ });
+    expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
+    engine.started(request('clusters/hc-a-pool'));
+    await until(() => mgmtEntryStarted(ns));
+    rolling(engine, 'hc-a', '1a2b3c4d');
+    await engine.tick();
+    // The API refuses the next write: the rollout ConfigMap is gone and its namespace with it.
+    server.store.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
+    server.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: ns });
+    timers.fire();
+    await until(() => unsaved > 0);
+    expect(unsaved).toBe(1);
+    expect(logs.filter((l) => l.startsWith('rollout state not recorded'))).toHaveLength(1);
+    server.store.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const before = store.writeCount;
+    await engine.tick();
+    expect(store.writeCount).toBe(before + 1);
+    expect((await entry(ns, 'clusters/hc-a-pool'))?.targetConfig).toBe('1a2b3c4d');
+  }, 60_000);
+});
+
+/** The API test server holds hc-a-pool's start. */
+function mgmtEntryStarted(ns: string): boolean {
+  const cm = server.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: ns }) as { data?: Record<string, string> } | undefined;
+  return JSON.parse(cm?.data?.[STATE_KEY] ?? '{}').entries?.['clusters/hc-a-pool']?.s !== undefined;
+}

@@ -102,6 +102,8 @@ export interface RolloutEngineOptions {
   onMayStart?: () => void;
   /** Every new plan (metrics and Events). */
   onPlan?: (p: Plan) => void;
+  /** A progress save (saveSoon) failed: tick again later, which writes the state. */
+  onUnsaved?: () => void;
 }
 
 export class RolloutEngine {
@@ -234,9 +236,11 @@ export class RolloutEngine {
     const wasChanged = l.changed;
     l.changed = false;
     const d = decide(l, [{ key: r.key, change: r.change, target, ...(from ? { from } : {}) }], now).get(r.key) ?? { admit: false, reason: 'no decision' };
-    const changed = wasChanged || l.changed;
     if (l.changed) this.last = undefined; // the view shows the admission
-    if (changed) {
+    if (!l.changed && wasChanged) {
+      // Only progress seen since the last write: this answer changed nothing, so it need not wait for it.
+      this.saveProgress(l.state);
+    } else if (l.changed) {
       try {
         await this.o.store.save(l.state);
         if (this.ledger === l) l.changed = false;
@@ -292,8 +296,24 @@ export class RolloutEngine {
     if (markStarted(this.state, r.key, targetId(r.image, r.releaseImage), this.nodePools.get(r.key), this.o.now())) {
       // A started entry follows HyperShift from now on: the next decision advances first.
       this.dirty = true;
-      this.o.store.save(this.state).catch((e) => this.o.log?.('rollout state not recorded', { nodePool: r.key, error: (e as Error).message }));
+      // Not progress: after a restart nothing shows that our write happened, so it is written now (not awaited).
+      this.o.store.save(this.state).catch((e) => this.unsaved(e, r.key));
     }
+  }
+
+  /**
+   * Progress the fleet observes again after a restart (a target shown, a success or failure seen,
+   * the halt they make) rides the next write, or its own within the store's `soon` time; not
+   * waited for. A failed one is written by the next tick.
+   */
+  private saveProgress(state: RolloutState): void {
+    this.o.store.saveSoon(state).catch((e) => this.unsaved(e));
+  }
+
+  private unsaved(e: unknown, nodePool?: string): void {
+    this.saved = false;
+    this.o.log?.('rollout state not recorded', { ...(nodePool ? { nodePool } : {}), error: (e as Error).message });
+    this.o.onUnsaved?.();
   }
 
   /** Re-plans if anything was observed or time passed; persists transitions. Returns the next time-driven recheck. */
@@ -302,10 +322,14 @@ export class RolloutEngine {
     const now = this.o.now();
     const l = force ? this.advance(now) : this.at(now);
     this.viewed();
-    if (l.changed || !this.saved) {
+    if (!this.saved) {
+      // The first write (it carries the policy the plan view reads), and the one after a failed save.
       await this.o.store.save(l.state);
       l.changed = false;
       this.saved = true;
+    } else if (l.changed) {
+      l.changed = false;
+      this.saveProgress(l.state);
     }
     return l.recheckAt === undefined ? undefined : Math.max(0, l.recheckAt - now);
   }

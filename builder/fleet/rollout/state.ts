@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { isConflict, Kube, KubeObject, RESOURCES } from '../../clusters/kube.js';
 import { MANAGED_BY, MANAGED_BY_VALUE } from '../../controller/build-job.js';
+import { type Clock, realClock } from '../../controller/queue.js';
 import type { RolloutChange } from '../gate.js';
 import type { Entry, RolloutControl, RolloutState } from './planner.js';
 import { formatPolicy, type RolloutPolicy } from './policy.js';
@@ -230,17 +231,29 @@ async function writeKey(kube: Kube, namespace: string, key: string, value: (cm: 
  * resolves once a write that started after the call has succeeded (or the state it asks for is
  * the one last written), so a caller knows its change is in the cluster: an admission is never
  * answered before it is recorded, however many are recorded in one write.
+ *
+ * `saveSoon()` is for what the fleet can observe again after a restart (a start, a target shown,
+ * a success or failure seen): it waits up to `soon.ms` on the fleet's clock for a write to ride,
+ * an admission's or its own, so a rollout's progress costs at most one write per `soon.ms` however
+ * many NodePools move.
  */
 export class RolloutStore {
   private latest: RolloutState | undefined;
   private inFlight: Promise<void> | undefined;
-  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private waiters: Waiter[] = [];
+  /** saveSoon's callers: served by the next write, or by their own when `soon.ms` passes. */
+  private soonWaiters: Waiter[] = [];
+  private soonTimer: unknown;
+  /** The fleet's clock (run.ts), real timers by default. */
+  private get clock(): Clock {
+    return this.o.clock ?? realClock;
+  }
   private writes = 0;
   /** The ConfigMap as last written (a conflict — the command wrote control — re-reads it). */
   private known: Cm | undefined;
   /** The state text last written (the `known` object's). */
   private written: string | undefined;
-  constructor(private readonly o: { kube: Kube; namespace: string; owner?: KubeObject['metadata']['ownerReferences']; policy?: RolloutPolicy; coalesceMs?: number }) {}
+  constructor(private readonly o: { kube: Kube; namespace: string; owner?: KubeObject['metadata']['ownerReferences']; policy?: RolloutPolicy; coalesceMs?: number; soon?: { ms: number }; clock?: Clock }) {}
 
   /** The ConfigMap as read at the start of leadership (readRollout): the first write needs no read. */
   loaded(cm: Cm | undefined): void {
@@ -257,16 +270,39 @@ export class RolloutStore {
   save(state: RolloutState): Promise<void> {
     this.latest = state;
     const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    if (!this.inFlight) this.inFlight = this.loop();
+    if (!this.inFlight) this.inFlight = this.loop(this.o.coalesceMs ?? 0);
     return p;
   }
 
-  private async loop(): Promise<void> {
-    const wait = this.o.coalesceMs ?? 0;
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    while (this.waiters.length) {
-      const batch = this.waiters;
+  /** A save that may wait up to `soon.ms` (without `soon`: as save). */
+  saveSoon(state: RolloutState): Promise<void> {
+    const soon = this.o.soon;
+    if (!soon) return this.save(state);
+    this.latest = state;
+    const p = new Promise<void>((resolve, reject) => this.soonWaiters.push({ resolve, reject }));
+    if (!this.inFlight) this.armSoon(soon.ms);
+    return p;
+  }
+
+  private armSoon(ms: number): void {
+    if (this.soonTimer !== undefined || !this.soonWaiters.length) return;
+    this.soonTimer = this.clock.setTimeout(() => {
+      this.soonTimer = undefined;
+      if (!this.inFlight && this.soonWaiters.length) this.inFlight = this.loop(this.o.coalesceMs ?? 0);
+    }, ms);
+  }
+
+  private async loop(wait: number): Promise<void> {
+    if (wait > 0) await new Promise<void>((r) => this.clock.setTimeout(r, wait));
+    // Once for the waiters of saveSoon whose time came; then for as long as save() is asked.
+    for (let first = true; this.waiters.length || (first && this.soonWaiters.length); first = false) {
+      if (this.soonTimer !== undefined) {
+        this.clock.clearTimeout(this.soonTimer);
+        this.soonTimer = undefined;
+      }
+      const batch = [...this.waiters, ...this.soonWaiters];
       this.waiters = [];
+      this.soonWaiters = [];
       try {
         const state = fitState(this.latest!);
         const text = encodeState(state);
@@ -286,8 +322,11 @@ export class RolloutStore {
       }
     }
     this.inFlight = undefined;
+    if (this.o.soon) this.armSoon(this.o.soon.ms);
   }
 }
+
+type Waiter = { resolve: () => void; reject: (e: unknown) => void };
 
 /** The `fleet-rollout` command's write: only the control key changes. */
 export async function updateControl(kube: Kube, namespace: string, f: (c: RolloutControl) => RolloutControl): Promise<RolloutControl> {
