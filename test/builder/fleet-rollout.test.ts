@@ -541,12 +541,11 @@ describe('fleet rollouts under the rollout policy (the Done-when scenarios)', ()
     expect(engine!.current()!.summary.failed).toBe(failing.size);
   }, SCALE_TIMEOUT_MS);
 
-  it('Progressive: a failing canary halts the rollout before any other NodePool starts', async () => {
+  it(`Progressive: a failing canary halts the rollout before any other NodePool starts (${NODEPOOLS_AT_SCALE} NodePools)`, async () => {
     let engine: RolloutEngine | undefined;
     const r = await scenario({
       ...common,
       ...canaryOpts,
-      hostedClusters: 20,
       initialLayer: OLD_LAYER,
       layer: NEW_LAYER,
       bounds: bounds(3),
