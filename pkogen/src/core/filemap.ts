@@ -58,10 +58,9 @@ export function fileMapDigest(fm: FileMap): string {
   return h.digest('hex');
 }
 
+/** Byte-for-byte equality (native memcmp: a JS loop over a package's fixtures took ~5 ms of `validate`). */
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
 /** Paths that differ between two FileMaps: added, removed or changed. */
