@@ -165,10 +165,11 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
 
   // The rollout engine: its state from the cluster first (a restarted leader resumes exactly).
   let engine: RolloutEngine | undefined;
+  let store: RolloutStore | undefined;
   let tickTimer: unknown;
   let tickAt = Infinity;
   if (o.rollout) {
-    const store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, coalesceMs: STATE_COALESCE_MS, soon: { ms: STATE_PROGRESS_MS }, clock, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
+    store = new RolloutStore({ kube: o.management, namespace: o.rollout.namespace, policy: o.rollout.policy, coalesceMs: STATE_COALESCE_MS, soon: { ms: STATE_PROGRESS_MS }, clock, ...(o.owner ? { owner: [{ ...o.owner }] } : {}) });
     const rolloutCm = { namespace: o.rollout.namespace, name: ROLLOUT_CONFIGMAP };
     engine = new RolloutEngine({ policy: o.rollout.policy, layer: o.layer, store, now: () => clock.now(), log, onMayStart: () => wakeWaiting(), onUnsaved: () => scheduleTick(5_000), onPlan: (p) => o.telemetry?.rolloutPlanned(p, rolloutCm) });
     for (;;) {
@@ -456,6 +457,7 @@ export async function runFleet(o: FleetRunOptions, signal: AbortSignal): Promise
   }
   unsubscribe?.();
   if (tickTimer !== undefined) clock.clearTimeout(tickTimer);
+  store?.stop();
   queue.stop();
   for (const c of handoffWatches.values()) c.abort();
   await Promise.all([...loops]);

@@ -254,6 +254,29 @@ describe('the rollout state: admissions and starts written at once, progress soo
   }, 60_000);
 });
 
+describe('the rollout state once the fleet stops', () => {
+  it('writes nothing more: progress waiting is dropped (a new leader may be writing), later saves fail', async () => {
+    const timers = handTimers();
+    const logs: string[] = [];
+    const { engine, request, store, ns } = await twoNodePools({ soon: { ms: 5_000 }, clock: timers }, { log: (msg, f) => logs.push(`${msg}: ${String(f?.error ?? '')}`) });
+    expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
+    engine.started(request('clusters/hc-a-pool'));
+    await until(() => mgmtEntryStarted(ns));
+    engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: 'hc-a-pool', generation: 2 }, spec: { clusterName: 'hc-a', release: { image: 'r1' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'True', reason: 'AsExpected', message: 'Updating config in progress. Target config: 1a2b3c4d', observedGeneration: 2 }] } } as KubeObject, false);
+    await engine.tick();
+    expect(timers.pending).toBe(1);
+    const before = store.writeCount;
+    store.stop();
+    expect(timers.pending).toBe(0);
+    timers.fire();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(store.writeCount).toBe(before);
+    expect(logs).toContain('rollout state not recorded: the fleet is stopping');
+    await expect(store.save({ layer: 'L2', resumes: 0, entries: {} } as never)).rejects.toThrow('the fleet is stopping');
+    expect(store.writeCount).toBe(before);
+  }, 60_000);
+});
+
 /** The API test server holds hc-a-pool's start. */
 function mgmtEntryStarted(ns: string): boolean {
   const cm = server.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: ns }) as { data?: Record<string, string> } | undefined;

@@ -21,7 +21,7 @@ import { hcpNamespaceOf } from '../../builder/fleet/pass.js';
 import { FLEET_CLUSTER_RULES, FLEET_NAMESPACE_RULES, HANDOFF_RULES } from '../../builder/fleet/rbac.js';
 import { runFleet } from '../../builder/fleet/run.js';
 import { parsePolicy, RolloutPolicy } from '../../builder/fleet/rollout/policy.js';
-import { readRollout, ROLLOUT_CONFIGMAP, updateControl } from '../../builder/fleet/rollout/state.js';
+import { readRollout, ROLLOUT_CONFIGMAP, STATE_KEY, updateControl } from '../../builder/fleet/rollout/state.js';
 import type { RolloutEngine } from '../../builder/fleet/rollout/engine.js';
 import { handedOffImage, handoffName, HANDOFF_RELEASE_ANNOTATION } from '../../builder/controller/handoff.js';
 import { clusterWide, withNamespace } from './clusters.js';
@@ -170,6 +170,27 @@ describe('the fleet loop with a rollout policy', () => {
     loaded = await readRollout(new Kube(mgmt.kubeConfig('system:admin')), NS);
     expect(loaded.problems).toEqual([]);
   });
+
+  it('a fleet that stopped writes no more rollout state: progress seen just before is left to the next leader, who reads it from the NodePools', async () => {
+    const policy = parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: { 'provider.example.com/ring': 'canary' } }], maxConcurrency: 2, maxFailures: 0 });
+    start(policy, 'L1');
+    await waitFor('the canary handed off', () => handedOff().length === 1);
+    const stateOf = () => JSON.parse(mgmt.store.get({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: NS })?.data?.[STATE_KEY] ?? '{}') as { entries?: Record<string, { s?: number; tc?: string }> };
+    await waitFor('the canary\'s start written', () => stateOf().entries?.['clusters/c0-workers']?.s !== undefined);
+    let writes = 0;
+    const off = mgmt.onWrite((e) => void (e.object.kind === 'ConfigMap' && e.object.metadata?.name === ROLLOUT_CONFIGMAP && writes++));
+    try {
+      // HyperShift shows the canary's target: progress, written within the store's 5 s unless the fleet stops first.
+      rolls('c0');
+      await waitFor('the engine saw the target', () => (engine?.current()?.rows.find((r) => r.key === 'clusters/c0-workers')?.reason ?? '').includes('Target config'));
+      await halt();
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(writes).toBe(0);
+      expect(stateOf().entries?.['clusters/c0-workers']?.tc).toBeUndefined();
+    } finally {
+      off();
+    }
+  }, 60_000);
 
   it('Progressive: the canary first, then a window of maxConcurrency; a restart resumes within the bound; a halt until resumed', async () => {
     const policy = parsePolicy({ type: 'Progressive', canaries: [{ matchLabels: { 'provider.example.com/ring': 'canary' } }], maxConcurrency: 2, maxFailures: 0 });

@@ -244,6 +244,7 @@ export class RolloutStore {
   /** saveSoon's callers: served by the next write, or by their own when `soon.ms` passes. */
   private soonWaiters: Waiter[] = [];
   private soonTimer: unknown;
+  private stopped = false;
   /** The fleet's clock (run.ts), real timers by default. */
   private get clock(): Clock {
     return this.o.clock ?? realClock;
@@ -267,7 +268,25 @@ export class RolloutStore {
     return this.writes;
   }
 
+  /**
+   * The fleet stopped (leadership lost, shutdown): nothing more is written, so a late save cannot
+   * overwrite a new leader's state (a conflict re-reads and writes again). A write in flight
+   * finishes; saves waiting, and those asked from now on, fail.
+   */
+  stop(): void {
+    this.stopped = true;
+    if (this.soonTimer !== undefined) {
+      this.clock.clearTimeout(this.soonTimer);
+      this.soonTimer = undefined;
+    }
+    const waiting = [...this.waiters, ...this.soonWaiters];
+    this.waiters = [];
+    this.soonWaiters = [];
+    for (const w of waiting) w.reject(new Error(STOPPED));
+  }
+
   save(state: RolloutState): Promise<void> {
+    if (this.stopped) return Promise.reject(new Error(STOPPED));
     this.latest = state;
     const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     if (!this.inFlight) this.inFlight = this.loop(this.o.coalesceMs ?? 0);
@@ -277,7 +296,7 @@ export class RolloutStore {
   /** A save that may wait up to `soon.ms` (without `soon`: as save). */
   saveSoon(state: RolloutState): Promise<void> {
     const soon = this.o.soon;
-    if (!soon) return this.save(state);
+    if (!soon || this.stopped) return this.save(state);
     this.latest = state;
     const p = new Promise<void>((resolve, reject) => this.soonWaiters.push({ resolve, reject }));
     if (!this.inFlight) this.armSoon(soon.ms);
@@ -327,6 +346,7 @@ export class RolloutStore {
 }
 
 type Waiter = { resolve: () => void; reject: (e: unknown) => void };
+const STOPPED = 'the fleet is stopping';
 
 /** The `fleet-rollout` command's write: only the control key changes. */
 export async function updateControl(kube: Kube, namespace: string, f: (c: RolloutControl) => RolloutControl): Promise<RolloutControl> {
