@@ -99,3 +99,26 @@ test('a deeply nested flow text is walked without overflowing the stack', () => 
   const deep = '['.repeat(5000) + ']'.repeat(5000);
   expect(() => lineOf({ text: deep, firstLine: 1 }, [0, 0, 0])).not.toThrow();
 });
+
+test('splitPkoDocuments splits on exactly the lines a multiline /^---$/ matches (random texts of -, line terminators and letters)', () => {
+  const reference = (body: string): number[] => [...body.matchAll(/^---$/gm)].map((m) => m.index!);
+  const alphabet = ['-', '-', '-', '\n', '\r', '\u2028', '\u2029', 'a', ' '];
+  let x = 12345;
+  const next = () => ((x = (x * 1103515245 + 12345) >>> 0) >>> 8) % alphabet.length;
+  for (let t = 0; t < 3000; t++) {
+    const len = 1 + (t % 40);
+    let body = 'k';
+    for (let i = 0; i < len; i++) body += alphabet[next()];
+    body += 'k';
+    // 'k' at both ends: splitPkoDocuments trims nothing, so its pieces are the regex's splits.
+    const want = reference(body);
+    const pieces: string[] = [];
+    let last = 0;
+    for (const i of want) {
+      pieces.push(body.slice(last, i).trim());
+      last = i + 3;
+    }
+    pieces.push(body.slice(last).trim());
+    expect({ body, docs: splitPkoDocuments(body).map((d) => d.text) }).toEqual({ body, docs: pieces });
+  }
+});
