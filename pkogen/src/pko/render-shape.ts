@@ -176,8 +176,10 @@ export class ShapeCache {
    * The objects of `path`'s rendered text, from a shape when one applies, else undefined (the
    * caller parses the text). Only for outputs the full reader would parse without a violation.
    * `share`: parts without holes are the same frozen objects in every render (no copies).
+   * `metadataOnly`: each object carries only its apiVersion, kind and metadata (every hole's value
+   * is still checked, so a text falls back exactly when it would for the whole object).
    */
-  objects(path: string, h: HoledText, share = false): ObjectRef[] | undefined {
+  objects(path: string, h: HoledText, share = false, metadataOnly = false): ObjectRef[] | undefined {
     const text = h.text;
     const limit = Math.min(DEFAULT_YAML_LIMITS.maxChars, DEFAULT_YAML_LIMITS.maxNodes);
     if (text.length > limit || text.charCodeAt(0) === 0xfeff || text.includes(String.fromCharCode(SENTINEL_LEAD))) return undefined;
@@ -196,7 +198,7 @@ export class ShapeCache {
     parts.push(text.slice(prev));
     if (vals.length > MAX_HOLES) return undefined;
     const last = this.last;
-    if (last !== null && sameParts(last.parts, parts)) return instantiate(last.shape, path, text, vals, share);
+    if (last !== null && sameParts(last.parts, parts)) return instantiate(last.shape, path, text, vals, share, metadataOnly);
     const key = parts.join(String.fromCharCode(SENTINEL_LEAD));
     let entry = this.entries.get(key);
     if (entry === undefined) {
@@ -216,7 +218,7 @@ export class ShapeCache {
     }
     if (entry === null) return undefined;
     this.last = { parts, shape: entry };
-    return instantiate(entry, path, text, vals, share);
+    return instantiate(entry, path, text, vals, share, metadataOnly);
   }
 }
 
@@ -352,7 +354,33 @@ function build(n: unknown, vals: string[], share: boolean): unknown {
   return a;
 }
 
-function instantiate(shape: Shape, path: string, text: string, vals: string[], share: boolean): ObjectRef[] | undefined {
+/** Every hole's value below `n`, checked as `build` would (a Fallback throws), nothing built. */
+function checkHoles(n: unknown, vals: string[]): void {
+  if (n === null || typeof n !== 'object') return;
+  if (n instanceof HoleScalar) {
+    n.value(vals);
+    return;
+  }
+  if ((n as ObjNode | ArrNode).frozen !== undefined) return;
+  const children = n instanceof ObjNode ? n.vals : (n as ArrNode).items;
+  for (let i = 0; i < children.length; i++) checkHoles(children[i], vals);
+}
+
+const HEAD_KEYS = new Set(['apiVersion', 'kind', 'metadata']);
+
+/** A document's apiVersion, kind and metadata only (holes elsewhere checked, not built). */
+function buildHead(n: unknown, vals: string[]): unknown {
+  if (!(n instanceof ObjNode) || n.frozen !== undefined) return build(n, vals, true);
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < n.keys.length; i++) {
+    const k = n.keys[i]!;
+    if (HEAD_KEYS.has(k)) out[k] = build(n.vals[i], vals, true);
+    else checkHoles(n.vals[i], vals);
+  }
+  return out;
+}
+
+function instantiate(shape: Shape, path: string, text: string, vals: string[], share: boolean, metadataOnly = false): ObjectRef[] | undefined {
   if (vals.length !== shape.holes) return undefined;
   if (shape.tailDash && vals[vals.length - 1]!.endsWith('-')) return undefined;
   const docs = splitPkoDocuments(text);
@@ -361,7 +389,7 @@ function instantiate(shape: Shape, path: string, text: string, vals: string[], s
   try {
     for (const sd of shape.docs) {
       const d = docs[sd.doc]!;
-      objects.push({ path, index: objects.length, doc: sd.doc, line: d.line, text: d.text, object: build(sd.tree, vals, share) as KubeObject });
+      objects.push({ path, index: objects.length, doc: sd.doc, line: d.line, text: d.text, object: (metadataOnly ? buildHead(sd.tree, vals) : build(sd.tree, vals, share)) as KubeObject });
     }
   } catch (e) {
     if (e instanceof Fallback) return undefined;

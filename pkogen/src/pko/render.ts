@@ -59,6 +59,13 @@ export interface RenderRequest {
    * instead of fresh copies (simulate renders thousands of namespaces and only counts objects).
    */
   sharedObjects?: boolean;
+  /**
+   * With sharedObjects: the caller reads no more of an object than its apiVersion, kind and
+   * metadata (simulate counts them; the renderer itself reads two annotations). Objects made from
+   * a template's shape then carry only those; every printed value is still checked as for a full
+   * object, so the same outputs fall back to a full parse.
+   */
+  metadataOnly?: boolean;
 }
 
 /** An object as PKO's RenderObjects reads it (validate's ObjectRef) plus its phase annotation. */
@@ -304,12 +311,12 @@ function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean, 
  * A template output's objects: from the shape of its literal text when one applies (the same
  * objects the parse would give, render-shape.ts), else parsed.
  */
-function parseRendered(path: string, isStatic: boolean, rendered: RenderedTemplates, share: boolean): Parsed {
+function parseRendered(path: string, isStatic: boolean, rendered: RenderedTemplates, share: boolean, metadataOnly: boolean): Parsed {
   const h = isStatic ? undefined : rendered.holed.get(path);
   if (h && rendered.shapes) {
     let cache = rendered.shapes.get(path);
     if (!cache) rendered.shapes.set(path, (cache = new ShapeCache()));
-    const objects = cache.objects(path, h, share);
+    const objects = cache.objects(path, h, share, share && metadataOnly);
     if (objects) return { objects, violations: [] };
   }
   let bytes = rendered.out.get(path)!;
@@ -360,7 +367,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
   const paths = objectPathsOf(rendered.out);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseRendered(p, req.files.get(p) === rendered.out.get(p), rendered, req.sharedObjects === true);
+    const r = parseRendered(p, req.files.get(p) === rendered.out.get(p), rendered, req.sharedObjects === true, req.metadataOnly === true);
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });

@@ -43,8 +43,10 @@ export const renderWithPko: FullRenderer = (pkg: LoadedPackage, req) => {
       package: { metadata: { name: req.name, namespace: req.namespace }, image: req.image },
       config: req.config,
       environment: req.environment,
-      // only counted here: unchanged objects are shared between namespaces, not copied
+      // only counted here: unchanged objects are shared between namespaces, not copied, and
+      // made from a template's shape with their metadata only
       sharedObjects: true,
+      metadataOnly: true,
     });
     for (const e of r.configErrors) findings.push({ severity: 'error', rule: K1.id, message: `config: ${formatFieldError(e)}` });
     return { objects: r.objects.length, findings };

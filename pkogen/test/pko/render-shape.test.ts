@@ -43,6 +43,20 @@ function same(files: FileMap, config: Record<string, string>, base: Omit<RenderR
   expect(warm).toEqual(cold);
   // sharing unchanged parts between renders gives the same objects too
   expect(outcome({ ...base, files, config, sharedObjects: true })).toEqual(cold);
+  // objects with their metadata only (simulate): the same heads, the same documents and errors
+  expect(heads(outcome({ ...base, files, config, sharedObjects: true, metadataOnly: true }))).toEqual(heads(cold));
+}
+
+/** An outcome with each object cut to apiVersion, kind and metadata (what metadataOnly keeps). */
+function heads(o: Outcome): Outcome {
+  if (!o.ok) return o;
+  const cut = (rs: unknown) =>
+    (rs as { object: unknown }[]).map((r) => {
+      const obj = r.object;
+      if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return r;
+      return { ...r, object: Object.fromEntries(['apiVersion', 'kind', 'metadata'].filter((k) => k in obj).map((k) => [k, (obj as Record<string, unknown>)[k]])) };
+    });
+  return { ok: true, all: cut(o.all), kept: cut(o.kept) };
 }
 
 const head = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  annotations:\n    package-operator.run/phase: deploy\n';
