@@ -100,8 +100,9 @@ test('a deeply nested flow text is walked without overflowing the stack', () => 
   expect(() => lineOf({ text: deep, firstLine: 1 }, [0, 0, 0])).not.toThrow();
 });
 
-test('splitPkoDocuments splits on exactly the lines a multiline /^---$/ matches (random texts of -, line terminators and letters)', () => {
-  const reference = (body: string): number[] => [...body.matchAll(/^---$/gm)].map((m) => m.index!);
+test("splitPkoDocuments splits on exactly the lines Go's (?m)^---$ matches: only line feeds end a line (random texts of -, line terminators and letters)", () => {
+  // Go's multiline ^ and $ match at the text's ends and next to \n only (regexp/syntax: OpBeginLine, OpEndLine).
+  const reference = (body: string): number[] => [...body.matchAll(/(?<=^|\n)---(?=\n|$)/g)].map((m) => m.index!);
   const alphabet = ['-', '-', '-', '\n', '\r', '\u2028', '\u2029', 'a', ' '];
   let x = 12345;
   const next = () => ((x = (x * 1103515245 + 12345) >>> 0) >>> 8) % alphabet.length;
@@ -121,4 +122,9 @@ test('splitPkoDocuments splits on exactly the lines a multiline /^---$/ matches 
     pieces.push(body.slice(last).trim());
     expect({ body, docs: splitPkoDocuments(body).map((d) => d.text) }).toEqual({ body, docs: pieces });
   }
+});
+
+test('a `---` line ending in \\r does not split (PKO: Go regexp (?m)^---$)', () => {
+  expect(splitPkoDocuments('a: 1\r\n---\r\nb: 2\r\n').map((d) => d.text)).toEqual(['a: 1\r\n---\r\nb: 2']);
+  expect(splitPkoDocuments('a: 1\n---\nb: 2\n').map((d) => d.text)).toEqual(['a: 1', 'b: 2']);
 });
