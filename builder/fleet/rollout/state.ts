@@ -275,14 +275,19 @@ export class RolloutStore {
    */
   stop(): void {
     this.stopped = true;
+    for (const w of this.takeWaiters()) w.reject(new Error(STOPPED));
+  }
+
+  /** Every save waiting (save's and saveSoon's), now served by the caller; the soon timer ends. */
+  private takeWaiters(): Waiter[] {
     if (this.soonTimer !== undefined) {
       this.clock.clearTimeout(this.soonTimer);
       this.soonTimer = undefined;
     }
-    const waiting = [...this.waiters, ...this.soonWaiters];
+    const all = [...this.waiters, ...this.soonWaiters];
     this.waiters = [];
     this.soonWaiters = [];
-    for (const w of waiting) w.reject(new Error(STOPPED));
+    return all;
   }
 
   save(state: RolloutState): Promise<void> {
@@ -315,13 +320,7 @@ export class RolloutStore {
     if (wait > 0) await new Promise<void>((r) => this.clock.setTimeout(r, wait));
     // Once for the waiters of saveSoon whose time came; then for as long as save() is asked.
     for (let first = true; this.waiters.length || (first && this.soonWaiters.length); first = false) {
-      if (this.soonTimer !== undefined) {
-        this.clock.clearTimeout(this.soonTimer);
-        this.soonTimer = undefined;
-      }
-      const batch = [...this.waiters, ...this.soonWaiters];
-      this.waiters = [];
-      this.soonWaiters = [];
+      const batch = this.takeWaiters();
       try {
         const state = fitState(this.latest!);
         const text = encodeState(state);
