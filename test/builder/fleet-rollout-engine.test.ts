@@ -182,12 +182,12 @@ describe('the rollout engine while a gate\'s write outlasts its reservation', ()
   }, 60_000);
 });
 
-describe('the rollout state: admissions and starts written at once, progress soon after', () => {
-  /** HyperShift shows the NodePool of `cluster` rolling to `target` (progress the engine records when it plans next). */
-  const rolling = (engine: RolloutEngine, cluster: string, target: string) =>
-    engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${cluster}-pool`, generation: 2 }, spec: { clusterName: cluster, release: { image: 'r1' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'True', reason: 'AsExpected', message: `Updating config in progress. Target config: ${target}`, observedGeneration: 2 }] } } as KubeObject, false);
-  const entry = async (ns: string, key: string) => (await readRollout(new Kube(server.kubeConfig(USER)), ns)).state?.entries[key];
+/** HyperShift shows the NodePool of `cluster` rolling to `target` (progress the engine records when it plans next). */
+const rolling = (engine: RolloutEngine, cluster: string, target: string) =>
+  engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: `${cluster}-pool`, generation: 2 }, spec: { clusterName: cluster, release: { image: 'r1' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'True', reason: 'AsExpected', message: `Updating config in progress. Target config: ${target}`, observedGeneration: 2 }] } } as KubeObject, false);
+const entry = async (ns: string, key: string) => (await readRollout(new Kube(server.kubeConfig(USER)), ns)).state?.entries[key];
 
+describe('the rollout state: admissions and starts written at once, progress soon after', () => {
   it('writes progress with the next admission or on its own when its time comes; an answer that changes nothing waits for no write', async () => {
     const timers = handTimers();
     const { engine, request, store, ns } = await twoNodePools({ soon: { ms: 5_000 }, clock: timers });
@@ -262,7 +262,7 @@ describe('the rollout state once the fleet stops', () => {
     expect(await engine.admit(request('clusters/hc-a-pool'))).toEqual({ admit: true });
     engine.started(request('clusters/hc-a-pool'));
     await until(() => mgmtEntryStarted(ns));
-    engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: 'hc-a-pool', generation: 2 }, spec: { clusterName: 'hc-a', release: { image: 'r1' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'True', reason: 'AsExpected', message: 'Updating config in progress. Target config: 1a2b3c4d', observedGeneration: 2 }] } } as KubeObject, false);
+    rolling(engine, 'hc-a', '1a2b3c4d');
     await engine.tick();
     expect(timers.pending).toBe(1);
     const before = store.writeCount;

@@ -316,7 +316,7 @@ function parseRendered(path: string, isStatic: boolean, rendered: RenderedTempla
   if (h && rendered.shapes) {
     let cache = rendered.shapes.get(path);
     if (!cache) rendered.shapes.set(path, (cache = new ShapeCache()));
-    const objects = cache.objects(path, h, share, share && metadataOnly);
+    const objects = cache.objects(path, h, share, metadataOnly);
     if (objects) return { objects, violations: [] };
   }
   let bytes = rendered.out.get(path)!;
@@ -367,7 +367,7 @@ export function renderPackage(req: RenderRequest): RenderResult {
   const paths = objectPathsOf(rendered.out);
   const allObjects: RenderedObject[] = [];
   for (const p of paths) {
-    const r = parseRendered(p, req.files.get(p) === rendered.out.get(p), rendered, req.sharedObjects === true, req.metadataOnly === true);
+    const r = parseRendered(p, req.files.get(p) === rendered.out.get(p), rendered, req.sharedObjects === true, req.sharedObjects === true && req.metadataOnly === true);
     if (r.violations.length) {
       const v = r.violations[0];
       throw new Violation({ reason: v.reason, path: v.path, index: v.index, details: v.details, subject: v.subject, line: v.line, component: req.component });
