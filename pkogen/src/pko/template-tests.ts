@@ -81,13 +81,21 @@ export interface TemplateTestOptions {
   linked?: Set<string>;
   /** Names of the case directories present, empty ones too (otherwise: those holding a file). */
   caseDirs?: Set<string>;
+  /**
+   * The test cases already rendered with `testCaseRequest(pkg, case, component)`, by position in
+   * `test.template`: the result is used instead of rendering the case again; `null` = the case
+   * failed to render and was reported by the caller (no outcome for it).
+   */
+  rendered?: readonly (RenderResult | null)[];
 }
 
 /** Runs one package's (or component's) test cases against its fixtures. */
 export function runTemplateTests(pkg: Pick<LoadedPackage, 'manifest' | 'files' | 'manifestLock'>, opts: TemplateTestOptions): TestCaseOutcome[] {
   const outcomes: TestCaseOutcome[] = [];
-  for (const tc of pkg.manifest.test?.template ?? []) {
-    const result = renderPackage(testCaseRequest(pkg, tc, opts.component));
+  for (const [i, tc] of (pkg.manifest.test?.template ?? []).entries()) {
+    const given = opts.rendered?.[i];
+    if (given === null) continue;
+    const result = given ?? renderPackage(testCaseRequest(pkg, tc, opts.component));
     const rendered = fixtureFiles(result);
     const caseDir = `${tc.name}/`;
     const present = [...opts.fixtures.keys()].filter((p) => p.startsWith(caseDir));

@@ -8,7 +8,7 @@ import { configValuesOf, redactValues } from './redact.js';
 import type { Finding } from '../core/errors.js';
 import type { FileMap } from '../core/filemap.js';
 import { validateObjects } from './object-validators.js';
-import { RenderError, renderPackage } from './render.js';
+import { RenderError, renderPackage, type RenderResult } from './render.js';
 import { FIXTURES_DIR, runTemplateTests, testCaseRequest } from './template-tests.js';
 import { LoadedPackage, Violation } from './types.js';
 import { objectViolationFinding, violationFinding, type RenderedTestCase, type TemplateTestRunner } from './validate.js';
@@ -57,9 +57,13 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
   const findings: Finding[] = [];
   const rendered: RenderedTestCase[] = [];
   const failedCases = new Set<string>();
+  // Each case is rendered once: the fixture comparison below reads the same results.
+  const results: (RenderResult | null)[] = [];
   for (const tc of pkg.manifest.test?.template ?? []) {
+    results.push(null);
     try {
       const r = renderPackage(testCaseRequest(pkg, tc, component || undefined));
+      results[results.length - 1] = r;
       const vs = validateObjects(r.allObjects, pkg.manifest);
       if (vs.length) {
         findings.push(...vs.map((v) => objectViolationFinding(v, component, r.allObjects)));
@@ -76,7 +80,7 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
   if (failedCases.size < (pkg.manifest.test?.template ?? []).length) {
     let outcomes: ReturnType<typeof runTemplateTests>;
     try {
-      outcomes = runTemplateTests(pkg, { fixtures: own, linked, caseDirs, fixtureRoot: fixtures.root ? `${fixtures.root}/${dir.slice(0, -1)}` : undefined });
+      outcomes = runTemplateTests(pkg, { fixtures: own, linked, caseDirs, fixtureRoot: fixtures.root ? `${fixtures.root}/${dir.slice(0, -1)}` : undefined, rendered: results });
     } catch (e) {
       outcomes = [];
       findings.push(asFinding(e, component));

@@ -42,6 +42,16 @@ describe('template tests through validatePackage', () => {
     expect(fs).toEqual([{ severity: 'warning', rule: 'pko/fixtures-missing', message: 'test case "ns" has no .test-fixtures/ns/ directory; kubectl package validate would generate it and pass', file: '.test-fixtures/ns' }]);
   });
 
+  test('a case that fails to render is reported once; the other cases are still compared with their fixtures', async () => {
+    const manifest = MANIFEST.replace('test:\n  template:\n', 'test:\n  template:\n  - name: broken\n    context:\n      package:\n        metadata: {name: boom, namespace: hcp-ns}\n');
+    const tmpl = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n  annotations:\n    package-operator.run/phase: deploy\ndata:\n  a: "{{ if eq .package.metadata.name "boom" }}{{ fail "no" }}{{ end }}1"\n';
+    const fs = await validatePackage(fileMap({ 'manifest.yaml': manifest, 't.yaml.gotmpl': tmpl }), {
+      templateTests: templateTestRunner({ files: fileMap({ '.test-fixtures/ns/t.yaml': tmpl.replace(/"\{\{.*\}\}1"/, '"2"'), '.test-fixtures/broken/t.yaml': 'x' }), root: '/pkg' }),
+    });
+    expect(fs.map((f) => f.rule)).toEqual(['pko/render', 'pko/fixture-mismatch']);
+    expect(fs[1].message).toContain('Testcase "ns"');
+  });
+
   test('object validators run on rendered objects; the test case namespace drives the scope rule', async () => {
     const bad = CM.replace('name: c\n', 'name: c\n  namespace: other\n').replace('deploy', 'nope');
     const fs = await validatePackage(fileMap({ 'manifest.yaml': MANIFEST, 'cm.yaml': bad }), { templateTests: templateTestRunner({ files: new Map() }) });
