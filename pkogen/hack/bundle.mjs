@@ -42,7 +42,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
 import { cjsPrecompiledCrds } from './cjs-crds.mjs';
 import { cjsBuiltinKinds } from './cjs-kinds.mjs';
-import { ALIAS, OPTIONAL_PEERS } from './esbuild-options.mjs';
+import { ALIAS, OPTIONAL_PEERS, lazyDraft2019Formats } from './esbuild-options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -234,7 +234,7 @@ const result = await build({
   metafile: true,
   alias: ALIAS,
   external: OPTIONAL_PEERS,
-  plugins: [precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin],
+  plugins: [precompiledPlugin, lazyLoaderPlugin, lazyAjvPlugin, dataPlugin, lazyDraft2019Formats],
 });
 writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 
@@ -311,7 +311,7 @@ for (const command of CJS_COMMANDS) {
     logLevel: 'warning',
     alias: ALIAS,
     external: OPTIONAL_PEERS,
-    plugins: [onlyCommand, cjsCrds, cjsKinds, precompiledPlugin, lazyAjvPlugin, dataPlugin],
+    plugins: [onlyCommand, cjsCrds, cjsKinds, precompiledPlugin, lazyAjvPlugin, dataPlugin, lazyDraft2019Formats],
   });
   // esbuild keeps import() of Node built-ins; a vm.Script has no ES loader for it: require instead.
   const out = path.join(cjsDir, `${command}.cjs`);

@@ -285,6 +285,37 @@ test('a command loads only the libraries it uses', () => {
   for (const p of ['kubernetes-models', 'ajv', 'js-yaml', 'yaml', '@bufbuild/cel', '@kubernetes/client-node']) expect({ p, loaded: validate.has(p) }).toEqual({ p, loaded: false });
 });
 
+test('the draft-2019 formats that parse (iri, idn-email…) load their parsers on first use, with the same answers', () => {
+  // The bundles' lazy table (hack/esbuild-options.mjs), bundled here with the parsers left
+  // external so that require.cache shows when each one loads.
+  const script = `
+    import { build } from 'esbuild';
+    import { createRequire } from 'node:module';
+    import { lazyDraft2019Formats } from './hack/esbuild-options.mjs';
+    const outfile = ${JSON.stringify(path.join(scratch, 'lazy-formats.cjs'))};
+    await build({ stdin: { contents: "module.exports = require('ajv-formats-draft2019/formats/index.js');", resolveDir: process.cwd() }, bundle: true, platform: 'node', format: 'cjs', outfile, logLevel: 'error',
+      alias: { punycode: 'punycode/' }, external: ['uri-js', 'smtp-address-parser', 'schemes', 'punycode/'], plugins: [lazyDraft2019Formats] });
+    const require = createRequire(import.meta.url);
+    const parsers = () => Object.keys(require.cache).filter((f) => /node_modules[\\/](uri-js|smtp-address-parser|schemes|punycode)[\\/]/.test(f)).length;
+    const lazy = require(outfile);
+    const atStart = parsers();
+    const original = require('ajv-formats-draft2019/formats/index.js');
+    const values = ['https://example.com/a?b#c', 'mailto:a@example.com', 'not an iri', '//x/y', 'a@b.example', 'ünïcode@exämple.com', 'bad@@x', 'xn--bcher-kva.example', 'exämple.com', '-bad-.com', 'P1D', 'PT', ''];
+    const same = Object.keys(original).every((k) => values.every((v) => {
+      const f = original[k], g = lazy[k];
+      return typeof f === 'function' ? f(v) === g(v) : f.test(v) === g.test(v);
+    }));
+    console.log(JSON.stringify({ atStart, after: parsers(), same, keys: Object.keys(lazy) }));
+  `;
+  const r = spawnSync('node', ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  expect(r.stderr).toBe('');
+  const got = JSON.parse(r.stdout);
+  expect(got.atStart).toBe(0);
+  expect(got.after).toBeGreaterThan(0);
+  expect(got.same).toBe(true);
+  expect(got.keys).toEqual(['iri', 'duration', 'idn-email', 'idn-hostname', 'iri-reference']);
+});
+
 /** A `node -r` preload that prints the Node built-ins loaded by the end of the run, and its reader. */
 function builtinsPreload(): string {
   const preload = path.join(out, 'builtins.cjs');
