@@ -45,7 +45,7 @@ async function readRecord(root: string): Promise<Entry[] | undefined> {
 export async function writeGeneratedRecord(root: string, module: string, names: string[]): Promise<void> {
   const others = ((await readRecord(root)) ?? []).filter((e) => e.module !== module);
   const lines = [...others, ...[...new Set(names)].map((p) => ({ path: p, module }))].map((e) => `${e.path}\t${e.module}\n`);
-  await writeFileAtomic(path.join(root, GENERATED_RECORD), new TextEncoder().encode(HEADER + [...new Set(lines)].sort().join('')));
+  writeFileAtomic(path.join(root, GENERATED_RECORD), new TextEncoder().encode(HEADER + [...new Set(lines)].sort().join('')));
 }
 
 /** Paths this module's last generate wrote, that it no longer produces, no other module claims, and that are still on disk. */

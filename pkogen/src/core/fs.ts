@@ -1,7 +1,6 @@
-import { lstatSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, promises as fsp, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { hostname } from 'node:os';
-import { nodeCrypto } from './builtins.js';
 import { FileMap, sortedPaths } from './filemap.js';
 import { UserError } from './errors.js';
 
@@ -97,17 +96,23 @@ export async function writeFileMapAtomic(target: string, fm: FileMap): Promise<v
   }
 }
 
-/** Writes one file atomically (temp file in the same directory, then rename). */
-export async function writeFileAtomic(file: string, data: Uint8Array | string, mode = 0o644): Promise<void> {
+/**
+ * Writes one file atomically (temp file in the same directory, then rename). Synchronous: a
+ * command writes its output once, at its end, and node:fs/promises would load ~10 more Node
+ * modules (its FileHandle's readline) into every build.
+ */
+let tmpSerial = 0;
+export function writeFileAtomic(file: string, data: Uint8Array | string, mode = 0o644): void {
   const abs = path.resolve(file);
-  await fsp.mkdir(path.dirname(abs), { recursive: true });
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}`);
+  mkdirSync(path.dirname(abs), { recursive: true });
+  // The pid keeps concurrent processes apart; the serial, the writes of this one.
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp-${process.pid}-${++tmpSerial}`);
   try {
-    await fsp.writeFile(tmp, data, { mode });
-    await fsp.chmod(tmp, mode);
-    await fsp.rename(tmp, abs);
+    writeFileSync(tmp, data, { mode });
+    chmodSync(tmp, mode);
+    renameSync(tmp, abs);
   } catch (e) {
-    await fsp.rm(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw e;
   }
 }

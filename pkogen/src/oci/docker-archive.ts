@@ -28,7 +28,7 @@ export function dockerArchiveBytes(image: Image, tags: string[]): Uint8Array {
 }
 
 export async function writeDockerArchive(file: string, image: Image, tags: string[]): Promise<void> {
-  await writeFileAtomic(file, dockerArchiveBytes(image, tags));
+  writeFileAtomic(file, dockerArchiveBytes(image, tags));
 }
 
 interface SaveEntry {

@@ -168,7 +168,7 @@ export const command: Command = {
           }
           await writeFileMapAtomic(path.join(root, dir), files);
         }
-        for (const [file, bytes] of Object.entries(out.files)) await writeFileAtomic(path.join(root, file), bytes);
+        for (const [file, bytes] of Object.entries(out.files)) writeFileAtomic(path.join(root, file), bytes);
         // generate owns what it wrote: what the bundle no longer produces goes.
         const module = recordModule(root, path.resolve(io.cwd, positionals[0]));
         stale = await staleGenerated(root, module, outputNames(out));

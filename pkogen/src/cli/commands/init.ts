@@ -121,7 +121,7 @@ export const command: Command = {
     // A new directory appears in one step (temp + rename). An existing one (empty, or with --force)
     // is never swapped out, because it may be the shell's working directory or hold a .git: each
     // file is written atomically instead.
-    if (exists) for (const [p, b] of files) await writeFileAtomic(path.join(dir, p), b, isExecutable(p) ? 0o755 : 0o644);
+    if (exists) for (const [p, b] of files) writeFileAtomic(path.join(dir, p), b, isExecutable(p) ? 0o755 : 0o644);
     else {
       await writeFileMapAtomic(dir, files);
       for (const p of files.keys()) if (isExecutable(p)) await fsp.chmod(path.join(dir, p), 0o755);

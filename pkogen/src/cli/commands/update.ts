@@ -84,7 +84,7 @@ export const command: Command = {
     }
     // Keep the file name the package already uses, so there are never two lock files.
     const target = path.join(dir, lockFile ?? 'manifest.lock.yaml');
-    await writeFileAtomic(target, emitLock(resolved, timestamp(io)));
+    writeFileAtomic(target, emitLock(resolved, timestamp(io)));
     io.stdout('Package updated successfully!\n');
     return 0;
   },
