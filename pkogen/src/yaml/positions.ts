@@ -133,8 +133,9 @@ export function lineOf(t: LocatedText, path: readonly PathSegment[], doc = 0): n
 
 /**
  * Cheap line scan that says whether a block-style text may repeat a key in one mapping. It never
- * misses a block-style duplicate; flow mappings, complex keys and odd layouts answer "maybe", and
- * the positions parse then decides. Keeps validation of thousands of objects fast.
+ * misses a block-style duplicate (plain keys are compared resolved, as the parse compares them);
+ * flow mappings, complex keys and odd layouts answer "maybe", and the positions parse then
+ * decides. Keeps validation of thousands of objects fast.
  */
 export function mayHaveDuplicateKeys(text: string): boolean {
   const frames: { indent: number; keys: Set<string> }[] = [];
@@ -181,7 +182,8 @@ export function mayHaveDuplicateKeys(text: string): boolean {
       top = { indent, keys: new Set() };
       frames.push(top);
     }
-    const key = m[1].startsWith('"') || m[1].startsWith("'") ? m[1].slice(1, -1) : m[1];
+    // Compared as the parse compares them: a plain key resolved first (YAML 1.1: `yes` is `true`).
+    const key = m[1].startsWith('"') || m[1].startsWith("'") ? m[1].slice(1, -1) : String(resolvePlain11(m[1]) ?? 'null');
     if (top.keys.has(key)) return true;
     top.keys.add(key);
     if (/^[|>][-+0-9]*\s*(#.*)?$/.test(rest.slice(m[0].length).trim())) blockParent = indent;

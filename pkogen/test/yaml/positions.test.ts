@@ -68,6 +68,9 @@ test('duplicate keys: block and flow style, lines in the file, only for valid YA
   ]);
   // YAML 1.1 keys: `yes` and `true` are the same key
   expect(duplicateKeysExact({ text: 'yes: 1\ntrue: 2\n', firstLine: 1 })).toEqual([{ key: 'true', line: 2 }]);
+  // …also through the cheap line scan in front of it (fresh texts: not read by the value parse)
+  expect(duplicateKeys({ text: 'a:\n  true: 1\n  yes: 2\n', firstLine: 1 })).toEqual([{ key: 'true', line: 3 }]);
+  expect(duplicateKeys({ text: '1: a\n0x1: b\n', firstLine: 1 })).toEqual([{ key: '1', line: 2 }]);
   expect(duplicateKeys({ text: 'a: {b: 1, b: 2}\n', firstLine: 1 })).toEqual([{ key: 'b', line: 1 }]);
   expect(duplicateKeys({ text: DEPLOYMENT, firstLine: 1 })).toEqual([]);
   // not YAML: its keys mean nothing
