@@ -48,10 +48,40 @@ const DQ: Record<string, string> = {
   N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
 };
 
+/**
+ * Texts this parser read whole without meeting a key twice in one mapping, per scalar resolver
+ * (keys are compared resolved: `yes` and `true` are one key in YAML 1.1): the duplicate-key check
+ * (positions.ts `duplicateKeys`) need not scan them again. Bounded: a forgotten text is only
+ * scanned.
+ */
+const duplicateFree = new WeakMap<ScalarResolver, { texts: Set<string>; chars: number }>();
+/** What the sets may hold (they keep their texts alive): 4,096 texts or 4 M characters. */
+const DUPLICATE_FREE_MAX = 4096;
+const DUPLICATE_FREE_MAX_CHARS = 4 << 20;
+
+/** True when parseFastBlock read `text` with `resolve` and no mapping in it repeats a key. */
+export function knownDuplicateFree(text: string, resolve: ScalarResolver): boolean {
+  return duplicateFree.get(resolve)?.texts.has(text) === true;
+}
+
 /** `maxDepth`: deeper nesting bails, so callers can leave limits to the full parser's path. */
 export function parseFastBlock(text: string, resolve: ScalarResolver, maxDepth = Infinity): unknown | Bail {
   try {
-    return new FastParser(text, resolve, maxDepth).parseDocument();
+    const p = new FastParser(text, resolve, maxDepth);
+    const v = p.parseDocument();
+    if (!p.repeatedKey && text.length <= DUPLICATE_FREE_MAX_CHARS) {
+      let known = duplicateFree.get(resolve);
+      if (!known) duplicateFree.set(resolve, (known = { texts: new Set(), chars: 0 }));
+      if (known.texts.size >= DUPLICATE_FREE_MAX || known.chars + text.length > DUPLICATE_FREE_MAX_CHARS) {
+        known.texts.clear();
+        known.chars = 0;
+      }
+      if (!known.texts.has(text)) {
+        known.texts.add(text);
+        known.chars += text.length;
+      }
+    }
+    return v;
   } catch (e) {
     // absurd nesting overflows the recursion: the full parser reports it properly
     if (e instanceof BailError || e instanceof RangeError) return BAIL;
@@ -84,6 +114,8 @@ class FastParser {
   private pos: PositionNode | undefined;
   root: PositionNode | null = null;
   readonly duplicates: DuplicateKey[] = [];
+  /** A mapping may repeat a key (an inherited name such as `constructor` also counts: only ever a false alarm). */
+  repeatedKey = false;
 
   constructor(text: string, private readonly resolve: ScalarResolver, private readonly maxDepth: number, private readonly record = false) {
     if (text.includes('\t') || text.includes('\r') || text.charCodeAt(0) === 0xfeff) bail();
@@ -201,6 +233,7 @@ class FastParser {
       } else {
         value = this.scalarValue(rest, col + n, col);
       }
+      if (out[k!] !== undefined) this.repeatedKey = true;
       out[k!] = value;
       cur = null;
     }

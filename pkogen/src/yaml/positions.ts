@@ -9,7 +9,7 @@
  * YAML bomb walks in time proportional to its text.
  */
 import { createRequire } from 'node:module';
-import { BAIL, parseFastBlockPositions, type DuplicateKey, type PositionNode } from './fast-block.js';
+import { BAIL, knownDuplicateFree, parseFastBlockPositions, type DuplicateKey, type PositionNode } from './fast-block.js';
 import { resolvePlain11 } from './scalars.js';
 import { parsePath } from '../core/field-path.js';
 
@@ -135,7 +135,8 @@ export function lineOf(t: LocatedText, path: readonly PathSegment[], doc = 0): n
  * Cheap line scan that says whether a block-style text may repeat a key in one mapping. It never
  * misses a block-style duplicate (plain keys are compared resolved, as the parse compares them);
  * flow mappings, complex keys and odd layouts answer "maybe", and the positions parse then
- * decides. Keeps validation of thousands of objects fast.
+ * decides. Keeps validation of thousands of objects fast. `duplicateKeys` skips it for texts the
+ * value parse already read without a repeated key.
  */
 export function mayHaveDuplicateKeys(text: string): boolean {
   const frames: { indent: number; keys: Set<string> }[] = [];
@@ -199,6 +200,7 @@ function flowStart(node: string): boolean {
 
 /** Keys that appear twice in the same mapping (PKO keeps the last one silently), lines in the file. */
 export function duplicateKeys(t: LocatedText): DuplicateKey[] {
+  if (knownDuplicateFree(t.text, resolvePlain11)) return [];
   return mayHaveDuplicateKeys(t.text) ? duplicateKeysExact(t) : [];
 }
 

@@ -77,6 +77,38 @@ test('duplicate keys: block and flow style, lines in the file, only for valid YA
   expect(duplicateKeysExact({ text: 'a: 1\na: 2\n  b: [\n', firstLine: 1 })).toEqual([]);
 });
 
+test('a text the value parse read answers duplicateKeys as the exact check does (repeated, YAML 1.1-equal and inherited-name keys)', () => {
+  const keys = ['a', 'b', 'yes', 'true', 'constructor', 'toString', '__lookupGetter__', 'x'];
+  let seed = 7;
+  const pick = <T>(xs: readonly T[]): T => xs[((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % xs.length]!;
+  let repeated = 0;
+  let parsed = 0;
+  for (let n = 0; n < 400; n++) {
+    const lines: string[] = [];
+    const block = (indent: number, depth: number) => {
+      const count = 1 + (pick([0, 1, 2, 3]) as number);
+      for (let i = 0; i < count; i++) {
+        const k = pick(keys);
+        if (depth < 2 && pick([false, true])) {
+          lines.push(`${' '.repeat(indent)}${k}:`);
+          block(indent + 2, depth + 1);
+        } else lines.push(`${' '.repeat(indent)}${k}: ${pick(['1', 'v', '"q"'])}`);
+      }
+    };
+    block(0, 0);
+    const text = lines.join('\n') + '\n';
+    if (parseFastBlock(text, resolvePlain11) === BAIL) continue;
+    parsed++;
+    const exact = duplicateKeysExact({ text, firstLine: 1 });
+    if (exact.length) repeated++;
+    expect({ text, got: duplicateKeys({ text, firstLine: 1 }) }).toEqual({ text, got: exact });
+  }
+  expect({ parsed, repeated }).toEqual({ parsed: expect.any(Number), repeated: expect.any(Number) });
+  expect(parsed).toBeGreaterThan(300);
+  expect(repeated).toBeGreaterThan(50);
+  expect(parsed - repeated).toBeGreaterThan(50);
+});
+
 test('the recording parse reads the same values as the plain one', () => {
   const r = parseFastBlockPositions(DEPLOYMENT, resolvePlain11);
   expect(r).not.toBe(BAIL);
