@@ -5,6 +5,7 @@
  */
 import { compareStrings, formatValue, goTypeName, sprint, sprintf, sprintln } from './fmt.js';
 import { GoTyped, type GoValue } from './types.js';
+import { isPrint } from './unicode.js';
 
 export type V = GoValue | undefined;
 
@@ -280,8 +281,6 @@ export function htmlEscape(s: string): string {
   return last === 0 ? s : out + s.slice(last);
 }
 
-const jsPrintable = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-
 export function jsEscape(s: string): string {
   let out = '';
   for (const ch of s) {
@@ -300,7 +299,7 @@ export function jsEscape(s: string): string {
       else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
       continue;
     }
-    if (jsPrintable.test(ch)) out += ch; // unicode.IsPrint: no spaces beyond ASCII
+    if (isPrint(c)) out += ch; // unicode.IsPrint: no spaces beyond ASCII
     else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
   }
   return out;

@@ -9,13 +9,13 @@ import {
   canBackquote,
   formatFloat,
   hex,
-  isPrint,
   quoteRune,
   quoteString,
   runeCount,
   truncateRunes,
   utf8Bytes,
 } from './strconv.js';
+import { isPrint } from './unicode.js';
 import { GoTyped, type GoValue } from './types.js';
 
 export { formatFloat, quoteString };

@@ -80,6 +80,7 @@ function truncateUtf8Runes(s: string, n: number): string {
 
 // Minimal strconv.Quote, enough for lexer values (which come from template text).
 import { quoteString as goQuote } from './fmt.js';
+import { isDigit, isLetter } from './unicode.js';
 
 const LEFT = '{{';
 const RIGHT = '}}';
@@ -90,14 +91,9 @@ function isSpace(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
-const alnumRe = /^[\p{L}\p{Nd}_]$/u;
 function isAlphaNumeric(c: string | undefined): boolean {
   if (c === undefined) return false;
-  const code = c.charCodeAt(0);
-  if (code < 128) {
-    return code === 95 || (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
-  }
-  return alnumRe.test(c);
+  return c === '_' || isLetter(c) || isDigit(c);
 }
 
 function hasLeftTrimMarker(s: string, i: number): boolean {

@@ -2,6 +2,8 @@
  * Go's strconv formatting the printer builds on: FormatFloat (exact binary value, round half
  * to even; JS toFixed rounds ties away from zero) and Quote/QuoteRune with Go's IsPrint.
  */
+import { isPrint } from './unicode.js';
+
 // ---------------------------------------------------------------------------------------------
 // Float formatting (strconv.FormatFloat semantics)
 
@@ -222,12 +224,6 @@ export function formatFloat(x: number, fmt: string, prec: number): string {
 // ---------------------------------------------------------------------------------------------
 // Quoting (strconv.Quote and friends)
 
-const printableRe = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-
-export function isPrint(cp: number): boolean {
-  if (cp < 0x80) return cp >= 0x20 && cp < 0x7f;
-  return printableRe.test(String.fromCodePoint(cp));
-}
 
 export function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');

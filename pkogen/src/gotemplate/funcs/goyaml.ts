@@ -7,6 +7,7 @@
  */
 import { chargeDeep } from '../budget.js';
 import { GoTyped, type GoMap, type GoValue } from '../types.js';
+import { isDigit, isLetter } from '../unicode.js';
 import { jsonFloat } from './json.js';
 import { parseGoIntLiteral } from './value.js';
 
@@ -16,8 +17,6 @@ const BEST_WIDTH = 80;
 export function goYamlKeyLess(a: string, b: string): boolean {
   const ar = [...a];
   const br = [...b];
-  const isLetter = (c: string) => /\p{L}/u.test(c);
-  const isDigit = (c: string) => /\p{Nd}/u.test(c);
   for (let i = 0; i < ar.length && i < br.length; i++) {
     if (ar[i] === br[i]) continue;
     const al = isLetter(ar[i]);

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { charge } from '../budget.js';
 import { GoTyped, type FuncMap, type GoValue } from '../types.js';
+import { isDigit, isLetter } from '../unicode.js';
 import { argInt, argString, arity, FuncError } from './value.js';
 
 interface GoRegexp {
@@ -51,8 +52,6 @@ function allMatches(g: GoRegexp, s: string, n: number): number[][] {
   return (g.re.re2().findAllSubmatchIndex(s, n < 0 ? -1 : n) as number[][] | null) ?? [];
 }
 
-const NAME_CHAR = /[\p{L}\p{Nd}_]/u;
-
 /** Go's Regexp.expand: `$1`, `${1}`, `$name`, `${name}`, `$$`; names are as long as possible (`$1x` is `${1x}`). */
 function expand(g: GoRegexp, template: string, src: string, m: number[]): string {
   let out = '';
@@ -87,7 +86,7 @@ function extractName(str: string): { name: string; num: number; rest: string } |
   if (brace) s = s.slice(1);
   let i = 0;
   for (const ch of s) {
-    if (!NAME_CHAR.test(ch)) break;
+    if (ch !== '_' && !isLetter(ch) && !isDigit(ch)) break;
     i += ch.length;
   }
   if (i === 0) return null;
