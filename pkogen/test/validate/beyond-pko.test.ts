@@ -135,5 +135,18 @@ describe('rule helpers', () => {
     ['password: s3cr3tv4lue', 'a password assignment'],
     ['password: {{ .config.pw }}', undefined],
     ['just text', undefined],
+    // every pattern, behind the literal each match needs (case-insensitive where the pattern is)
+    ['-----BEGIN RSA PRIVATE KEY-----\nMIIE', 'a PEM private key'],
+    ['x ASIAABCDEFGHIJKLMNOP y', 'an AWS access key id'],
+    ['ghp_' + 'a'.repeat(36), 'a GitHub token'],
+    ['xoxb-1234567890-abc', 'a Slack token'],
+    ['eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJlXzEy', 'a JSON Web Token'],
+    ['{"auths":{"quay.io":{"auth":"dXNlcjpwYXNzd29yZA=="}}}', 'a pull secret (auths with credentials)'],
+    ['PassWord=hunter2hunter2', 'a password assignment'],
+    ['Client-Secret: abcdefgh12', 'a password assignment'],
+    ['API_KEY = 0123456789abcdef', 'a password assignment'],
+    ['TOKEN: zzzzzzzzzz', 'a password assignment'],
+    ['the token is short', undefined],
+    ['ghost_town and ASIA and eyJ alone', undefined],
   ] as [string, string | undefined][])('secret kind of %j', (v, want) => expect(secretKindOf(v)).toBe(want));
 });

@@ -7,14 +7,20 @@ import { childPath } from '../../core/field-path.js';
 import { gvkOf } from '../object-validators.js';
 import { CheckContext, isObj, objectFinding } from './context.js';
 
-const PATTERNS: { name: string; re: RegExp }[] = [
-  { name: 'a PEM private key', re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/ },
-  { name: 'an AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
-  { name: 'a GitHub token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/ },
-  { name: 'a Slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/ },
-  { name: 'a JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/ },
-  { name: 'a pull secret (auths with credentials)', re: /"auths"\s*:\s*\{[^}]*"(?:auth|password)"\s*:\s*"[^"]{8,}"/ },
-  { name: 'a password assignment', re: /(?:^|[\s"'{,])(?:password|passwd|pwd|secret|token|api[_-]?key|client[_-]?secret)\s*[:=]\s*["']?(?!\s*["']?(?:\$\{|\{\{|<|changeme\b|none\b|null\b|""|''))[^\s"']{8,}/im },
+/**
+ * Each pattern with a literal its every match contains (`need`, compared case-insensitively when
+ * the pattern is): values without it are never run through the expression, so a run whose values
+ * hold none of them never compiles these expressions (the password one alone costs about a
+ * millisecond on its first use).
+ */
+const PATTERNS: { name: string; need: readonly string[]; re: RegExp }[] = [
+  { name: 'a PEM private key', need: ['PRIVATE KEY-----'], re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/ },
+  { name: 'an AWS access key id', need: ['AKIA', 'ASIA'], re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+  { name: 'a GitHub token', need: ['gh'], re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/ },
+  { name: 'a Slack token', need: ['xox'], re: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/ },
+  { name: 'a JSON Web Token', need: ['eyJ'], re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/ },
+  { name: 'a pull secret (auths with credentials)', need: ['"auths"'], re: /"auths"\s*:\s*\{[^}]*"(?:auth|password)"\s*:\s*"[^"]{8,}"/ },
+  { name: 'a password assignment', need: ['password', 'passwd', 'pwd', 'secret', 'token', 'api'], re: /(?:^|[\s"'{,])(?:password|passwd|pwd|secret|token|api[_-]?key|client[_-]?secret)\s*[:=]\s*["']?(?!\s*["']?(?:\$\{|\{\{|<|changeme\b|none\b|null\b|""|''))[^\s"']{8,}/im },
 ];
 
 /** Names of env vars whose literal values are secrets by convention. */
@@ -23,7 +29,11 @@ const SECRET_ENV_NAME = /(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|A
 const FILE_PATH = /^\/[\w.-]+(?:\/[\w.-]+)*$/;
 
 export function secretKindOf(value: string): string | undefined {
-  for (const p of PATTERNS) if (p.re.test(value)) return p.name;
+  let lower: string | undefined;
+  for (const p of PATTERNS) {
+    const text = p.re.ignoreCase ? (lower ??= value.toLowerCase()) : value;
+    if (p.need.some((n) => text.includes(n)) && p.re.test(value)) return p.name;
+  }
   return undefined;
 }
 
