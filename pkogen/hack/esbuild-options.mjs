@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 /**
  * esbuild options every build step that bundles npm packages shares (hack/bundle.mjs,
  * hack/flatten-kinds.mjs, hack/cjs-kinds.mjs).
@@ -8,6 +7,8 @@ import * as path from 'node:path';
  * stderr from Node 21 on), although the package depends on punycode@2 from npm. 'punycode/' is
  * that npm package; the same toASCII.
  */
+import * as path from 'node:path';
+
 export const ALIAS = { punycode: 'punycode/' };
 
 /**

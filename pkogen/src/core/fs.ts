@@ -96,12 +96,13 @@ export async function writeFileMapAtomic(target: string, fm: FileMap): Promise<v
   }
 }
 
+let tmpSerial = 0;
+
 /**
  * Writes one file atomically (temp file in the same directory, then rename). Synchronous: a
  * command writes its output once, at its end, and node:fs/promises would load ~10 more Node
  * modules (its FileHandle's readline) into every build.
  */
-let tmpSerial = 0;
 export function writeFileAtomic(file: string, data: Uint8Array | string, mode = 0o644): void {
   const abs = path.resolve(file);
   mkdirSync(path.dirname(abs), { recursive: true });

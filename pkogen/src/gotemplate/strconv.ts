@@ -224,7 +224,6 @@ export function formatFloat(x: number, fmt: string, prec: number): string {
 // ---------------------------------------------------------------------------------------------
 // Quoting (strconv.Quote and friends)
 
-
 export function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');
 }

@@ -1,9 +1,10 @@
 /**
  * Deterministic gzip. Node's zlib writes mtime 0 and no name already; the OS byte is 3 on Unix
  * and 10 on Windows, so we pin it to 255 ("unknown", what Go writes) for the same bytes
- * everywhere. The level is fixed too: zlib's default (6). On package YAML it gives layers ~3 %
- * larger than level 9 in a quarter of the time (docs/benchmarks.md, "Start-up of build"). The deflate stream itself comes from the zlib bundled with
- * Node; docs/oci.md says what that means for digests across Node releases.
+ * everywhere. The level is fixed too: zlib's default (6), which on package YAML gives layers ~3 %
+ * larger than level 9 in a quarter of the time (docs/benchmarks.md, start-up's fourth round).
+ * The deflate stream itself comes from the zlib bundled with Node; docs/oci.md says what that
+ * means for digests across Node releases.
  */
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { UserError } from '../core/errors.js';
