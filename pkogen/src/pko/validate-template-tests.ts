@@ -60,10 +60,9 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
   // Each case is rendered once: the fixture comparison below reads the same results.
   const results: (RenderResult | null)[] = [];
   for (const tc of pkg.manifest.test?.template ?? []) {
-    results.push(null);
+    let result: RenderResult | null = null;
     try {
-      const r = renderPackage(testCaseRequest(pkg, tc, component || undefined));
-      results[results.length - 1] = r;
+      const r = (result = renderPackage(testCaseRequest(pkg, tc, component || undefined)));
       const vs = validateObjects(r.allObjects, pkg.manifest);
       if (vs.length) {
         findings.push(...vs.map((v) => objectViolationFinding(v, component, r.allObjects)));
@@ -74,6 +73,7 @@ export function runPackageTemplateTests(pkg: LoadedPackage, component: string, f
       findings.push(asFinding(e, component));
       failedCases.add(tc.name);
     }
+    results.push(result);
   }
   const missingFixtures: string[] = [];
   const generatedFixtures = new Map<string, FileMap>();

@@ -64,12 +64,16 @@ export function knownDuplicateFree(text: string, resolve: ScalarResolver): boole
   return duplicateFree.get(resolve)?.texts.has(text) === true;
 }
 
-/** `maxDepth`: deeper nesting bails, so callers can leave limits to the full parser's path. */
-export function parseFastBlock(text: string, resolve: ScalarResolver, maxDepth = Infinity): unknown | Bail {
+/**
+ * `maxDepth`: deeper nesting bails, so callers can leave limits to the full parser's path.
+ * `noteDuplicateFree`: remember the text for knownDuplicateFree when no key repeats (callers
+ * whose texts become objects; a shape's holed text never is one).
+ */
+export function parseFastBlock(text: string, resolve: ScalarResolver, maxDepth = Infinity, noteDuplicateFree = false): unknown | Bail {
   try {
     const p = new FastParser(text, resolve, maxDepth);
     const v = p.parseDocument();
-    if (!p.repeatedKey && text.length <= DUPLICATE_FREE_MAX_CHARS) {
+    if (noteDuplicateFree && !p.repeatedKey && text.length <= DUPLICATE_FREE_MAX_CHARS) {
       let known = duplicateFree.get(resolve);
       if (!known) duplicateFree.set(resolve, (known = { texts: new Set(), chars: 0 }));
       if (known.texts.size >= DUPLICATE_FREE_MAX || known.chars + text.length > DUPLICATE_FREE_MAX_CHARS) {

@@ -80,7 +80,7 @@ export function parseYaml11(text: string, filename?: string, limits: YamlLimits 
   // The fast path bails on aliases and past maxDepth, so its result is within the limits by
   // construction (nodes ≤ characters ≤ maxNodes).
   if (text.length <= limits.maxNodes) {
-    const fast = parseFastBlock(text, resolvePlain11, limits.maxDepth);
+    const fast = parseFastBlock(text, resolvePlain11, limits.maxDepth, true);
     if (fast !== BAIL) return fast;
   }
   return parseYaml11Full(text, filename, limits);
@@ -108,7 +108,7 @@ const DOCUMENT_MARKER = /^(---|\.\.\.|%)/m;
 export function parseAllYaml11(text: string, filename?: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown[] {
   checkSize(text, limits);
   if (text.length <= limits.maxNodes && !DOCUMENT_MARKER.test(text)) {
-    const fast = parseFastBlock(text, resolvePlain11, limits.maxDepth);
+    const fast = parseFastBlock(text, resolvePlain11, limits.maxDepth, true);
     if (fast !== BAIL && fast !== null && typeof fast === 'object') return [fast];
   }
   precheckDepth(text, limits.maxDepth);

@@ -97,7 +97,7 @@ test('a text the value parse read answers duplicateKeys as the exact check does 
     };
     block(0, 0);
     const text = lines.join('\n') + '\n';
-    if (parseFastBlock(text, resolvePlain11) === BAIL) continue;
+    if (parseFastBlock(text, resolvePlain11, Infinity, true) === BAIL) continue;
     parsed++;
     const exact = duplicateKeysExact({ text, firstLine: 1 });
     if (exact.length) repeated++;
