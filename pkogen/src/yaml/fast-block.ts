@@ -291,28 +291,31 @@ class FastParser {
     let out = '';
     let j = 1;
     for (;;) {
-      if (j >= text.length) bail();
-      const ch = text[j];
-      if (ch === '"') break;
-      if (ch === '\\') {
-        const e = text[j + 1];
-        if (e === undefined) bail();
-        if (e === 'x' || e === 'u' || e === 'U') {
-          const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-          const hex = text.slice(j + 2, j + 2 + len);
-          if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) bail();
-          out += String.fromCodePoint(parseInt(hex, 16));
-          j += 2 + len;
-          continue;
-        }
-        const r = DQ[e];
-        if (r === undefined) bail();
-        out += r;
-        j += 2;
+      // Runs of plain characters are copied whole: indexOf is native, a loop here runs cold.
+      const q = text.indexOf('"', j);
+      if (q < 0) bail();
+      const b = text.indexOf('\\', j);
+      if (b < 0 || b > q) {
+        out += text.slice(j, q);
+        j = q;
+        break;
+      }
+      out += text.slice(j, b);
+      j = b;
+      const e = text[j + 1];
+      if (e === undefined) bail();
+      if (e === 'x' || e === 'u' || e === 'U') {
+        const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+        const hex = text.slice(j + 2, j + 2 + len);
+        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) bail();
+        out += String.fromCodePoint(parseInt(hex, 16));
+        j += 2 + len;
         continue;
       }
-      out += ch;
-      j++;
+      const r = DQ[e];
+      if (r === undefined) bail();
+      out += r;
+      j += 2;
     }
     const after = text.slice(j + 1).trimEnd();
     if (after !== '' && !/^ +#/.test(text.slice(j + 1))) bail();
@@ -323,18 +326,15 @@ class FastParser {
     let out = '';
     let j = 1;
     for (;;) {
-      if (j >= text.length) bail();
-      const ch = text[j];
-      if (ch === "'") {
-        if (text[j + 1] === "'") {
-          out += "'";
-          j += 2;
-          continue;
-        }
+      const q = text.indexOf("'", j);
+      if (q < 0) bail();
+      out += text.slice(j, q);
+      if (text[q + 1] !== "'") {
+        j = q;
         break;
       }
-      out += ch;
-      j++;
+      out += "'";
+      j = q + 2;
     }
     const after = text.slice(j + 1).trimEnd();
     if (after !== '' && !/^ +#/.test(text.slice(j + 1))) bail();
@@ -398,10 +398,10 @@ function keyEnd(text: string): number {
   if (c === 34 || c === 39 || c === 63 || c === 91 || c === 123 || c === 38 || c === 42 || c === 33 || c === 124 || c === 62 || c === 35) return -1;
   const len = text.length;
   if (c === 45 && (len === 1 || text.charCodeAt(1) === 32)) return -1;
-  for (let j = 0; j < len; j++) {
-    const x = text.charCodeAt(j);
-    if (x === 58 /* : */ && (j + 1 === len || text.charCodeAt(j + 1) === 32)) return j;
-    if (x === 32 && text.charCodeAt(j + 1) === 35 /* # */) return -1;
+  // The first `:` followed by a space or the end, unless a comment (` #`) starts before it.
+  const comment = text.indexOf(' #');
+  for (let j = text.indexOf(':'); j >= 0 && (comment < 0 || j < comment); j = text.indexOf(':', j + 1)) {
+    if (j + 1 === len || text.charCodeAt(j + 1) === 32) return j;
   }
   return -1;
 }

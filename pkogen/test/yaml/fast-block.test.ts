@@ -159,3 +159,27 @@ test('generated block documents agree with js-yaml', () => {
   // the generator must reach the fast path, or this test proves nothing
   expect(fastCount).toBeGreaterThan(runs / 4);
 });
+
+test('quoted scalars and keys with colons or comments agree with js-yaml', () => {
+  // Quotes, escapes, doubled quotes, colons and comment marks where the scanners look for them.
+  const piece = fc.constantFrom('a', 'b c', ' ', ':', ': ', '#', ' #', '"', "'", "''", '\\', '\\"', '\\\\', '\\t', '\\x41', '\\u00e9', '\\U0001F600', '\\q', '\\x4', 'é', '😀');
+  const body = fc.array(piece, { maxLength: 8 }).map((p) => p.join(''));
+  const value = fc.oneof(
+    body.map((b) => `"${b}"`),
+    body.map((b) => `'${b}'`),
+    fc.tuple(body, fc.constantFrom('', ' ', ' # c', 'x', ' x', '"')).map(([b, tail]) => `"${b}"${tail}`),
+    fc.tuple(body, fc.constantFrom('', ' ', ' # c', 'x', ' x', "'")).map(([b, tail]) => `'${b}'${tail}`),
+    body,
+  );
+  const key = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/), fc.tuple(fc.stringMatching(/^[a-z]{1,3}$/), piece, fc.stringMatching(/^[a-z]{0,3}$/)).map((p) => p.join('')));
+  let fast = 0;
+  let runs = 0;
+  fc.assert(
+    fc.property(fc.array(fc.tuple(key, value), { minLength: 1, maxLength: 3 }), (entries) => {
+      runs++;
+      if (same(entries.map(([k, v]) => `${k}: ${v}`).join('\n') + '\n') === 'fast') fast++;
+    }),
+    { seed: 7, numRuns: 3000 },
+  );
+  expect(fast).toBeGreaterThan(runs / 5);
+});
