@@ -177,10 +177,35 @@ test('validate: a built-in kind is checked by its kubernetes-models validator on
     expect(es.code).toBe(code);
     const r = spawnSync('node', ['-r', preload, path.join(scratch, 'bin', 'pkogen.js'), 'validate', pkg], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
     // Only the package's kinds: ConfigMap and Deployment (in the fixture the caches were made with), Service.
-    expect(r.stderr).toBe('pkogen: validate.cjs code cache used\ncached: IoK8sApiAppsV1Deployment.cjs IoK8sApiCoreV1ConfigMap.cjs\nrequired: IoK8sApiCoreV1Service.cjs\n');
+    // The apimachinery types (ObjectMeta…) every kind uses: one shared file, loaded with the first kind.
+    expect(r.stderr).toBe('pkogen: validate.cjs code cache used\ncached: IoK8sApiAppsV1Deployment.cjs IoK8sApiCoreV1ConfigMap.cjs _apimachinery.cjs\nrequired: IoK8sApiCoreV1Service.cjs\n');
     expect({ code: r.status, stdout: r.stdout }).toEqual({ code, stdout: es.stdout });
     if (code === 1) expect(r.stdout).toMatch(/service\.yaml:9 .*spec\.ports\[0\]\.port: must be integer/);
   }
+  // An embedded ObjectMeta is checked by the shared apimachinery validators on the code-cache path,
+  // as by kubernetes-models' own in the ES bundle: a managedFields entry's operation must be a string.
+  writeFileSync(path.join(pkg, 'service.yaml'), service('80'));
+  writeFileSync(
+    path.join(pkg, 'embedded.yaml'),
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: embedded\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  selector:\n    matchLabels:\n      app: e\n  template:\n    metadata:\n      labels:\n        app: e\n      managedFields:\n      - operation: 5\n    spec:\n      containers:\n      - name: c\n        image: nginx:1.14.2\n',
+  );
+  const es = cli('validate', pkg);
+  const r = spawnSync('node', [path.join(scratch, 'bin', 'pkogen.js'), 'validate', pkg], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
+  expect(es.code).toBe(1);
+  expect(es.stdout).toMatch(/embedded\.yaml:16 .*spec\.template\.metadata\.managedFields\[0\]\.operation: must be string/);
+  expect({ code: r.status, stdout: r.stdout }).toEqual({ code: es.code, stdout: es.stdout });
+});
+
+test('the kinds of the CommonJS bundles share one copy of the apimachinery validators (no kind file has its own ObjectMeta)', () => {
+  const kinds = path.join(scratch, 'dist', 'bundle', 'cjs', 'kinds');
+  const files = readdirSync(kinds).filter((f) => f.endsWith('.cjs'));
+  expect(files).toContain('_apimachinery.cjs');
+  // Only ObjectMeta's validator checks a managedFields property (the instance path it reports).
+  const marker = '"/managedFields"';
+  expect(readFileSync(path.join(kinds, '_apimachinery.cjs'), 'utf8')).toContain(marker);
+  const withOwnCopy = files.filter((f) => f !== '_apimachinery.cjs' && readFileSync(path.join(kinds, f), 'utf8').includes(marker));
+  expect(withOwnCopy).toEqual([]);
+  expect(files.length).toBeGreaterThan(60);
 });
 
 test('validate: unknown fields of a built-in kind are found through the field shapes (read lazily in the bundles), at any depth, on both paths', () => {
