@@ -290,11 +290,12 @@ class FastParser {
   private doubleQuoted(text: string): string {
     let out = '';
     let j = 1;
+    // Runs of plain characters are copied whole: indexOf is native, a loop here runs cold. Each
+    // quote and backslash is found once (a search starts where the last one ended): linear time.
+    let q = text.indexOf('"', j);
+    let b = text.indexOf('\\', j);
     for (;;) {
-      // Runs of plain characters are copied whole: indexOf is native, a loop here runs cold.
-      const q = text.indexOf('"', j);
       if (q < 0) bail();
-      const b = text.indexOf('\\', j);
       if (b < 0 || b > q) {
         out += text.slice(j, q);
         j = q;
@@ -310,12 +311,14 @@ class FastParser {
         if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== len) bail();
         out += String.fromCodePoint(parseInt(hex, 16));
         j += 2 + len;
-        continue;
+      } else {
+        const r = DQ[e];
+        if (r === undefined) bail();
+        out += r;
+        j += 2;
       }
-      const r = DQ[e];
-      if (r === undefined) bail();
-      out += r;
-      j += 2;
+      if (q < j) q = text.indexOf('"', j);
+      b = text.indexOf('\\', j);
     }
     const after = text.slice(j + 1).trimEnd();
     if (after !== '' && !/^ +#/.test(text.slice(j + 1))) bail();
