@@ -14,10 +14,10 @@
  * Returns the source that replaces src/schema/validator-loader.ts in the CommonJS bundles.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import { ALIAS } from './esbuild-options.mjs';
+import { kubernetesModelsApimachinery } from './kubernetes-models.mjs';
 
 /**
  * @param {{ root: string, cjsDir: string, kinds: [string, string][] }} o
@@ -34,14 +34,15 @@ export async function cjsBuiltinKinds({ root, cjsDir, kinds }) {
     },
   };
   // Every apimachinery schema module, as the kinds import them (`…/_schemas/<name>`, no extension).
-  const apimachineryDir = path.join(path.dirname(createRequire(path.join(root, 'package.json')).resolve('@kubernetes-models/apimachinery/package.json')), '_schemas');
+  const apimachineryDir = path.join(kubernetesModelsApimachinery(root).dir, '_schemas');
   const apimachinery = readdirSync(apimachineryDir).filter((f) => /^\w+\.js$/.test(f)).map((f) => f.slice(0, -3)).sort();
+  const known = new Set(apimachinery);
   const apimachineryShared = {
     name: 'kind-shared-apimachinery',
     setup(b) {
       b.onResolve({ filter: /^@kubernetes-models\/apimachinery\/_schemas\/\w+(\.js)?$/ }, (args) => {
         const name = /(\w+)(\.js)?$/.exec(args.path)[1];
-        if (!apimachinery.includes(name)) throw new Error(`hack/cjs-kinds.mjs: ${args.path} is not in ${apimachineryDir}`);
+        if (!known.has(name)) throw new Error(`hack/cjs-kinds.mjs: ${args.path} is not in ${apimachineryDir}`);
         return { path: name, namespace: 'pkogen-apimachinery' };
       });
       b.onLoad({ filter: /.*/, namespace: 'pkogen-apimachinery' }, (args) => ({ contents: `module.exports = __pkogenApimachinery[${JSON.stringify(args.path)}];`, loader: 'js' }));

@@ -190,10 +190,10 @@ test('validate: a built-in kind is checked by its kubernetes-models validator on
     'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: embedded\n  annotations:\n    package-operator.run/phase: deploy\nspec:\n  selector:\n    matchLabels:\n      app: e\n  template:\n    metadata:\n      labels:\n        app: e\n      managedFields:\n      - operation: 5\n    spec:\n      containers:\n      - name: c\n        image: nginx:1.14.2\n',
   );
   const es = cli('validate', pkg);
-  const r = spawnSync('node', [path.join(scratch, 'bin', 'pkogen.js'), 'validate', pkg], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PKOGEN_CODE_CACHE: 'check' } });
+  const viaCache = bin('check', 'validate', pkg);
   expect(es.code).toBe(1);
   expect(es.stdout).toMatch(/embedded\.yaml:16 .*spec\.template\.metadata\.managedFields\[0\]\.operation: must be string/);
-  expect({ code: r.status, stdout: r.stdout }).toEqual({ code: es.code, stdout: es.stdout });
+  expect({ code: viaCache.code, stdout: viaCache.stdout }).toEqual({ code: es.code, stdout: es.stdout });
 });
 
 test('the kinds of the CommonJS bundles share one copy of the apimachinery validators (no kind file has its own ObjectMeta)', () => {
