@@ -79,21 +79,26 @@ class HoleScalar {
 }
 
 /**
- * A mapping of a shape: keys computed once, so building a copy walks arrays only. `frozen`: the
- * same value, deep-frozen, when nothing below is a hole (handed out as is to callers that share).
+ * A mapping of a shape: keys computed once, so building a copy walks arrays only. `holeFree`:
+ * nothing below is a hole; `frozen`: then the same value, deep-frozen, made on the first render
+ * that shares (frozenOf) and handed out as is to every later one.
  */
 class ObjNode {
   frozen?: unknown;
   constructor(
     readonly keys: string[],
     readonly vals: unknown[],
+    readonly holeFree: boolean,
   ) {}
 }
 
 /** A sequence of a shape (see ObjNode). */
 class ArrNode {
   frozen?: unknown;
-  constructor(readonly items: unknown[]) {}
+  constructor(
+    readonly items: unknown[],
+    readonly holeFree: boolean,
+  ) {}
 }
 
 /** What the block reader's resolver hands back for a plain scalar containing sentinels. */
@@ -307,48 +312,48 @@ function toShape(v: unknown, seen: Set<number> | null): unknown {
     return scalarShape(v, false, seen);
   }
   if (v === null || typeof v !== 'object') return v;
-  let node: ObjNode | ArrNode;
-  let children: unknown[];
   if (Array.isArray(v)) {
-    node = new ArrNode((children = v.map((x) => toShape(x, seen))));
-  } else {
-    const keys = Object.keys(v);
-    children = new Array(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      if (seen && keys[i]!.includes(String.fromCharCode(SENTINEL_LEAD))) throw FALLBACK; // a key with a hole
-      children[i] = toShape((v as Record<string, unknown>)[keys[i]!], seen);
-    }
-    node = new ObjNode(keys, children);
+    const items = v.map((x) => toShape(x, seen));
+    return new ArrNode(items, items.every(holeFree));
   }
-  // children are frozen already: the parent refers to them (no copy per level)
-  if (children.every(holeFree)) node.frozen = deepFreeze(build(node, [], true));
-  return node;
+  const keys = Object.keys(v);
+  const children = new Array<unknown>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    if (seen && keys[i]!.includes(String.fromCharCode(SENTINEL_LEAD))) throw FALLBACK; // a key with a hole
+    children[i] = toShape((v as Record<string, unknown>)[keys[i]!], seen);
+  }
+  return new ObjNode(keys, children, children.every(holeFree));
 }
 
-const holeFree = (c: unknown): boolean => !(c instanceof HoleScalar) && (c === null || typeof c !== 'object' || (c as ObjNode | ArrNode).frozen !== undefined);
+const holeFree = (c: unknown): boolean => !(c instanceof HoleScalar) && (c === null || typeof c !== 'object' || (c as ObjNode | ArrNode).holeFree);
 
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
+/**
+ * A hole-free node's shared value, made once: its children are shared (frozen) values or
+ * primitives, so freezing the node's own object freezes the whole tree.
+ */
+function frozenOf(n: ObjNode | ArrNode): unknown {
+  return (n.frozen ??= Object.freeze(buildNode(n, [], true)));
 }
 
 /** A value from a shape node: fresh objects throughout, or with `share` hole-free parts shared (frozen). */
 function build(n: unknown, vals: string[], share: boolean): unknown {
   if (n === null || typeof n !== 'object') return n;
+  if (n instanceof HoleScalar) return n.value(vals);
+  const node = n as ObjNode | ArrNode;
+  if (share && node.holeFree) return frozenOf(node);
+  return buildNode(node, vals, share);
+}
+
+/** The node's own object or array (never the shared one), its children by `build`. */
+function buildNode(n: ObjNode | ArrNode, vals: string[], share: boolean): unknown {
   if (n instanceof ObjNode) {
-    if (share && n.frozen !== undefined) return n.frozen;
     const out: Record<string, unknown> = {};
     const ks = n.keys;
     const vs = n.vals;
     for (let i = 0; i < ks.length; i++) out[ks[i]!] = build(vs[i], vals, share);
     return out;
   }
-  if (n instanceof HoleScalar) return n.value(vals);
-  if (share && (n as ArrNode).frozen !== undefined) return (n as ArrNode).frozen;
-  const items = (n as ArrNode).items;
+  const items = n.items;
   const a = new Array(items.length);
   for (let i = 0; i < items.length; i++) a[i] = build(items[i], vals, share);
   return a;
@@ -361,7 +366,7 @@ function checkHoles(n: unknown, vals: string[]): void {
     n.value(vals);
     return;
   }
-  if ((n as ObjNode | ArrNode).frozen !== undefined) return;
+  if ((n as ObjNode | ArrNode).holeFree) return;
   const children = n instanceof ObjNode ? n.vals : (n as ArrNode).items;
   for (let i = 0; i < children.length; i++) checkHoles(children[i], vals);
 }
@@ -370,7 +375,7 @@ const HEAD_KEYS = new Set(['apiVersion', 'kind', 'metadata']);
 
 /** A document's apiVersion, kind and metadata only (holes elsewhere checked, not built). */
 function buildHead(n: unknown, vals: string[]): unknown {
-  if (!(n instanceof ObjNode) || n.frozen !== undefined) return build(n, vals, true);
+  if (!(n instanceof ObjNode) || n.holeFree) return build(n, vals, true);
   const out: Record<string, unknown> = {};
   for (let i = 0; i < n.keys.length; i++) {
     const k = n.keys[i]!;

@@ -290,7 +290,8 @@ function celForTemplate(cel: CelContext, expr: string): boolean {
 
 /**
  * Static files (not templates) parse to the same objects in every render of a package: parse
- * them once per bytes object and hand out deep copies, so callers may mutate their objects.
+ * them once per bytes object and keep a copy template of each object; the first render that does
+ * not share gets the parsed objects themselves, later ones deep copies (callers may mutate them).
  */
 type Parsed = ReturnType<typeof parseObjectFile>;
 const parsedByBytes = new WeakMap<Uint8Array, { parsed: Parsed; copies: CopyTemplate[] }>();
@@ -300,8 +301,10 @@ function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean, 
   let r = parsedByBytes.get(bytes);
   if (!r) {
     const parsed = parseObjectFile(path, bytes);
-    r = { parsed, copies: parsed.objects.map((o) => copyTemplate(o.object)) };
-    parsedByBytes.set(bytes, r);
+    // The templates read the objects before anyone may change them; unless shared (the same
+    // frozen objects in every render), the objects go out as parsed.
+    parsedByBytes.set(bytes, (r = { parsed, copies: parsed.objects.map((o) => copyTemplate(o.object)) }));
+    if (!share) return { objects: parsed.objects.map((o) => ({ ...o })), violations: parsed.violations };
   }
   const copies = r.copies;
   return { objects: r.parsed.objects.map((o, i) => ({ ...o, object: copyOf(copies[i]!, share) })), violations: r.parsed.violations };

@@ -162,6 +162,25 @@ describe('objects from a cached shape equal the parsed rendered text', () => {
     expect(st(own)).toEqual(st(r1));
   });
 
+  test('without sharedObjects, a render that changes its objects changes no later render (the first gets the parsed objects themselves)', () => {
+    const files = fileMap({ 'cm.yaml.gotmpl': head + 'data:\n  plain: {{ .config.a }}\n  fixed:\n    k: v\n', 'static.yaml': head.replace('cm', 'st') + 'data:\n  k: [a, b]\n' });
+    const req = (a: string): RenderRequest => ({ manifest, files, package: { metadata: { name: 'p', namespace: 'ns' } }, config: { a, b: 'w', c: 'x' } });
+    const objectsOf = (r: RenderResult) => r.objects.map((o) => o.object as { metadata: { name: string }; data: Record<string, unknown> });
+    const first = objectsOf(renderPackage(req('v1')));
+    const pristine = structuredClone(first);
+    for (const o of first) {
+      o.metadata.name = 'changed';
+      o.data.added = true;
+      if (Array.isArray(o.data.k)) o.data.k.push('c');
+      if (o.data.fixed) (o.data.fixed as Record<string, string>).k = 'changed';
+    }
+    const [second, third] = ['v1', 'v1'].map((a) => objectsOf(renderPackage(req(a))));
+    expect(second).toEqual(pristine);
+    expect(third).toEqual(pristine);
+    expect(second[0]).not.toBe(third[0]);
+    expect(Object.isFrozen(second[1])).toBe(false);
+  });
+
   test('the rendered files themselves are untouched (fixtures compare raw text)', () => {
     const files = fileMap({ 'cm.yaml.gotmpl': templates.scalars });
     const texts = [0, 1, 2].map((i) => {
