@@ -303,7 +303,8 @@ function parseObjectsCached(path: string, bytes: Uint8Array, isStatic: boolean, 
     const parsed = parseObjectFile(path, bytes);
     // The templates read the objects before anyone may change them; unless shared (the same
     // frozen objects in every render), the objects go out as parsed.
-    parsedByBytes.set(bytes, (r = { parsed, copies: parsed.objects.map((o) => copyTemplate(o.object)) }));
+    r = { parsed, copies: parsed.objects.map((o) => copyTemplate(o.object)) };
+    parsedByBytes.set(bytes, r);
     if (!share) return { objects: parsed.objects.map((o) => ({ ...o })), violations: parsed.violations };
   }
   const copies = r.copies;
