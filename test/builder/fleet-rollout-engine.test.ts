@@ -74,6 +74,13 @@ async function until(f: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
+/**
+ * Until the progress's save timer is armed. mgmtEntryStarted reads the test server's store, which
+ * holds the start before the store's write has its answer; the store arms the timer once that
+ * write has ended.
+ */
+const progressArmed = (timers: ReturnType<typeof handTimers>) => until(() => timers.pending === 1);
+
 describe('the rollout engine at 2,000 NodePools', () => {
 
   it('answers a pass of the gate against one plan: passes over the fleet grow with what changed, selector evaluations with HostedClusters', async () => {
@@ -219,6 +226,7 @@ describe('the rollout state: admissions and starts written at once, progress soo
     const before = store.writeCount;
     rolling(engine, 'hc-a', '1a2b3c4d');
     await engine.tick();
+    await progressArmed(timers);
     expect([store.writeCount, timers.pending]).toEqual([before, 1]);
     // A finishes (its slot frees) and B is admitted before the progress's time: one write carries both.
     engine.observeNodePool({ apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'NodePool', metadata: { namespace: 'clusters', name: 'hc-a-pool', generation: 2, annotations: { 'hypershift.openshift.io/nodePoolCurrentConfig': '1a2b3c4d' } }, spec: { clusterName: 'hc-a', release: { image: 'r1' } }, status: { conditions: [{ type: 'UpdatingConfig', status: 'False', reason: 'AsExpected', observedGeneration: 2 }, ...['Ready', 'AllMachinesReady', 'AllNodesHealthy'].map((type) => ({ type, status: 'True', reason: 'AsExpected' }))] } } as KubeObject, false);
@@ -239,6 +247,7 @@ describe('the rollout state: admissions and starts written at once, progress soo
     await until(() => mgmtEntryStarted(ns));
     rolling(engine, 'hc-a', '1a2b3c4d');
     await engine.tick();
+    await progressArmed(timers);
     // The API refuses the next write: the rollout ConfigMap is gone and its namespace with it.
     server.store.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
     server.store.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: ROLLOUT_CONFIGMAP, namespace: ns });
@@ -264,6 +273,7 @@ describe('the rollout state once the fleet stops', () => {
     await until(() => mgmtEntryStarted(ns));
     rolling(engine, 'hc-a', '1a2b3c4d');
     await engine.tick();
+    await progressArmed(timers);
     expect(timers.pending).toBe(1);
     const before = store.writeCount;
     store.stop();
